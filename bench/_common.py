@@ -1,0 +1,70 @@
+"""Shared set-up for the benchmarks: throw-away databases on both backends, timing, RSS."""
+
+from __future__ import annotations
+
+import os
+import resource
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+POSTGRES_ADMIN_URL = os.environ.get(
+    "TCDB_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+
+
+@contextmanager
+def temporary_database(backend: str) -> Iterator[str]:
+    """A fresh, migrated tcdb database (SQLite file or PostgreSQL database), removed afterwards."""
+    from tcdb import db, migrate
+
+    if backend == "sqlite":
+        folder = Path(tempfile.mkdtemp(prefix="tcdb-bench-"))
+        url = f"sqlite:///{folder / 'bench.sqlite'}"
+        migrate.upgrade(url)
+        try:
+            yield url
+        finally:
+            db.dispose_engine(url)
+            for f in folder.iterdir():
+                f.unlink()
+            folder.rmdir()
+        return
+    name = f"tcdb_bench_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(POSTGRES_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    try:
+        migrate.upgrade(url)
+        yield url
+    finally:
+        db.dispose_engine(url)
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@contextmanager
+def timer() -> Iterator[list[float]]:
+    """`with timer() as t: …` then `t[0]` holds the elapsed seconds."""
+    elapsed: list[float] = [0.0]
+    start = time.perf_counter()
+    try:
+        yield elapsed
+    finally:
+        elapsed[0] = time.perf_counter() - start
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def rate(n: int, seconds: float) -> str:
+    return f"{n / seconds:>12,.0f} rows/s"

@@ -1,0 +1,34 @@
+"""The relational model of tcdb (see DESIGN.md): SQLModel tables and enums, nothing else."""
+
+from tcdb.schema.base import metadata
+from tcdb.schema.collection import (
+    Collection,
+    Content,
+    Document,
+    Snapshot,
+    SnapshotDocument,
+    SnapshotTopic,
+    Topic,
+)
+from tcdb.schema.enums import (
+    DocIdentity,
+    PoolStatus,
+    QrelsKind,
+    ResultRole,
+    RunCategory,
+    SnapshotStatus,
+    TopicIdentity,
+)
+from tcdb.schema.literature import ReportedResult
+from tcdb.schema.pools import Pool, PoolEntry, PoolRun
+from tcdb.schema.qrels import Judgment, QrelsSet
+from tcdb.schema.runs import Evaluation, Measure, Run, RunEntry, Score, System, UnresolvedRunEntry
+from tcdb.schema.topic_sets import TopicSet, TopicSetMember
+
+__all__ = [
+    "Collection", "Content", "DocIdentity", "Document", "Evaluation", "Judgment", "Measure",
+    "Pool", "PoolEntry", "PoolRun", "PoolStatus", "QrelsKind", "QrelsSet", "ReportedResult",
+    "ResultRole", "Run", "RunCategory", "RunEntry", "Score", "Snapshot", "SnapshotDocument",
+    "SnapshotStatus", "SnapshotTopic", "System", "Topic", "TopicIdentity", "TopicSet",
+    "TopicSetMember", "UnresolvedRunEntry", "metadata",
+]

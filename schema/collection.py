@@ -1,0 +1,127 @@
+"""Collections, their snapshots, and the documents and topics that persist across snapshots."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from tcdb.schema.base import aware_datetime, enum_column, utcnow
+from tcdb.schema.enums import DocIdentity, SnapshotStatus, TopicIdentity
+
+
+class Collection(SQLModel, table=True):
+    """A managed test collection (`longeval-web`, `trec8-adhoc`) and its identity rules."""
+
+    __tablename__ = "collection"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=200, unique=True)
+    doc_identity: DocIdentity = Field(
+        default=DocIdentity.doc_id, sa_column=Column(enum_column(DocIdentity, "doc_identity"),
+                                                     nullable=False)
+    )
+    topic_identity: TopicIdentity = Field(
+        default=TopicIdentity.query_id,
+        sa_column=Column(enum_column(TopicIdentity, "topic_identity"), nullable=False),
+    )
+    # With doc_identity=url: a document without a URL keeps its id as its key instead of failing.
+    id_fallback: bool = Field(default=False)
+    # The relevance scale judgments must fall in (None: any integer).
+    grade_min: int | None = None
+    grade_max: int | None = None
+    description: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+
+
+class Snapshot(SQLModel, table=True):
+    """One point in time of a collection. Visible only when `complete`."""
+
+    __tablename__ = "snapshot"
+    __table_args__ = (UniqueConstraint("collection_id", "label"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE", index=True)
+    label: str = Field(max_length=200)
+    date: dt.date | None = None
+    source: str = Field(sa_column=Column(Text, nullable=False))
+    source_fingerprint: str = Field(max_length=128)
+    ordinal: int = 0
+    status: SnapshotStatus = Field(
+        default=SnapshotStatus.ingesting,
+        sa_column=Column(enum_column(SnapshotStatus, "snapshot_status"), nullable=False),
+    )
+    with_text: bool = True
+    n_documents: int = 0
+    n_topics: int = 0
+    n_judgments: int = 0
+    created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+    completed_at: dt.datetime | None = Field(default=None, sa_type=aware_datetime())
+    error: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class Document(SQLModel, table=True):
+    """A document's stable identity in a collection: its id or its URL, by the collection's rule."""
+
+    __tablename__ = "document"
+    __table_args__ = (UniqueConstraint("collection_id", "key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE")
+    key: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Content(SQLModel, table=True):
+    """One version of a document's text, stored once however many snapshots share it."""
+
+    __tablename__ = "content"
+
+    id: int | None = Field(default=None, primary_key=True)
+    hash: bytes = Field(sa_column=Column(LargeBinary(16), nullable=False, unique=True))  # xxh3-128
+    length: int  # characters of the normalised text
+    text: str | None = Field(default=None, sa_column=Column(Text))
+    source_label: str | None = Field(default=None, max_length=32)  # human / llm / …
+
+
+class SnapshotDocument(SQLModel, table=True):
+    """Membership: which document, under which external id, with which content, is in a snapshot."""
+
+    __tablename__ = "snapshot_document"
+    __table_args__ = (
+        UniqueConstraint("snapshot_id", "external_id"),
+        Index("ix_snapshot_document_content_id", "content_id"),
+        Index("ix_snapshot_document_document_id", "document_id"),
+    )
+
+    snapshot_id: int = Field(foreign_key="snapshot.id", primary_key=True, ondelete="CASCADE")
+    document_id: int = Field(foreign_key="document.id", primary_key=True)
+    external_id: str = Field(sa_column=Column(Text, nullable=False))
+    content_id: int = Field(foreign_key="content.id")
+
+
+class Topic(SQLModel, table=True):
+    """A topic's stable identity within a collection: its id, or its normalised query text."""
+
+    __tablename__ = "topic"
+    __table_args__ = (UniqueConstraint("collection_id", "key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE")
+    key: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class SnapshotTopic(SQLModel, table=True):
+    """A topic as one snapshot states it: external id, query, description, narrative."""
+
+    __tablename__ = "snapshot_topic"
+    __table_args__ = (UniqueConstraint("snapshot_id", "external_id"),)
+
+    snapshot_id: int = Field(foreign_key="snapshot.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    external_id: str = Field(max_length=200)
+    query: str = Field(sa_column=Column(Text, nullable=False))
+    description: str | None = Field(default=None, sa_column=Column(Text))
+    narrative: str | None = Field(default=None, sa_column=Column(Text))
+    fields: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))

@@ -1,0 +1,28 @@
+"""Effectiveness figures reported in the literature, for longitudinal trend charts."""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, Text
+from sqlmodel import Field, SQLModel
+
+from tcdb.schema.base import enum_column
+from tcdb.schema.enums import ResultRole
+
+
+class ReportedResult(SQLModel, table=True):
+    __tablename__ = "reported_result"
+
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE", index=True)
+    publication: str = Field(sa_column=Column(Text, nullable=False))
+    year: int
+    model: str = Field(max_length=200)
+    category: str | None = Field(default=None, max_length=32)  # lexical / neural / llm
+    role: ResultRole = Field(
+        default=ResultRole.other,
+        sa_column=Column(enum_column(ResultRole, "result_role"), nullable=False),
+    )
+    metric: str = Field(max_length=100)
+    value: float
+    cross_validated: bool = False
+    notes: str | None = Field(default=None, sa_column=Column(Text))

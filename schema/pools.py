@@ -1,0 +1,57 @@
+"""Assessment pools: method and parameters, contributing runs, and the documents to judge."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Column, Text
+from sqlmodel import Field, SQLModel
+
+from tcdb.schema.base import aware_datetime, enum_column, utcnow
+from tcdb.schema.enums import PoolStatus
+
+
+class Pool(SQLModel, table=True):
+    """A depth-k pool over chosen runs of one snapshot, minus what a base qrels set judged."""
+
+    __tablename__ = "pool"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=200, unique=True)
+    snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE", index=True)
+    method: str = Field(default="depth", max_length=32)
+    depth: int
+    tie_order: str = Field(default="trec_eval", max_length=32)
+    max_per_topic: int | None = None
+    base_qrels_id: int | None = Field(default=None, foreign_key="qrels_set.id")
+    # The `pooled` qrels set that collects the assessors' judgments (batches append to it).
+    pooled_qrels_id: int | None = Field(default=None, foreign_key="qrels_set.id")
+    status: PoolStatus = Field(
+        default=PoolStatus.open,
+        sa_column=Column(enum_column(PoolStatus, "pool_status"), nullable=False),
+    )
+    description: str | None = Field(default=None, sa_column=Column(Text))
+    n_documents: int = 0
+    created_at: datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+    exported_at: datetime | None = Field(default=None, sa_type=aware_datetime())
+
+
+class PoolRun(SQLModel, table=True):
+    """A run that contributed to a pool."""
+
+    __tablename__ = "pool_run"
+
+    pool_id: int = Field(foreign_key="pool.id", primary_key=True, ondelete="CASCADE")
+    run_id: int = Field(foreign_key="run.id", primary_key=True, ondelete="CASCADE")
+
+
+class PoolEntry(SQLModel, table=True):
+    """A document to judge for a topic, with the best rank any contributing run gave it."""
+
+    __tablename__ = "pool_entry"
+
+    pool_id: int = Field(foreign_key="pool.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    document_id: int = Field(foreign_key="document.id", primary_key=True)
+    best_rank: int
+    n_runs: int  # how many chosen runs retrieved it in their top k

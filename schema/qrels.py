@@ -1,0 +1,43 @@
+"""Qrels sets — named, immutable sets of judgments of one snapshot — and their judgments."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Column, SmallInteger, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from tcdb.schema.base import aware_datetime, enum_column, utcnow
+from tcdb.schema.enums import QrelsKind
+
+
+class QrelsSet(SQLModel, table=True):
+    """Immutable once written. `expanded` sets name both parents: the base and the pooled set."""
+
+    __tablename__ = "qrels_set"
+    __table_args__ = (UniqueConstraint("snapshot_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE", index=True)
+    name: str = Field(max_length=200)
+    kind: QrelsKind = Field(sa_column=Column(enum_column(QrelsKind, "qrels_kind"), nullable=False))
+    parent_id: int | None = Field(default=None, foreign_key="qrels_set.id")
+    second_parent_id: int | None = Field(default=None, foreign_key="qrels_set.id")
+    assessor: str | None = Field(default=None, max_length=200)
+    method: str | None = Field(default=None, max_length=200)  # how it was made: file, expand, …
+    description: str | None = Field(default=None, sa_column=Column(Text))
+    source: str | None = Field(default=None, sa_column=Column(Text))  # file path or ir_datasets id
+    checksum: str | None = Field(default=None, max_length=128)
+    n_judgments: int = 0
+    created_at: datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+
+
+class Judgment(SQLModel, table=True):
+    """(qrels set, topic, document) → grade. The primary key serves lookups by set and topic."""
+
+    __tablename__ = "judgment"
+
+    qrels_set_id: int = Field(foreign_key="qrels_set.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    document_id: int = Field(foreign_key="document.id", primary_key=True)
+    grade: int = Field(sa_type=SmallInteger)

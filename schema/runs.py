@@ -1,0 +1,122 @@
+"""Systems, their runs on snapshots, the ranked entries, and per-topic scores."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from tcdb.schema.base import aware_datetime, enum_column, utcnow
+from tcdb.schema.enums import RunCategory
+
+
+class System(SQLModel, table=True):
+    """A retrieval system followed across snapshots (its runs share it)."""
+
+    __tablename__ = "system"
+    __table_args__ = (UniqueConstraint("collection_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE")
+    name: str = Field(max_length=200)
+    description: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class Run(SQLModel, table=True):
+    """One system's run on one snapshot, with what the campaign knows about it."""
+
+    __tablename__ = "run"
+    __table_args__ = (UniqueConstraint("snapshot_id", "tag"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE", index=True)
+    system_id: int = Field(foreign_key="system.id", index=True)
+    tag: str = Field(max_length=200)
+    group_name: str | None = Field(default=None, max_length=200)
+    is_manual: bool = False
+    contributed: bool = False  # fed the official pools (a judged run)
+    category: RunCategory | None = Field(
+        default=None, sa_column=Column(enum_column(RunCategory, "run_category"), nullable=True)
+    )
+    submitted: dt.date | None = None
+    checksum: str | None = Field(default=None, max_length=128)  # sha256 of the run file
+    source: str | None = Field(default=None, sa_column=Column(Text))
+    description: str | None = Field(default=None, sa_column=Column(Text))
+    meta: dict[str, Any] | None = Field(default=None, sa_column=Column("metadata", JSON))
+    n_entries: int = 0
+    n_unresolved: int = 0
+    created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+
+
+class RunEntry(SQLModel, table=True):
+    """(run, topic, document) → rank, score. The big table: integer keys only.
+
+    Deliberately without FOREIGN KEY constraints: PostgreSQL checks them with one trigger call
+    per row, which cuts COPY from ~620k to ~50k rows/s (bench/bulk_load.py). The writer
+    (`tcdb.runs`) resolves every id inside the same transaction, and deleting a run deletes its
+    entries (`tcdb.housekeeping`), so the references hold without the triggers.
+    """
+
+    __tablename__ = "run_entry"
+    __table_args__ = (Index("ix_run_entry_run_id_topic_id_rank", "run_id", "topic_id", "rank"),)
+
+    run_id: int = Field(primary_key=True)
+    topic_id: int = Field(primary_key=True)
+    document_id: int = Field(primary_key=True)
+    rank: int
+    score: float
+
+
+class UnresolvedRunEntry(SQLModel, table=True):
+    """Entries for documents the snapshot does not have (`--allow-unknown-docs`).
+
+    Kept, not dropped: they occupy ranks, so evaluation must see them to match trec_eval.
+    """
+
+    __tablename__ = "run_entry_unresolved"
+
+    run_id: int = Field(foreign_key="run.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    external_doc_id: str = Field(primary_key=True, max_length=500)
+    rank: int
+    score: float
+
+
+class Measure(SQLModel, table=True):
+    """An evaluation measure by its ir_measures name (`nDCG@10`, `AP`)."""
+
+    __tablename__ = "measure"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, unique=True)
+
+
+class Evaluation(SQLModel, table=True):
+    """That (run, qrels set, measure) was evaluated, so it is not computed again."""
+
+    __tablename__ = "evaluation"
+
+    run_id: int = Field(foreign_key="run.id", primary_key=True, ondelete="CASCADE")
+    qrels_set_id: int = Field(foreign_key="qrels_set.id", primary_key=True, ondelete="CASCADE")
+    measure_id: int = Field(foreign_key="measure.id", primary_key=True)
+    source: str = Field(default="ir_measures", max_length=32)  # or "imported" (trec_eval -q)
+    n_topics: int = 0
+    computed_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+
+
+class Score(SQLModel, table=True):
+    """(run, qrels set, measure, topic) → value, with trec_eval semantics.
+
+    Without FOREIGN KEY constraints for the same reason as `RunEntry`: written in bulk by
+    `tcdb.evaluation`, which resolves every id; `tcdb.housekeeping` deletes with the run.
+    """
+
+    __tablename__ = "score"
+
+    run_id: int = Field(primary_key=True)
+    qrels_set_id: int = Field(primary_key=True)
+    measure_id: int = Field(primary_key=True)
+    topic_id: int = Field(primary_key=True)
+    value: float

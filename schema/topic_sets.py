@@ -1,0 +1,28 @@
+"""Named topic subsets (core topics, contamination-free topics, …) any analysis can use."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from tcdb.schema.base import aware_datetime, utcnow
+
+
+class TopicSet(SQLModel, table=True):
+    __tablename__ = "topic_set"
+    __table_args__ = (UniqueConstraint("collection_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE")
+    name: str = Field(max_length=200)
+    description: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+
+
+class TopicSetMember(SQLModel, table=True):
+    __tablename__ = "topic_set_member"
+
+    topic_set_id: int = Field(foreign_key="topic_set.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)

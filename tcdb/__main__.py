@@ -1,0 +1,3 @@
+from tcdb.cli.app import main
+
+main()

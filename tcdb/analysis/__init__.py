@@ -1,0 +1,117 @@
+"""Pure analysis over DataFrames of per-topic scores: no database, no I/O.
+
+Modules: `reusability` (τ, per-topic τ, rank changes, unjudged/new relevant, uniques),
+`persistence` (ARP, RΔ, ER, ΔRI, p-values across snapshots), `significance` (pairwise tests
+with multiple-comparison correction), `outcomes` (one-relevant-per-topic outcome breakdown),
+`bootstrap` (seeded percentile intervals).
+
+Shared input convention: per-topic scores as a long DataFrame with columns `run` (or `system`),
+`topic`, `value` for one measure (an optional `measure` column is allowed). Means follow
+`trec_eval -c`: averaged over a given topic list, a topic a run has no score for counts 0.
+
+pandas is imported inside the helpers below so that `import tcdb.analysis` stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["json_float", "long_scores", "mean_scores", "wide_scores"]
+
+
+def _key_column(frame: pd.DataFrame) -> str:
+    """Name of the column that identifies the scored thing (`run` wins over `system`)."""
+    for name in ("run", "system"):
+        if name in frame.columns:
+            return name
+    raise ValueError("per-topic scores need a 'run' or 'system' column")
+
+
+def long_scores(
+    per_topic: pd.DataFrame,
+    measure: str | None = None,
+    key: str | None = None,
+    by: Sequence[str] = (),
+) -> pd.DataFrame:
+    """Validate per-topic scores and return a clean `[key, *by, topic, value]` frame.
+
+    `by` names further identifying columns (e.g. `snapshot`): one score per key, by, topic.
+    Why: every analysis needs one score per (run, topic) for one measure; mixing measures or
+    duplicated rows would silently corrupt means, so both are errors here, not later.
+    """
+    key = key or _key_column(per_topic)
+    ids = [key, *by, "topic"]
+    missing = {*ids, "value"} - set(per_topic.columns)
+    if missing:
+        raise ValueError(f"per-topic scores lack column(s) {sorted(missing)}")
+    frame = per_topic
+    if "measure" in frame.columns:
+        measures = frame["measure"].unique()
+        if measure is not None:
+            frame = frame[frame["measure"] == measure]
+            if frame.empty:
+                raise ValueError(f"no per-topic scores for measure {measure!r}")
+        elif len(measures) > 1:
+            raise ValueError(
+                f"per-topic scores mix measures {sorted(map(str, measures))}; pass measure="
+            )
+    out = frame[[*ids, "value"]].reset_index(drop=True)
+    if out["value"].isna().any():
+        bad = out[out["value"].isna()].iloc[0]
+        raise ValueError(f"missing score for {key} {bad[key]!r}, topic {bad['topic']!r}")
+    dup = out.duplicated(ids)
+    if dup.any():
+        bad = out[dup].iloc[0]
+        where = ", ".join(f"{c} {bad[c]!r}" for c in ids)
+        raise ValueError(f"more than one score for {where}")
+    return out.astype({"value": "float64"})
+
+
+def wide_scores(
+    per_topic: pd.DataFrame,
+    topics: Iterable[Any] | None = None,
+    measure: str | None = None,
+) -> pd.DataFrame:
+    """Topic × run matrix over `topics` (default: every topic seen), missing scores as 0.
+
+    Why: `trec_eval -c` semantics — a run that returned nothing for a topic scores 0 on it —
+    so every run is averaged over the same topic list.
+    """
+    frame = long_scores(per_topic, measure=measure)
+    key = _key_column(frame)
+    wide = frame.pivot(index="topic", columns=key, values="value")
+    if topics is not None:
+        topic_list = list(dict.fromkeys(topics))
+        wide = wide.reindex(topic_list)
+    wide = wide.fillna(0.0)
+    wide.columns.name = key
+    wide.index.name = "topic"
+    return wide
+
+
+def mean_scores(
+    per_topic: pd.DataFrame,
+    topics: Iterable[Any] | None = None,
+    measure: str | None = None,
+) -> pd.Series:
+    """Mean score per run over `topics` (default: all topics seen), `trec_eval -c` style."""
+    wide = wide_scores(per_topic, topics=topics, measure=measure)
+    if wide.shape[0] == 0:
+        raise ValueError("no topics to average over")
+    means = wide.mean(axis=0)
+    means.name = "mean"
+    return means
+
+
+def json_float(value: Any) -> float | None:
+    """A plain float, or None for NaN/inf — so results serialise to JSON (NaN → null)."""
+    if value is None:
+        return None
+    number = float(value)
+    if number != number or number in (float("inf"), float("-inf")):
+        return None
+    return number

@@ -1,0 +1,36 @@
+"""`tcdb info`: where the database is, its schema revision and how much it holds."""
+
+from __future__ import annotations
+
+import typer
+
+from tcdb.cli.output import console, print_json, print_table
+
+
+def info(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Show the database URL (password masked), schema revision and row counts per table."""
+    from sqlalchemy import func, select
+
+    import tcdb.schema  # noqa: F401
+    from tcdb import __version__, migrate
+    from tcdb.db import get_engine, mask_url
+    from tcdb.schema.base import metadata
+
+    engine = get_engine()
+    migrate.require_current(engine)
+    counts: dict[str, int] = {}
+    with engine.connect() as conn:
+        for name, table in sorted(metadata.tables.items()):
+            counts[name] = conn.execute(select(func.count()).select_from(table)).scalar_one()
+    result = {
+        "version": __version__,
+        "database_url": mask_url(str(engine.url)),
+        "backend": engine.dialect.name,
+        "revision": migrate.current_revision(engine),
+        "tables": counts,
+    }
+    if json_output:
+        print_json(result)
+        return
+    console.print(f"tcdb {__version__} · {result['database_url']} · revision {result['revision']}")
+    print_table(["table", "rows"], [(k, f"{v:,}") for k, v in counts.items()])

@@ -1,0 +1,227 @@
+"""The database layer: engines, sessions, schema revision checks, and the bulk writer.
+
+Every bulk path (documents, run entries, judgments, scores) goes through `bulk_insert`: binary
+`COPY` on PostgreSQL (psycopg 3), Core `executemany` on SQLite, always inside the caller's
+transaction so that a failed ingest writes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlmodel import Session
+
+from tcdb.errors import DatabaseError
+from tcdb.settings import get_settings
+
+_ENGINES: dict[str, Engine] = {}
+SQLITE_BATCH = 50_000
+
+
+def normalise_url(url: str) -> str:
+    """Accept the URLs people type: `postgresql://` means psycopg 3 here."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://") :]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
+    return url
+
+
+def mask_url(url: str) -> str:
+    """The URL with its password hidden, for display."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return re.sub(r":[^:@/]+@", ":***@", url)
+
+
+def get_engine(url: str | None = None, *, read_only: bool = False) -> Engine:
+    """One engine per URL per process. SQLite gets WAL, foreign keys and a busy timeout."""
+    url = normalise_url(url or get_settings().database_url)
+    key = f"{url}|ro={read_only}"
+    if key in _ENGINES:
+        return _ENGINES[key]
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise DatabaseError(f"malformed database URL {url!r}: {exc}") from None
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        engine = _sqlite_engine(url, read_only=read_only)
+    elif backend == "postgresql":
+        if parsed.get_driver_name() != "psycopg":
+            raise DatabaseError(f"PostgreSQL is used through psycopg 3: write {mask_url(url)!r} "
+                                "as postgresql+psycopg://…")
+        engine = create_engine(url, echo=get_settings().echo_sql, pool_pre_ping=True,
+                               connect_args={"connect_timeout": 10})
+        if read_only:
+            @event.listens_for(engine, "connect")
+            def _read_only(dbapi_conn: Any, _record: Any) -> None:
+                dbapi_conn.read_only = True
+    else:
+        raise DatabaseError(f"unsupported database {backend!r} in {mask_url(url)!r}: "
+                            "use sqlite:///FILE or postgresql+psycopg://…")
+    _ENGINES[key] = engine
+    return engine
+
+
+def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
+    parsed = make_url(url)
+    database = parsed.database or ""
+    if database and database != ":memory:":
+        folder = Path(database).expanduser().resolve().parent
+        if not folder.is_dir():
+            raise DatabaseError(f"cannot open {mask_url(url)!r}: folder {folder} does not exist")
+    engine = create_engine(url, echo=get_settings().echo_sql, connect_args={"timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        if not read_only:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+        else:
+            cursor.execute("PRAGMA query_only=ON")
+        cursor.execute("PRAGMA cache_size=-200000")
+        cursor.execute("PRAGMA temp_store=MEMORY")
+        cursor.close()
+
+    return engine
+
+
+def is_postgres(bind: Engine | Connection | Session) -> bool:
+    engine = bind.get_bind() if isinstance(bind, Session) else bind
+    return engine.dialect.name == "postgresql"
+
+
+def check_connection(engine: Engine) -> None:
+    """Fail with one clear line when the server cannot be reached."""
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        raise DatabaseError(f"cannot reach the database at {mask_url(str(engine.url))}: "
+                            f"{reason}") from None
+
+
+@contextmanager
+def session_scope(url: str | None = None) -> Iterator[Session]:
+    """A session whose transaction commits on success and rolls back on any error."""
+    engine = get_engine(url)
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def bulk_insert(
+    conn: Connection | Session,
+    table: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+) -> int:
+    """Insert many rows into `table` inside the caller's transaction; returns the row count.
+
+    PostgreSQL: binary `COPY … FROM STDIN` on the connection's own psycopg connection, so it
+    shares the transaction. SQLite: Core `executemany` in batches.
+    """
+    connection = conn.connection() if isinstance(conn, Session) else conn
+    if connection.dialect.name == "postgresql":
+        return _copy_rows(connection, table, columns, rows)
+    return _executemany_rows(connection, table, columns, rows)
+
+
+def _copy_rows(
+    connection: Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> int:
+    raw = connection.connection.driver_connection  # psycopg.Connection
+    assert raw is not None
+    column_list = ", ".join(f'"{c}"' for c in columns)
+    types = _postgres_types(raw, table, columns)
+    n = 0
+    with raw.cursor() as cursor, cursor.copy(
+        f'COPY "{table}" ({column_list}) FROM STDIN (FORMAT BINARY)'
+    ) as copy:
+        copy.set_types(types)
+        write_row = copy.write_row
+        for row in rows:
+            write_row(row)
+            n += 1
+    return n
+
+
+_PG_TYPES: dict[tuple[str, str], str] = {}
+
+
+def _postgres_types(raw: Any, table: str, columns: Sequence[str]) -> list[str]:
+    """The columns' PostgreSQL types, which binary COPY needs to encode values."""
+    missing = [c for c in columns if (table, c) not in _PG_TYPES]
+    if missing:
+        with raw.cursor() as cursor:
+            cursor.execute(
+                "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+                "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
+                (f'"{table}"',),
+            )
+            for name, type_name in cursor.fetchall():
+                base = re.sub(r"\(.*\)", "", type_name)
+                _PG_TYPES[(table, name)] = base
+    return [_PG_TYPES[(table, c)] for c in columns]
+
+
+def _executemany_rows(
+    connection: Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> int:
+    placeholders = ", ".join("?" for _ in columns)
+    column_list = ", ".join(f'"{c}"' for c in columns)
+    sql = f'INSERT INTO "{table}" ({column_list}) VALUES ({placeholders})'
+    cursor = connection.connection.driver_connection.cursor()  # sqlite3 cursor, same transaction
+    n = 0
+    batch: list[Sequence[Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= SQLITE_BATCH:
+            cursor.executemany(sql, batch)
+            n += len(batch)
+            batch = []
+    if batch:
+        cursor.executemany(sql, batch)
+        n += len(batch)
+    cursor.close()
+    return n
+
+
+def dispose_engine(url: str) -> None:
+    """Close an engine's connections (tests drop databases afterwards)."""
+    url = normalise_url(url)
+    for key in [k for k in _ENGINES if k.split("|ro=")[0] == url]:
+        _ENGINES.pop(key).dispose()
+
+
+def truncate_all(url: str | None = None) -> None:
+    """Empty every tcdb table, keeping the schema (tests, `tcdb demo --fresh`)."""
+    import tcdb.schema  # noqa: F401
+    from tcdb.schema.base import metadata
+
+    engine = get_engine(url)
+    names = [t.name for t in metadata.sorted_tables]
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            quoted = ", ".join(f'"{n}"' for n in names)
+            conn.execute(text(f"TRUNCATE {quoted} RESTART IDENTITY CASCADE"))
+        else:
+            for name in reversed(names):
+                conn.execute(text(f'DELETE FROM "{name}"'))

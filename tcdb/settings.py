@@ -1,0 +1,24 @@
+"""Settings from the environment (and a `.env` file): where the database is, where data goes."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite:///tcdb.sqlite"
+
+
+class Settings(BaseSettings):
+    """`TCDB_DATABASE_URL` picks the store: SQLite in a file (default) or PostgreSQL (psycopg 3)."""
+
+    model_config = SettingsConfigDict(env_prefix="TCDB_", env_file=".env", extra="ignore")
+
+    database_url: str = Field(default=DEFAULT_DATABASE_URL)
+    echo_sql: bool = False
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
