@@ -1,0 +1,291 @@
+"""Snapshots from ir_datasets, LongEval's extension included, with a fast path for LongEval docs.
+
+Any ir_datasets id works. LongEval families (``longeval-web``, ``longeval-2023``,
+``longeval-sci``, ``longeval-sci-2026``) live in `ir_datasets_longeval`, which registers a whole
+family at once from ``$IR_DATASETS_HOME`` and fails if any snapshot folder is missing; tcdb
+registers on demand and turns that failure into a `NotFoundError`. The registry is global and the
+extension never re-registers, so when ``IR_DATASETS_HOME`` changes inside one process (tests, a
+worker serving several homes) the family is registered again from the new home.
+
+Reading a LongEval web snapshot through ir_datasets runs BeautifulSoup on every document (hours
+for a real snapshot). When the files are local, `IrdsSource.documents` reads them with tcdb's TREC
+reader instead and applies the extension's own rules — ids ``strip("doc")``-ed (web), mapped
+through the unified id map (2023), URLs looked up in ``collection_db.db`` (web) or ``urls.txt``
+(2023), loaded once into a dict — yielding the same records as ``documents(fast=False)`` (files
+in sorted order, where the extension follows the directory's order).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tcdb.errors import InputError, NotFoundError
+
+from .records import DocumentRecord, QrelRecord, TopicRecord
+from .sources import file_fingerprint
+from .trec_documents import read_trec_documents
+
+__all__ = ["LONGEVAL_FAMILIES", "IrdsSource", "load_dataset", "longeval_family"]
+
+# Longest first: "longeval-sci-2026/…" must not be taken for "longeval-sci/…".
+LONGEVAL_FAMILIES: tuple[str, ...] = (
+    "longeval-sci-2026", "longeval-2023", "longeval-web", "longeval-sci",
+)
+_registered_homes: dict[str, Path] = {}
+
+
+def longeval_family(dataset_id: str) -> str | None:
+    """The LongEval family an id belongs to, or None for other ir_datasets ids."""
+    for family in LONGEVAL_FAMILIES:
+        if dataset_id == family or dataset_id.startswith(family + "/"):
+            return family
+    return None
+
+
+def load_dataset(dataset_id: str) -> Any:
+    """The ir_datasets dataset for an id, registering LongEval families from the current home."""
+    import ir_datasets
+
+    family = longeval_family(dataset_id)
+    if family is not None:
+        return _load_longeval(family, dataset_id)
+    try:
+        return ir_datasets.load(dataset_id)
+    except KeyError:
+        raise NotFoundError(f"unknown ir_datasets id {dataset_id!r}") from None
+
+
+def _load_longeval(family: str, dataset_id: str) -> Any:
+    """Load through the extension (which registers the family), once per ir_datasets home."""
+    import ir_datasets
+    import ir_datasets_longeval
+
+    home = ir_datasets.util.home_path().resolve()
+    if _registered_homes.get(family) != home:
+        registered = ir_datasets.registry._registered  # the extension offers no un-register
+        for key in [k for k in registered if k.startswith(family + "/")]:
+            del registered[key]
+        _registered_homes.pop(family, None)
+    try:
+        dataset = ir_datasets_longeval.load(dataset_id)
+    except FileNotFoundError as exc:
+        raise NotFoundError(
+            f"cannot register {family} from {home / family}: {exc}. The extension needs every "
+            "snapshot folder of the family in place (download it, or set IR_DATASETS_HOME)"
+        ) from None
+    except ValueError:  # the extension's "could not find a dataset with the id"
+        raise NotFoundError(f"unknown ir_datasets id {dataset_id!r}") from None
+    except OSError as exc:  # a download the extension tried and could not make
+        raise NotFoundError(f"cannot register {family} from {home / family}: {exc}") from None
+    _registered_homes[family] = home
+    return dataset
+
+
+@dataclass(frozen=True)
+class _FastPlan:
+    """How to read a LongEval snapshot's TREC files directly."""
+
+    files: list[Path]
+    map_id: Callable[[str], str | None]
+    urls: Callable[[], dict[str, str]] | None  # loads the URL mapping, keyed by the raw id kind
+    url_key_is_mapped: bool  # web looks URLs up by the stripped id, 2023 by the original one
+    url_file: Path | None
+
+
+class IrdsSource:
+    """A snapshot given by an ir_datasets id, e.g. ``longeval-web/2022-06`` or ``vaswani``."""
+
+    kind = "irds"
+
+    def __init__(self, dataset_id: str) -> None:
+        self.dataset_id = dataset_id
+        self.description = f"irds:{dataset_id}"
+        self.dataset = load_dataset(dataset_id)
+
+    def __repr__(self) -> str:
+        return f"IrdsSource({self.dataset_id!r})"
+
+    def fingerprint(self) -> str:
+        """The id plus name, size and mtime of the local files it resolves to (when it knows them).
+
+        For LongEval that is the snapshot's TREC files, its URL mapping, queries and qrels; for
+        other datasets the docs/queries/qrels paths when local (a directory counts by itself, not
+        its content, to stay cheap: ir_datasets checks downloads by hash anyway).
+        """
+        groups: list[tuple[str, Path | str | None]] = []
+        plan = self._fast_plan()
+        if plan is not None:
+            groups += [(f"docs/{f.name}", f) for f in plan.files]
+            groups.append(("urls", plan.url_file))
+        else:
+            groups.append(("docs", self._local_path("docs_path")))
+        groups.append(("queries", self._local_path("queries_path")))
+        groups.append(("qrels", self._local_path("qrels_path")))
+        return file_fingerprint(f"{self.kind}:{self.dataset_id}", groups)
+
+    def _local_path(self, method: str) -> Path | str | None:
+        """A handler's local file, or for a directory a token of the folder's own size and mtime."""
+        getter = getattr(self.dataset, method, None)
+        if getter is None:
+            return None
+        try:
+            try:
+                value = getter(force=False)
+            except TypeError:
+                value = getter()
+        except Exception:  # not downloaded, or a handler without a path: nothing to stat
+            return None
+        path = Path(value) if isinstance(value, str | Path) else None
+        if path is None or not path.exists():
+            return None
+        if path.is_file():
+            return path
+        stat = path.stat()
+        return f"dir:{path.name}:{stat.st_size}:{stat.st_mtime_ns}"
+
+    def documents(self, *, fast: bool = True) -> Iterator[DocumentRecord]:
+        """The documents; local LongEval web/2023 files are read directly when `fast`."""
+        plan = self._fast_plan() if fast else None
+        if plan is not None:
+            return self._fast_documents(plan)
+        return self._irds_documents()
+
+    def _irds_documents(self) -> Iterator[DocumentRecord]:
+        for doc in self.dataset.docs_iter():
+            url = getattr(doc, "url", None)
+            yield DocumentRecord(doc_id=str(doc.doc_id), text=_default_text(doc),
+                                 url=url if isinstance(url, str) and url else None)
+
+    def _fast_documents(self, plan: _FastPlan) -> Iterator[DocumentRecord]:
+        urls = plan.urls() if plan.urls is not None else None
+        for doc in read_trec_documents(plan.files):
+            doc_id = plan.map_id(doc.doc_id)
+            if doc_id is None:
+                raise InputError(None, None, f"{self.dataset_id}: document {doc.doc_id!r} is "
+                                 "missing from the extension's id map")
+            url: str | None = None
+            if urls is not None:
+                key = doc_id if plan.url_key_is_mapped else doc.doc_id
+                if key not in urls:
+                    raise InputError(plan.url_file, None,
+                                     f"document {key!r} of {self.dataset_id} has no URL mapping")
+                url = urls[key] or None
+            yield DocumentRecord(doc_id=doc_id, text=doc.text, url=url)
+
+    def _fast_plan(self) -> _FastPlan | None:
+        """The direct-read plan for LongEval web/2023 docs whose files are local, else None."""
+        try:
+            handler = self.dataset.docs_handler()
+        except Exception:
+            return None
+        from ir_datasets_longeval.datasets import longeval_2023, longeval_web
+
+        if type(handler) is longeval_web.LongEvalDocs:
+            root = Path(handler._dlc.path(force=False))
+            meta = handler._meta
+            db = Path(meta._dlc) / "collection_db.db" if meta is not None else None
+            return _FastPlan(
+                files=_trec_files(root),
+                map_id=lambda raw: raw.strip("doc"),
+                urls=(lambda: _sqlite_urls(db)) if db is not None else None,
+                url_key_is_mapped=True,
+                url_file=db,
+            )
+        if type(handler) is longeval_2023.LongEvalDocs:
+            root = Path(handler._dlc.path(force=False))
+            meta = handler._meta
+            urls_txt = Path(meta._dlc) if meta is not None else None
+            id_map = handler.doc_id_map
+            return _FastPlan(
+                files=_trec_files(root),
+                map_id=(lambda raw: id_map.get(raw)) if id_map else (lambda raw: raw),
+                urls=(lambda: _tsv_urls(urls_txt)) if urls_txt is not None else None,
+                url_key_is_mapped=False,
+                url_file=urls_txt,
+            )
+        return None
+
+    def topics(self) -> Iterator[TopicRecord]:
+        """The queries, with TREC description and narrative when the dataset has them."""
+        if not self.dataset.has_queries():
+            return iter(())
+        return self._topics()
+
+    def _topics(self) -> Iterator[TopicRecord]:
+        for query in self.dataset.queries_iter():
+            values = query._asdict() if hasattr(query, "_asdict") else {}
+            fields = {k: v for k, v in values.items() if k != "query_id" and isinstance(v, str)}
+            yield TopicRecord(
+                topic_id=str(query.query_id),
+                query=_default_text(query),
+                description=_str_or_none(values.get("description")),
+                narrative=_str_or_none(values.get("narrative")),
+                fields=fields,
+            )
+
+    def qrels(self) -> Iterator[QrelRecord] | None:
+        """The judgments, or None when the dataset has none (e.g. LongEval test snapshots)."""
+        if not self.dataset.has_qrels():
+            return None
+        return (
+            QrelRecord(topic_id=str(q.query_id), doc_id=str(q.doc_id), grade=int(q.relevance))
+            for q in self.dataset.qrels_iter()
+        )
+
+    def documents_count_hint(self) -> int | None:
+        """ir_datasets' count when it knows one cheaply (metadata or a built docstore)."""
+        try:
+            count = self.dataset.docs_count()
+        except Exception:
+            return None
+        return count if isinstance(count, int) else None
+
+
+def _default_text(item: Any) -> str:
+    """ir_datasets' own idea of an item's text (title + body, etc.), else its `text` field."""
+    if hasattr(item, "default_text"):
+        return str(item.default_text())
+    return str(getattr(item, "text", ""))
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _trec_files(root: Path) -> list[Path]:
+    """The document files of a LongEval snapshot folder: all but metadata and ir_datasets caches."""
+    if not root.is_dir():
+        raise NotFoundError(f"LongEval documents folder does not exist: {root}")
+    return sorted(
+        p for p in root.rglob("*")
+        if p.is_file()
+        and p.name != "metadata.json"
+        and not any(".pklz4" in part or part.startswith(".")
+                    for part in p.relative_to(root).parts)
+    )
+
+
+def _sqlite_urls(db: Path) -> dict[str, str]:
+    """id → URL from LongEval web's collection_db.db, read once."""
+    if not db.is_file():
+        raise NotFoundError(f"LongEval URL mapping does not exist: {db}")
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        rows = connection.execute("SELECT id, url FROM mapping").fetchall()
+    connection.close()
+    return {str(doc_id): url for doc_id, url in rows}
+
+
+def _tsv_urls(path: Path) -> dict[str, str]:
+    """id → URL from LongEval 2023's urls.txt (``id<TAB>url``), parsed as the extension does."""
+    urls: dict[str, str] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            parts = line.strip().split("\t")
+            if len(parts) != 2:
+                raise InputError(path, number, "expected 'id<TAB>url'")
+            urls[parts[0]] = parts[1]
+    return urls

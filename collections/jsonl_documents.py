@@ -1,0 +1,105 @@
+"""JSONL document files, BEIR's ``corpus.jsonl`` among them, plain or gzip.
+
+One JSON object per line. The id is the first of ``_id`` (BEIR), ``doc_id`` or ``id``; the text is
+``text`` (or ``contents``, Pyserini's name). BEIR documents also carry a ``title``: BEIR's own
+evaluation code and the dense retrievers built on it encode ``title + " " + text``, but in tcdb the
+text is stored and shown, so the title is kept as its own first line: ``title + "\\n" + text``
+(just ``text`` when the title is missing or empty). ``url`` is kept; ``source`` (who wrote the
+document: ``human``, ``llm``, …) is kept for source-bias studies. Other keys (BEIR's ``metadata``)
+are ignored. Blank lines are skipped; anything else that is not such an object is an error naming
+the line.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from tcdb.errors import InputError
+
+from .records import DocumentRecord
+
+__all__ = ["is_jsonl_path", "read_jsonl_documents"]
+
+_ID_KEYS = ("_id", "doc_id", "id")
+_TEXT_KEYS = ("text", "contents")
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def is_jsonl_path(path: Path) -> bool:
+    """Whether a path names a JSONL file (``.jsonl``, ``.jsonl.gz``, ``.ndjson``…)."""
+    name = path.name.lower().removesuffix(".gz")
+    return name.endswith((".jsonl", ".ndjson"))
+
+
+def read_jsonl_documents(path: Path | str) -> Iterator[DocumentRecord]:
+    """Yield the documents of one JSONL file in file order; bad lines raise `InputError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, "no such file")
+    number = 0
+    with _open(path) as stream:
+        lines = iter(stream)
+        while True:
+            try:
+                raw = next(lines)
+            except StopIteration:
+                return
+            except (OSError, EOFError) as exc:  # a corrupt or truncated gzip stream
+                raise InputError(path, number + 1, f"cannot read: {exc}") from exc
+            number += 1
+            if raw.strip():
+                yield _record(path, number, raw)
+
+
+def _open(path: Path) -> BinaryIO:
+    """Open for binary reading, decompressing gzip (recognised by its magic bytes)."""
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    if magic == _GZIP_MAGIC:
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
+
+
+def _record(path: Path, line: int, raw: bytes) -> DocumentRecord:
+    """One line to one record, with the reason when it cannot be one."""
+    try:
+        obj: Any = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(path, line, f"malformed JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise InputError(path, line, f"expected a JSON object, got {type(obj).__name__}")
+    doc_id = _first(obj, _ID_KEYS)
+    if doc_id is None or isinstance(doc_id, bool) or not isinstance(doc_id, str | int):
+        raise InputError(path, line, "document without an id (_id, doc_id or id)")
+    doc_id = str(doc_id)
+    if not doc_id.strip():
+        raise InputError(path, line, "document with an empty id")
+    text = _first(obj, _TEXT_KEYS)
+    if not isinstance(text, str):
+        raise InputError(path, line, f"document {doc_id!r} without a text (text or contents)")
+    title = obj.get("title")
+    if title is not None and not isinstance(title, str):
+        raise InputError(path, line, f"document {doc_id!r}: title is not a string")
+    if title:
+        text = f"{title}\n{text}"
+    url = obj.get("url")
+    if url is not None and not isinstance(url, str):
+        raise InputError(path, line, f"document {doc_id!r}: url is not a string")
+    source = obj.get("source")
+    if source is not None and not isinstance(source, str):
+        raise InputError(path, line, f"document {doc_id!r}: source is not a string")
+    return DocumentRecord(doc_id=doc_id, text=text, url=url or None, source=source or None)
+
+
+def _first(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The value of the first key present (a present null counts as missing)."""
+    for key in keys:
+        value = obj.get(key)
+        if value is not None:
+            return value
+    return None

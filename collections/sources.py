@@ -1,0 +1,169 @@
+"""Where a snapshot comes from: one small interface over local files and ir_datasets.
+
+Ingest (`tcdb.ingest`) sees only `SnapshotSource`: records to load, a description to store with
+the snapshot, and a fingerprint to refuse "a different source under the same label" without
+reading the data again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from tcdb.errors import InputError, NotFoundError
+
+from .jsonl_documents import is_jsonl_path, read_jsonl_documents
+from .records import DocumentRecord, QrelRecord, TopicRecord
+from .trec_documents import iter_document_files, read_trec_documents
+
+__all__ = ["LocalSource", "SnapshotSource", "file_fingerprint", "open_source"]
+
+
+@runtime_checkable
+class SnapshotSource(Protocol):
+    """A snapshot's documents, topics and (maybe) qrels, readable as many times as needed."""
+
+    description: str  # what the snapshot row records as its source: "irds:<id>" or a path
+
+    def fingerprint(self) -> str:
+        """A cheap, stable identity of the content (file names, sizes, mtimes; never the data)."""
+        ...
+
+    def documents(self) -> Iterator[DocumentRecord]:
+        """The documents, streamed."""
+        ...
+
+    def topics(self) -> Iterator[TopicRecord]:
+        """The topics (empty when the source has none)."""
+        ...
+
+    def qrels(self) -> Iterator[QrelRecord] | None:
+        """The judgments, or None when the source has no qrels (a test snapshot before pooling)."""
+        ...
+
+    def documents_count_hint(self) -> int | None:
+        """How many documents to expect, when known without reading them (for progress bars)."""
+        ...
+
+
+def file_fingerprint(kind: str, groups: Iterable[tuple[str, Path | str | None]]) -> str:
+    """sha256 over the kind and, per named group, each file's (relative path, size, mtime_ns).
+
+    A group is a file or a directory (its files, recursively, relative to it), or a string token
+    hashed as given; paths are relative so that moving a collection keeps its identity, while any
+    edit (size or mtime) changes it.
+    """
+    digest = hashlib.sha256(kind.encode())
+    for name, root in groups:
+        digest.update(b"\0group\0" + name.encode())
+        if root is None:
+            continue
+        if isinstance(root, str):
+            digest.update(b"\0token\0" + root.encode())
+            continue
+        files = list(iter_document_files(root)) if root.is_dir() else [root]
+        for file in files:
+            rel = file.relative_to(root).as_posix() if root.is_dir() else file.name
+            stat = file.stat()
+            digest.update(f"\0{rel}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+class LocalSource:
+    """A snapshot in local files: TREC SGML or JSONL documents, plus topic and qrels files.
+
+    The documents are one file or a directory. TREC SGML (plain or gzip) is the default; files
+    named ``*.jsonl`` / ``*.jsonl.gz`` (BEIR's ``corpus.jsonl`` included) are read as JSONL. A
+    directory must hold one kind only. Topics and qrels are read by `tcdb.collections.topics` and
+    `tcdb.collections.qrels`, which detect their formats (TREC, TSV, BEIR).
+    """
+
+    kind = "local"
+
+    def __init__(self, docs: Path | str, topics: Path | str | None = None,
+                 qrels: Path | str | None = None) -> None:
+        self.docs_path = _existing(Path(docs), "documents")
+        self.topics_path = _existing(Path(topics), "topics") if topics is not None else None
+        self.qrels_path = _existing(Path(qrels), "qrels") if qrels is not None else None
+        self.docs_format = _docs_format(self.docs_path)
+        self.description = str(self.docs_path)
+
+    def __repr__(self) -> str:
+        return f"LocalSource({self.description!r}, format={self.docs_format!r})"
+
+    def fingerprint(self) -> str:
+        """Hash of the source kind, the docs format and every input file's name, size and mtime."""
+        return file_fingerprint(
+            f"{self.kind}:{self.docs_format}",
+            [("docs", self.docs_path), ("topics", self.topics_path), ("qrels", self.qrels_path)],
+        )
+
+    def documents(self) -> Iterator[DocumentRecord]:
+        """Stream the documents with the reader for their format."""
+        if self.docs_format == "trec":
+            return read_trec_documents(self.docs_path)
+        return self._jsonl_documents()
+
+    def _jsonl_documents(self) -> Iterator[DocumentRecord]:
+        for file in iter_document_files(self.docs_path):
+            yield from read_jsonl_documents(file)
+
+    def topics(self) -> Iterator[TopicRecord]:
+        """The topics of the topics file; none when no file was given."""
+        if self.topics_path is None:
+            return iter(())
+        from tcdb.collections.topics import read_topics
+
+        return iter(read_topics(self.topics_path))
+
+    def qrels(self) -> Iterator[QrelRecord] | None:
+        """The judgments of the qrels file; None when no file was given."""
+        if self.qrels_path is None:
+            return None
+        from tcdb.collections.qrels import read_qrels
+
+        return iter(read_qrels(self.qrels_path))
+
+    def documents_count_hint(self) -> int | None:
+        """Unknown without reading the files, so None."""
+        return None
+
+
+def open_source(irds_id: str | None = None, docs: Path | str | None = None,
+                topics: Path | str | None = None,
+                qrels: Path | str | None = None) -> SnapshotSource:
+    """The source a snapshot spec or the CLI names: an ir_datasets id, or local files."""
+    if irds_id is not None:
+        if docs is not None or topics is not None or qrels is not None:
+            raise InputError(
+                None, None, f"give an ir_datasets id ({irds_id}) or local files, not both"
+            )
+        from .irds import IrdsSource
+
+        return IrdsSource(irds_id)
+    if docs is None:
+        raise InputError(None, None, "a snapshot source needs an ir_datasets id or documents")
+    return LocalSource(docs, topics, qrels)
+
+
+def _existing(path: Path, role: str) -> Path:
+    """The absolute path, or a NotFoundError naming the missing one."""
+    if not path.exists():
+        raise NotFoundError(f"{role} path does not exist: {path}")
+    return path.resolve()
+
+
+def _docs_format(path: Path) -> str:
+    """'jsonl' or 'trec', from the file names; a directory mixing both is refused."""
+    files = list(iter_document_files(path))
+    if not files:
+        raise InputError(path, None, "no document files")
+    jsonl = [f for f in files if is_jsonl_path(f)]
+    if not jsonl:
+        return "trec"
+    if len(jsonl) == len(files):
+        return "jsonl"
+    other = next(f for f in files if not is_jsonl_path(f))
+    raise InputError(path, None, f"mixes JSONL and other files ({jsonl[0].name}, {other.name})")
