@@ -1,0 +1,172 @@
+"""What assessors receive (a blind pool) and what they send back (judgments).
+
+Pools are exported *blind*: no run tags, ranks or scores, and rows are written sorted by
+(topic_id, doc_id) rather than in pool order, so neither the file nor its order tells an
+assessor which system found a document or how high it ranked it.
+
+The TREC pool format is the three-column `topic Q0 docid` pool file — deliberately not
+qrels with a placeholder grade, since a placeholder such as -1 is a real grade in some
+collections and such a file could be loaded as judgments by mistake. Assessors return either
+TREC qrels (`topic iteration docid grade`) or a CSV with at least `topic_id,doc_id,grade`.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from tcdb.collections.qrels import check_duplicate, parse_grade, read_qrels
+from tcdb.collections.records import QrelRecord
+from tcdb.collections.runs import read_text
+from tcdb.errors import InputError
+
+POOL_FIELDS = ("topic_id", "query", "description", "doc_id", "text")
+JUDGMENT_COLUMNS = ("topic_id", "doc_id", "grade")
+
+
+@dataclass(frozen=True, slots=True)
+class PoolItem:
+    """One (topic, document) pair to judge, with what an assessor needs to see and no more."""
+
+    topic_id: str
+    query: str
+    description: str | None
+    doc_id: str
+    text: str
+
+
+def _blind_order(rows: Iterable[PoolItem]) -> list[PoolItem]:
+    """Rows sorted by (topic, doc) with duplicates refused: the order must not reveal rank."""
+    items = sorted(rows, key=lambda item: (item.topic_id, item.doc_id))
+    for before, after in zip(items, items[1:], strict=False):
+        if (before.topic_id, before.doc_id) == (after.topic_id, after.doc_id):
+            raise ValueError(f"document {after.doc_id!r} twice in the pool of {after.topic_id!r}")
+    return items
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write UTF-8 text, gzipped when the name ends in `.gz`."""
+    payload = text.encode("utf-8")
+    path = Path(path)
+    if path.suffix == ".gz":
+        payload = gzip.compress(payload, mtime=0)
+    path.write_bytes(payload)
+
+
+def write_pool_trec(path: Path, rows: Iterable[PoolItem]) -> int:
+    """Write the pool as `topic Q0 docid` lines (ids only); returns the number of rows."""
+    items = _blind_order(rows)
+    for item in items:
+        for value in (item.topic_id, item.doc_id):
+            if not value or len(value.split()) != 1 or value.strip() != value:
+                raise ValueError(f"id {value!r} is empty or contains whitespace")
+    _write_text(path, "".join(f"{item.topic_id} Q0 {item.doc_id}\n" for item in items))
+    return len(items)
+
+
+def write_pool_jsonl(path: Path, rows: Iterable[PoolItem]) -> int:
+    """Write the pool as JSON lines with topic_id, query, description, doc_id, text."""
+    items = _blind_order(rows)
+    lines = (json.dumps(asdict(item), ensure_ascii=False) + "\n" for item in items)
+    _write_text(path, "".join(lines))
+    return len(items)
+
+
+def write_pool_csv(path: Path, rows: Iterable[PoolItem]) -> int:
+    """Write the pool as CSV (header topic_id,query,description,doc_id,text) for spreadsheets.
+
+    Texts may hold commas, quotes and newlines; the csv module quotes them. A missing
+    description is an empty cell.
+    """
+    items = _blind_order(rows)
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(POOL_FIELDS)
+    for item in items:
+        writer.writerow([item.topic_id, item.query, item.description or "", item.doc_id, item.text])
+    _write_text(path, buffer.getvalue())
+    return len(items)
+
+
+def read_judgments(path: Path, fmt: Literal["trec", "csv"]) -> list[QrelRecord]:
+    """Read an assessor's judgments: TREC qrels, or CSV with topic_id, doc_id, grade columns.
+
+    Extra CSV columns (the exported query and text, notes) are ignored. A (topic, doc) judged
+    twice in one file is refused, with a different grade or the same one.
+    """
+    path = Path(path)
+    if fmt == "trec":
+        return read_qrels(path)
+    if fmt == "csv":
+        return _read_judgments_csv(path)
+    raise ValueError(f"unknown judgments format {fmt!r}: expected 'trec' or 'csv'")
+
+
+def _read_judgments_csv(path: Path) -> list[QrelRecord]:
+    """CSV judgments; line numbers are physical lines, so quoted multi-line texts are fine."""
+    text = read_text(path)
+    header_line = next((line for line in text.split("\n") if line.strip()), "")
+    if not header_line:
+        raise InputError(path, None, "judgments file is empty")
+    delimiter = _delimiter(header_line)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    records: list[QrelRecord] = []
+    seen: dict[tuple[str, str], tuple[int, int]] = {}
+    columns: dict[str, int] | None = None
+    file = str(path)
+    end = 0
+    try:
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if columns is None:
+                columns = _header_columns(path, start, row)
+                continue
+            values = {}
+            for name, index in columns.items():
+                if index >= len(row):
+                    raise InputError(path, start, f"row has no {name!r} value")
+                values[name] = row[index].strip()
+            topic, doc, grade_text = (values[name] for name in JUDGMENT_COLUMNS)
+            if not topic or not doc:
+                raise InputError(path, start, "empty topic_id or doc_id")
+            if not grade_text:
+                reason = "grade is missing (leave unjudged documents out of the file)"
+                raise InputError(path, start, reason)
+            grade = parse_grade(grade_text)
+            if grade is None:
+                raise InputError(path, start, f"grade {grade_text!r} is not an integer")
+            check_duplicate(seen, path, start, topic, doc, grade)
+            records.append(QrelRecord(topic, doc, grade, file, start))
+    except csv.Error as exc:
+        raise InputError(path, end + 1, f"malformed CSV: {exc}") from exc
+    if not records:
+        raise InputError(path, None, "judgments file has no judgments")
+    return records
+
+
+def _delimiter(header_line: str) -> str:
+    """Comma, or the tab or semicolon a spreadsheet used if that is what splits the header."""
+    for candidate in (",", "\t", ";"):
+        names = {cell.strip().strip('"').lower() for cell in header_line.split(candidate)}
+        if set(JUDGMENT_COLUMNS) <= names:
+            return candidate
+    return ","
+
+
+def _header_columns(path: Path, line: int, header: list[str]) -> dict[str, int]:
+    """Index of each required column; a missing one is an error on the header line."""
+    names = [cell.strip().lower() for cell in header]
+    missing = [name for name in JUDGMENT_COLUMNS if name not in names]
+    if missing:
+        found = ", ".join(repr(n) for n in names)
+        reason = f"header lacks column(s) {', '.join(missing)} (found {found})"
+        raise InputError(path, line, reason)
+    return {name: names.index(name) for name in JUDGMENT_COLUMNS}

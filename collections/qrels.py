@@ -1,0 +1,114 @@
+"""Relevance judgments in TREC qrels (`topic iteration doc grade`) and BEIR TSV form.
+
+A qrels file is the ground truth every score is computed against, so it is read strictly: a
+grade that is not an integer, a wrong column count, or one (topic, doc) judged twice — even with
+the same grade — stops the import with the file and line, instead of being silently resolved.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from tcdb.collections.records import QrelRecord
+from tcdb.collections.runs import read_text
+from tcdb.errors import InputError
+
+BEIR_HEADER = ("query-id", "corpus-id", "score")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_grade(text: str) -> int | None:
+    """The grade as an int, or None: only plain integers (negative allowed, e.g. -2 for spam)."""
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
+def read_qrels(path: Path) -> list[QrelRecord]:
+    """Read a TREC or BEIR qrels file (plain or gzip), detected by BEIR's header line.
+
+    Returns every judgment in file order, each pointing back at its file and line.
+    """
+    path = Path(path)
+    lines = read_text(path).split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        raise InputError(path, None, "qrels file has no judgments")
+    header = tuple(field.strip().lower() for field in lines[first].split("\t"))
+    beir = header == BEIR_HEADER
+    records: list[QrelRecord] = []
+    seen: dict[tuple[str, str], tuple[int, int]] = {}
+    file = str(path)
+    for index in range(first + 1 if beir else first, len(lines)):
+        number = index + 1
+        line = lines[index]
+        if not line.strip():
+            continue
+        if beir:
+            fields = [field.strip() for field in line.split("\t")]
+            if len(fields) != 3:
+                reason = f"expected 3 tab-separated columns {BEIR_HEADER}, found {len(fields)}"
+                raise InputError(path, number, reason)
+            topic, doc, grade_text = fields
+        else:
+            fields = line.split()
+            if len(fields) != 4:
+                reason = f"expected 4 columns `topic iteration doc grade`, found {len(fields)}"
+                raise InputError(path, number, reason)
+            topic, _iteration, doc, grade_text = fields
+        if not topic or not doc:
+            raise InputError(path, number, "empty topic or document id")
+        grade = parse_grade(grade_text)
+        if grade is None:
+            raise InputError(path, number, f"grade {grade_text!r} is not an integer")
+        check_duplicate(seen, path, number, topic, doc, grade)
+        records.append(QrelRecord(topic, doc, grade, file, number))
+    if not records:
+        raise InputError(path, None, "qrels file has no judgments")
+    return records
+
+
+def check_duplicate(
+    seen: dict[tuple[str, str], tuple[int, int]],
+    path: Path,
+    number: int,
+    topic: str,
+    doc: str,
+    grade: int,
+) -> None:
+    """Refuse a second judgment of (topic, doc) in one file: which one counts would be a guess."""
+    previous = seen.setdefault((topic, doc), (grade, number))
+    if previous[1] == number:
+        return
+    first_grade, first_line = previous
+    if first_grade == grade:
+        reason = (
+            f"duplicate judgment: document {doc!r} for topic {topic!r} is judged again with the "
+            f"same grade {grade} (first on line {first_line})"
+        )
+    else:
+        reason = (
+            f"conflicting judgments: document {doc!r} for topic {topic!r} has grade {grade} here "
+            f"but {first_grade} on line {first_line}"
+        )
+    raise InputError(path, number, reason)
+
+
+def write_qrels(path: Path, records: Iterable[QrelRecord]) -> int:
+    """Write judgments as TREC qrels (`topic 0 doc grade`); gzip when the name ends in `.gz`.
+
+    Refuses ids with whitespace (they would shift columns on reading). Returns the row count.
+    """
+    out: list[str] = []
+    for record in records:
+        for value in (record.topic_id, record.doc_id):
+            if not value or len(value.split()) != 1 or value.strip() != value:
+                raise ValueError(f"id {value!r} is empty or contains whitespace")
+        out.append(f"{record.topic_id} 0 {record.doc_id} {int(record.grade)}\n")
+    payload = "".join(out).encode("utf-8")
+    path = Path(path)
+    if path.suffix == ".gz":
+        payload = gzip.compress(payload, mtime=0)
+    path.write_bytes(payload)
+    return len(out)

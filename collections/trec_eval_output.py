@@ -1,0 +1,135 @@
+"""Per-topic scores computed elsewhere: `trec_eval -q` output and ir_measures' TSV output.
+
+Both are mapped onto ir_measures names (`AP`, `nDCG@10`, `P@20`, …) so that scores imported
+from a file and scores tcdb computes itself land in the same measure column. trec_eval names are
+translated by ir_measures' own converter (`ir_measures.parse_trec_measure`), not by a table of
+ours; counts (`num_rel`, `num_ret`, `num_rel_ret`, `num_q`), `runid` and measures ir_measures
+cannot express (`gm_map`, `relstring`, …) are skipped and listed in `skipped`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from tcdb.collections.runs import read_text
+from tcdb.errors import InputError
+
+AGGREGATE_TOPIC = "all"
+_COUNTS = {"NumQ", "NumRel", "NumRet", "NumRet(rel=1)"}  # bookkeeping, not effectiveness
+_NOT_MEASURES = {"runid", "relstring", "num_q", "num_rel", "num_ret", "num_rel_ret"}
+
+
+@dataclass(slots=True)
+class EvalOutput:
+    """Scores read from one evaluation output file.
+
+    `per_topic` holds (measure, topic, value) rows; the `all` rows go to `aggregate` so that a
+    caller summing or averaging per-topic values never counts them twice.
+    """
+
+    per_topic: list[tuple[str, str, float]] = field(default_factory=list)
+    aggregate: dict[str, float] = field(default_factory=dict)
+    skipped: set[str] = field(default_factory=set)  # source measure names not imported
+    source_format: str = "trec_eval"  # or "ir_measures"
+
+
+@lru_cache(maxsize=1024)
+def measure_from_trec_name(name: str) -> str | None:
+    """The ir_measures name for a trec_eval measure name, or None when it is not one we keep."""
+    import ir_measures
+
+    if name in _NOT_MEASURES:
+        return None
+    try:
+        measures = ir_measures.parse_trec_measure(name)
+    except Exception:  # its parser raises ValueError, NameError, … for non-names
+        return None
+    if len(measures) != 1 or str(measures[0]) in _COUNTS:
+        return None
+    return str(measures[0])
+
+
+@lru_cache(maxsize=1024)
+def canonical_measure(name: str) -> str | None:
+    """An ir_measures measure name in its canonical spelling, or None if it does not parse."""
+    import ir_measures
+
+    try:
+        return str(ir_measures.parse_measure(name))
+    except Exception:  # ast-based parser: ValueError, NameError, SyntaxError, …
+        return None
+
+
+def read_trec_eval(path: Path) -> EvalOutput:
+    """Read `trec_eval -q` (`measure topic value`) or ir_measures TSV (`topic measure value`).
+
+    The flavour is decided once per file from its first row: a trec_eval name in the first
+    column means trec_eval, a valid ir_measures name in the second means ir_measures.
+    """
+    path = Path(path)
+    rows = [
+        (number, line.split())
+        for number, line in enumerate(read_text(path).split("\n"), start=1)
+        if line.strip()
+    ]
+    if not rows:
+        raise InputError(path, None, "evaluation output has no rows")
+    out = EvalOutput(source_format=_detect(path, rows[0][0], rows[0][1]))
+    seen: dict[tuple[str, str], int] = {}
+    for number, parts in rows:
+        if len(parts) == 2 and out.source_format == "ir_measures":
+            raw_measure, topic, value_text = parts[0], AGGREGATE_TOPIC, parts[1]
+        elif len(parts) != 3:
+            raise InputError(path, number, f"expected 3 columns, found {len(parts)}")
+        elif out.source_format == "trec_eval":
+            raw_measure, topic, value_text = parts
+        else:
+            topic, raw_measure, value_text = parts
+        if out.source_format == "trec_eval":
+            measure = measure_from_trec_name(raw_measure)
+            if measure is None:
+                out.skipped.add(raw_measure)
+                continue
+        else:
+            measure = canonical_measure(raw_measure)
+            if measure is None:
+                raise InputError(path, number, f"unknown ir_measures measure {raw_measure!r}")
+        try:
+            value = float(value_text)
+        except ValueError:
+            reason = f"value {value_text!r} of {raw_measure} for topic {topic!r} is not a number"
+            raise InputError(path, number, reason) from None
+        if not math.isfinite(value):
+            raise InputError(path, number, f"value {value_text!r} is not finite")
+        first = seen.setdefault((measure, topic), number)
+        if first != number:
+            reason = f"{measure} for topic {topic!r} appears twice (first on line {first})"
+            raise InputError(path, number, reason)
+        if topic == AGGREGATE_TOPIC:
+            out.aggregate[measure] = value
+        else:
+            out.per_topic.append((measure, topic, value))
+    return out
+
+
+def _detect(path: Path, number: int, parts: list[str]) -> str:
+    """Which tool wrote the file, judged from its first row."""
+    if len(parts) == 2 and canonical_measure(parts[0]) is not None:
+        return "ir_measures"
+    if len(parts) == 3:
+        first_is_trec = parts[0] in _NOT_MEASURES or measure_from_trec_name(parts[0]) is not None
+        second_is_irm = canonical_measure(parts[1]) is not None
+        if first_is_trec and not second_is_irm:
+            return "trec_eval"
+        if second_is_irm and not first_is_trec:
+            return "ir_measures"
+        if first_is_trec:
+            return "trec_eval" if parts[1] == AGGREGATE_TOPIC else "ir_measures"
+    reason = (
+        "neither trec_eval -q output (`measure topic value`) nor ir_measures output "
+        "(`topic measure value`)"
+    )
+    raise InputError(path, number, reason)
