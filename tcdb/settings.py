@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 from pydantic import Field
@@ -19,6 +20,14 @@ class Settings(BaseSettings):
     echo_sql: bool = False
 
 
-@lru_cache(maxsize=1)
 def get_settings() -> Settings:
+    """The settings, re-read whenever the environment variables they come from change."""
+    return _settings(os.environ.get("TCDB_DATABASE_URL"), os.environ.get("TCDB_ECHO_SQL"))
+
+
+@lru_cache(maxsize=8)
+def _settings(_url: str | None, _echo: str | None) -> Settings:
     return Settings()
+
+
+get_settings.cache_clear = _settings.cache_clear  # type: ignore[attr-defined]

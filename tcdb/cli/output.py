@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-console = Console()
+console = Console(soft_wrap=True)
 err_console = Console(stderr=True)
 
 

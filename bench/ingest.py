@@ -1,0 +1,170 @@
+"""Ingest speed and memory: a LongEval-shaped snapshot of N documents of ~5 KB.
+
+Printed side by side, from one run:
+* docs/s of iterating the snapshot with ir_datasets-longeval (the baseline; a sample of it,
+  since its BeautifulSoup parser is slow),
+* docs/s of `tcdb snapshot ingest --irds longeval-web/…` into PostgreSQL and SQLite, and the
+  ratio to the baseline,
+* peak RSS of the ingesting process at N and at 4·N documents (PostgreSQL),
+* re-ingesting the next snapshot with 80 % of the documents unchanged.
+
+Goals (issue 3): ≥ 20,000 docs/s into PostgreSQL with text, ≥ 10× the ir_datasets-longeval
+rate, peak RSS < 1 GB and not growing with N, the 80 %-unchanged snapshot faster than the first.
+
+    python bench/ingest.py [--docs 100000] [--skip-4n]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import numpy as np
+from _common import peak_rss_mb, temporary_database
+
+from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
+
+WORDS = np.array([f"w{i:04d}x" for i in range(5000)])
+
+
+def _texts(rng: np.random.Generator, n: int, words_per_doc: int = 700) -> list[str]:
+    out: list[str] = []
+    for start in range(0, n, 10_000):
+        m = min(10_000, n - start)
+        idx = rng.integers(0, len(WORDS), size=(m, words_per_doc))
+        out.extend(" ".join(row) for row in WORDS[idx])
+    return out
+
+
+def write_collection(home: Path, n: int, seed: int = 0) -> None:
+    """2022-06 with n documents; 2022-07 keeps 80 % unchanged, rewrites 10 %, drops 10 % and
+    adds 10 % new ones (same URLs for the documents that stay)."""
+    rng = np.random.default_rng(seed)
+    texts = _texts(rng, n)
+    n_new = n // 10
+    rewritten = _texts(rng, n_new)
+    extra = _texts(rng, n_new)
+
+    def june():
+        for i in range(n):
+            url = f"https://site{i % 997}.fr/p{i}"
+            yield DocumentRecord(str(10_000_000 + i), texts[i], url=url)
+
+    def july():
+        for i in range(n):
+            if i % 10 == 0:  # dropped
+                continue
+            text = rewritten[i // 10] if i % 10 == 1 else texts[i]
+            yield DocumentRecord(str(20_000_000 + i), text, url=f"https://site{i % 997}.fr/p{i}")
+        for j in range(n_new):
+            yield DocumentRecord(str(30_000_000 + j), extra[j], url=f"https://new.fr/p{j}")
+
+    queries = [TopicRecord(f"q{i}", f"query number {i}") for i in range(50)]
+    qrels = [QrelRecord(f"q{i}", str(10_000_000 + i * 7), 1) for i in range(50)]
+    qrels_july = [QrelRecord(f"q{i}", str(20_000_000 + i * 10 + 3), 1) for i in range(50)]
+    write_longeval_web(home, {"2022-06": LongEvalSnapshot(june(), queries, qrels),
+                              "2022-07": LongEvalSnapshot(july(), queries, qrels_july)})
+
+
+def irds_rate(sample: int) -> float:
+    from tcdb.collections.irds import load_dataset
+
+    dataset = load_dataset("longeval-web/2022-06")
+    start = time.perf_counter()
+    n = 0
+    for _ in dataset.docs_iter():
+        n += 1
+        if n >= sample:
+            break
+    return n / (time.perf_counter() - start)
+
+
+def child(url: str, label: str) -> None:
+    """Ingest one snapshot in this (fresh) process and report time and peak RSS as JSON."""
+    os.environ["TCDB_DATABASE_URL"] = url
+    from tcdb.collections.irds import IrdsSource
+    from tcdb.ingest import ingest_snapshot
+
+    report = ingest_snapshot("longeval-web", label, IrdsSource(f"longeval-web/{label}"))
+    print(json.dumps({"seconds": report.seconds, "docs": report.n_documents,
+                      "new_contents": report.n_new_contents, "rss_mb": peak_rss_mb()}))
+
+
+def run_child(url: str, label: str, home: Path) -> dict:
+    env = {**os.environ, "IR_DATASETS_HOME": str(home)}
+    out = subprocess.run([sys.executable, __file__, "--child", url, label], env=env,
+                         capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"ingest of {label} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def ingest_into(backend: str, home: Path, both: bool) -> dict[str, dict]:
+    from tcdb.catalog import add_collection
+
+    with temporary_database(backend) as url:
+        os.environ["TCDB_DATABASE_URL"] = url
+        from tcdb.settings import get_settings
+
+        get_settings.cache_clear()
+        add_collection("longeval-web", "url", "text", id_fallback=True)
+        results = {"2022-06": run_child(url, "2022-06", home)}
+        if both:
+            results["2022-07"] = run_child(url, "2022-07", home)
+        return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="tcdb ingest benchmark")
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--irds-sample", type=int, default=3_000)
+    parser.add_argument("--skip-4n", action="store_true")
+    parser.add_argument("--child", nargs=2, metavar=("URL", "LABEL"))
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    n = args.docs
+    with tempfile.TemporaryDirectory(prefix="tcdb-bench-ingest-") as tmp:
+        home = Path(tmp) / "irds"
+        os.environ["IR_DATASETS_HOME"] = str(home)
+        t = time.perf_counter()
+        write_collection(home, n)
+        print(f"ingest: generated 2 LongEval-shaped snapshots of {n:,} docs (~5 KB) in "
+              f"{time.perf_counter() - t:.1f} s")
+        base = irds_rate(args.irds_sample)
+        print(f"  ir_datasets-longeval docs_iter (sample of {args.irds_sample:,}): "
+              f"{base:>9,.0f} docs/s   (baseline)")
+        for backend in ("postgres", "sqlite"):
+            r = ingest_into(backend, home, both=True)
+            first, second = r["2022-06"], r["2022-07"]
+            rate = first["docs"] / first["seconds"]
+            print(f"  tcdb ingest → {backend:<8} first snapshot {rate:>9,.0f} docs/s "
+                  f"({first['seconds']:.1f} s, {rate / base:5.1f}× baseline, peak RSS "
+                  f"{first['rss_mb']:.0f} MB); next snapshot, 80 % unchanged: "
+                  f"{second['seconds']:.1f} s ({second['docs'] / second['seconds']:,.0f} docs/s,"
+                  f" {second['new_contents']:,} new versions)")
+            if backend == "postgres":
+                ok = rate >= 20_000 and rate / base >= 10 and first["rss_mb"] < 1024 \
+                    and second["seconds"] < first["seconds"]
+                print(f"    goal ≥20,000 docs/s, ≥10×, RSS < 1 GB, re-ingest faster: "
+                      f"{'MET' if ok else 'MISSED'}")
+        if not args.skip_4n:
+            write_collection(home, 4 * n, seed=1)
+            r4 = ingest_into("postgres", home, both=False)["2022-06"]
+            print(f"  peak RSS at N={n:,}: {first['rss_mb']:.0f} MB (sqlite run) / at "
+                  f"4·N={4 * n:,}: {r4['rss_mb']:.0f} MB (postgres, "
+                  f"{r4['docs'] / r4['seconds']:,.0f} docs/s)")
+
+
+if __name__ == "__main__":
+    main()
