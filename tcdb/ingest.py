@@ -174,42 +174,57 @@ def _record_failure(collection_id: int | None, label: str, source: SnapshotSourc
         pass
 
 
-def _ingest_documents(session: Session, coll: Collection, snap: Snapshot,
-                      source: SnapshotSource, with_text: bool, report: IngestReport,
-                      progress: bool) -> dict[str, int]:
-    conn = session.connection()
+@dataclass
+class _Batch:
+    """Documents prepared for writing: membership rows and the distinct versions they use."""
+
+    members: list[tuple[str, str, bytes]]  # external id, key, content hash
+    contents: dict[bytes, tuple[int, str | None, str | None]]  # hash → length, text, source
+
+
+def _prepare(source: SnapshotSource, coll: Collection, with_text: bool) -> Iterator[_Batch]:
+    """Validate, normalise and hash documents batch by batch (pure Python, no database)."""
     by_url = coll.doc_identity == DocIdentity.url
     seen_external: set[str] = set()
     seen_keys: dict[str, str] = {}
+    for records in _batches(source.documents(), BATCH):
+        batch = _Batch([], {})
+        for record in records:
+            external = record.doc_id
+            if external in seen_external:
+                raise InputError(source.description, None,
+                                 f"document id {external!r} occurs twice in the snapshot")
+            seen_external.add(external)
+            key = _document_key(record, by_url, coll.id_fallback, source.description)
+            other = seen_keys.get(key)
+            if other is not None:
+                raise InputError(source.description, None,
+                                 f"documents {other!r} and {external!r} share the key "
+                                 f"{key!r} ({coll.doc_identity.value})")
+            seen_keys[key] = external
+            normalised = normalise_text(record.text)
+            digest = content_hash(normalised)
+            batch.members.append((external, key, digest))
+            if digest not in batch.contents:
+                batch.contents[digest] = (len(normalised), record.text if with_text else None,
+                                          record.source)
+        yield batch
+
+
+def _ingest_documents(session: Session, coll: Collection, snap: Snapshot,
+                      source: SnapshotSource, with_text: bool, report: IngestReport,
+                      progress: bool) -> dict[str, int]:
+    """Write membership, documents and versions; reading and hashing the next batch runs in a
+    thread while this one is in the database."""
+    conn = session.connection()
     external_to_document: dict[str, int] = {}
-    records = source.documents()
     with _progress(progress, source.documents_count_hint(), f"{coll.name}/{snap.label}") as tick:
-        for batch in _batches(records, BATCH):
-            members: list[tuple[str, str, bytes]] = []  # external id, key, hash
-            contents: dict[bytes, tuple[int, str | None, str | None]] = {}
-            for record in batch:
-                external = record.doc_id
-                if external in seen_external:
-                    raise InputError(source.description, None,
-                                     f"document id {external!r} occurs twice in the snapshot")
-                seen_external.add(external)
-                key = _document_key(record, by_url, coll.id_fallback, source.description)
-                other = seen_keys.get(key)
-                if other is not None:
-                    raise InputError(source.description, None,
-                                     f"documents {other!r} and {external!r} share the key "
-                                     f"{key!r} ({coll.doc_identity.value})")
-                seen_keys[key] = external
-                normalised = normalise_text(record.text)
-                digest = content_hash(normalised)
-                members.append((external, key, digest))
-                if digest not in contents:
-                    contents[digest] = (len(normalised), record.text if with_text else None,
-                                        record.source)
-            document_of = _resolve_documents(conn, coll.id, [m[1] for m in members], report)
-            content_of = _resolve_contents(conn, contents, report)
+        for batch in _prefetched(_prepare(source, coll, with_text)):
+            keys = [m[1] for m in batch.members]
+            document_of = _resolve_documents(conn, coll.id, keys, report)
+            content_of = _resolve_contents(conn, batch.contents, report)
             rows = []
-            for external, key, digest in members:
+            for external, key, digest in batch.members:
                 document_id = document_of[key]
                 external_to_document[external] = document_id
                 rows.append((snap.id, document_id, external, content_of[digest]))
@@ -218,6 +233,48 @@ def _ingest_documents(session: Session, coll: Collection, snap: Snapshot,
             report.n_documents += len(rows)
             tick(len(rows))
     return external_to_document
+
+
+def _prefetched(batches: Iterator[_Batch], depth: int = 2) -> Iterator[_Batch]:
+    """Run a generator in a background thread, `depth` items ahead; its errors re-raise here."""
+    import queue
+    import threading
+
+    items: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for item in batches:
+                while not stop.is_set():
+                    try:
+                        items.put(("item", item), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            items.put(("done", None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            items.put(("error", exc))
+
+    thread = threading.Thread(target=produce, name="tcdb-ingest-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = items.get()
+            if kind == "done":
+                return
+            if kind == "error":
+                raise value
+            yield value
+    finally:
+        stop.set()
+        while thread.is_alive():
+            try:
+                items.get_nowait()
+            except queue.Empty:
+                thread.join(timeout=0.1)
 
 
 def _document_key(record: DocumentRecord, by_url: bool, id_fallback: bool, where: str) -> str:
