@@ -1,7 +1,12 @@
 """tcdb — a longitudinal test-collection database for IR evaluation.
 
-The Python API lives in `tcdb.api` and is re-exported here lazily, so that `import tcdb`
-(and therefore `tcdb --help`) stays fast: pandas and friends load only when used.
+The Python API lives in `tcdb.api` (DataFrames and report dicts for notebooks)::
+
+    from tcdb import api
+    api.scores("longeval-web", "2023-01", measures=["nDCG@10", "AP"])
+
+Its names that are not also core modules (`persistence`, `reusability`, `per_topic_deltas`,
+…) are re-exported here lazily, so that `import tcdb` (and `tcdb --help`) stays fast.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """`tcdb.runs(...)` resolves to `tcdb.api.runs`; submodules import as usual."""
+    """Submodules import as usual; other names resolve to `tcdb.api`."""
     if name.startswith("_") or name == "api":
         raise AttributeError(name)
     if find_spec(f"tcdb.{name}") is not None:

@@ -1,0 +1,71 @@
+"""Deleting what hangs off runs, qrels sets and snapshots, explicitly.
+
+`run_entry` and `score` carry no FOREIGN KEY constraints (COPY speed, see schema/runs.py), so no
+cascade will ever remove their rows: every code path that deletes or replaces a run, a qrels set
+or a snapshot must come through here, inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, delete, select
+from sqlmodel import Session
+
+from tcdb.schema import Evaluation, QrelsSet, Run, RunEntry, Score, UnresolvedRunEntry
+
+
+def _conn(bind: Session | Connection) -> Connection:
+    return bind.connection() if isinstance(bind, Session) else bind
+
+
+def clear_run(bind: Session | Connection, run_id: int) -> None:
+    """Remove a run's entries, unresolved entries, scores and evaluations; keep the run row.
+
+    Used by `run import --replace`, so the run keeps its id (and its place in pools).
+    """
+    conn = _conn(bind)
+    conn.execute(delete(RunEntry).where(RunEntry.run_id == run_id))
+    conn.execute(delete(UnresolvedRunEntry).where(UnresolvedRunEntry.run_id == run_id))
+    clear_run_scores(conn, run_id)
+
+
+def clear_run_scores(bind: Session | Connection, run_id: int) -> None:
+    """Remove a run's scores and evaluation markers (its entries stay)."""
+    conn = _conn(bind)
+    conn.execute(delete(Score).where(Score.run_id == run_id))
+    conn.execute(delete(Evaluation).where(Evaluation.run_id == run_id))
+
+
+def delete_run(bind: Session | Connection, run_id: int) -> None:
+    """Delete a run and everything that refers to it."""
+    conn = _conn(bind)
+    clear_run(conn, run_id)
+    conn.execute(delete(Run).where(Run.id == run_id))
+
+
+def delete_qrels_scores(bind: Session | Connection, qrels_set_id: int) -> None:
+    """Remove every score and evaluation computed against a qrels set."""
+    conn = _conn(bind)
+    conn.execute(delete(Score).where(Score.qrels_set_id == qrels_set_id))
+    conn.execute(delete(Evaluation).where(Evaluation.qrels_set_id == qrels_set_id))
+
+
+def delete_snapshot_dependents(
+    bind: Session | Connection, snapshot_id: int, *, keep_runs: bool = False
+) -> None:
+    """Remove a snapshot's runs (entries, scores, evaluations) and all scores on its qrels sets.
+
+    Called when a snapshot is replaced: its run entries point at the old documents and topics.
+    With `keep_runs` the run rows stay (entries and scores go). Qrels sets and judgments are left
+    to the caller (their foreign keys cascade with the snapshot).
+    """
+    conn = _conn(bind)
+    run_ids = select(Run.id).where(Run.snapshot_id == snapshot_id).scalar_subquery()
+    qrels_ids = select(QrelsSet.id).where(QrelsSet.snapshot_id == snapshot_id).scalar_subquery()
+    conn.execute(delete(RunEntry).where(RunEntry.run_id.in_(run_ids)))
+    conn.execute(delete(UnresolvedRunEntry).where(UnresolvedRunEntry.run_id.in_(run_ids)))
+    conn.execute(delete(Score).where(Score.run_id.in_(run_ids)))
+    conn.execute(delete(Score).where(Score.qrels_set_id.in_(qrels_ids)))
+    conn.execute(delete(Evaluation).where(Evaluation.run_id.in_(run_ids)))
+    conn.execute(delete(Evaluation).where(Evaluation.qrels_set_id.in_(qrels_ids)))
+    if not keep_runs:
+        conn.execute(delete(Run).where(Run.snapshot_id == snapshot_id))

@@ -1,0 +1,379 @@
+"""Run import: TREC run files → `run` + `run_entry`, validated, atomic and idempotent.
+
+A run is identified by its tag within a snapshot and by the checksum of its file: the same file
+again is a no-op, a different file under the same tag is refused unless `replace`, which keeps
+the run's id (and its place in pools) but drops its old entries and scores. Topics and documents
+are resolved to ids with Python dicts built once per call; entries go through `bulk_insert`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from itertools import islice, repeat
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from tcdb.db import bulk_insert, session_scope
+from tcdb.errors import ConflictError, InputError, NotFoundError
+from tcdb.schema import Run, RunCategory, Snapshot, System
+
+if TYPE_CHECKING:
+    from tcdb.collections.runs import RunFile
+
+_T = TypeVar("_T")
+ENTRY_COLUMNS = ["run_id", "topic_id", "document_id", "rank", "score"]
+UNRESOLVED_COLUMNS = ["run_id", "topic_id", "external_doc_id", "rank", "score"]
+
+
+@dataclass
+class RunImportReport:
+    """What importing one run file did."""
+
+    collection: str
+    snapshot: str
+    tag: str
+    path: str
+    status: str  # "imported" | "unchanged" | "replaced"
+    run_id: int
+    system: str
+    n_entries: int = 0
+    n_unresolved: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def import_run(
+    collection: str,
+    snapshot: str,
+    path: Path | str,
+    *,
+    system: str | None = None,
+    group: str | None = None,
+    manual: bool = False,
+    contributed: bool = False,
+    category: RunCategory | str | None = None,
+    submitted: dt.date | None = None,
+    description: str | None = None,
+    replace: bool = False,
+    allow_unknown_docs: bool = False,
+) -> RunImportReport:
+    """Import one TREC run file into a snapshot (see the module docstring)."""
+    return import_runs(
+        collection, snapshot, [path], system=system, group=group, manual=manual,
+        contributed=contributed, category=category, submitted=submitted,
+        description=description, replace=replace, allow_unknown_docs=allow_unknown_docs,
+    )[0]
+
+
+def import_runs(
+    collection: str,
+    snapshot: str,
+    paths: Sequence[Path | str],
+    *,
+    system: str | None = None,
+    group: str | None = None,
+    manual: bool = False,
+    contributed: bool = False,
+    category: RunCategory | str | None = None,
+    submitted: dt.date | None = None,
+    description: str | None = None,
+    replace: bool = False,
+    allow_unknown_docs: bool = False,
+    progress: bool = False,
+) -> list[RunImportReport]:
+    """Import several run files in one transaction: all of them, or (on any error) none.
+
+    `system` names the system of every file (default: each run's tag).
+    """
+    from tcdb.catalog import get_snapshot
+    from tcdb.collections.runs import checksum_file, read_run
+    from tcdb.lookups import document_ids, topic_ids
+
+    files = [Path(p) for p in paths]
+    if not files:
+        raise InputError(None, None, "no run files given")
+    for file in files:
+        if not file.is_file():
+            raise NotFoundError(f"run file not found: {file}")
+    run_category = _category(category)
+    reports: list[RunImportReport] = []
+    with session_scope() as session, TaskProgress(progress, len(files), "importing runs") as bar:
+        snap = get_snapshot(session, collection, snapshot)
+        assert snap.id is not None
+        docs: _IdIndex | None = None
+        topics: _IdIndex | None = None
+        seen_tags: dict[str, Path] = {}
+        existing = _existing_runs(session, snap.id)
+        known = {r.checksum for r in existing.values()}
+
+        def load(file: Path) -> tuple[Path, str, RunFile | None]:
+            # A no-op needs no parse: the same bytes as a stored run.
+            checksum = checksum_file(file)
+            return file, checksum, None if checksum in known else read_run(file)
+
+        for file, checksum, parsed in _read_ahead(load, files):
+            started = time.perf_counter()
+            same = next((r for r in existing.values() if r.checksum == checksum), None)
+            if same is not None:
+                if same.tag in seen_tags:
+                    raise ConflictError(f"{file} and {seen_tags[same.tag]} hold the same run "
+                                        f"{same.tag!r}")
+                seen_tags[same.tag] = file
+                reports.append(RunImportReport(
+                    collection, snapshot, same.tag, str(file), "unchanged", same.id or 0,
+                    _system_name(session, same.system_id), same.n_entries, same.n_unresolved,
+                    time.perf_counter() - started))
+                bar.advance()
+                continue
+            run_file = parsed if parsed is not None else read_run(file)
+            if run_file.tag in seen_tags:
+                raise ConflictError(f"{file} and {seen_tags[run_file.tag]} both hold run "
+                                    f"{run_file.tag!r}: import them separately")
+            seen_tags[run_file.tag] = file
+            old = existing.get(run_file.tag)
+            if old is not None and not replace:
+                raise ConflictError(
+                    f"{file}: snapshot {snapshot!r} of {collection!r} already has run "
+                    f"{run_file.tag!r} from a different file ({old.source or 'unknown source'}, "
+                    f"sha256 {str(old.checksum)[:12]}…): pass --replace to replace it")
+            if docs is None or topics is None:
+                docs = _IdIndex(document_ids(session, snap.id))
+                topics = _IdIndex(topic_ids(session, snap.id))
+            topic_col, doc_col, missing = _resolve(
+                run_file, snap, topics, docs, allow_unknown_docs)
+            system_row = _get_system(session, snap.collection_id, system or run_file.tag)
+            values = dict(
+                system_id=system_row.id, group_name=group, is_manual=manual,
+                contributed=contributed, category=run_category, submitted=submitted,
+                checksum=run_file.checksum, source=str(file.resolve()), description=description,
+                n_entries=len(doc_col) - len(missing), n_unresolved=len(missing),
+            )
+            if old is not None:
+                from tcdb.housekeeping import clear_run
+
+                clear_run(session, old.id or 0)
+                for key, value in values.items():
+                    setattr(old, key, value)
+                run = old
+                status = "replaced"
+            else:
+                run = Run(snapshot_id=snap.id, tag=run_file.tag, **values)
+                status = "imported"
+            session.add(run)
+            session.flush()
+            assert run.id is not None
+            _write_entries(session, run.id, run_file, topic_col, doc_col, missing)
+            existing[run.tag] = run
+            reports.append(RunImportReport(
+                collection, snapshot, run_file.tag, str(file), status, run.id, system_row.name,
+                len(doc_col) - len(missing), len(missing),
+                time.perf_counter() - started))
+            bar.advance()
+    return reports
+
+
+def _read_ahead(
+    load: Callable[[Path], _T], files: Sequence[Path]
+) -> Iterator[_T]:
+    """`load` each file in order, the next one in a thread while the caller writes this one.
+
+    Parsing (pyarrow, numpy) and the COPY's wait on the server then overlap; one file ahead
+    keeps memory to two parsed runs.
+    """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tcdb-run-reader") as pool:
+        pending: deque[Future[_T]] = deque()
+        rest = iter(files)
+        for file in islice(rest, 2):
+            pending.append(pool.submit(load, file))
+        while pending:
+            result = pending.popleft().result()
+            following = next(rest, None)
+            if following is not None:
+                pending.append(pool.submit(load, following))
+            yield result
+
+
+def _category(category: RunCategory | str | None) -> RunCategory | None:
+    if category is None:
+        return None
+    try:
+        return RunCategory(category)
+    except ValueError:
+        choices = ", ".join(c.value for c in RunCategory)
+        raise InputError(None, None, f"category {category!r} is not one of {choices}") from None
+
+
+def _existing_runs(session: Session, snapshot_id: int) -> dict[str, Run]:
+    rows = session.execute(select(Run).where(Run.snapshot_id == snapshot_id)).scalars()
+    return {run.tag: run for run in rows}
+
+
+def _system_name(session: Session, system_id: int) -> str:
+    return session.execute(select(System.name).where(System.id == system_id)).scalar_one()
+
+
+def _get_system(session: Session, collection_id: int, name: str) -> System:
+    """The collection's system of that name, created on first use."""
+    found = session.execute(select(System).where(
+        System.collection_id == collection_id, System.name == name)).scalar_one_or_none()
+    if found is not None:
+        return found
+    system = System(collection_id=collection_id, name=name)
+    session.add(system)
+    session.flush()
+    return system
+
+
+class _IdIndex:
+    """External id → integer id, looked up for a whole column at once (pandas' C hash table is
+    an order of magnitude faster than a Python dict lookup per row)."""
+
+    def __init__(self, mapping: dict[str, int]) -> None:
+        import numpy as np
+        import pandas as pd
+
+        self.index = pd.Index(list(mapping), dtype=object)
+        self.ids = np.fromiter(mapping.values(), dtype=np.int64, count=len(mapping))
+
+    def lookup(self, keys: list[str]) -> tuple[Any, Any]:
+        """(ids, known mask) for the keys; unknown keys get id -1."""
+        positions = self.index.get_indexer(keys)
+        known = positions >= 0
+        ids = self.ids[positions] if len(self.ids) else positions.copy()
+        ids[~known] = -1
+        return ids, known
+
+
+def _resolve(
+    run_file: RunFile,
+    snap: Snapshot,
+    topics: _IdIndex,
+    docs: _IdIndex,
+    allow_unknown_docs: bool,
+) -> tuple[Any, Any, list[int]]:
+    """Topic ids and document ids (-1: unknown) per row, and the positions of unknown documents.
+
+    Every topic must be in the snapshot; every document too unless `allow_unknown_docs`.
+    """
+    import numpy as np
+
+    topic_col, known_topic = topics.lookup(run_file.topics)
+    if not known_topic.all():
+        unknown = {run_file.topics[i] for i in np.flatnonzero(~known_topic)}
+        index = int(np.argmin(known_topic))
+        raise InputError(run_file.path, int(run_file.lines[index]),
+                         f"topic {run_file.topics[index]!r} is not in snapshot {snap.label!r} "
+                         f"({len(unknown)} unknown topic(s) in the file)")
+    doc_col, known_doc = docs.lookup(run_file.docs)
+    if known_doc.all():
+        return topic_col, doc_col, []
+    missing: list[int] = np.flatnonzero(~known_doc).tolist()
+    if not allow_unknown_docs:
+        index = missing[0]
+        raise InputError(run_file.path, int(run_file.lines[index]),
+                         f"document {run_file.docs[index]!r} (topic {run_file.topics[index]!r}) "
+                         f"is not in snapshot {snap.label!r} ({len(missing)} unknown document "
+                         "row(s); --allow-unknown-docs keeps them as unresolved)")
+    return topic_col, doc_col, missing
+
+
+def _write_entries(
+    session: Session,
+    run_id: int,
+    run_file: RunFile,
+    topic_col: Any,
+    doc_col: Any,
+    missing: list[int],
+) -> None:
+    """Resolved entries to `run_entry`, unknown documents to `run_entry_unresolved`."""
+    import numpy as np
+
+    ranks, scores = run_file.ranks, run_file.scores
+    if missing:
+        keep = np.ones(len(doc_col), dtype=bool)
+        keep[missing] = False
+        bulk_insert(session, "run_entry_unresolved", UNRESOLVED_COLUMNS,
+                    [(run_id, int(topic_col[i]), run_file.docs[i], int(ranks[i]),
+                      float(scores[i])) for i in missing])
+        topic_col, doc_col, ranks, scores = (topic_col[keep], doc_col[keep], ranks[keep],
+                                             scores[keep])
+    bulk_insert(session, "run_entry", ENTRY_COLUMNS,
+                zip(repeat(run_id), topic_col.tolist(), doc_col.tolist(), ranks.tolist(),
+                    scores.tolist()))
+
+
+class TaskProgress:
+    """A transient rich progress bar on stderr over `total` steps, or nothing when disabled."""
+
+    def __init__(self, enabled: bool, total: int, label: str = "working") -> None:
+        self.enabled = enabled and total > 1
+        self.total = total
+        self.label = label
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> TaskProgress:
+        if self.enabled:
+            from rich.progress import Progress
+
+            from tcdb.cli.output import err_console
+
+            self._bar = Progress(console=err_console, transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(self.label, total=self.total)
+        return self
+
+    def advance(self) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def list_runs(collection: str | None = None, snapshot: str | None = None) -> list[dict[str, Any]]:
+    """Every run (optionally of one collection / snapshot) with its metadata and sizes."""
+    from tcdb.catalog import get_collection
+    from tcdb.queries import run_rows
+
+    with session_scope() as session:
+        collection_id = get_collection(session, collection).id if collection else None
+        if snapshot is not None and collection is None:
+            raise InputError(None, None, "a snapshot needs its collection")
+        if snapshot is not None:
+            from tcdb.catalog import get_snapshot
+
+            get_snapshot(session, collection or "", snapshot)
+        return run_rows(session.connection(), collection_id=collection_id, snapshot=snapshot)
+
+
+def get_runs(session: Session, snapshot: Snapshot, tags: Sequence[str] | None = None) -> list[Run]:
+    """The snapshot's runs (all, or those tags, in the order given); unknown tags are named."""
+    rows = list(session.execute(
+        select(Run).where(Run.snapshot_id == snapshot.id).order_by(Run.tag)).scalars())
+    if tags is None:
+        return rows
+    by_tag = {r.tag: r for r in rows}
+    unknown = [t for t in tags if t not in by_tag]
+    if unknown:
+        known = ", ".join(by_tag) or "none imported yet"
+        raise NotFoundError(f"no run {', '.join(map(repr, unknown))} in snapshot "
+                            f"{snapshot.label!r} (runs: {known})")
+    return [by_tag[t] for t in dict.fromkeys(tags)]
+
+
+def count_runs(session: Session, snapshot_id: int) -> int:
+    return session.execute(select(func.count()).select_from(Run).where(
+        Run.snapshot_id == snapshot_id)).scalar_one()

@@ -1,0 +1,70 @@
+"""The Python API: DataFrames with readable columns, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.builders import build_snapshot, write_run_file
+
+DOCS = {f"d{i}": f"text {i}" for i in range(6)}
+
+
+@pytest.fixture
+def two_snapshots(db: str, tmp_path: Path) -> None:
+    """Collection `lx` keyed by query text: snapshot s2 renumbers the topics of s1."""
+    from tcdb.runs import import_run
+
+    build_snapshot(tmp_path, "lx", "s1", DOCS, {"1": "cheap flights", "2": "weather paris"},
+                   [("1", "d1", 1), ("2", "d2", 1)], topic_identity="text")
+    build_snapshot(tmp_path, "lx", "s2", DOCS, {"10": "weather paris", "11": "cheap flights"},
+                   [("10", "d2", 1), ("11", "d3", 1)], topic_identity="text")
+    runs = tmp_path / "runs"
+    import_run("lx", "s1", write_run_file(runs / "s1", "bm25-s1",
+                                          [("1", "d1", 2.0), ("1", "d2", 1.0),
+                                           ("2", "d3", 1.0)]), system="BM25")
+    import_run("lx", "s2", write_run_file(runs / "s2", "bm25-s2",
+                                          [("10", "d2", 2.0), ("11", "d1", 1.0)]),
+               system="BM25")
+
+
+def test_runs_and_qrels_frames(two_snapshots: None) -> None:
+    from tcdb import api
+
+    runs = api.runs("lx")
+    assert list(runs["run"]) == ["bm25-s1", "bm25-s2"]
+    assert list(runs["snapshot"]) == ["s1", "s2"] and set(runs["system"]) == {"BM25"}
+    assert list(api.runs("lx", "s2")["run"]) == ["bm25-s2"]
+    qrels = api.qrels("lx", "s2")
+    assert list(qrels.columns) == ["collection", "snapshot", "qrels", "topic", "doc", "grade"]
+    assert sorted(zip(qrels["topic"], qrels["doc"], strict=True)) == [("10", "d2"), ("11", "d3")]
+    sets = api.qrels_sets("lx")
+    assert list(sets["snapshot"]) == ["s1", "s2"] and set(sets["name"]) == {"original"}
+
+
+def test_scores_frame_means_and_per_topic(two_snapshots: None) -> None:
+    from tcdb import api
+
+    means = api.scores("lx", "s1", measures=["P@1", "RR"])
+    assert list(means.columns[:7]) == ["collection", "snapshot", "qrels", "run", "system",
+                                       "measure", "value"]
+    got = dict(zip(means["measure"], means["value"], strict=True))
+    assert got == {"P@1": pytest.approx(0.5), "RR": pytest.approx(0.5)}
+    topics = api.scores("lx", "s1", measures="RR", per_topic=True)
+    assert dict(zip(topics["topic"], topics["value"], strict=True)) == {"1": 1.0, "2": 0.0}
+
+
+def test_per_topic_scores_match_topics_across_snapshots(two_snapshots: None) -> None:
+    from tcdb import api
+
+    frame = api.per_topic_scores("lx", ["s1", "s2"], "original", "RR")
+    assert set(frame["snapshot"]) == {"s1", "s2"}
+    by_key = frame.pivot_table(index="topic_key", columns="snapshot", values="value")
+    assert by_key.loc["cheap flights"].tolist() == [1.0, 0.0]
+    assert by_key.loc["weather paris"].tolist() == [0.0, 1.0]
+    external = dict(zip(zip(frame["snapshot"], frame["topic_key"], strict=True), frame["topic"],
+                        strict=True))
+    assert external[("s2", "cheap flights")] == "11"
+    only = api.per_topic_scores("lx", ["s1", "s2"], "original", "RR", runs=["bm25-s2"])
+    assert set(only["snapshot"]) == {"s2"}
