@@ -1,0 +1,10 @@
+"""Prefect flows over tcdb's plain functions: ingest, import runs, evaluate, pool, refresh.
+
+Flows orchestrate and hold no business logic: each calls the same core function the CLI calls.
+Importing this package configures Prefect's environment first (`tcdb.prefect_env`), so the
+flows' state stays in the project and nothing writes into the user's home by surprise.
+"""
+
+from tcdb.prefect_env import configure_prefect
+
+configure_prefect()

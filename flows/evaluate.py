@@ -1,0 +1,99 @@
+"""Evaluate what is missing: every (run, qrels set, measure) of complete snapshots not scored yet.
+
+The core (`tcdb.evaluation.evaluate`) computes only the missing combinations, so running this
+every hour costs a few queries when nothing is new. Without arguments it looks at every
+complete snapshot that has runs and qrels; arguments narrow it down.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from tcdb.errors import TcdbError
+from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
+from tcdb.flows.common import Stopwatch, retry_transient
+from tcdb.flows.state import evaluation_targets
+
+# Used when neither the caller nor the core names measures.
+FALLBACK_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000"]
+
+
+def default_measures() -> list[str]:
+    """The core's default measures when it declares them, else a common trec_eval set."""
+    from tcdb import evaluation
+
+    return list(getattr(evaluation, "DEFAULT_MEASURES", FALLBACK_MEASURES))
+
+
+def report_dict(report: Any) -> dict[str, Any]:
+    """A core report as a plain dict (it has `as_dict()`, or is a dataclass)."""
+    if hasattr(report, "as_dict"):
+        return dict(report.as_dict())
+    if dataclasses.is_dataclass(report) and not isinstance(report, type):
+        return dataclasses.asdict(report)
+    return dict(report)
+
+
+@task(name="evaluate-qrels", retries=2, retry_delay_seconds=[5, 30],
+      retry_condition_fn=retry_transient, cache_policy=NO_CACHE)
+def evaluate_task(collection: str, snapshot: str, qrels: str, measures: list[str],
+                  runs: list[str] | None = None) -> dict[str, Any]:
+    """Score the missing (run, measure) combinations of one snapshot under one qrels set."""
+    from tcdb.evaluation import evaluate as evaluate_core
+
+    return report_dict(evaluate_core(collection, snapshot, qrels, measures, runs=runs))
+
+
+@flow(name="evaluate", log_prints=True)
+def evaluate(
+    collection: str | None = None,
+    snapshot: str | None = None,
+    qrels: str | None = None,
+    measures: list[str] | None = None,
+    runs: list[str] | None = None,
+) -> dict[str, Any]:
+    """Compute the missing scores (all complete snapshots, or the ones named)."""
+    logger = get_run_logger()
+    watch = Stopwatch()
+    measures = list(measures) if measures else default_measures()
+    if collection is not None and snapshot is not None and qrels is not None:
+        targets = [(collection, snapshot, qrels)]  # the core names what does not exist
+    else:
+        targets = evaluation_targets(collection, snapshot, qrels)
+    rows: list[dict[str, Any]] = []
+    failures: list[TcdbError] = []
+    for coll, snap, qrels_name in targets:
+        try:
+            with watch.step(f"{coll}/{snap}/{qrels_name}"):
+                report = evaluate_task(coll, snap, qrels_name, measures, runs)
+        except TcdbError as exc:
+            logger.error("%s/%s under %s: %s", coll, snap, qrels_name, exc)
+            failures.append(exc)
+            rows.append({"collection": coll, "snapshot": snap, "qrels": qrels_name,
+                         "error": str(exc)})
+            continue
+        logger.info("%s/%s under %s: %s", coll, snap, qrels_name, _brief(report))
+        rows.append({**report, "collection": coll, "snapshot": snap, "qrels": qrels_name})
+    result = {"measures": measures, "targets": rows, "failed": len(failures),
+              "seconds": round(watch.total, 3)}
+    columns = ["collection", "snapshot", "qrels"] + sorted(
+        {k for r in rows for k in r if k not in ("collection", "snapshot", "qrels")
+         and not isinstance(r[k], list | dict)})
+    publish("evaluate", render("Missing scores", [
+        f"**{len(rows)}** (snapshot, qrels) pairs looked at, **{len(failures)}** failed; "
+        f"measures: {', '.join(measures)}",
+        markdown_table(columns, [[r.get(c) for c in columns] for r in rows]),
+        timings_section(watch),
+    ]), "scores computed for what was missing")
+    if failures:
+        raise failures[0]
+    return result
+
+
+def _brief(report: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in report.items()
+                     if isinstance(v, int | float) and not isinstance(v, bool))

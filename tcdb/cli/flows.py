@@ -1,0 +1,84 @@
+"""`tcdb flows …`: the scheduled deployments, and running one now.
+
+Thin over `tcdb.flows.deployments`. Prefect is imported inside the commands (after
+`configure_prefect()`), so `tcdb --help` stays fast; `flows list` starts no Prefect server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from tcdb.cli.output import console, print_json, print_table
+
+app = typer.Typer(help="Prefect flows: list the scheduled deployments, run one now.",
+                  no_args_is_help=True)
+
+SPEC_HELP = "An extra collection spec to schedule nightly ingestion for (repeatable)."
+
+
+@app.command("list")
+def list_deployments(
+    spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show each deployment: name, flow, cron schedule and parameters (no server needed)."""
+    from tcdb.prefect_env import configure_prefect
+
+    configure_prefect()
+    from tcdb.flows.deployments import build_deployments
+
+    rows = [deployment_row(d) for d in build_deployments(spec)]
+    if json_output:
+        print_json(rows)
+        return
+    print_table(["name", "flow", "schedule", "parameters"],
+                [(r["name"], r["flow"], r["schedule"], _params(r["parameters"])) for r in rows],
+                title="Deployments (times in UTC)")
+
+
+def deployment_row(deployment: Any) -> dict[str, Any]:
+    """What `flows list` and `serve` report for one Prefect deployment object."""
+    crons = [getattr(s.schedule, "cron", None) or str(s.schedule)
+             for s in deployment.schedules or []]
+    return {"name": deployment.name, "flow": deployment.flow_name,
+            "schedule": crons[0] if len(crons) == 1 else crons,
+            "parameters": dict(deployment.parameters or {}),
+            "entrypoint": deployment.entrypoint, "description": deployment.description}
+
+
+def _params(parameters: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in parameters.items()) or "–"
+
+
+@app.command("run")
+def run_flow(
+    name: str = typer.Argument(..., help="A deployment name (`tcdb flows list`) or a flow name "
+                               "(ingest-snapshot, ingest-new-snapshots, import-runs, evaluate, "
+                               "build-pool, refresh)."),
+    param: list[str] = typer.Option([], "--param", "-p", help="A parameter as k=v (repeatable); "
+                                    "v is JSON when it parses, else text."),
+    spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP),
+    json_output: bool = typer.Option(False, "--json", help="Print the flow's result as JSON."),
+) -> None:
+    """Run a deployment's flow now, in this process, with its parameters and your overrides."""
+    from tcdb.prefect_env import configure_prefect
+
+    configure_prefect()
+    from tcdb.flows.deployments import run_now
+
+    result = run_now(name, param, spec)
+    if json_output:
+        print_json(result)
+        return
+    console.print(f"[green]✓[/] {name} finished")
+    if isinstance(result, dict):
+        print_table(["", "value"], [(k, _summary(v)) for k, v in result.items()])
+
+
+def _summary(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return f"{len(value)} item(s)" if value else "–"
+    return str(value)

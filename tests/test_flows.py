@@ -1,0 +1,518 @@
+"""Prefect flows over the core: scheduled ingestion of new snapshots, run drops, evaluation,
+deployments and their schedules, retries only where a retry can help.
+
+Flows run for real against Prefect's test harness (a throw-away local API), on SQLite and
+PostgreSQL through the `db` fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tcdb.errors import ConflictError, InputError, NotFoundError
+
+
+@pytest.fixture(scope="session")
+def prefect_api() -> Iterator[None]:
+    """One throw-away Prefect API for the whole session (its start takes seconds)."""
+    import tcdb.flows  # noqa: F401, I001 - configures Prefect's environment before prefect loads
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+# --- data -------------------------------------------------------------------------------------
+
+TOPICS = {"q1": "paris weather", "q2": "cheap flights", "q3": "train strikes"}
+
+
+def write_snapshot(folder: Path, version: int) -> Path:
+    """A small local snapshot: TREC documents, TSV topics, TREC qrels. Returns the folder."""
+    docs = folder / "docs"
+    docs.mkdir(parents=True, exist_ok=True)
+    ids = [f"d{i}" for i in range(1, 7 + version)]
+    (docs / "part-0.trec").write_text("".join(
+        f"<DOC>\n<DOCNO>{d}</DOCNO>\n<TEXT>\ntext of {d}, version {version if d == 'd1' else 0}"
+        f"\n</TEXT>\n</DOC>\n" for d in ids), encoding="utf-8")
+    (folder / "topics.tsv").write_text(
+        "".join(f"{q}\t{text}\n" for q, text in TOPICS.items()), encoding="utf-8")
+    (folder / "qrels.txt").write_text(
+        "".join(f"{q} 0 {d} {(i + j) % 3}\n" for i, q in enumerate(TOPICS)
+                for j, d in enumerate(ids[:4])), encoding="utf-8")
+    return folder
+
+
+def write_spec(root: Path, name: str = "flowtest") -> Path:
+    """A spec declaring three local snapshots; only the first two have their files yet."""
+    for version in (1, 2):
+        write_snapshot(root / f"s{version}", version)
+    snaps = "\n".join(
+        f"  - {{label: s{v}, date: 2024-0{v}-01, docs: s{v}/docs, topics: s{v}/topics.tsv, "
+        f"qrels: s{v}/qrels.txt}}" for v in (1, 2, 3))
+    spec = root / f"{name}.yaml"
+    spec.write_text(f"name: {name}\ngrades: [0, 2]\nsnapshots:\n{snaps}\n", encoding="utf-8")
+    return spec
+
+
+def write_run(path: Path, tag: str, topics: list[str] | None = None, depth: int = 5) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f"{q} Q0 d{r} {r} {10 - r}.5 {tag}\n" for q in (topics or list(TOPICS))
+             for r in range(1, depth + 1)]
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+# --- ingest_new_snapshots ---------------------------------------------------------------------
+
+
+def test_ingest_new_snapshots_skips_a_missing_source_then_picks_it_up(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.drift import list_snapshots
+    from tcdb.flows.ingest import ingest_new_snapshots
+
+    spec = write_spec(tmp_path)
+    first = ingest_new_snapshots(str(spec))
+    assert first["ingested"] == ["s1", "s2"]
+    assert list(first["skipped"]) == ["s3"]
+    assert "documents not found" in first["skipped"]["s3"]
+    assert str(tmp_path / "s3" / "docs") in first["skipped"]["s3"]
+    assert first["drift"]["s1"] is None
+    assert first["drift"]["s2"]["previous"] == "s1"
+    assert first["drift"]["s2"]["documents"]["added"] == 1
+    assert first["drift"]["s2"]["documents"]["changed"] == 1
+    snaps = {s["label"]: s for s in list_snapshots("flowtest")}
+    assert set(snaps) == {"s1", "s2"} and snaps["s2"]["documents"] == 8
+
+    again = ingest_new_snapshots(str(spec))
+    assert again["ingested"] == [] and again["present"] == ["s1", "s2"]
+    assert list(again["skipped"]) == ["s3"]
+
+    write_snapshot(tmp_path / "s3", 3)
+    third = ingest_new_snapshots(str(spec))
+    assert third["ingested"] == ["s3"] and third["skipped"] == {}
+    assert third["drift"]["s3"]["previous"] == "s2"
+    assert {s["label"]: s["status"] for s in list_snapshots("flowtest")} == {
+        "s1": "complete", "s2": "complete", "s3": "complete"}
+
+
+def test_bad_input_fails_at_once_with_the_core_message(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.drift import list_snapshots
+    from tcdb.flows.ingest import ingest_new_snapshots
+
+    spec = write_spec(tmp_path)
+    bad = tmp_path / "s2" / "qrels.txt"
+    bad.write_text("q1 0 d1 1\nq1 0 d2\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        ingest_new_snapshots(str(spec))
+    assert info.value.file is not None and info.value.file.endswith("qrels.txt")
+    assert info.value.line == 2
+    # s1 went in before the bad snapshot; the bad one left no data (a `failed` marker only).
+    states = {s["label"]: s["status"] for s in list_snapshots("flowtest")}
+    assert states["s1"] == "complete" and states.get("s2") != "complete"
+
+
+def test_a_missing_spec_is_not_found(db: str, prefect_api: None, tmp_path: Path) -> None:
+    from tcdb.flows.ingest import ingest_new_snapshots
+
+    with pytest.raises(NotFoundError, match="collection spec not found"):
+        ingest_new_snapshots(str(tmp_path / "nope.yaml"))
+
+
+def test_a_changed_source_under_a_complete_label_is_a_conflict(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.catalog import add_collection
+    from tcdb.flows.ingest import ingest_snapshot
+
+    add_collection("flowtest")
+    first = write_snapshot(tmp_path / "a", 1)
+    other = write_snapshot(tmp_path / "b", 2)
+    result = ingest_snapshot("flowtest", "s1", docs=str(first / "docs"))
+    assert result["snapshots"][0]["status"] == "ingested"
+    assert ingest_snapshot("flowtest", "s1", docs=str(first / "docs"))["snapshots"][0][
+        "status"] == "unchanged"
+    with pytest.raises(ConflictError, match="different source"):
+        ingest_snapshot("flowtest", "s1", docs=str(other / "docs"))
+
+
+# --- run drops --------------------------------------------------------------------------------
+
+
+def _ingest_two(tmp_path: Path) -> Path:
+    from tcdb.flows.ingest import ingest_new_snapshots
+
+    ingest_new_snapshots(str(write_spec(tmp_path)))
+    return tmp_path / "runs"
+
+
+def test_a_run_file_dropped_twice_is_imported_once(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.flows.runs import import_runs
+    from tcdb.runs import list_runs
+
+    drop = _ingest_two(tmp_path)
+    run = write_run(drop / "flowtest" / "s1" / "bm25.txt", "bm25")
+    first = import_runs(drop_folder=str(drop))
+    assert first["imported"] == [str(run)] and first["seen"] == []
+
+    again = import_runs(drop_folder=str(drop))
+    assert again["imported"] == [] and again["seen"] == [str(run)]
+    shutil.copy(run, run.with_name("bm25-copy.txt"))  # the same file dropped again
+    third = import_runs(collection="flowtest", drop_folder=str(drop))
+    assert third["imported"] == [] and len(third["seen"]) == 2
+    runs = list_runs("flowtest")
+    assert [r["run"] for r in runs] == ["bm25"]
+
+
+def test_run_drops_wait_for_their_snapshot_and_skip_partial_files(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.flows.runs import import_runs
+
+    drop = _ingest_two(tmp_path)
+    early = write_run(drop / "flowtest" / "s3" / "early.txt", "early")
+    write_run(drop / "flowtest" / "s2" / "upload.txt.part", "partial")
+    write_run(drop / "flowtest" / "s2" / ".hidden", "hidden")
+    two = write_run(drop / "flowtest" / "s2" / "two.txt", "two")
+    result = import_runs(drop_folder=str(drop))
+    assert result["waiting"] == [str(early)]
+    assert result["imported"] == [str(two)]
+    waiting = [r for r in result["files"] if r["status"] == "waiting"]
+    assert len(waiting) == 1 and "snapshot 's3' of 'flowtest' is not ingested yet" in waiting[0][
+        "reason"]
+
+
+def test_a_bad_run_file_fails_with_its_line_after_the_good_ones(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.flows.runs import import_runs
+    from tcdb.runs import list_runs
+
+    drop = _ingest_two(tmp_path)
+    folder = drop / "flowtest" / "s1"
+    write_run(folder / "a-good.txt", "good")
+    bad = folder / "b-bad.txt"
+    bad.write_text("q1 Q0 d1 1 1.5 bad\nq1 Q0 d2 2 notanumber bad\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_runs(drop_folder=str(drop))
+    assert info.value.file is not None and info.value.file.endswith("b-bad.txt")
+    assert info.value.line == 2
+    assert [r["run"] for r in list_runs("flowtest")] == ["good"]
+
+
+def test_an_empty_or_missing_drop_folder_imports_nothing(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.flows.runs import import_runs
+
+    result = import_runs(drop_folder=str(tmp_path / "nowhere"))
+    assert result["imported"] == [] and result["files"] == []
+
+
+# --- evaluate and refresh ---------------------------------------------------------------------
+
+
+def test_evaluate_computes_only_missing_scores(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.flows.evaluate import evaluate
+    from tcdb.flows.runs import import_runs
+
+    drop = _ingest_two(tmp_path)
+    write_run(drop / "flowtest" / "s1" / "bm25.txt", "bm25")
+    write_run(drop / "flowtest" / "s2" / "bm25.txt", "bm25", depth=3)
+    import_runs(drop_folder=str(drop))
+    first = evaluate(measures=["AP", "P@5"])
+    pairs = {(t["snapshot"], t["qrels"]): t for t in first["targets"]}
+    assert set(pairs) == {("s1", "original"), ("s2", "original")}
+    assert all(t["n_computed"] == 2 and t["n_cached"] == 0 for t in first["targets"])
+
+    again = evaluate(measures=["AP", "P@5"])
+    assert all(t["n_computed"] == 0 and t["n_cached"] == 2 for t in again["targets"])
+    more = evaluate(collection="flowtest", snapshot="s1", measures=["AP", "nDCG@10"])
+    assert [(t["n_computed"], t["n_cached"]) for t in more["targets"]] == [(1, 1)]
+
+
+def test_evaluate_names_an_unknown_qrels_set(db: str, prefect_api: None, tmp_path: Path) -> None:
+    from tcdb.flows.evaluate import evaluate
+
+    _ingest_two(tmp_path)
+    with pytest.raises(NotFoundError, match="pooled"):
+        evaluate(collection="flowtest", snapshot="s1", qrels="pooled", measures=["AP"])
+
+
+def test_refresh_chains_ingest_runs_evaluate_and_reports(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.flows.refresh import refresh
+
+    spec = write_spec(tmp_path)
+    write_run(tmp_path / "runs" / "flowtest" / "s2" / "bm25.txt", "bm25")
+    result = refresh(str(spec), drop_folder=str(tmp_path / "runs"), measures=["AP"])
+    assert result["ingest"]["ingested"] == ["s1", "s2"]
+    assert len(result["runs"]["imported"]) == 1
+    assert [(t["snapshot"], t["n_computed"]) for t in result["evaluate"]["targets"]] == [
+        ("s2", 1)]
+    assert [(row["snapshot"], row["runs"]) for row in result["summary"]] == [("s1", 0), ("s2", 1)]
+
+    again = refresh(str(spec), drop_folder=str(tmp_path / "runs"), measures=["AP"])
+    assert again["ingest"]["ingested"] == [] and again["runs"]["imported"] == []
+    assert [t["n_computed"] for t in again["evaluate"]["targets"]] == [0]
+
+
+def test_build_pool_builds_exports_blind_and_is_idempotent(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from tcdb.flows.pools import build_pool
+    from tcdb.flows.runs import import_runs
+
+    drop = _ingest_two(tmp_path)
+    write_run(drop / "flowtest" / "s2" / "bm25.txt", "bm25", depth=6)
+    write_run(drop / "flowtest" / "s2" / "dense.txt", "dense", depth=8)
+    import_runs(drop_folder=str(drop))
+    out = tmp_path / "pool.txt"
+    result = build_pool("flowtest", "s2", "p1", depth=6, all_runs=True,
+                        exclude_judged="original", export=str(out))
+    pool = result["pool"]
+    assert pool["status"] == "built" and sorted(pool["runs"]) == ["bm25", "dense"]
+    # top 6 of both runs are d1..d6; d1..d4 are judged in the original qrels → d5, d6 per topic
+    assert pool["n_documents"] == 2 * len(TOPICS)
+    exported = out.read_text(encoding="utf-8")
+    assert "d5" in exported and "bm25" not in exported and "dense" not in exported
+
+    again = build_pool("flowtest", "s2", "p1", depth=6, all_runs=True,
+                       exclude_judged="original")
+    assert again["pool"]["status"] == "unchanged"
+    with pytest.raises(ConflictError, match="already exists"):
+        build_pool("flowtest", "s2", "p1", depth=3, all_runs=True)
+
+
+# --- retries ----------------------------------------------------------------------------------
+
+
+def test_retry_only_transient_errors() -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from tcdb.flows.common import is_transient
+
+    assert is_transient(OSError(5, "Input/output error"))
+    assert is_transient(TimeoutError("read timed out"))
+    assert is_transient(ConnectionResetError())
+    assert is_transient(OperationalError("SELECT 1", {}, Exception("database is locked")))
+    assert not is_transient(InputError("runs/a.txt", 3, "expected 6 columns"))
+    assert not is_transient(NotFoundError("no collection 'x'"))
+    assert not is_transient(FileNotFoundError(2, "No such file"))
+    assert not is_transient(ValueError("a bug"))
+    assert not is_transient(None)
+
+
+def test_a_task_retries_a_transient_read_but_not_bad_input(prefect_api: None) -> None:
+    from prefect import flow, task
+
+    from tcdb.flows.common import retry_transient
+
+    calls = {"flaky": 0, "bad": 0}
+
+    @task(retries=2, retry_delay_seconds=0, retry_condition_fn=retry_transient)
+    def flaky_read() -> str:
+        calls["flaky"] += 1
+        if calls["flaky"] < 3:
+            raise OSError(5, "Input/output error")
+        return "read"
+
+    @task(retries=2, retry_delay_seconds=0, retry_condition_fn=retry_transient)
+    def bad_read() -> str:
+        calls["bad"] += 1
+        raise InputError("qrels.txt", 7, "grade is not an integer")
+
+    @flow
+    def reads() -> str:
+        return flaky_read()
+
+    @flow
+    def bad() -> str:
+        return bad_read()
+
+    assert reads() == "read" and calls["flaky"] == 3
+    with pytest.raises(InputError, match=r"qrels.txt:7: grade is not an integer"):
+        bad()
+    assert calls["bad"] == 1
+
+
+# --- artifacts --------------------------------------------------------------------------------
+
+
+def test_each_flow_run_leaves_a_markdown_artifact(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from tcdb.flows.ingest import ingest_new_snapshots
+
+    spec = write_spec(tmp_path, name="artifacttest")
+    ingest_new_snapshots(str(spec))
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["ingest-artifacttest"])))
+    assert artifacts
+    latest = max(artifacts, key=lambda a: a.created)
+    assert latest.type == "markdown"
+    text = str(latest.data)
+    assert "**2** ingested, **1** skipped" in text
+    assert "| s3 | skipped |" in text and "documents not found" in text
+    assert "### Drift" in text and "### Timings (s)" in text
+
+
+def test_artifact_keys_are_valid() -> None:
+    from tcdb.flows.artifacts import artifact_key
+
+    assert artifact_key("ingest", "LongEval Web", "2022_06") == "ingest-longeval-web-2022-06"
+    assert artifact_key("--") == "tcdb"
+
+
+# --- deployments ------------------------------------------------------------------------------
+
+
+def test_deployment_schedules(tmp_path: Path) -> None:
+    from tcdb.collections.specs import list_specs
+    from tcdb.flows.deployments import build_deployments, declared_deployments
+
+    declared = {d.name: d for d in declared_deployments()}
+    for spec in list_specs():
+        name = f"ingest-{spec.stem}"
+        assert declared[name].flow == "ingest-new-snapshots"
+        assert declared[name].cron == "0 2 * * *"
+        assert declared[name].parameters == {"spec_path": spec.name}
+    assert declared["import-runs"].cron == "15 * * * *"
+    assert declared["evaluate"].cron == "30 * * * *"
+
+    built = {d.name: d for d in build_deployments()}
+    assert set(built) == set(declared)
+    crons = {name: [s.schedule.cron for s in dep.schedules] for name, dep in built.items()}
+    assert crons["import-runs"] == ["15 * * * *"]
+    assert crons["evaluate"] == ["30 * * * *"]
+    assert all(c == ["0 2 * * *"] for n, c in crons.items() if n.startswith("ingest-"))
+    assert built["evaluate"].entrypoint == "tcdb.flows.evaluate.evaluate"
+
+    extra = write_spec(tmp_path, name="mine")
+    names = [d.name for d in declared_deployments(specs=[extra])]
+    assert "ingest-mine" in names
+
+
+def test_flows_list_json_shows_schedules_without_a_server(cli) -> None:
+    code, out, err = cli("flows", "list", "--json")
+    assert code == 0, err
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert rows["import-runs"]["schedule"] == "15 * * * *"
+    assert rows["import-runs"]["flow"] == "import-runs"
+    assert rows["ingest-longeval-web"]["parameters"] == {"spec_path": "longeval-web.yaml"}
+    code, out, err = cli("flows", "list")
+    assert code == 0 and "ingest-longeval-web" in out
+
+
+def test_serve_with_a_server_registers_on_the_tcdb_work_pool(
+    cli, prefect_api: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL
+
+    monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))
+    code, out, err = cli("serve", "--json")
+    assert code == 0, err
+    reported = json.loads(out)
+    assert reported["mode"] == "register" and "work pool 'tcdb'" in reported["where"]
+    with get_client(sync_client=True) as client:
+        pool = client.read_work_pool("tcdb")
+        deployment = client.read_deployment_by_name("import-runs/import-runs")
+        evaluate = client.read_deployment_by_name("evaluate/evaluate")
+    assert pool.type == "process"
+    assert deployment.work_pool_name == "tcdb"
+    assert deployment.entrypoint == "tcdb.flows.runs.import_runs"
+    assert [s.schedule.cron for s in deployment.schedules] == ["15 * * * *"]
+    assert [s.schedule.cron for s in evaluate.schedules] == ["30 * * * *"]
+    code, _, err = cli("serve", "--json")  # registering again updates in place
+    assert code == 0, err
+    with get_client(sync_client=True) as client:
+        assert client.read_deployment_by_name("import-runs/import-runs").id == deployment.id
+
+
+def test_flows_run_parses_params_and_runs_now(
+    cli, db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    spec = write_spec(tmp_path)
+    code, out, err = cli("flows", "run", "ingest-new-snapshots", "--param",
+                         f"spec_path={spec}", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["ingested"] == ["s1", "s2"] and list(result["skipped"]) == ["s3"]
+
+
+def test_flows_run_unknown_name_and_bad_param(cli) -> None:
+    code, _, err = cli("flows", "run", "no-such-flow")
+    assert code == 1 and "no flow or deployment 'no-such-flow'" in err
+    code, _, err = cli("flows", "run", "import-runs", "--param", "novalue")
+    assert code == 1 and "--param novalue" in err and "k=v" in err
+    code, _, err = cli("flows", "run", "import-runs", "--param", "colour=red")
+    assert code == 1 and "'colour'" in err
+
+
+def test_flows_run_reports_bad_input_in_one_line(
+    cli, db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    spec = write_spec(tmp_path)
+    (tmp_path / "s1" / "qrels.txt").write_text("q1 0 d1 x\n", encoding="utf-8")
+    code, _, err = cli("flows", "run", "ingest-new-snapshots", "--param", f"spec_path={spec}")
+    assert code == 1 and "qrels.txt:1" in err and "Traceback" not in err
+
+
+def test_param_values() -> None:
+    from tcdb.flows.deployments import parse_params
+
+    assert parse_params(["a=1", "b=x", "c=[\"AP\", \"P@10\"]", "d=true", "e=", "f=a=b"]) == {
+        "a": 1, "b": "x", "c": ["AP", "P@10"], "d": True, "e": "", "f": "a=b"}
+
+
+# --- Prefect's environment --------------------------------------------------------------------
+
+
+def test_prefect_home_is_project_local_unless_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tcdb.prefect_env import configure_prefect
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PREFECT_HOME", raising=False)
+    monkeypatch.delenv("PREFECT_SERVER_ANALYTICS_ENABLED", raising=False)
+    monkeypatch.setenv("PREFECT_API_URL", "")
+    assert configure_prefect() == tmp_path.resolve() / ".prefect"
+    assert os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
+    assert "PREFECT_API_URL" not in os.environ  # empty means unset, not an invalid URL
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("PREFECT_LOGGING_LEVEL", "DEBUG")
+    assert configure_prefect() == tmp_path / "elsewhere"
+    assert os.environ["PREFECT_LOGGING_LEVEL"] == "DEBUG"
+
+
+def test_flows_list_imports_prefect_but_starts_no_server(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_HOME", "PREFECT_API_URL")}
+    result = subprocess.run([sys.executable, "-m", "tcdb", "flows", "list", "--json"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert {row["name"] for row in json.loads(result.stdout)} >= {"import-runs", "evaluate"}
+    assert "Starting temporary server" not in result.stdout + result.stderr
+    assert not (tmp_path / ".prefect" / "prefect.db").exists()  # no server state was created
