@@ -64,7 +64,7 @@ def _rows(runs: list[int], topics: list[int], docs: list[int], n: int):
     for run in runs:
         for topic in topics:
             for rank, doc in enumerate(docs, start=1):
-                yield (run, topic, doc, rank, 1000.0 - rank)
+                yield (run, topic, doc, rank, rank, 1000.0 - rank)
                 count += 1
                 if count >= n:
                     return
@@ -82,12 +82,12 @@ def measure(backend: str, n_rows: int, n_orm: int) -> dict[str, float]:
         rows = list(_rows(bulk_runs, topics, docs, n_rows))  # generate outside the timing
         with Session(engine) as session, timer() as t_bulk:
             bulk_insert(session, "run_entry", ["run_id", "topic_id", "document_id", "rank",
-                                               "score"], rows)
+                                               "eval_rank", "score"], rows)
             session.commit()
         orm_rows = list(_rows(orm_runs, topics, docs, n_orm))
         with Session(engine) as session, timer() as t_orm:
-            session.add_all(RunEntry(run_id=r, topic_id=t, document_id=d, rank=k, score=s)
-                            for r, t, d, k, s in orm_rows)
+            session.add_all(RunEntry(run_id=r, topic_id=t, document_id=d, rank=k, eval_rank=e,
+                                     score=s) for r, t, d, k, e, s in orm_rows)
             session.commit()
         with Session(engine) as session:
             total = session.exec(select(func.count()).select_from(RunEntry)).one()[0]

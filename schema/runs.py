@@ -60,12 +60,18 @@ class RunEntry(SQLModel, table=True):
     """
 
     __tablename__ = "run_entry"
-    __table_args__ = (Index("ix_run_entry_run_id_topic_id_rank", "run_id", "topic_id", "rank"),)
+    __table_args__ = (
+        Index("ix_run_entry_run_id_topic_id_eval_rank", "run_id", "topic_id", "eval_rank"),
+    )
 
     run_id: int = Field(primary_key=True)
     topic_id: int = Field(primary_key=True)
     document_id: int = Field(primary_key=True)
-    rank: int
+    rank: int  # the file's rank column, as submitted (trec_eval ignores it)
+    # The rank evaluation sees: trec_eval's order (score descending, then document id
+    # descending) over all of the run's entries for the topic, unresolved ones included. Stored
+    # so that every "top k" (pools, unjudged counts) is an index range scan, not a sort.
+    eval_rank: int
     score: float
 
 
@@ -81,6 +87,7 @@ class UnresolvedRunEntry(SQLModel, table=True):
     topic_id: int = Field(foreign_key="topic.id", primary_key=True)
     external_doc_id: str = Field(primary_key=True, max_length=500)
     rank: int
+    eval_rank: int  # see RunEntry.eval_rank
     score: float
 
 

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from tcdb.collections.runs import RunFile
 
 _T = TypeVar("_T")
-ENTRY_COLUMNS = ["run_id", "topic_id", "document_id", "rank", "score"]
-UNRESOLVED_COLUMNS = ["run_id", "topic_id", "external_doc_id", "rank", "score"]
+ENTRY_COLUMNS = ["run_id", "topic_id", "document_id", "rank", "eval_rank", "score"]
+UNRESOLVED_COLUMNS = ["run_id", "topic_id", "external_doc_id", "rank", "eval_rank", "score"]
 
 
 @dataclass
@@ -296,21 +296,42 @@ def _write_entries(
     doc_col: Any,
     missing: list[int],
 ) -> None:
-    """Resolved entries to `run_entry`, unknown documents to `run_entry_unresolved`."""
+    """Resolved entries to `run_entry`, unknown documents to `run_entry_unresolved`, each with
+    its rank in trec_eval's order (`eval_rank`)."""
     import numpy as np
 
     ranks, scores = run_file.ranks, run_file.scores
+    eval_ranks = trec_eval_ranks(run_file.topics, run_file.docs, scores)
     if missing:
         keep = np.ones(len(doc_col), dtype=bool)
         keep[missing] = False
         bulk_insert(session, "run_entry_unresolved", UNRESOLVED_COLUMNS,
                     [(run_id, int(topic_col[i]), run_file.docs[i], int(ranks[i]),
-                      float(scores[i])) for i in missing])
-        topic_col, doc_col, ranks, scores = (topic_col[keep], doc_col[keep], ranks[keep],
-                                             scores[keep])
+                      int(eval_ranks[i]), float(scores[i])) for i in missing])
+        topic_col, doc_col, ranks, eval_ranks, scores = (
+            topic_col[keep], doc_col[keep], ranks[keep], eval_ranks[keep], scores[keep])
     bulk_insert(session, "run_entry", ENTRY_COLUMNS,
                 zip(repeat(run_id), topic_col.tolist(), doc_col.tolist(), ranks.tolist(),
-                    scores.tolist()))
+                    eval_ranks.tolist(), scores.tolist()))
+
+
+def trec_eval_ranks(topics: Sequence[str], docs: Sequence[str], scores: Any) -> Any:
+    """1-based rank of each row within its topic in trec_eval's order: score descending, then
+    document id descending (byte-wise, as trec_eval's strcmp; code-point order is the same)."""
+    import numpy as np
+    import pandas as pd
+
+    topic_codes = pd.factorize(np.asarray(topics, dtype=object))[0]
+    doc_order = np.asarray(docs, dtype=object).argsort(kind="stable")
+    doc_codes = np.empty(len(doc_order), dtype=np.int64)
+    doc_codes[doc_order] = np.arange(len(doc_order))  # equal ids cannot occur within a topic
+    order = np.lexsort((-doc_codes, -np.asarray(scores, dtype=np.float64), topic_codes))
+    sorted_topics = topic_codes[order]
+    starts = np.r_[0, np.flatnonzero(sorted_topics[1:] != sorted_topics[:-1]) + 1]
+    group_start = np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order)) - group_start + 1
+    return ranks
 
 
 class TaskProgress:

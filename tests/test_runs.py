@@ -240,3 +240,19 @@ def test_delete_run_and_snapshot_dependents_remove_rows_without_foreign_keys(sna
     with session_scope() as session:
         delete_snapshot_dependents(session, snapshot_id)
     assert _counts()["run"] == 0
+
+
+def test_eval_rank_is_trec_eval_order() -> None:
+    """Score descending, then document id descending, per topic — whatever the file's ranks."""
+    import random
+
+    from tcdb.runs import trec_eval_ranks
+
+    rng = random.Random(5)
+    rows = [(f"t{rng.randrange(4)}", f"d{i:03d}", float(rng.randrange(5))) for i in range(300)]
+    ranks = trec_eval_ranks([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    for topic in {r[0] for r in rows}:
+        mine = [r for r in rows if r[0] == topic]
+        expected = sorted(mine, key=lambda r: (r[2], r[1]), reverse=True)
+        got = sorted(mine, key=lambda r: ranks[rows.index(r)])
+        assert got == expected

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-22 03:21:00.286115
+Create Date: 2026-11-22 04:03:33.388239
 """
 from collections.abc import Sequence
 
@@ -56,11 +56,12 @@ def upgrade() -> None:
     sa.Column('topic_id', sa.Integer(), nullable=False),
     sa.Column('document_id', sa.Integer(), nullable=False),
     sa.Column('rank', sa.Integer(), nullable=False),
+    sa.Column('eval_rank', sa.Integer(), nullable=False),
     sa.Column('score', sa.Float(), nullable=False),
     sa.PrimaryKeyConstraint('run_id', 'topic_id', 'document_id', name=op.f('pk_run_entry'))
     )
     with op.batch_alter_table('run_entry', schema=None) as batch_op:
-        batch_op.create_index('ix_run_entry_run_id_topic_id_rank', ['run_id', 'topic_id', 'rank'], unique=False)
+        batch_op.create_index('ix_run_entry_run_id_topic_id_eval_rank', ['run_id', 'topic_id', 'eval_rank'], unique=False)
 
     op.create_table('score',
     sa.Column('run_id', sa.Integer(), nullable=False),
@@ -281,6 +282,7 @@ def upgrade() -> None:
     sa.Column('topic_id', sa.Integer(), nullable=False),
     sa.Column('external_doc_id', sqlmodel.sql.sqltypes.AutoString(length=500), nullable=False),
     sa.Column('rank', sa.Integer(), nullable=False),
+    sa.Column('eval_rank', sa.Integer(), nullable=False),
     sa.Column('score', sa.Float(), nullable=False),
     sa.ForeignKeyConstraint(['run_id'], ['run.id'], name=op.f('fk_run_entry_unresolved_run_id_run'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['topic_id'], ['topic.id'], name=op.f('fk_run_entry_unresolved_topic_id_topic')),
@@ -348,7 +350,7 @@ def downgrade() -> None:
     op.drop_table('document')
     op.drop_table('score')
     with op.batch_alter_table('run_entry', schema=None) as batch_op:
-        batch_op.drop_index('ix_run_entry_run_id_topic_id_rank')
+        batch_op.drop_index('ix_run_entry_run_id_topic_id_eval_rank')
 
     op.drop_table('run_entry')
     op.drop_table('measure')
