@@ -1,0 +1,268 @@
+"""`tcdb report`: persistence across snapshots and pairwise significance on one snapshot.
+
+Each command is one call into `tcdb.reports.*`; this module only parses options and prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperCommand
+
+from tcdb.cli.output import console, print_json, print_table
+
+app = typer.Typer(help="Reports: temporal persistence (ARP, RΔ, ER, ΔRI) and run comparisons.",
+                  no_args_is_help=True)
+
+
+class _ManyValues(TyperCommand):
+    """Let `--snapshots S1 S2 S3` take every value up to the next option, as people write it."""
+
+    many = ("--snapshots", "-s")
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        out: list[str] = []
+        option: str | None = None
+        for arg in args:
+            if arg in self.many:
+                option = arg
+                continue
+            if option is not None and not arg.startswith("-"):
+                out += [option, arg]
+                continue
+            option = None
+            out.append(arg)
+        if option is not None:
+            out.append(option)  # a trailing `--snapshots` with no value: click names the error
+        return super().parse_args(ctx, out)
+
+
+@app.command("persistence", cls=_ManyValues)
+def persistence(
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshots: list[str] = typer.Option(
+        ..., "--snapshots", "-s",
+        help="Snapshot labels, first one first (repeat, or give them space-separated)."),
+    pivot: str = typer.Option(..., "--pivot", help="Pivot system (ER = 1, ΔRI = 0 by convention)."),
+    measures: list[str] = typer.Option(..., "--measure", "-m", help="Measure (repeat)."),
+    qrels: list[str] = typer.Option(
+        ["original"], "--qrels",
+        help="Qrels set name, once for every snapshot or once per snapshot in order."),
+    topics: str = typer.Option(
+        "all", "--topics", help="all, core (judged in every snapshot) or a topic set name."),
+    bootstrap: int = typer.Option(0, "--bootstrap", help="Bootstrap samples for CIs (0: none)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    per_topic: Path | None = typer.Option(
+        None, "--per-topic", help="Also write the per-topic deltas vs the pivot to this CSV."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Is each system's effectiveness persistent? Every later snapshot against the first."""
+    from tcdb.reports.persistence import per_topic_deltas_frame, persistence_report
+
+    labels = _split(snapshots)
+    report = persistence_report(collection, labels, pivot, measures, qrels, topics, bootstrap,
+                                seed)
+    if per_topic is not None:
+        frame = per_topic_deltas_frame(collection, labels, pivot, measures, qrels, topics,
+                                       compute=False)
+        frame.to_csv(per_topic, index=False)
+    if json_output:
+        print_json(report)
+        return
+    _show_persistence(report)
+    if per_topic is not None:
+        console.print(f"per-topic deltas written to {per_topic}", highlight=False)
+
+
+def _split(values: list[str]) -> list[str]:
+    """`--snapshots a b` arrives as one value per option; accept commas and spaces too."""
+    return [part for value in values for part in value.replace(",", " ").split() if part]
+
+
+def _show_persistence(report: dict[str, Any]) -> None:
+    first, *later = report["snapshots"]
+    topics = report["topics"]
+    for measure, result in report["measures"].items():
+        columns = ["system", "vs " + first, f"ARP {first}", "ARP", "RΔ", "rel. Δ", "ER", "ΔRI",
+                   "p"]
+        rows = []
+        for record in result["systems"]:
+            name = record["system"] + (" (pivot)" if record["is_pivot"] else "")
+            for label in later:
+                rows.append([name, label, record["arp"][first], record["arp"][label],
+                             record["result_delta"][label], record["relative_change"][label],
+                             record["er"][label], record["delta_ri"][label],
+                             record["p_value"][label]])
+        n = ", ".join(f"{s}: {v}" for s, v in topics["n_topics"].items())
+        print_table(columns, rows, title=f"{report['collection']} · {measure} · pivot "
+                    f"{report['pivot']} · topics {topics['selection']} ({n})")
+        for entry in result["skipped"]:
+            console.print(f"skipped {entry['system']}: {entry['reason']}", highlight=False)
+        if report["bootstrap"]:
+            _show_intervals(result["systems"], later, report["bootstrap"])
+
+
+def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[str, Any]
+                    ) -> None:
+    level = f"{100 * (1 - boot['alpha']):g}%"
+    rows = []
+    for record in records:
+        for what in ("arp", "result_delta", "er", "delta_ri"):
+            for label, ci in record["ci"][what].items():
+                if what != "arp" and label not in later:
+                    continue
+                rows.append([record["system"], what, label, ci["estimate"], ci["low"],
+                             ci["high"]])
+    print_table(["system", "measure", "snapshot", "estimate", "low", "high"], rows,
+                title=f"{level} bootstrap intervals ({boot['n_samples']} samples, "
+                f"seed {boot['seed']})")
+
+
+@app.command("compare")
+def compare(
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshot: str = typer.Argument(..., help="Snapshot label."),
+    qrels: str = typer.Option("original", "--qrels", help="Qrels set name."),
+    runs: list[str] = typer.Option(..., "--run", help="Run tag (repeat; at least two)."),
+    measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
+    correction: str = typer.Option("holm", "--correction",
+                                   help="Multiple-comparison correction: bonferroni, holm, none."),
+    k: int = typer.Option(10, "--k", help="Cutoff of the outcome breakdown."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Significance tests per pair of runs; outcome breakdown for one-relevant qrels.
+
+    Paired t-test, Wilcoxon signed-rank, Wilcoxon rank-sum and sign test, corrected across pairs.
+    """
+    from tcdb.reports.compare import compare_report
+
+    report = compare_report(collection, snapshot, qrels, runs, measure, correction, k)
+    if json_output:
+        print_json(report)
+        return
+    title = (f"{report['collection']} / {report['snapshot']} · qrels {report['qrels']} · "
+             f"{report['measure']} · {report['n_topics']} topics · {report['correction']}")
+    print_table(["run A", "run B", "mean A", "mean B", "A − B", "p t", "p wilcoxon",
+                 "p rank-sum", "p sign", "wins", "losses"],
+                [[p["run_a"], p["run_b"], p["mean_a"], p["mean_b"], p["mean_diff"],
+                  p["p_t_corrected"], p["p_wilcoxon_corrected"], p["p_ranksum_corrected"],
+                  p["p_sign_corrected"], p["wins"], p["losses"]] for p in report["pairs"]],
+                title=title)
+    outcomes = report["outcomes"]
+    if not outcomes["applicable"]:
+        console.print(f"no outcome breakdown: {outcomes['reason']}", highlight=False)
+        return
+    rows = []
+    for pair in outcomes["pairs"]:
+        shares, both, only = pair["shares"], pair["both"], pair["only_one"]
+        rows.append([pair["run_a"], pair["run_b"], shares["neither"], shares["only_a"],
+                     shares["only_b"], shares["both"], both["mean_esl_a"], both["mean_esl_b"],
+                     both["p_esl"], both["mrr_a"], both["mrr_b"], both["p_rr"],
+                     only["p_value"]])
+    print_table(["run A", "run B", "neither", "only A", "only B", "both", "ESL A", "ESL B",
+                 "p ESL", "RR A", "RR B", "p RR", "p only-one"], rows,
+                title=f"outcome breakdown · top {outcomes['k']} (p-values uncorrected)")
+
+
+@app.command("reusability")
+def reusability(
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshot: str = typer.Argument(..., help="Snapshot label."),
+    qrels: str = typer.Option(..., "--qrels", help="Qrels set A (e.g. the original judgments)."),
+    versus: str = typer.Option(..., "--vs", help="Qrels set B (e.g. the expanded judgments)."),
+    measures: list[str] = typer.Option(..., "--measure", "-m", help="Measure (repeat)."),
+    runs: list[str] | None = typer.Option(None, "--run", help="Only these run tags (repeat)."),
+    all_runs: bool = typer.Option(False, "--all-runs", help="Every run of the snapshot "
+                                  "(the default when no --run is given)."),
+    depth: int = typer.Option(100, "--depth", help="Top K counted for unjudged / new relevant."),
+    topics: str | None = typer.Option(None, "--topics", help="Restrict to this topic set."),
+    threshold: float = typer.Option(0.9, "--threshold", help="Per-topic τ threshold."),
+    bootstrap: int = typer.Option(0, "--bootstrap", help="Bootstrap samples for τ CIs "
+                                  "(e.g. 10000; 0: none)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Is the collection reusable? τ between the run rankings under two qrels sets."""
+    from tcdb.errors import InputError
+    from tcdb.reports.reusability import reusability_report
+
+    if runs and all_runs:
+        raise InputError(None, None, "give --run TAG … or --all-runs, not both")
+    report = reusability_report(collection, snapshot, qrels, versus, measures,
+                                runs or None, depth, topics, threshold, bootstrap, seed)
+    if json_output:
+        print_json(report)
+        return
+    _show_reusability(report)
+
+
+def _show_reusability(report: dict[str, Any]) -> None:
+    where = f" · topic set {report['topic_set']}" if report["topic_set"] else ""
+    for measure, result in report["measures"].items():
+        head = (f"{report['collection']} / {report['snapshot']} · {measure} · "
+                f"{report['qrels_a']} vs {report['qrels_b']} · {report['n_topics']} topics{where}")
+        if "error" in result:
+            console.print(f"{head}: {result['error']}", highlight=False)
+            continue
+        summary = result["per_topic_tau"]
+        console.print(
+            f"[bold]{head}[/]\n  τ {_f(result['kendall_tau'])} · τ-b {_f(result['tau_b'])} · "
+            f"τ_AP {_f(result['tau_ap'])} · {result['n_runs']} runs · per-topic τ min "
+            f"{_f(summary['min'])}, median {_f(summary['median'])}, "
+            f"{len(summary['below_threshold'])} below {report['threshold']}", highlight=False)
+        if summary["below_threshold"]:
+            console.print("  below: " + ", ".join(map(str, summary["below_threshold"])),
+                          highlight=False)
+        for key, ci in result.get("bootstrap", {}).items():
+            console.print(f"  {key} {100 * (1 - ci['alpha']):g}% CI [{_f(ci['low'])}, "
+                          f"{_f(ci['high'])}] ({ci['n_samples']} samples)", highlight=False)
+        print_table(["run", f"{measure} A", "rank A", f"{measure} B", "rank B", "change",
+                     f"unjudged@{report['depth']}", f"new rel@{report['depth']}"],
+                    [[r["tag"], r["score_a"], r["rank_a"], r["score_b"], r["rank_b"],
+                      f"{r['rank_change']:+d}", r["unjudged_top_k"], r["new_relevant_top_k"]]
+                     for r in result["runs"]])
+        moved = ", ".join(f"{c['tag']} ({c['rank_a']}→{c['rank_b']})"
+                          for c in result["largest_rank_changes"])
+        console.print(f"  largest rank changes: {moved or 'none'}", highlight=False)
+        if result["skipped"]:
+            console.print("  skipped (no scores under both): " + ", ".join(result["skipped"]),
+                          highlight=False)
+
+
+def _f(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
+@app.command("leave-out")
+def leave_out(
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshot: str = typer.Argument(..., help="Snapshot label."),
+    qrels: str = typer.Option(..., "--qrels", help="Qrels set A to leave groups out of."),
+    depth: int = typer.Option(..., "--depth", help="Pool depth K of the contributing runs."),
+    by: str = typer.Option("group", "--by", help="Group runs by: group, manual or category."),
+    measures: list[str] = typer.Option(["AP"], "--measure", "-m", help="Measure (repeat)."),
+    topics: str | None = typer.Option(None, "--topics", help="Restrict to this topic set."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Leave-one-group-out (Zobel's uniques test): stores `derived` qrels per group."""
+    from tcdb.reports.leave_out import leave_out_report
+
+    report = leave_out_report(collection, snapshot, qrels, depth, by, measures, topics)
+    if json_output:
+        print_json(report)
+        return
+    for measure, result in report["measures"].items():
+        console.print(f"[bold]{report['collection']} / {report['snapshot']} · {measure} · "
+                      f"{report['qrels']} minus each {report['by']} (top {report['depth']}) · "
+                      f"{report['n_topics']} topics[/]", highlight=False)
+        for group in result["groups"]:
+            print_table(["run", f"{measure} full", f"{measure} reduced", "rank full",
+                         "rank reduced", "change"],
+                        [[r["tag"], r["score_full"], r["score_reduced"], r["rank_full"],
+                          r["rank_reduced"], f"{r['rank_change']:+d}"] for r in group["runs"]],
+                        title=f"without {group['group']}: {group['n_removed']} relevant removed "
+                        f"({group['qrels']}) · τ {_f(group['kendall_tau'])} · τ-b "
+                        f"{_f(group['tau_b'])} · τ_AP {_f(group['tau_ap'])}")

@@ -1,0 +1,64 @@
+"""`tcdb topics set create|list`: named topic subsets that every report can be restricted to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from tcdb.cli.output import console, print_json, print_table
+
+app = typer.Typer(help="Topics of a collection: named topic sets for restricting reports.",
+                  no_args_is_help=True)
+set_app = typer.Typer(help="Create and list topic sets (core topics, curated subsets).",
+                      no_args_is_help=True)
+app.add_typer(set_app, name="set")
+
+
+@set_app.command("create")
+def create(
+    name: str = typer.Argument(..., help="Name of the topic set."),
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshot: str = typer.Argument(..., help="Snapshot whose topic ids the set is given in."),
+    from_file: Path | None = typer.Option(
+        None, "--from-file", help="File with one topic id per line (# starts a comment)."),
+    core: list[str] | None = typer.Option(
+        None, "--core", help="Topics SNAPSHOT shares with each of these snapshots (repeat, or "
+        "list them after --core)."),
+    description: str | None = typer.Option(None, "--description", help="Free text."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a set of that name."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+    extra: list[str] | None = typer.Argument(None, hidden=True),
+) -> None:
+    """Create a topic set from a file of topic ids or as the core topics of snapshots."""
+    from tcdb.errors import InputError
+    from tcdb.topic_sets import create_topic_set
+
+    core = list(core) if core else None
+    if extra:
+        if core is None:
+            raise InputError(None, None, f"unexpected argument(s): {' '.join(extra)}")
+        core = [*core, *extra]
+    result = create_topic_set(collection, name, snapshot, from_file=from_file, core=core,
+                              description=description, replace=replace)
+    if json_output:
+        print_json(result)
+        return
+    console.print(f"topic set {result['name']}: {result['status']} · {result['n_topics']} "
+                  "topics", highlight=False)
+
+
+@set_app.command("list")
+def list_(
+    collection: str | None = typer.Argument(None, help="Only this collection."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List topic sets with their sizes."""
+    from tcdb.topic_sets import list_topic_sets
+
+    rows = list_topic_sets(collection)
+    if json_output:
+        print_json(rows)
+        return
+    print_table(["collection", "name", "topics", "description"],
+                [(r["collection"], r["name"], r["n_topics"], r["description"]) for r in rows])

@@ -1,0 +1,319 @@
+"""Is a system's effectiveness persistent over time? The persistence report across snapshots.
+
+For every system followed across the chosen snapshots (its runs share `run.system_id`), the
+stored per-topic scores of its run in each snapshot are read with Core SQL and handed to
+`tcdb.analysis.persistence` (ARP, RΔ, relative change, ER and ΔRI against a pivot system, the
+unpaired t-test between snapshots) and, on request, `tcdb.analysis.bootstrap.persistence_ci`.
+
+Topics are identified by `topic.id` — the collection's topic identity — so a topic keeps its
+identity when a snapshot re-numbers it (LongEval aligns queries by text). Each snapshot's topic
+list follows `trec_eval -c`: the topics its qrels set judges, a topic a run did not answer
+counting 0. `core` keeps the topics judged in every compared snapshot; a topic set name keeps
+that set's members (judged in each snapshot).
+
+The report (`persistence_report`) is a dict::
+
+    {collection, pivot, snapshots: [first, later…], qrels: {snapshot: name},
+     topics: {selection, n_topics: {snapshot: n}},
+     bootstrap: null | {n_samples, seed, alpha},
+     measures: {measure: {systems: [record…], skipped: [{system, reason}…]}}}
+
+where a record is `persistence_table`'s — `system, is_pivot, arp{snapshot},
+result_delta{later}, relative_change{later}, er{later}, delta_ri{later}, p_value{later}` — plus
+`runs{snapshot: tag}` and, with a bootstrap, `ci` (`persistence_ci`'s dict). Later snapshots are
+each compared with the first. A system without exactly one evaluated run in every snapshot is
+listed under `skipped` with the reason, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from tcdb.db import session_scope
+from tcdb.errors import ConflictError, InputError, NotFoundError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+QrelsChoice = str | Sequence[str] | Mapping[str, str]
+
+DELTA_COLUMNS = ["measure", "system", "snapshot", "topic", "topic_id", "topic_key", "score",
+                 "pivot_score", "delta"]
+
+
+@dataclass
+class PersistenceScores:
+    """Per-topic scores of the systems followed across snapshots, one long frame per measure.
+
+    `frames[measure]` has columns `system, snapshot, topic (topic.id), value` with a row for every
+    topic of `topics[snapshot]` (0 where the run did not answer), so every mean is `trec_eval -c`.
+    """
+
+    collection: str
+    snapshots: list[str]
+    qrels: dict[str, str]
+    selection: str
+    topics: dict[str, list[int]]
+    topic_names: dict[str, dict[int, tuple[str, str]]]  # snapshot → topic id → (external, key)
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    runs: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # m → sys → s → tag
+    skipped: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+
+
+def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str]:
+    """One qrels set name per snapshot: one name for all, one per snapshot in order, or a map."""
+    if isinstance(qrels, str):
+        return dict.fromkeys(snapshots, qrels)
+    if isinstance(qrels, Mapping):
+        missing = [s for s in snapshots if s not in qrels]
+        if missing:
+            raise InputError("--qrels", None, f"no qrels set named for snapshot(s) "
+                             f"{', '.join(missing)}")
+        return {s: qrels[s] for s in snapshots}
+    names = list(qrels)
+    if len(names) == 1:
+        return dict.fromkeys(snapshots, names[0])
+    if len(names) != len(snapshots):
+        raise InputError("--qrels", None, f"give one qrels set name, or one per snapshot "
+                         f"({len(snapshots)} snapshots, {len(names)} names)")
+    return dict(zip(snapshots, names, strict=True))
+
+
+def _check_snapshots(snapshots: Sequence[str]) -> list[str]:
+    labels = list(snapshots)
+    if len(labels) < 2:
+        raise InputError("--snapshots", None, "persistence compares at least two snapshots")
+    repeated = sorted({s for s in labels if labels.count(s) > 1})
+    if repeated:
+        raise InputError("--snapshots", None, f"snapshot(s) named twice: {', '.join(repeated)}")
+    return labels
+
+
+def _topic_lists(session: Session, collection: str, judged: dict[str, dict[int, str]],
+                 selection: str) -> dict[str, list[int]]:
+    """Each snapshot's topic ids under the selection (all / core / a topic set name).
+
+    `core`: topics present in every snapshot (`tcdb.topic_sets.core_topic_ids`) and judged in
+    each one's qrels set, so every snapshot averages over the same topics.
+    """
+    from tcdb.topic_sets import core_topic_ids, topic_set_topic_ids
+
+    if selection == "all":
+        chosen = {label: set(ids) for label, ids in judged.items()}
+    elif selection == "core":
+        common = core_topic_ids(session, collection, list(judged))
+        for ids in judged.values():
+            common &= set(ids)
+        chosen = dict.fromkeys(judged, common)
+    else:
+        members = topic_set_topic_ids(session, collection, selection)
+        chosen = {label: set(ids) & members for label, ids in judged.items()}
+    for label, ids in chosen.items():
+        if not ids:
+            what = "no judged topics" if selection == "all" else \
+                f"no judged topics in the {selection!r} selection"
+            raise InputError("--topics", None, f"snapshot {label!r} has {what}")
+    return {label: sorted(ids) for label, ids in chosen.items()}
+
+
+def load_persistence_scores(
+    collection: str,
+    snapshots: Sequence[str],
+    measures: Sequence[str],
+    qrels: QrelsChoice = "original",
+    topics: str = "all",
+    *,
+    compute: bool = True,
+) -> PersistenceScores:
+    """Read the per-topic scores behind a persistence report (missing ones computed first)."""
+    import pandas as pd
+
+    from tcdb.catalog import get_collection, get_snapshot
+    from tcdb.evaluation import evaluate, parse_measures
+    from tcdb.qrels import get_qrels_set
+    from tcdb.queries import evaluations, measure_ids, qrels_topics, score_rows, snapshot_topics
+    from tcdb.schema import Run, System
+
+    labels = _check_snapshots(snapshots)
+    names = parse_measures(measures)
+    qrels_names = resolve_qrels(labels, qrels)
+    if compute:
+        for label in labels:
+            evaluate(collection, label, qrels_names[label], names)
+    with session_scope() as session:
+        get_collection(session, collection)
+        conn = session.connection()
+        mids = measure_ids(conn, names)
+        judged: dict[str, dict[int, str]] = {}
+        topic_names: dict[str, dict[int, tuple[str, str]]] = {}
+        # snapshot → system → [(run id, tag)]
+        runs: dict[str, dict[str, list[tuple[int, str]]]] = {}
+        done: dict[str, dict[tuple[int, int], str]] = {}
+        values: dict[str, dict[tuple[int, int], dict[int, float]]] = {}
+        for label in labels:
+            snap = get_snapshot(session, collection, label)
+            qset = get_qrels_set(session, snap, qrels_names[label])
+            judged[label] = qrels_topics(conn, qset.id or 0, snap.id or 0)
+            topic_names[label] = snapshot_topics(conn, snap.id or 0)
+            rows = conn.execute(select(Run.id, Run.tag, System.name)
+                                .join(System, System.id == Run.system_id)
+                                .where(Run.snapshot_id == snap.id).order_by(Run.tag)).all()
+            by_system: dict[str, list[tuple[int, str]]] = {}
+            for run_id, tag, system in rows:
+                by_system.setdefault(system, []).append((run_id, tag))
+            runs[label] = by_system
+            run_ids = [r[0] for r in rows]
+            done[label] = evaluations(conn, qset.id or 0, run_ids, list(mids.values()))
+            got: dict[tuple[int, int], dict[int, float]] = {}
+            for run_id, mid, topic_id, value in score_rows(conn, qset.id or 0, run_ids,
+                                                           list(mids.values())):
+                got.setdefault((run_id, mid), {})[topic_id] = value
+            values[label] = got
+        topic_lists = _topic_lists(session, collection, judged, topics)
+
+    data = PersistenceScores(collection, labels, qrels_names, topics, topic_lists, topic_names)
+    systems = sorted({s for label in labels for s in runs[label]})
+    for name in names:
+        mid = mids.get(name, -1)
+        rows_out: list[tuple[str, str, int, float]] = []
+        data.runs[name] = {}
+        data.skipped[name] = []
+        for system in systems:
+            reason = None
+            chosen: dict[str, tuple[int, str]] = {}
+            for label in labels:
+                found = runs[label].get(system, [])
+                if not found:
+                    reason = f"no run in snapshot {label!r}"
+                elif len(found) > 1:
+                    tags = ", ".join(t for _, t in found)
+                    reason = f"{len(found)} runs in snapshot {label!r} ({tags})"
+                elif (found[0][0], mid) not in done[label]:
+                    reason = (f"run {found[0][1]!r} of snapshot {label!r} has no {name} scores "
+                              f"on qrels {qrels_names[label]!r}")
+                if reason:
+                    break
+                chosen[label] = found[0]
+            if reason:
+                data.skipped[name].append({"system": system, "reason": reason})
+                continue
+            data.runs[name][system] = {label: tag for label, (_, tag) in chosen.items()}
+            for label in labels:
+                got = values[label].get((chosen[label][0], mid), {})
+                rows_out.extend((system, label, t, got.get(t, 0.0)) for t in topic_lists[label])
+        data.frames[name] = pd.DataFrame(rows_out, columns=["system", "snapshot", "topic",
+                                                            "value"])
+    return data
+
+
+def _check_pivot(data: PersistenceScores, pivot: str) -> None:
+    """The pivot must be comparable for every measure; say why it is not."""
+    for name, skipped in data.skipped.items():
+        for entry in skipped:
+            if entry["system"] == pivot:
+                error = ConflictError if " runs in snapshot " in entry["reason"] else \
+                    NotFoundError
+                raise error(f"pivot system {pivot!r}: {entry['reason']}")
+        if pivot not in data.runs[name]:
+            known = sorted(data.runs[name]) or ["none"]
+            raise NotFoundError(f"no system {pivot!r} with runs in snapshots "
+                                f"{', '.join(data.snapshots)} of {data.collection!r} "
+                                f"(systems: {', '.join(known)})")
+
+
+def persistence_report(
+    collection: str,
+    snapshots: Sequence[str],
+    pivot: str,
+    measures: Sequence[str],
+    qrels: QrelsChoice = "original",
+    topics: str = "all",
+    bootstrap: int = 0,
+    seed: int = 0,
+    *,
+    alpha: float = 0.05,
+    compute: bool = True,
+) -> dict[str, Any]:
+    """ARP, RΔ, relative change, ER, ΔRI and p-values of every system vs the pivot, per measure.
+
+    Why: persistence is judged against a pivot run evaluated in the same snapshots, which
+    factors out how much the collection itself got easier or harder (see the module docstring
+    for the returned shape).
+    """
+    from tcdb.analysis.bootstrap import persistence_ci
+    from tcdb.analysis.persistence import persistence_table
+
+    if bootstrap < 0:
+        raise InputError("--bootstrap", None, "the number of bootstrap samples cannot be negative")
+    data = load_persistence_scores(collection, snapshots, measures, qrels, topics,
+                                   compute=compute)
+    _check_pivot(data, pivot)
+    report: dict[str, Any] = {
+        "collection": collection,
+        "pivot": pivot,
+        "snapshots": data.snapshots,
+        "qrels": data.qrels,
+        "topics": {"selection": topics,
+                   "n_topics": {label: len(ids) for label, ids in data.topics.items()}},
+        "bootstrap": ({"n_samples": bootstrap, "seed": seed, "alpha": alpha}
+                      if bootstrap else None),
+        "measures": {},
+    }
+    for name, frame in data.frames.items():
+        records = persistence_table(frame, data.snapshots, pivot, topics=data.topics)
+        for record in records:
+            record["runs"] = data.runs[name][record["system"]]
+            if bootstrap:
+                record["ci"] = persistence_ci(frame, data.snapshots, pivot, record["system"],
+                                              topics=data.topics, n_samples=bootstrap,
+                                              alpha=alpha, seed=seed)
+        report["measures"][name] = {"systems": records, "skipped": data.skipped[name]}
+    return report
+
+
+def per_topic_deltas_frame(
+    collection: str,
+    snapshots: Sequence[str],
+    pivot: str,
+    measures: Sequence[str],
+    qrels: QrelsChoice = "original",
+    topics: str = "all",
+    *,
+    compute: bool = True,
+) -> pd.DataFrame:
+    """Per topic, each system's score minus the pivot's, in every snapshot.
+
+    Columns `measure, system, snapshot, topic` (external id in that snapshot), `topic_id`,
+    `topic_key` (identity across snapshots), `score`, `pivot_score`, `delta`. Why: the data
+    behind the per-topic Δ plot — whether an effect is carried by a few topics.
+    """
+    import pandas as pd
+
+    from tcdb.analysis.persistence import per_topic_deltas
+
+    data = load_persistence_scores(collection, snapshots, measures, qrels, topics,
+                                   compute=compute)
+    _check_pivot(data, pivot)
+    parts = []
+    for name, frame in data.frames.items():
+        deltas = per_topic_deltas(frame, data.snapshots, pivot, topics=data.topics)
+        scores = frame.rename(columns={"value": "score"})
+        pivot_scores = scores[scores["system"] == pivot].drop(columns="system").rename(
+            columns={"score": "pivot_score"})
+        merged = (deltas.merge(scores, on=["system", "snapshot", "topic"], how="left")
+                  .merge(pivot_scores, on=["snapshot", "topic"], how="left"))
+        merged.insert(0, "measure", name)
+        parts.append(merged)
+    if not parts:
+        return pd.DataFrame(columns=DELTA_COLUMNS)
+    out = pd.concat(parts, ignore_index=True).rename(columns={"topic": "topic_id"})
+    out["topic"] = [data.topic_names[s].get(t, ("?", ""))[0]
+                    for s, t in zip(out["snapshot"], out["topic_id"], strict=True)]
+    out["topic_key"] = [data.topic_names[s].get(t, ("?", ""))[1]
+                        for s, t in zip(out["snapshot"], out["topic_id"], strict=True)]
+    return out[DELTA_COLUMNS]
