@@ -1,0 +1,172 @@
+"""Shared pieces of the pages: pickers the URL keeps, charts with a CSV download, empty states.
+
+A picker's value lives in three places: the widget, the URL (`st.query_params`, so a link
+reproduces the view) and a plain session-state copy (so it survives moving to another page,
+which clears the query string and forgets the widgets of the page left behind).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from tcdb.dashboard import data
+
+EMPTY_HELP = (
+    "Fill it with the demo collection — `make demo` (three LongEval-shaped snapshots, ten "
+    "systems, pools and qrels) — or with your own data: `tcdb collection sync SPEC`, "
+    "`tcdb snapshot ingest`, `tcdb run import`, `tcdb evaluate`."
+)
+
+
+def _keep(param: str) -> str:
+    return f"_kept_{param}"
+
+
+def select(label: str, options: Sequence[str], param: str, default: str | None = None,
+           *, sidebar: bool = True, help: str | None = None) -> str | None:
+    """A selectbox whose value the URL keeps under `param`; None when there is nothing to pick."""
+    options = list(options)
+    if not options:
+        st.query_params.pop(param, None)
+        return None
+    key = f"picker_{param}"
+    if st.session_state.get(key) not in options:
+        wanted = st.query_params.get(param) or st.session_state.get(_keep(param))
+        if wanted not in options:
+            wanted = default if default in options else options[0]
+        st.session_state[key] = wanted
+    where = st.sidebar if sidebar else st
+    value = where.selectbox(label, options, key=key, help=help)
+    st.query_params[param] = value
+    st.session_state[_keep(param)] = value
+    return value
+
+
+def multiselect(label: str, options: Sequence[str], param: str,
+                default: Sequence[str] | None = None, *, sidebar: bool = True) -> list[str]:
+    """A multiselect kept in the URL as comma-separated values (in the options' order)."""
+    options = list(options)
+    key = f"picker_{param}"
+    current = st.session_state.get(key)
+    if current is None or any(v not in options for v in current):
+        raw = st.query_params.get(param)
+        wanted = raw.split(",") if raw else st.session_state.get(_keep(param))
+        if not wanted or any(v not in options for v in wanted):
+            wanted = list(default if default is not None else options)
+        st.session_state[key] = [v for v in options if v in wanted]
+    where = st.sidebar if sidebar else st
+    values = where.multiselect(label, options, key=key)
+    chosen = [v for v in options if v in values]
+    st.query_params[param] = ",".join(chosen)
+    st.session_state[_keep(param)] = chosen
+    return chosen
+
+
+def number(label: str, param: str, default: int, *, min_value: int = 1,
+           max_value: int = 10_000, sidebar: bool = True) -> int:
+    """An integer input kept in the URL."""
+    key = f"picker_{param}"
+    if key not in st.session_state:
+        raw = st.query_params.get(param) or st.session_state.get(_keep(param))
+        try:
+            value = int(raw) if raw is not None else default
+        except ValueError:
+            value = default
+        st.session_state[key] = min(max(value, min_value), max_value)
+    where = st.sidebar if sidebar else st
+    value = int(where.number_input(label, min_value=min_value, max_value=max_value, step=1,
+                                   key=key))
+    st.query_params[param] = str(value)
+    st.session_state[_keep(param)] = value
+    return value
+
+
+# ---------------------------------------------------------------------------- the pickers
+
+
+def pick_collection() -> str | None:
+    """The collection picker every page shares; shows how to fill an empty database."""
+    url = data.database_url()
+    names = [c["name"] for c in data.collections(url)]
+    if not names:
+        empty_database()
+        return None
+    return select("Collection", names, "collection")
+
+
+def pick_snapshot(collection: str, param: str = "snapshot", label: str = "Snapshot",
+                  default_last: bool = True) -> str | None:
+    labels = data.complete_labels(data.database_url(), collection)
+    if not labels:
+        st.info(f"Collection **{collection}** has no complete snapshot yet. Ingest one with "
+                "`tcdb snapshot ingest`.")
+        return None
+    return select(label, labels, param, default=labels[-1] if default_last else labels[0])
+
+
+def pick_qrels(collection: str, snapshots: Sequence[str], param: str = "qrels",
+               label: str = "Qrels set", default: str = "original") -> str | None:
+    names = data.qrels_names(data.database_url(), collection, snapshots)
+    if not names:
+        st.info("No qrels set is shared by the chosen snapshot(s).")
+        return None
+    return select(label, names, param, default=default)
+
+
+def pick_measure(param: str = "measure") -> str | None:
+    measures = data.known_measures(data.database_url())
+    if not measures:
+        st.info("No scores yet: evaluate the runs with `tcdb evaluate COLLECTION SNAPSHOT`.")
+        return None
+    return select("Measure", measures, param, default=measures[0])
+
+
+def empty_database() -> None:
+    """What an empty database shows instead of figures."""
+    st.info("**The database is empty.** " + EMPTY_HELP, icon=":material/database:")
+    st.code("make demo", language="bash")
+    st.caption(f"Reading {mask(data.database_url())}")
+
+
+def mask(url: str) -> str:
+    from tcdb.db import mask_url
+
+    return mask_url(url)
+
+
+# ------------------------------------------------------------------------ charts and tables
+
+
+def chart(figure: Any, frame: pd.DataFrame, name: str, *, caption: str | None = None) -> None:
+    """An Altair chart, then a CSV download of exactly the data it draws."""
+    st.altair_chart(figure, width="stretch")
+    if caption:
+        st.caption(caption)
+    st.download_button(
+        f"⬇ {name}.csv", frame.to_csv(index=False).encode("utf-8"), file_name=f"{slug(name)}.csv",
+        mime="text/csv", key=f"csv_{slug(name)}", on_click="ignore")
+
+
+def table(frame: pd.DataFrame, *, height: int | None = None, **column_config: Any) -> None:
+    """A sortable table (st.dataframe) without the index."""
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config=column_config or None, height=height or "auto")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-").lower() or "data"
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A figure for display; None (NaN in JSON) as a dash."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def show_error(exc: Exception) -> None:
+    """A core error (bad choice, nothing stored yet) as a warning, not a traceback."""
+    st.warning(str(exc), icon=":material/warning:")

@@ -1,0 +1,25 @@
+"""`tcdb dashboard`: the Streamlit dashboard on the current database, headless."""
+
+from __future__ import annotations
+
+import typer
+
+from tcdb.cli.output import console
+
+
+def dashboard(
+    port: int = typer.Option(8501, "--port", "-p", help="Port to serve on."),
+    address: str = typer.Option("127.0.0.1", "--address",
+                                help="Address to bind (0.0.0.0 to serve other machines)."),
+) -> None:
+    """Browse snapshot drift, persistence, reusability, pools and run comparisons."""
+    from tcdb.dashboard.launch import run_dashboard
+    from tcdb.db import mask_url
+    from tcdb.settings import get_settings
+
+    url = get_settings().database_url
+    console.print(f"tcdb dashboard on http://{address}:{port} reading {mask_url(url)} "
+                  "(Ctrl-C stops it)", highlight=False)
+    code = run_dashboard(url, port, address)
+    if code not in (0, -15):
+        raise typer.Exit(code)
