@@ -46,12 +46,18 @@ class PoolRun(SQLModel, table=True):
 
 
 class PoolEntry(SQLModel, table=True):
-    """A document to judge for a topic, with the best rank any contributing run gave it."""
+    """A document to judge for a topic, with the best rank any contributing run gave it.
+
+    Without FOREIGN KEY constraints, like `RunEntry`: a depth-100 pool over a hundred runs is
+    half a million rows written by one INSERT … SELECT, and per-row trigger checks would cost
+    more than the pooling itself (bench/pools.py). `tcdb.pools` writes only ids it read from
+    run_entry, and `tcdb.housekeeping` deletes entries with their snapshot.
+    """
 
     __tablename__ = "pool_entry"
 
-    pool_id: int = Field(foreign_key="pool.id", primary_key=True, ondelete="CASCADE")
-    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
-    document_id: int = Field(foreign_key="document.id", primary_key=True)
+    pool_id: int = Field(primary_key=True)
+    topic_id: int = Field(primary_key=True)
+    document_id: int = Field(primary_key=True)
     best_rank: int
     n_runs: int  # how many chosen runs retrieved it in their top k

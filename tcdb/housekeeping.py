@@ -1,8 +1,8 @@
 """Deleting what hangs off runs, qrels sets and snapshots, explicitly.
 
-`run_entry` and `score` carry no FOREIGN KEY constraints (COPY speed, see schema/runs.py), so no
-cascade will ever remove their rows: every code path that deletes or replaces a run, a qrels set
-or a snapshot must come through here, inside the caller's transaction.
+`run_entry`, `score` and `pool_entry` carry no FOREIGN KEY constraints (bulk-write speed, see
+schema/runs.py), so no cascade will ever remove their rows: every code path that deletes or
+replaces a run, a qrels set or a snapshot must come through here, in the caller's transaction.
 """
 
 from __future__ import annotations
@@ -10,7 +10,16 @@ from __future__ import annotations
 from sqlalchemy import Connection, delete, select
 from sqlmodel import Session
 
-from tcdb.schema import Evaluation, QrelsSet, Run, RunEntry, Score, UnresolvedRunEntry
+from tcdb.schema import (
+    Evaluation,
+    Pool,
+    PoolEntry,
+    QrelsSet,
+    Run,
+    RunEntry,
+    Score,
+    UnresolvedRunEntry,
+)
 
 
 def _conn(bind: Session | Connection) -> Connection:
@@ -67,5 +76,7 @@ def delete_snapshot_dependents(
     conn.execute(delete(Score).where(Score.qrels_set_id.in_(qrels_ids)))
     conn.execute(delete(Evaluation).where(Evaluation.run_id.in_(run_ids)))
     conn.execute(delete(Evaluation).where(Evaluation.qrels_set_id.in_(qrels_ids)))
+    pool_ids = select(Pool.id).where(Pool.snapshot_id == snapshot_id).scalar_subquery()
+    conn.execute(delete(PoolEntry).where(PoolEntry.pool_id.in_(pool_ids)))
     if not keep_runs:
         conn.execute(delete(Run).where(Run.snapshot_id == snapshot_id))

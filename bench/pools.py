@@ -1,0 +1,136 @@
+"""Depth-k pool building: `tcdb.pools.build_pool` in the database beside trectools on the files.
+
+129 synthetic runs × 50 topics × 1,000 documents (6.45 M entries) by default, scores with ties.
+trectools: `TrecRun` reads every file, `TrecPoolMaker().make_pool(strategy="topX")` pools them.
+tcdb: `tcdb.runs.import_runs` loads the same files once, then `build_pool` (`--tie-order
+docid-asc`, trectools' order) computes the pool with one INSERT … SELECT; the two pools are
+checked equal.
+
+Goals (issue 5), on PostgreSQL: build ≥ 5× faster than trectools (read + pool); import + build
+no slower than trectools.
+
+    python bench/pools.py [--runs 129] [--topics 50] [--depth 1000] [--docs 20000] [--k 100]
+                          [--backends postgres sqlite]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _common import peak_rss_mb, temporary_database, timer  # noqa: E402
+
+
+def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
+               ) -> tuple[Path, Path, list[Path]]:
+    """Documents, topics and run files of a synthetic snapshot; scores tie in runs of ~3."""
+    from tcdb.collections.runs import write_run
+
+    rng = random.Random(42)
+    docs = folder / "docs.trec"
+    with docs.open("w") as out:
+        for i in range(n_docs):
+            out.write(f"<DOC>\n<DOCNO>doc{i}</DOCNO>\n<TEXT>\ndocument {i}\n</TEXT>\n</DOC>\n")
+    topics = folder / "topics.tsv"
+    topics.write_text("".join(f"{t + 1}\tquery {t}\n" for t in range(n_topics)))
+    runs = []
+    for r in range(n_runs):
+        rows = []
+        for t in range(n_topics):
+            for rank, d in enumerate(rng.sample(range(n_docs), depth), start=1):
+                rows.append((str(t + 1), f"doc{d}", rank, float((depth - rank) // 3)))
+        path = folder / f"run{r:03d}.txt"
+        write_run(path, rows, f"run{r:03d}")
+        runs.append(path)
+    return docs, topics, runs
+
+
+def trectools_pool(runs: list[Path], k: int) -> tuple[float, float, dict[str, set[str]]]:
+    """(read seconds, pool seconds, pool) with trectools."""
+    from trectools import TrecPoolMaker, TrecRun
+
+    with timer() as read:
+        loaded = [TrecRun(str(p)) for p in runs]
+    with timer() as pooled:
+        pool = TrecPoolMaker().make_pool(loaded, strategy="topX", topX=k).pool
+    return read[0], pooled[0], {str(t): set(d) for t, d in pool.items()}
+
+
+def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: int,
+                  reference: dict[str, set[str]]) -> dict[str, float]:
+    """Seconds of import, of the docid-asc and trec_eval builds and, on PostgreSQL, of a build
+    once `pool_entry` has no FOREIGN KEY constraints (the schema change proposed for it)."""
+
+    from tcdb.catalog import add_collection
+    from tcdb.collections.sources import LocalSource
+    from tcdb.ingest import ingest_snapshot
+    from tcdb.pools import build_pool, pool_documents
+    from tcdb.runs import import_runs
+    from tcdb.settings import get_settings
+
+    times: dict[str, float] = {}
+    with temporary_database(backend) as url:
+        os.environ["TCDB_DATABASE_URL"] = url
+        get_settings.cache_clear()
+        add_collection("bench")
+        ingest_snapshot("bench", "s1", LocalSource(docs, topics, None), with_text=False)
+        with timer() as imported:
+            import_runs("bench", "s1", runs)
+        times["import"] = imported[0]
+        with timer() as built:
+            report = build_pool("bench", "s1", "asc", k, all_runs=True, tie_order="docid-asc")
+        times["build"] = built[0]
+        assert pool_documents("asc") == reference, "pool differs from trectools"
+        with timer() as built_te:
+            build_pool("bench", "s1", "te", k, all_runs=True)
+        times["build_trec_eval"] = built_te[0]
+        print(f"  {backend:<9} pool of {report['n_documents']:,} documents equals trectools'")
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=129)
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--depth", type=int, default=1000)
+    parser.add_argument("--docs", type=int, default=20000)
+    parser.add_argument("--k", type=int, default=100)
+    parser.add_argument("--backends", nargs="+", default=["postgres", "sqlite"])
+    args = parser.parse_args()
+    n_rows = args.runs * args.topics * args.depth
+    with tempfile.TemporaryDirectory(prefix="tcdb-bench-pools-") as tmp:
+        print(f"{args.runs} runs × {args.topics} topics × {args.depth} documents = "
+              f"{n_rows:,} entries; depth-{args.k} pool; {os.cpu_count()} CPUs (shared)")
+        with timer() as made:
+            docs, topics, runs = make_files(Path(tmp), args.runs, args.topics, args.depth,
+                                            args.docs)
+        print(f"  files written in {made[0]:.1f}s")
+        read, pooled, reference = trectools_pool(runs, args.k)
+        trectools = read + pooled
+        print(f"  trectools: read {read:.2f}s + pool {pooled:.2f}s")
+        results = {b: bench_backend(b, docs, topics, runs, args.k, reference)
+                   for b in args.backends}
+    print()
+    print(f"depth-{args.k} pool over {args.runs} runs ({n_rows:,} entries)")
+    print(f"  trectools (read + pool)        {trectools:7.2f}s")
+    for backend, t in results.items():
+        goal = "  goal ≥ 5×" if backend == "postgres" else ""
+        print(f"  tcdb build → {backend:<10} docid-asc {t['build']:7.2f}s  "
+              f"({trectools / t['build']:5.1f}× faster than trectools){goal}")
+        print(f"  tcdb build → {backend:<10} trec_eval {t['build_trec_eval']:7.2f}s  "
+              f"({trectools / t['build_trec_eval']:5.1f}× faster)")
+        both = t["import"] + t["build"]
+        goal = "  goal ≥ 1×" if backend == "postgres" else ""
+        print(f"  tcdb import + build ({backend:<8}) {both:7.2f}s  (import {t['import']:.2f}s; "
+              f"{trectools / both:5.2f}× trectools' speed){goal}")
+    print(f"peak RSS {peak_rss_mb():,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+"""`tcdb pool build|list|show|export|import-judgments|expand`: assessment pools."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from tcdb.cli.output import console, err_console, print_json, print_table
+
+app = typer.Typer(help="Build depth-k pools, export them blind for assessors, import judgments.",
+                  no_args_is_help=True)
+
+
+class TieOrder(StrEnum):
+    trec_eval = "trec_eval"
+    docid_asc = "docid-asc"
+    file_rank = "file-rank"
+
+
+class ExportFormat(StrEnum):
+    trec = "trec"
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+class ExportOrder(StrEnum):
+    docid = "docid"
+    shuffle = "shuffle"
+
+
+class JudgmentFormat(StrEnum):
+    trec = "trec"
+    csv = "csv"
+
+
+class Prefer(StrEnum):
+    base = "base"
+    new = "new"
+
+
+def _size(size: dict[str, Any]) -> str:
+    return f"{size['min']}–{size['max']} (mean {size['mean']:.1f})"
+
+
+@app.command("build")
+def build(
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshot: str = typer.Argument(..., help="Snapshot label."),
+    name: str = typer.Argument(..., help="Name of the new pool."),
+    depth: int = typer.Option(..., "--depth", "-k", help="Top K documents of each run per topic."),
+    run: list[str] | None = typer.Option(None, "--run", help="A run tag to pool (repeatable)."),
+    contributed: bool = typer.Option(False, "--contributed",
+                                     help="Pool the runs that fed the official pools."),
+    not_contributed: bool = typer.Option(False, "--not-contributed",
+                                         help="Pool the runs that did not contribute."),
+    all_runs: bool = typer.Option(False, "--all-runs", help="Pool every run of the snapshot."),
+    exclude_judged: str | None = typer.Option(
+        None, "--exclude-judged", help="Leave out what this qrels set judged (remainder pool)."),
+    tie_order: TieOrder = typer.Option(
+        TieOrder.trec_eval, "--tie-order",
+        help="Rank by score then doc id descending (trec_eval), score then doc id ascending "
+        "(docid-asc, trectools), or the file's rank column (file-rank)."),
+    max_per_topic: int | None = typer.Option(
+        None, "--max-per-topic",
+        help="Cap each topic at N documents: best rank first, then more runs, then doc id."),
+    description: str | None = typer.Option(None, "--description", help="Free text."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Build a depth-k pool over chosen runs, computed in the database."""
+    from tcdb.pools import build_pool
+
+    with err_console.status(f"building pool {name} …"):
+        report = build_pool(collection, snapshot, name, depth, runs=run or None,
+                            contributed=contributed, not_contributed=not_contributed,
+                            all_runs=all_runs, exclude_judged=exclude_judged,
+                            tie_order=tie_order.value, max_per_topic=max_per_topic,
+                            description=description)
+    if json_output:
+        print_json(report)
+        return
+    console.print(
+        f"pool {report['name']}: {report['status']} · {report['n_documents']:,} documents over "
+        f"{report['n_topics']} topics · per topic {_size(report['size'])} · "
+        f"{len(report['runs'])} {report['chosen']} at depth {report['depth']} "
+        f"({report['tie_order']})"
+        + (f" · minus {report['exclude_judged']}" if report["exclude_judged"] else "")
+        + f" · {report['seconds']:.2f}s", highlight=False)
+    if report["n_unresolved_skipped"]:
+        console.print(f"  left out {report['n_unresolved_skipped']:,} top-{report['depth']} "
+                      "document(s) the snapshot does not have (unresolved run entries)",
+                      highlight=False)
+
+
+@app.command("list")
+def list_(
+    collection: str | None = typer.Argument(None, help="Only this collection."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List pools: size per topic, status and judged fraction."""
+    from tcdb.pools import list_pools
+
+    rows = list_pools(collection)
+    if json_output:
+        print_json(rows)
+        return
+    print_table(
+        ["pool", "snapshot", "depth", "runs", "minus", "documents", "per topic", "status",
+         "judged"],
+        [(r["name"], f"{r['collection']}/{r['snapshot']}", r["depth"], r["n_runs"],
+          r["exclude_judged"], f"{r['n_documents']:,}", _size(r["size"]), r["status"],
+          f"{r['judged_fraction']:.0%}") for r in rows])
+
+
+@app.command("show")
+def show(
+    name: str = typer.Argument(..., help="Pool name."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show a pool: sizes per topic, each run's unique documents, judged fraction."""
+    from tcdb.pools import show_pool
+
+    info = show_pool(name)
+    if json_output:
+        print_json(info)
+        return
+    console.print(
+        f"pool {info['name']} · {info['collection']} / {info['snapshot']} · depth "
+        f"{info['depth']} ({info['tie_order']})"
+        + (f" · minus {info['exclude_judged']}" if info["exclude_judged"] else "")
+        + (f" · max {info['max_per_topic']} per topic" if info["max_per_topic"] else "")
+        + f" · status {info['status']} · {info['n_documents']:,} documents, "
+        f"{info['n_judged']:,} judged ({info['judged_fraction']:.0%})"
+        + (f" in {info['pooled_qrels']}" if info["pooled_qrels"] else ""), highlight=False)
+    size = info["size"]
+    console.print(f"size per topic: min {size['min']} · max {size['max']} · mean "
+                  f"{size['mean']:.1f} · total {size['total']:,}", highlight=False)
+    print_table(["run", "pooled documents", "unique"],
+                [(r["tag"], r["n_pooled"], r["unique"]) for r in info["runs"]],
+                title="contribution per run")
+    print_table(["topic", "documents", "judged"],
+                [(t["topic"], t["n_documents"], t["n_judged"]) for t in info["per_topic"]],
+                title="per topic")
+
+
+@app.command("export")
+def export(
+    name: str = typer.Argument(..., help="Pool name."),
+    fmt: ExportFormat = typer.Option(..., "--format", help="trec (ids only), jsonl or csv."),
+    out: Path = typer.Option(..., "--out", help="File to write (.gz to compress)."),
+    order: ExportOrder = typer.Option(ExportOrder.docid, "--order",
+                                      help="Documents per topic by id, or shuffled."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the shuffle."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Export the pool blind for assessors (no run tags, ranks or scores)."""
+    from tcdb.pools import export_pool
+
+    report = export_pool(name, fmt.value, out, order=order.value, seed=seed)
+    if json_output:
+        print_json(report)
+        return
+    seed_note = f" (seed {report['seed']})" if report["seed"] is not None else ""
+    console.print(f"pool {name}: {report['n_documents']:,} documents over {report['n_topics']} "
+                  f"topics → {report['out']} ({report['format']}, {report['order']} order"
+                  f"{seed_note}) · status {report['status']}", highlight=False)
+
+
+def _print_expanded(expanded: dict[str, Any]) -> None:
+    console.print(
+        f"expanded qrels {expanded['name']} = {expanded['base']} ∪ {expanded['pooled']}: "
+        f"{expanded['n_judgments']:,} judgments ({expanded['n_added']:,} added) · "
+        f"{expanded['n_conflicts']} conflicting grade(s), kept {expanded['prefer']}",
+        highlight=False)
+    if expanded["conflicts"]:
+        print_table(["topic", "document", "base", "new"],
+                    [(c["topic"], c["doc"], c["base"], c["new"])
+                     for c in expanded["conflicts"]], title="conflicts")
+
+
+@app.command("import-judgments")
+def import_judgments(
+    name: str = typer.Argument(..., help="Pool name."),
+    file: Path = typer.Argument(..., help="Judgments: TREC qrels or CSV topic_id,doc_id,grade."),
+    fmt: JudgmentFormat = typer.Option(JudgmentFormat.trec, "--format", help="trec or csv."),
+    assessor: str | None = typer.Option(None, "--assessor", help="Who judged."),
+    expand: str | None = typer.Option(None, "--expand",
+                                      help="Also write BASE_QRELS ∪ pooled as a new set."),
+    expanded_name: str | None = typer.Option(None, "--expanded-name",
+                                             help="Name of the expanded qrels set."),
+    prefer: Prefer = typer.Option(Prefer.base, "--prefer",
+                                  help="Which grade wins when base and pooled disagree."),
+    pooled_name: str | None = typer.Option(
+        None, "--pooled-name", help="Name of the pooled qrels set (first batch; default: the "
+        "pool's name)."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Add a batch of judgments to the pool's pooled qrels set (all or nothing)."""
+    from tcdb.pools import import_judgments as run_import
+
+    report = run_import(name, file, fmt=fmt.value, assessor=assessor, expand=expand,
+                        expanded_name=expanded_name, prefer=prefer.value,
+                        pooled_name=pooled_name)
+    if json_output:
+        print_json(report)
+        return
+    console.print(
+        f"pool {name}: {report['n_new']:,} new judgment(s) in {report['pooled_qrels']}"
+        + (f" ({report['n_repeated']:,} already there)" if report["n_repeated"] else "")
+        + f" · {report['n_judged']:,}/{report['n_documents']:,} judged "
+        f"({report['judged_fraction']:.0%}) · status {report['status']}", highlight=False)
+    if report["expanded"]:
+        _print_expanded(report["expanded"])
+
+
+@app.command("expand")
+def expand(
+    name: str = typer.Argument(..., help="Pool name."),
+    base: str = typer.Option(..., "--base", help="The qrels set to expand."),
+    expanded_name: str = typer.Option(..., "--name", help="Name of the expanded qrels set."),
+    prefer: Prefer = typer.Option(Prefer.base, "--prefer",
+                                  help="Which grade wins when base and pooled disagree."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Write base ∪ the pool's judgments (all batches so far) as an expanded qrels set."""
+    from tcdb.pools import expand_pool
+
+    report = expand_pool(name, base, expanded_name, prefer.value)
+    if json_output:
+        print_json(report)
+        return
+    _print_expanded(report)

@@ -1,0 +1,839 @@
+"""Assessment pools: build a depth-k pool over chosen runs, export it blind, import judgments.
+
+A pool is computed inside the database: one `INSERT INTO pool_entry … SELECT` ranks each chosen
+run's entries per topic with `ROW_NUMBER() OVER (PARTITION BY run_id, topic_id ORDER BY …)`
+(SQLite ≥ 3.25 and PostgreSQL), keeps the top `depth`, and groups them per (topic, document)
+with the best rank and the number of runs that retrieved the document in their top `depth`.
+Runs are never loaded into Python.
+
+Tie orders (how equal scores are broken when ranking a run):
+
+* `trec_eval` — score descending, then external document id descending (byte order), as
+  trec_eval and ir_measures sort a run; the default, so a pool matches what evaluation sees.
+* `docid-asc` — score descending, then document id ascending: trectools' `TrecRun` order, so
+  pools equal `TrecPoolMaker().make_pool(..., strategy="topX")`.
+* `file-rank` — the rank column of the run file (then the trec_eval order for equal ranks).
+
+Entries the snapshot does not have (`run_entry_unresolved`) keep their place in the ranking —
+a run's top k is what it submitted — but cannot be judged, so they are left out of the pool and
+counted in the report. `max_per_topic` caps each topic at N documents, keeping those with the
+best rank first, then those more runs retrieved, then by document id.
+
+Judgments come back in batches and accumulate in one qrels set of kind `pooled` tied to the
+pool (`pool.pooled_qrels_id`); `--expand` derives an `expanded` set = base ∪ pooled.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, func, select, text
+from sqlmodel import Session
+
+from tcdb.db import bulk_insert, is_postgres, session_scope
+from tcdb.errors import ConflictError, InputError, NotFoundError
+from tcdb.schema import (
+    Collection,
+    Judgment,
+    Pool,
+    PoolEntry,
+    PoolRun,
+    PoolStatus,
+    QrelsKind,
+    QrelsSet,
+    Run,
+    Snapshot,
+)
+from tcdb.schema.base import utcnow
+
+TIE_ORDERS = ("trec_eval", "docid-asc", "file-rank")
+EXPORT_FORMATS = ("trec", "jsonl", "csv")
+EXPORT_ORDERS = ("docid", "shuffle")
+JUDGMENT_FORMATS = ("trec", "csv")
+PREFER = ("base", "new")
+ENTRY_COLUMNS = ["pool_id", "topic_id", "document_id", "best_rank", "n_runs"]
+JUDGMENT_COLUMNS = ["qrels_set_id", "topic_id", "document_id", "grade"]
+
+
+# --------------------------------------------------------------------------------------- build
+
+
+def _order_by(tie_order: str, postgres: bool) -> str:
+    """The window's ORDER BY; external ids compare byte-wise (trec_eval's strcmp)."""
+    ext = 'ext COLLATE "C"' if postgres else "ext COLLATE BINARY"
+    if tie_order == "trec_eval":
+        return f"score DESC, {ext} DESC"
+    if tie_order == "docid-asc":
+        return f"score DESC, {ext} ASC"
+    return f"rank ASC, score DESC, {ext} DESC"
+
+
+BOUNDS = "tcdb_pool_bounds"
+
+
+def _runs_list(run_ids: Sequence[int]) -> str:
+    """Run ids as an SQL list literal (integers only), so the planner sees the exact runs."""
+    return ", ".join(str(int(r)) for r in run_ids) or "NULL"
+
+
+def _create_bounds(conn: Connection, snapshot_id: int, run_ids: Sequence[int], depth: int,
+                   with_unresolved: bool) -> None:
+    """Per (chosen run, snapshot topic): the lowest score and the number of entries ranked ≤ k.
+
+    Any k entries of a topic include one scoring at most the k-th best score, so when a topic
+    has ≥ k entries of rank ≤ k, their lowest score `t` bounds the top k from below under every
+    score order (and the k-th smallest rank is ≤ k under the file-rank order). Only entries at
+    or above the bound reach the window's sort — about k per topic instead of the whole run —
+    and the result is exact whatever the rank column says (`n < k`: the whole topic goes).
+    A temporary table (per connection, dropped after use) so the planner knows its size.
+    """
+    postgres = is_postgres(conn)
+    runs = _runs_list(run_ids)
+    k = int(depth)
+    union = (f" UNION ALL SELECT run_id, topic_id, score FROM run_entry_unresolved "
+             f"WHERE run_id IN ({runs}) AND rank <= {k}") if with_unresolved else ""
+    query = (
+        "SELECT r.id AS run_id, st.topic_id, x.t, COALESCE(x.n, 0) AS n "
+        "FROM run r CROSS JOIN snapshot_topic st LEFT JOIN ("
+        "SELECT run_id, topic_id, MIN(score) AS t, COUNT(*) AS n FROM ("
+        f"SELECT run_id, topic_id, score FROM run_entry WHERE run_id IN ({runs}) "
+        f"AND rank <= {k}{union}) y GROUP BY run_id, topic_id"
+        ") x ON x.run_id = r.id AND x.topic_id = st.topic_id "
+        f"WHERE r.id IN ({runs}) AND st.snapshot_id = {int(snapshot_id)}"
+    )
+    conn.execute(text(f"DROP TABLE IF EXISTS {BOUNDS}"))
+    on_commit = " ON COMMIT DROP" if postgres else ""
+    conn.execute(text(f"CREATE TEMPORARY TABLE {BOUNDS}{on_commit} AS {query}"))
+    conn.execute(text(f"ANALYZE {BOUNDS}"))
+
+
+def _drop_bounds(conn: Connection) -> None:
+    conn.execute(text(f"DROP TABLE IF EXISTS {BOUNDS}"))
+
+
+def _ranked_sql(tie_order: str, postgres: bool, with_unresolved: bool, runs: str) -> str:
+    """The candidate entries of the chosen runs with their position under the tie order (`rn`).
+
+    trec_eval's order is stored (`run_entry.eval_rank`): its top k is an index range scan, and
+    entries the snapshot lacks already hold their places. The other orders need the bounds
+    table (`_create_bounds`), whose rows are exactly the chosen runs' topics; positions ≤ k are
+    exact, entries below the bound never get one. The candidates are materialised first so the
+    join for external ids sees ~k rows per topic, not every entry.
+    """
+    if tie_order == "trec_eval":
+        return ("SELECT e.run_id, e.topic_id, e.document_id, sd.external_id AS ext, "
+                "e.eval_rank AS rn FROM run_entry e JOIN snapshot_document sd "
+                "ON sd.snapshot_id = :snapshot_id AND sd.document_id = e.document_id "
+                f"WHERE e.run_id IN ({runs}) AND e.eval_rank <= :depth")
+    above = "e.rank <= :depth" if tie_order == "file-rank" else "e.score >= b.t"
+    bound = (f"JOIN {BOUNDS} b ON b.run_id = e.run_id AND b.topic_id = e.topic_id "
+             f"WHERE (b.n < :depth OR {above})")
+    candidates = (f"SELECT e.run_id, e.topic_id, e.document_id, e.rank, e.score "
+                  f"FROM run_entry e {bound}")
+    materialized = "MATERIALIZED " if postgres else ""
+    entries = (
+        "SELECT c.run_id, c.topic_id, c.document_id, c.rank, c.score, sd.external_id AS ext "
+        "FROM candidates c JOIN snapshot_document sd ON sd.snapshot_id = :snapshot_id "
+        "AND sd.document_id = c.document_id"
+    )
+    if with_unresolved:
+        entries += (
+            " UNION ALL SELECT e.run_id, e.topic_id, NULL, e.rank, e.score, e.external_doc_id "
+            f"FROM run_entry_unresolved e {bound}"
+        )
+    return (
+        f"WITH candidates AS {materialized}({candidates}) "
+        "SELECT run_id, topic_id, document_id, ext, ROW_NUMBER() OVER "
+        f"(PARTITION BY run_id, topic_id ORDER BY {_order_by(tie_order, postgres)}) AS rn "
+        f"FROM ({entries}) u"
+    )
+
+
+def _pool_sql(tie_order: str, postgres: bool, with_unresolved: bool, exclude: bool,
+              max_per_topic: int | None, runs: str) -> str:
+    """`INSERT INTO pool_entry … SELECT`: the union of the chosen runs' top-k per topic."""
+    ranked = _ranked_sql(tie_order, postgres, with_unresolved, runs)
+    where = "r.rn <= :depth AND r.document_id IS NOT NULL"
+    if exclude:
+        where += (" AND NOT EXISTS (SELECT 1 FROM judgment j WHERE j.qrels_set_id = :base_id "
+                  "AND j.topic_id = r.topic_id AND j.document_id = r.document_id)")
+    grouped = (
+        "SELECT r.topic_id, r.document_id, MIN(r.rn) AS best_rank, COUNT(*) AS n_runs, "
+        f"MIN(r.ext) AS ext FROM ({ranked}) r WHERE {where} GROUP BY r.topic_id, r.document_id"
+    )
+    # Rows go in primary-key order: the B-tree then grows at its right edge.
+    if max_per_topic is None:
+        select_sql = ("SELECT :pool_id, topic_id, document_id, best_rank, n_runs "
+                      f"FROM ({grouped}) g ORDER BY topic_id, document_id")
+    else:
+        ext = 'ext COLLATE "C"' if postgres else "ext"
+        select_sql = (
+            "SELECT :pool_id, topic_id, document_id, best_rank, n_runs FROM ("
+            "SELECT g.*, ROW_NUMBER() OVER (PARTITION BY topic_id ORDER BY best_rank ASC, "
+            f"n_runs DESC, {ext} ASC) AS k FROM ({grouped}) g) c WHERE c.k <= :max_per_topic "
+            "ORDER BY topic_id, document_id"
+        )
+    return f"INSERT INTO pool_entry ({', '.join(ENTRY_COLUMNS)}) {select_sql}"
+
+
+def _choose_runs(
+    session: Session,
+    snap: Snapshot,
+    runs: Sequence[str] | None,
+    contributed: bool,
+    not_contributed: bool,
+    all_runs: bool,
+) -> tuple[list[Run], str]:
+    """The runs a pool is built over, and how they were chosen (for the report)."""
+    from tcdb.runs import get_runs
+
+    modes = [bool(runs), contributed, not_contributed, all_runs]
+    if sum(modes) != 1:
+        raise InputError(None, None, "choose the runs with exactly one of --run TAG …, "
+                         "--contributed, --not-contributed or --all-runs")
+    if runs:
+        return get_runs(session, snap, list(runs)), "runs"
+    every = get_runs(session, snap)
+    if all_runs:
+        chosen, how = every, "all runs"
+    elif contributed:
+        chosen, how = [r for r in every if r.contributed], "contributed runs"
+    else:
+        chosen, how = [r for r in every if not r.contributed], "runs that did not contribute"
+    if not chosen:
+        raise InputError(None, None, f"snapshot {snap.label!r} has no {how} to pool "
+                         f"({len(every)} run(s) imported)")
+    return chosen, how
+
+
+def build_pool(
+    collection: str,
+    snapshot: str,
+    name: str,
+    depth: int,
+    *,
+    runs: Sequence[str] | None = None,
+    contributed: bool = False,
+    not_contributed: bool = False,
+    all_runs: bool = False,
+    exclude_judged: str | None = None,
+    tie_order: str = "trec_eval",
+    max_per_topic: int | None = None,
+    description: str | None = None,
+) -> dict[str, Any]:
+    """Build a depth-k pool in the database (see the module docstring); idempotent by name.
+
+    The same name with the same parameters and runs again is a no-op ("unchanged"); with
+    different ones it is a ConflictError, since assessors may already hold the first pool.
+    """
+    from tcdb.catalog import get_snapshot
+    from tcdb.qrels import get_qrels_set
+
+    started = time.perf_counter()
+    if depth < 1:
+        raise InputError("--depth", None, f"depth must be at least 1 (got {depth})")
+    if tie_order not in TIE_ORDERS:
+        raise InputError("--tie-order", None, f"{tie_order!r} is not one of "
+                         f"{', '.join(TIE_ORDERS)}")
+    if max_per_topic is not None and max_per_topic < 1:
+        raise InputError("--max-per-topic", None,
+                         f"max per topic must be at least 1 (got {max_per_topic})")
+    with session_scope() as session:
+        snap = get_snapshot(session, collection, snapshot)
+        assert snap.id is not None
+        chosen, how = _choose_runs(session, snap, runs, contributed, not_contributed, all_runs)
+        base = get_qrels_set(session, snap, exclude_judged) if exclude_judged else None
+        run_ids = sorted(r.id or 0 for r in chosen)
+        existing = _find_pool(session, name)
+        if existing is not None:
+            same = (existing.snapshot_id == snap.id and existing.depth == depth
+                    and existing.tie_order == tie_order
+                    and existing.max_per_topic == max_per_topic
+                    and existing.base_qrels_id == (base.id if base else None)
+                    and _pool_run_ids(session, existing.id or 0) == run_ids)
+            if not same:
+                raise ConflictError(f"a pool {name!r} already exists with other parameters or "
+                                    "runs (see `tcdb pool show`); choose another name")
+            report = _build_report(session, existing, collection, snapshot, chosen, how, 0)
+            report["status"] = "unchanged"
+            report["seconds"] = time.perf_counter() - started
+            return report
+        pool = Pool(name=name, snapshot_id=snap.id, depth=depth, tie_order=tie_order,
+                    max_per_topic=max_per_topic, base_qrels_id=base.id if base else None,
+                    description=description)
+        session.add(pool)
+        session.flush()
+        assert pool.id is not None
+        conn = session.connection()
+        bulk_insert(conn, "pool_run", ["pool_id", "run_id"], [(pool.id, r) for r in run_ids])
+        postgres = is_postgres(conn)
+        if postgres:
+            # The window sorts the candidate entries: keep that sort in memory.
+            conn.execute(text("SET LOCAL work_mem = '256MB'"))
+            conn.execute(text("SET LOCAL jit = off"))  # compiling costs more than it saves here
+        with_unresolved = any(r.n_unresolved for r in chosen)
+        params: dict[str, Any] = {"pool_id": pool.id, "snapshot_id": snap.id, "depth": depth}
+        if base is not None:
+            params["base_id"] = base.id
+        if max_per_topic is not None:
+            params["max_per_topic"] = max_per_topic
+        runs_sql = _runs_list(run_ids)
+        if tie_order != "trec_eval":
+            _create_bounds(conn, snap.id, run_ids, depth, with_unresolved)
+        conn.execute(text(_pool_sql(tie_order, postgres, with_unresolved, base is not None,
+                                    max_per_topic, runs_sql)), params)
+        skipped = 0
+        if with_unresolved:
+            skipped = _count_unresolved(conn, snap.id, tie_order, depth, runs_sql)
+        _drop_bounds(conn)
+        pool.n_documents = conn.execute(select(func.count()).select_from(PoolEntry).where(
+            PoolEntry.pool_id == pool.id)).scalar_one()
+        session.add(pool)
+        session.flush()
+        report = _build_report(session, pool, collection, snapshot, chosen, how, skipped)
+        report["status"] = "built"
+        report["seconds"] = time.perf_counter() - started
+        return report
+
+
+def _count_unresolved(conn: Connection, snapshot_id: int, tie_order: str, depth: int,
+                      runs: str) -> int:
+    """Distinct (topic, document) pairs in the top k that the snapshot does not have."""
+    if tie_order == "trec_eval":
+        sql = ("SELECT COUNT(*) FROM (SELECT DISTINCT topic_id, external_doc_id FROM "
+               f"run_entry_unresolved WHERE run_id IN ({runs}) AND eval_rank <= :depth) d")
+        return int(conn.execute(text(sql), {"depth": depth}).scalar_one())
+    ranked = _ranked_sql(tie_order, is_postgres(conn), True, runs)
+    sql = (f"SELECT COUNT(*) FROM (SELECT DISTINCT r.topic_id, r.ext FROM ({ranked}) r "
+           "WHERE r.rn <= :depth AND r.document_id IS NULL) d")
+    return int(conn.execute(text(sql), {"snapshot_id": snapshot_id, "depth": depth})
+               .scalar_one())
+
+
+def _build_report(session: Session, pool: Pool, collection: str, snapshot: str,
+                  chosen: list[Run], how: str, skipped: int) -> dict[str, Any]:
+    sizes = _topic_sizes(session.connection(), pool.id or 0)
+    base = session.get(QrelsSet, pool.base_qrels_id) if pool.base_qrels_id else None
+    return {
+        "name": pool.name, "collection": collection, "snapshot": snapshot,
+        "depth": pool.depth, "tie_order": pool.tie_order, "max_per_topic": pool.max_per_topic,
+        "runs": [r.tag for r in chosen], "chosen": how,
+        "exclude_judged": base.name if base else None,
+        "n_documents": pool.n_documents, "n_topics": len(sizes), "size": _size_stats(sizes),
+        "n_unresolved_skipped": skipped,
+    }
+
+
+# ------------------------------------------------------------------------------ list and show
+
+
+def _find_pool(session: Session, name: str) -> Pool | None:
+    return session.execute(select(Pool).where(Pool.name == name)).scalar_one_or_none()
+
+
+def get_pool(session: Session, name: str) -> Pool:
+    """A pool by name; NotFoundError names the pools that exist."""
+    pool = _find_pool(session, name)
+    if pool is None:
+        names = session.execute(select(Pool.name).order_by(Pool.name)).scalars().all()
+        known = ", ".join(names) or "none built yet"
+        raise NotFoundError(f"no pool {name!r} (known: {known})")
+    return pool
+
+
+def _pool_run_ids(session: Session, pool_id: int) -> list[int]:
+    return sorted(session.execute(select(PoolRun.run_id).where(
+        PoolRun.pool_id == pool_id)).scalars().all())
+
+
+def _topic_sizes(conn: Connection, pool_id: int) -> dict[int, int]:
+    rows = conn.execute(select(PoolEntry.topic_id, func.count()).where(
+        PoolEntry.pool_id == pool_id).group_by(PoolEntry.topic_id))
+    return dict(rows.tuples().all())
+
+
+def _size_stats(sizes: dict[int, int]) -> dict[str, float | int]:
+    values = list(sizes.values())
+    if not values:
+        return {"min": 0, "max": 0, "mean": 0.0, "total": 0}
+    return {"min": min(values), "max": max(values), "mean": sum(values) / len(values),
+            "total": sum(values)}
+
+
+def _n_judged(conn: Connection, pool: Pool) -> int:
+    """Pooled documents that have a grade in the pool's `pooled` qrels set."""
+    if pool.pooled_qrels_id is None:
+        return 0
+    sql = text("SELECT COUNT(*) FROM pool_entry pe JOIN judgment j ON j.qrels_set_id = :q "
+               "AND j.topic_id = pe.topic_id AND j.document_id = pe.document_id "
+               "WHERE pe.pool_id = :p")
+    return int(conn.execute(sql, {"q": pool.pooled_qrels_id, "p": pool.id}).scalar_one())
+
+
+def list_pools(collection: str | None = None) -> list[dict[str, Any]]:
+    """Every pool with its parameters, size per topic, status and judged fraction."""
+    with session_scope() as session:
+        query = (select(Pool)
+                 .join(Snapshot, Snapshot.id == Pool.snapshot_id)
+                 .join(Collection, Collection.id == Snapshot.collection_id)
+                 .order_by(Collection.name, Snapshot.ordinal, Pool.name))
+        if collection is not None:
+            from tcdb.catalog import get_collection
+
+            query = query.where(Collection.id == get_collection(session, collection).id)
+        return [_pool_row(session, pool) for pool in session.execute(query).scalars().all()]
+
+
+def show_pool(name: str) -> dict[str, Any]:
+    """One pool in detail: per-topic sizes and judged counts, and each run's unique documents.
+
+    A run's unique documents are those of the pool that no other chosen run retrieved in its
+    top k — recomputed here with the same window as the build.
+    """
+    with session_scope() as session:
+        pool = get_pool(session, name)
+        conn = session.connection()
+        summary = _pool_row(session, pool)
+        topics = dict(conn.execute(text(
+            "SELECT topic_id, external_id FROM snapshot_topic WHERE snapshot_id = :s"),
+            {"s": pool.snapshot_id}).tuples().all())
+        judged_sql = ("SELECT pe.topic_id, COUNT(*), COUNT(j.grade) FROM pool_entry pe "
+                      "LEFT JOIN judgment j ON j.qrels_set_id = :q AND j.topic_id = pe.topic_id "
+                      "AND j.document_id = pe.document_id WHERE pe.pool_id = :p "
+                      "GROUP BY pe.topic_id")
+        per_topic = [
+            {"topic": topics.get(t, str(t)), "n_documents": int(n), "n_judged": int(j)}
+            for t, n, j in conn.execute(text(judged_sql), {
+                "q": pool.pooled_qrels_id or -1, "p": pool.id}).tuples().all()
+        ]
+        per_topic.sort(key=lambda row: _natural(row["topic"]))
+        summary["per_topic"] = per_topic
+        summary["runs"] = _unique_per_run(conn, pool)
+        summary["description"] = pool.description
+        return summary
+
+
+def _pool_row(session: Session, pool: Pool) -> dict[str, Any]:
+    """A pool's parameters, sizes, status and judged fraction, inside an open session."""
+    snap = session.get(Snapshot, pool.snapshot_id)
+    assert snap is not None
+    coll = session.get(Collection, snap.collection_id)
+    assert coll is not None
+    conn = session.connection()
+    sizes = _topic_sizes(conn, pool.id or 0)
+    judged = _n_judged(conn, pool)
+    names = dict(conn.execute(select(QrelsSet.id, QrelsSet.name).where(
+        QrelsSet.snapshot_id == snap.id)).tuples().all())
+    return {
+        "name": pool.name, "collection": coll.name, "snapshot": snap.label, "depth": pool.depth,
+        "tie_order": pool.tie_order, "max_per_topic": pool.max_per_topic,
+        "exclude_judged": names.get(pool.base_qrels_id) if pool.base_qrels_id else None,
+        "pooled_qrels": names.get(pool.pooled_qrels_id) if pool.pooled_qrels_id else None,
+        "n_runs": len(_pool_run_ids(session, pool.id or 0)), "status": pool.status.value,
+        "n_documents": pool.n_documents, "n_topics": len(sizes), "size": _size_stats(sizes),
+        "n_judged": judged,
+        "judged_fraction": judged / pool.n_documents if pool.n_documents else 0.0,
+        "created_at": pool.created_at, "exported_at": pool.exported_at,
+    }
+
+
+def _natural(value: str) -> tuple[int, int | str]:
+    """Numeric topic ids in numeric order, then the others."""
+    return (0, int(value)) if value.isdigit() else (1, value)
+
+
+def _unique_per_run(conn: Connection, pool: Pool) -> list[dict[str, Any]]:
+    """Per chosen run: pooled documents in its top k, and those no other chosen run had."""
+    runs = conn.execute(select(Run.id, Run.n_unresolved).join(
+        PoolRun, PoolRun.run_id == Run.id).where(PoolRun.pool_id == pool.id)).tuples().all()
+    run_ids = [r for r, _ in runs]
+    with_unresolved = any(n for _, n in runs)
+    if pool.tie_order != "trec_eval":
+        _create_bounds(conn, pool.snapshot_id, run_ids, pool.depth, with_unresolved)
+    ranked = _ranked_sql(pool.tie_order, is_postgres(conn), with_unresolved,
+                         _runs_list(run_ids))
+    sql = (
+        "SELECT r.run_id, COUNT(*), SUM(CASE WHEN pe.n_runs = 1 THEN 1 ELSE 0 END) "
+        f"FROM ({ranked}) r JOIN pool_entry pe ON pe.pool_id = :pool_id "
+        "AND pe.topic_id = r.topic_id AND pe.document_id = r.document_id "
+        "WHERE r.rn <= :depth GROUP BY r.run_id"
+    )
+    counts = {run_id: (int(n), int(u or 0)) for run_id, n, u in conn.execute(text(sql), {
+        "pool_id": pool.id, "snapshot_id": pool.snapshot_id, "depth": pool.depth}).tuples()}
+    _drop_bounds(conn)
+    tags = conn.execute(select(Run.id, Run.tag).join(PoolRun, PoolRun.run_id == Run.id).where(
+        PoolRun.pool_id == pool.id).order_by(Run.tag)).tuples().all()
+    return [{"tag": tag, "n_pooled": counts.get(run_id, (0, 0))[0],
+             "unique": counts.get(run_id, (0, 0))[1]} for run_id, tag in tags]
+
+
+def pool_documents(name: str) -> dict[str, set[str]]:
+    """The pool as external ids: topic → the set of documents to judge (tests, notebooks)."""
+    with session_scope() as session:
+        pool = get_pool(session, name)
+        sql = text(
+            "SELECT st.external_id, sd.external_id FROM pool_entry pe "
+            "JOIN snapshot_topic st ON st.snapshot_id = :s AND st.topic_id = pe.topic_id "
+            "JOIN snapshot_document sd ON sd.snapshot_id = :s AND sd.document_id = pe.document_id "
+            "WHERE pe.pool_id = :p")
+        result: dict[str, set[str]] = {}
+        for topic, doc in session.connection().execute(
+                sql, {"s": pool.snapshot_id, "p": pool.id}).tuples():
+            result.setdefault(topic, set()).add(doc)
+        return result
+
+
+# -------------------------------------------------------------------------------------- export
+
+
+def export_pool(
+    name: str,
+    fmt: str,
+    out: Path | str,
+    *,
+    order: str = "docid",
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """Write the pool for assessors, blind (no run tags, ranks or scores); mark it `exported`.
+
+    `docid` order sorts by (topic, document id); `shuffle` keeps topics in order and shuffles
+    the documents of each topic with `seed` (chosen and reported when not given), so the file
+    order says nothing about rank either way. JSONL and CSV carry the query, description and
+    document text; a snapshot ingested without text cannot give them, and the documents
+    lacking text are named.
+    """
+    from tcdb.collections.assessor_formats import PoolItem
+
+    if fmt not in EXPORT_FORMATS:
+        raise InputError("--format", None, f"{fmt!r} is not one of {', '.join(EXPORT_FORMATS)}")
+    if order not in EXPORT_ORDERS:
+        raise InputError("--order", None, f"{order!r} is not one of {', '.join(EXPORT_ORDERS)}")
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise NotFoundError(f"folder {out.parent} does not exist")
+    with session_scope() as session:
+        pool = get_pool(session, name)
+        conn = session.connection()
+        needs_text = fmt != "trec"
+        sql = text(
+            "SELECT st.external_id, st.query, st.description, sd.external_id, "
+            + ("c.text " if needs_text else "NULL ")
+            + "FROM pool_entry pe "
+            "JOIN snapshot_topic st ON st.snapshot_id = :s AND st.topic_id = pe.topic_id "
+            "JOIN snapshot_document sd ON sd.snapshot_id = :s AND sd.document_id = pe.document_id "
+            + ("JOIN content c ON c.id = sd.content_id " if needs_text else "")
+            + "WHERE pe.pool_id = :p")
+        rows = conn.execute(sql, {"s": pool.snapshot_id, "p": pool.id}).tuples().all()
+        if needs_text:
+            missing = sorted((t, d) for t, _, _, d, body in rows if body is None)
+            if missing:
+                shown = ", ".join(d for _, d in missing[:10])
+                more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+                snap = session.get(Snapshot, pool.snapshot_id)
+                label = snap.label if snap else "?"
+                raise InputError(None, None, f"{len(missing)} pooled document(s) of snapshot "
+                                 f"{label!r} have no text (ingested with --no-text?): "
+                                 f"{shown}{more}; export --format trec, or re-ingest with text")
+        items = [PoolItem(t, q, desc, d, body or "") for t, q, desc, d, body in rows]
+        used_seed = None
+        if order == "shuffle":
+            used_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+            n = _write_shuffled(out, fmt, items, used_seed)
+        else:
+            n = _write_sorted(out, fmt, items)
+        status = PoolStatus.exported if pool.status == PoolStatus.open else pool.status
+        pool.status = status
+        pool.exported_at = pool.exported_at or utcnow()
+        session.add(pool)
+        return {"name": name, "format": fmt, "out": str(out), "n_documents": n,
+                "n_topics": len({i.topic_id for i in items}), "order": order,
+                "seed": used_seed, "status": status.value}
+
+
+def _write_sorted(out: Path, fmt: str, items: list[Any]) -> int:
+    from tcdb.collections import assessor_formats as af
+
+    writer = {"trec": af.write_pool_trec, "jsonl": af.write_pool_jsonl,
+              "csv": af.write_pool_csv}[fmt]
+    return writer(out, items)
+
+
+def _write_shuffled(out: Path, fmt: str, items: list[Any], seed: int) -> int:
+    """The writers' formats with the documents of each topic in a seeded random order.
+
+    The assessor-format writers always sort (topic, document); this writes each topic's rows
+    through them to a string and reorders whole records, so the format stays theirs.
+    """
+    import csv
+    import io
+    import json
+    from dataclasses import asdict
+
+    from tcdb.collections import assessor_formats as af
+
+    af._blind_order(items)  # refuses duplicates exactly as the sorted export does
+    rng = random.Random(seed)
+    by_topic: dict[str, list[Any]] = {}
+    for item in sorted(items, key=lambda i: (i.topic_id, i.doc_id)):
+        by_topic.setdefault(item.topic_id, []).append(item)
+    ordered: list[Any] = []
+    for topic in sorted(by_topic):
+        docs = by_topic[topic]
+        rng.shuffle(docs)
+        ordered.extend(docs)
+    if fmt == "trec":
+        for item in ordered:
+            for value in (item.topic_id, item.doc_id):
+                if not value or len(value.split()) != 1:
+                    raise InputError(None, None, f"id {value!r} is empty or contains whitespace")
+        body = "".join(f"{i.topic_id} Q0 {i.doc_id}\n" for i in ordered)
+    elif fmt == "jsonl":
+        body = "".join(json.dumps(asdict(i), ensure_ascii=False) + "\n" for i in ordered)
+    else:
+        buffer = io.StringIO(newline="")
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(af.POOL_FIELDS)
+        for i in ordered:
+            writer.writerow([i.topic_id, i.query, i.description or "", i.doc_id, i.text])
+        body = buffer.getvalue()
+    af._write_text(out, body)
+    return len(ordered)
+
+
+# ----------------------------------------------------------------------------------- judgments
+
+
+def import_judgments(
+    name: str,
+    path: Path | str,
+    *,
+    fmt: str = "trec",
+    assessor: str | None = None,
+    expand: str | None = None,
+    expanded_name: str | None = None,
+    prefer: str = "base",
+    pooled_name: str | None = None,
+) -> dict[str, Any]:
+    """Add a batch of assessors' judgments to the pool's `pooled` qrels set; optionally expand.
+
+    Every judgment must name a document of the pool for that topic and a grade on the
+    collection's scale (when the collection has none: the range of the pool's base qrels). A
+    document judged in an earlier batch may come again with the same grade (skipped), not with
+    another. The first batch creates the pooled set (named `pooled_name`, default the pool's
+    name); scores computed on it are dropped when a later batch extends it. With `expand`
+    (a qrels set of the snapshot) an `expanded` set base ∪ pooled is written as
+    `expanded_name`; `prefer` decides conflicting grades. All or nothing.
+    """
+    from tcdb.collections.assessor_formats import read_judgments
+
+    if fmt not in JUDGMENT_FORMATS:
+        raise InputError("--format", None, f"{fmt!r} is not one of {', '.join(JUDGMENT_FORMATS)}")
+    if prefer not in PREFER:
+        raise InputError("--prefer", None, f"{prefer!r} is not one of {', '.join(PREFER)}")
+    if (expand is None) != (expanded_name is None):
+        raise InputError(None, None, "--expand BASE_QRELS and --expanded-name NAME go together")
+    path = Path(path)
+    started = time.perf_counter()
+    with session_scope() as session:
+        pool = get_pool(session, name)  # an unknown pool fails before the file is read
+        if not path.is_file():
+            raise NotFoundError(f"judgments file not found: {path}")
+        records = read_judgments(path, fmt)  # type: ignore[arg-type]
+        snap = session.get(Snapshot, pool.snapshot_id)
+        assert snap is not None and snap.id is not None
+        conn = session.connection()
+        topics = _external_topics(conn, snap.id)
+        docs = _external_docs(conn, snap.id, pool.id or 0)
+        pooled_pairs = set(conn.execute(select(PoolEntry.topic_id, PoolEntry.document_id).where(
+            PoolEntry.pool_id == pool.id)).tuples().all())
+        low, high, scale_from = _grade_scale(session, pool, snap, expand)
+        earlier: dict[tuple[int, int], int] = {}
+        if pool.pooled_qrels_id is not None:
+            earlier = {(t, d): g for t, d, g in conn.execute(
+                select(Judgment.topic_id, Judgment.document_id, Judgment.grade).where(
+                    Judgment.qrels_set_id == pool.pooled_qrels_id)).tuples()}
+        new: dict[tuple[int, int], int] = {}
+        repeated = 0
+        for record in records:
+            topic_id = topics.get(record.topic_id)
+            document_id = docs.get(record.doc_id)
+            if topic_id is None or document_id is None or (topic_id, document_id) \
+                    not in pooled_pairs:
+                raise InputError(record.file, record.line,
+                                 f"document {record.doc_id!r} is not in pool {name!r} for topic "
+                                 f"{record.topic_id!r}")
+            if (low is not None and record.grade < low) or (
+                    high is not None and record.grade > high):
+                raise InputError(record.file, record.line,
+                                 f"grade {record.grade} is outside the scale "
+                                 f"[{'' if low is None else low}, {'' if high is None else high}] "
+                                 f"({scale_from})")
+            key = (topic_id, document_id)
+            if key in earlier:
+                if earlier[key] != record.grade:
+                    raise InputError(record.file, record.line,
+                                     f"document {record.doc_id!r} for topic {record.topic_id!r} "
+                                     f"was judged {earlier[key]} in an earlier batch, not "
+                                     f"{record.grade}")
+                repeated += 1
+                continue
+            new[key] = record.grade
+        pooled = _add_batch(session, pool, snap, new, path, assessor, pooled_name or name)
+        pool.pooled_qrels_id = pooled.id
+        n_judged = _n_judged(conn, pool)
+        status = PoolStatus.judged if n_judged == pool.n_documents else pool.status
+        pool.status = status
+        session.add(pool)
+        session.flush()
+        report: dict[str, Any] = {
+            "name": name, "file": str(path), "pooled_qrels": pooled.name,
+            "n_new": len(new), "n_repeated": repeated, "n_judged": n_judged,
+            "n_documents": pool.n_documents,
+            "judged_fraction": n_judged / pool.n_documents if pool.n_documents else 0.0,
+            "status": status.value, "expanded": None,
+        }
+        if expand is not None and expanded_name is not None:
+            report["expanded"] = expand_qrels(session, snap, expand, pooled, expanded_name,
+                                              prefer)
+        report["seconds"] = time.perf_counter() - started
+        return report
+
+
+def _external_topics(conn: Connection, snapshot_id: int) -> dict[str, int]:
+    from tcdb.lookups import topic_ids
+
+    return topic_ids(conn, snapshot_id)
+
+
+def _external_docs(conn: Connection, snapshot_id: int, pool_id: int) -> dict[str, int]:
+    """External id → document id, for the pool's documents only (not the whole snapshot)."""
+    sql = text("SELECT DISTINCT sd.external_id, sd.document_id FROM pool_entry pe "
+               "JOIN snapshot_document sd ON sd.snapshot_id = :s "
+               "AND sd.document_id = pe.document_id WHERE pe.pool_id = :p")
+    return dict(conn.execute(sql, {"s": snapshot_id, "p": pool_id}).tuples().all())
+
+
+def _grade_scale(session: Session, pool: Pool, snap: Snapshot, expand: str | None
+                 ) -> tuple[int | None, int | None, str]:
+    """The grades judgments may take: the collection's scale, else the base qrels' range."""
+    collection = session.get(Collection, snap.collection_id)
+    assert collection is not None
+    if collection.grade_min is not None or collection.grade_max is not None:
+        return collection.grade_min, collection.grade_max, \
+            f"the scale of collection {collection.name!r}"
+    base_id = pool.base_qrels_id
+    if base_id is None and expand is not None:
+        from tcdb.qrels import get_qrels_set
+
+        base_id = get_qrels_set(session, snap, expand).id
+    if base_id is None:
+        return None, None, "no scale"
+    low, high = session.execute(select(func.min(Judgment.grade), func.max(Judgment.grade)).where(
+        Judgment.qrels_set_id == base_id)).one()
+    base = session.get(QrelsSet, base_id)
+    return low, high, f"the grades of qrels {base.name if base else base_id!r}"
+
+
+def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int, int], int],
+               path: Path, assessor: str | None, pooled_name: str) -> QrelsSet:
+    """Create the pooled set with the first batch, or append a later batch to it."""
+    from tcdb.housekeeping import delete_qrels_scores
+
+    if pool.pooled_qrels_id is None:
+        clash = session.execute(select(QrelsSet.id).where(
+            QrelsSet.snapshot_id == snap.id, QrelsSet.name == pooled_name)).first()
+        if clash is not None:
+            raise ConflictError(f"snapshot {snap.label!r} already has a qrels set "
+                                f"{pooled_name!r}: name the pooled set with --pooled-name")
+        pooled = QrelsSet(snapshot_id=snap.id or 0, name=pooled_name, kind=QrelsKind.pooled,
+                          parent_id=pool.base_qrels_id, assessor=assessor,
+                          method=f"pool {pool.name}", source=str(path.resolve()),
+                          description=f"judgments on pool {pool.name!r} (depth {pool.depth})",
+                          n_judgments=0)
+        session.add(pooled)
+        session.flush()
+    else:
+        found = session.get(QrelsSet, pool.pooled_qrels_id)
+        assert found is not None
+        pooled = found
+        if new:
+            delete_qrels_scores(session, pooled.id or 0)  # the set grows: old scores are stale
+            if assessor and pooled.assessor and assessor not in pooled.assessor.split(", "):
+                pooled.assessor = f"{pooled.assessor}, {assessor}"[:200]
+            elif assessor and not pooled.assessor:
+                pooled.assessor = assessor
+    bulk_insert(session, "judgment", JUDGMENT_COLUMNS,
+                ((pooled.id, t, d, g) for (t, d), g in sorted(new.items())))
+    pooled.n_judgments += len(new)
+    session.add(pooled)
+    session.flush()
+    return pooled
+
+
+def expand_qrels(
+    session: Session,
+    snap: Snapshot,
+    base_name: str,
+    pooled: QrelsSet,
+    name: str,
+    prefer: str = "base",
+) -> dict[str, Any]:
+    """Write the `expanded` set base ∪ pooled (via `store_qrels`); report conflicting grades."""
+    from tcdb.collections.records import QrelRecord
+    from tcdb.qrels import get_qrels_set, store_qrels
+
+    if prefer not in PREFER:
+        raise InputError("--prefer", None, f"{prefer!r} is not one of {', '.join(PREFER)}")
+    base = get_qrels_set(session, snap, base_name)
+    conn = session.connection()
+    topics = _external_topics(conn, snap.id or 0)
+    sql = text("SELECT j.topic_id, j.document_id, j.grade, sd.external_id FROM judgment j "
+               "JOIN snapshot_document sd ON sd.snapshot_id = :s "
+               "AND sd.document_id = j.document_id WHERE j.qrels_set_id = :q")
+    ext_topic = {v: k for k, v in topics.items()}
+    merged: dict[tuple[int, int], int] = {}
+    doc_ext: dict[int, str] = {}
+    for t, d, g, ext in conn.execute(sql, {"s": snap.id, "q": base.id}).tuples():
+        merged[(t, d)] = g
+        doc_ext[d] = ext
+    conflicts: list[dict[str, Any]] = []
+    n_added = 0
+    for t, d, g, ext in conn.execute(sql, {"s": snap.id, "q": pooled.id}).tuples():
+        doc_ext[d] = ext
+        if (t, d) in merged:
+            if merged[(t, d)] != g:
+                conflicts.append({"topic": ext_topic[t], "doc": ext, "base": merged[(t, d)],
+                                  "new": g})
+                if prefer == "new":
+                    merged[(t, d)] = g
+            continue
+        merged[(t, d)] = g
+        n_added += 1
+    docs = {doc_ext[d]: d for _, d in merged}
+    records = (QrelRecord(ext_topic[t], doc_ext[d], g) for (t, d), g in merged.items())
+    expanded = store_qrels(session, snap, name, QrelsKind.expanded, records, parent_id=base.id,
+                           second_parent_id=pooled.id, method="expand",
+                           description=f"{base.name} ∪ {pooled.name} (prefer {prefer})",
+                           doc_ids=docs, top_ids=topics)
+    conflicts.sort(key=lambda c: (_natural(c["topic"]), c["doc"]))
+    return {"name": expanded.name, "base": base.name, "pooled": pooled.name,
+            "n_judgments": expanded.n_judgments, "n_added": n_added, "prefer": prefer,
+            "n_conflicts": len(conflicts), "conflicts": conflicts}
+
+
+def expand_pool(name: str, base: str, expanded_name: str, prefer: str = "base"
+                ) -> dict[str, Any]:
+    """Write base ∪ the pool's pooled judgments as a new `expanded` set (after the batches)."""
+    with session_scope() as session:
+        pool = get_pool(session, name)
+        if pool.pooled_qrels_id is None:
+            raise InputError(None, None, f"pool {name!r} has no judgments yet: import them with "
+                             "`tcdb pool import-judgments`")
+        snap = session.get(Snapshot, pool.snapshot_id)
+        pooled = session.get(QrelsSet, pool.pooled_qrels_id)
+        assert snap is not None and pooled is not None
+        return expand_qrels(session, snap, base, pooled, expanded_name, prefer)
