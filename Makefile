@@ -1,11 +1,12 @@
-# The two set-up commands of the README: `make demo` and `make test`.
+# The two set-up commands of the README: `make demo` (the whole mission on SQLite) and
+# `make test` (the test suite; PostgreSQL cases run when a server answers).
 VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 PYTEST_ARGS ?=
 
-.PHONY: install test lint bench clean
+.PHONY: install demo test lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,6 +15,9 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/tcdb demo
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)

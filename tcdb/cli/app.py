@@ -20,17 +20,28 @@ app = typer.Typer(
     "pools, reusability and persistence reports.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-# (module under tcdb.cli, group name) — a group is a Typer app named `app` in that module.
-GROUPS: list[tuple[str, str]] = [
-    ("db", "db"),
-]
-# (module under tcdb.cli, function name, command name) — single commands.
-COMMANDS: list[tuple[str, str, str]] = [
-    ("info", "info", "info"),
+# Every command, in the order and the panels of `tcdb --help`: (module under tcdb.cli,
+# attribute, name, panel). An attribute named `app` is a Typer group, anything else a command.
+COMMANDS: list[tuple[str, str, str, str]] = [
+    ("demo", "demo", "demo", "Start here"),
+    ("dashboard", "dashboard", "dashboard", "Start here"),
+    ("info", "info", "info", "Start here"),
+    ("collection", "app", "collection", "Collections and snapshots"),
+    ("snapshot", "app", "snapshot", "Collections and snapshots"),
+    ("topics", "app", "topics", "Collections and snapshots"),
+    ("run", "app", "run", "Runs, qrels and scores"),
+    ("qrels", "app", "qrels", "Runs, qrels and scores"),
+    ("evaluate", "evaluate", "evaluate", "Runs, qrels and scores"),
+    ("scores", "app", "scores", "Runs, qrels and scores"),
+    ("pool", "app", "pool", "Assessment"),
+    ("report", "app", "report", "Reports"),
+    ("flows", "app", "flows", "Operations"),
+    ("serve", "serve", "serve", "Operations"),
+    ("db", "app", "db", "Operations"),
 ]
 
 
@@ -58,12 +69,12 @@ def _main(
 
 
 def _register() -> None:
-    for module_name, group in GROUPS:
+    for module_name, attribute, name, panel in COMMANDS:
         module = importlib.import_module(f"tcdb.cli.{module_name}")
-        app.add_typer(module.app, name=group)
-    for module_name, function, command in COMMANDS:
-        module = importlib.import_module(f"tcdb.cli.{module_name}")
-        app.command(command)(getattr(module, function))
+        if attribute == "app":
+            app.add_typer(module.app, name=name, rich_help_panel=panel)
+        else:
+            app.command(name, rich_help_panel=panel)(getattr(module, attribute))
 
 
 _register()
