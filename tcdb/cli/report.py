@@ -14,7 +14,8 @@ from typer.core import TyperCommand
 
 from tcdb.cli.output import console, print_json, print_table
 
-app = typer.Typer(help="Reports: temporal persistence (ARP, RΔ, ER, ΔRI) and run comparisons.",
+app = typer.Typer(help="Reports: reusability (τ, new relevant, leave-out), persistence (ARP, RΔ, "
+                  "ER, ΔRI) and run comparisons.",
                   no_args_is_help=True)
 
 
