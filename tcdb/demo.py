@@ -155,7 +155,8 @@ def _pool_and_judge(demo: Any, data_dir: Path) -> dict[str, Any]:
     """
     from tcdb.collections.qrels import write_qrels
     from tcdb.collections.records import QrelRecord
-    from tcdb.pools import build_pool, export_pool, import_judgments, show_pool
+    from tcdb.judgments import import_judgments
+    from tcdb.pools import build_pool, export_pool, show_pool
 
     name = f"{COLLECTION}-{POOL_SNAPSHOT}-remainder"
     build_pool(COLLECTION, POOL_SNAPSHOT, name, POOL_DEPTH, not_contributed=True,

@@ -80,7 +80,8 @@ def seed_collection(
     from tcdb.collections.sources import LocalSource
     from tcdb.evaluation import evaluate
     from tcdb.ingest import ingest_snapshot
-    from tcdb.pools import build_pool, import_judgments, show_pool
+    from tcdb.judgments import import_judgments
+    from tcdb.pools import build_pool, show_pool
     from tcdb.runs import import_runs
 
     rng = np.random.default_rng(seed)

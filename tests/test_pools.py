@@ -363,7 +363,7 @@ def test_judgment_batches_fill_the_pooled_set_until_judged(remainder: Path, cli)
 
 def test_a_later_batch_drops_scores_computed_on_the_pooled_set(remainder: Path) -> None:
     from tcdb.evaluation import evaluate
-    from tcdb.pools import import_judgments
+    from tcdb.judgments import import_judgments
     from tcdb.schema import Evaluation, Score
 
     import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
@@ -419,7 +419,7 @@ def test_expand_conflicts_follow_prefer(snap: Path, cli, prefer: str, grade: int
 
 
 def test_expand_later_with_pool_expand(remainder: Path, cli) -> None:
-    from tcdb.pools import import_judgments
+    from tcdb.judgments import import_judgments
 
     import_judgments("rem", write_qrels_file(remainder / "j.txt", [("1", "d3", 2)]))
     code, out, err = cli("pool", "expand", "rem", "--base", "original", "--name", "exp")
@@ -443,7 +443,7 @@ def _judgment_errors(folder: Path) -> list[tuple[str, list, str]]:
 
 @pytest.mark.parametrize("case", range(5))
 def test_judgment_errors_write_nothing(remainder: Path, case: int) -> None:
-    from tcdb.pools import import_judgments
+    from tcdb.judgments import import_judgments
 
     name, rows, match = _judgment_errors(remainder)[case]
     before = _counts()
@@ -455,7 +455,7 @@ def test_judgment_errors_write_nothing(remainder: Path, case: int) -> None:
 
 def test_grade_outside_the_collections_scale(remainder: Path) -> None:
     from tcdb.catalog import add_collection
-    from tcdb.pools import import_judgments
+    from tcdb.judgments import import_judgments
 
     add_collection("c", grade_min=0, grade_max=1)
     before = _counts()
@@ -476,7 +476,7 @@ def test_two_grades_for_one_document_in_one_file(remainder: Path, cli) -> None:
 
 
 def test_a_later_batch_with_another_grade(remainder: Path) -> None:
-    from tcdb.pools import import_judgments
+    from tcdb.judgments import import_judgments
 
     import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
     before = _counts()
@@ -496,7 +496,7 @@ def test_unknown_pool(remainder: Path, cli) -> None:
 
 
 def test_expand_error_rolls_back_the_batch(remainder: Path) -> None:
-    from tcdb.pools import import_judgments
+    from tcdb.judgments import import_judgments
 
     before = _counts()
     path = write_qrels_file(remainder / "j.txt", [("1", "d3", 1)])
@@ -510,7 +510,7 @@ def test_expand_error_rolls_back_the_batch(remainder: Path) -> None:
 
 
 def test_pooled_name_clash(remainder: Path) -> None:
-    from tcdb.pools import import_judgments
+    from tcdb.judgments import import_judgments
 
     path = write_qrels_file(remainder / "j.txt", [("1", "d3", 1)])
     with pytest.raises(ConflictError, match="--pooled-name"):

@@ -77,7 +77,8 @@ def original_pairs() -> dict[str, set[str]]:
 
 def build(tmp_path: Path) -> dict[str, Any]:
     """Ingest the snapshot with the original qrels, import runs, pool, judge and expand."""
-    from tcdb.pools import build_pool, import_judgments, pool_documents
+    from tcdb.judgments import import_judgments
+    from tcdb.pools import build_pool, pool_documents
     from tcdb.runs import import_run
 
     build_snapshot(tmp_path, C, S, {d: f"text of {d}" for d in DOCS},

@@ -1,0 +1,265 @@
+"""Judgments on a pool: assessors' batches into a `pooled` qrels set, and the `expanded` set.
+
+Judgments come back in batches and accumulate in one qrels set of kind `pooled` tied to the
+pool (`pool.pooled_qrels_id`); the pool is `judged` once every pooled document has a grade.
+`--expand` derives an `expanded` set = base ∪ pooled, where `--prefer` decides conflicts.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, func, select, text
+from sqlmodel import Session
+
+from tcdb.db import bulk_insert, session_scope
+from tcdb.errors import ConflictError, InputError, NotFoundError
+from tcdb.pools import _n_judged, _natural, get_pool
+from tcdb.schema import (
+    Collection,
+    Judgment,
+    Pool,
+    PoolEntry,
+    PoolStatus,
+    QrelsKind,
+    QrelsSet,
+    Snapshot,
+)
+
+JUDGMENT_FORMATS = ("trec", "csv")
+PREFER = ("base", "new")
+JUDGMENT_COLUMNS = ["qrels_set_id", "topic_id", "document_id", "grade"]
+
+
+def import_judgments(
+    name: str,
+    path: Path | str,
+    *,
+    fmt: str = "trec",
+    assessor: str | None = None,
+    expand: str | None = None,
+    expanded_name: str | None = None,
+    prefer: str = "base",
+    pooled_name: str | None = None,
+) -> dict[str, Any]:
+    """Add a batch of assessors' judgments to the pool's `pooled` qrels set; optionally expand.
+
+    Every judgment must name a document of the pool for that topic and a grade on the
+    collection's scale (when the collection has none: the range of the pool's base qrels). A
+    document judged in an earlier batch may come again with the same grade (skipped), not with
+    another. The first batch creates the pooled set (named `pooled_name`, default the pool's
+    name); scores computed on it are dropped when a later batch extends it. With `expand`
+    (a qrels set of the snapshot) an `expanded` set base ∪ pooled is written as
+    `expanded_name`; `prefer` decides conflicting grades. All or nothing.
+    """
+    from tcdb.collections.assessor_formats import read_judgments
+
+    if fmt not in JUDGMENT_FORMATS:
+        raise InputError("--format", None, f"{fmt!r} is not one of {', '.join(JUDGMENT_FORMATS)}")
+    if prefer not in PREFER:
+        raise InputError("--prefer", None, f"{prefer!r} is not one of {', '.join(PREFER)}")
+    if (expand is None) != (expanded_name is None):
+        raise InputError(None, None, "--expand BASE_QRELS and --expanded-name NAME go together")
+    path = Path(path)
+    started = time.perf_counter()
+    with session_scope() as session:
+        pool = get_pool(session, name)  # an unknown pool fails before the file is read
+        if not path.is_file():
+            raise NotFoundError(f"judgments file not found: {path}")
+        records = read_judgments(path, fmt)  # type: ignore[arg-type]
+        snap = session.get(Snapshot, pool.snapshot_id)
+        assert snap is not None and snap.id is not None
+        conn = session.connection()
+        topics = _external_topics(conn, snap.id)
+        docs = _external_docs(conn, snap.id, pool.id or 0)
+        pooled_pairs = set(conn.execute(select(PoolEntry.topic_id, PoolEntry.document_id).where(
+            PoolEntry.pool_id == pool.id)).tuples().all())
+        low, high, scale_from = _grade_scale(session, pool, snap, expand)
+        earlier: dict[tuple[int, int], int] = {}
+        if pool.pooled_qrels_id is not None:
+            earlier = {(t, d): g for t, d, g in conn.execute(
+                select(Judgment.topic_id, Judgment.document_id, Judgment.grade).where(
+                    Judgment.qrels_set_id == pool.pooled_qrels_id)).tuples()}
+        new: dict[tuple[int, int], int] = {}
+        repeated = 0
+        for record in records:
+            topic_id = topics.get(record.topic_id)
+            document_id = docs.get(record.doc_id)
+            if topic_id is None or document_id is None or (topic_id, document_id) \
+                    not in pooled_pairs:
+                raise InputError(record.file, record.line,
+                                 f"document {record.doc_id!r} is not in pool {name!r} for topic "
+                                 f"{record.topic_id!r}")
+            if (low is not None and record.grade < low) or (
+                    high is not None and record.grade > high):
+                raise InputError(record.file, record.line,
+                                 f"grade {record.grade} is outside the scale "
+                                 f"[{'' if low is None else low}, {'' if high is None else high}] "
+                                 f"({scale_from})")
+            key = (topic_id, document_id)
+            if key in earlier:
+                if earlier[key] != record.grade:
+                    raise InputError(record.file, record.line,
+                                     f"document {record.doc_id!r} for topic {record.topic_id!r} "
+                                     f"was judged {earlier[key]} in an earlier batch, not "
+                                     f"{record.grade}")
+                repeated += 1
+                continue
+            new[key] = record.grade
+        pooled = _add_batch(session, pool, snap, new, path, assessor, pooled_name or name)
+        pool.pooled_qrels_id = pooled.id
+        n_judged = _n_judged(conn, pool)
+        status = PoolStatus.judged if n_judged == pool.n_documents else pool.status
+        pool.status = status
+        session.add(pool)
+        session.flush()
+        report: dict[str, Any] = {
+            "name": name, "file": str(path), "pooled_qrels": pooled.name,
+            "n_new": len(new), "n_repeated": repeated, "n_judged": n_judged,
+            "n_documents": pool.n_documents,
+            "judged_fraction": n_judged / pool.n_documents if pool.n_documents else 0.0,
+            "status": status.value, "expanded": None,
+        }
+        if expand is not None and expanded_name is not None:
+            report["expanded"] = expand_qrels(session, snap, expand, pooled, expanded_name,
+                                              prefer)
+        report["seconds"] = time.perf_counter() - started
+        return report
+
+
+def _external_topics(conn: Connection, snapshot_id: int) -> dict[str, int]:
+    from tcdb.lookups import topic_ids
+
+    return topic_ids(conn, snapshot_id)
+
+
+def _external_docs(conn: Connection, snapshot_id: int, pool_id: int) -> dict[str, int]:
+    """External id → document id, for the pool's documents only (not the whole snapshot)."""
+    sql = text("SELECT DISTINCT sd.external_id, sd.document_id FROM pool_entry pe "
+               "JOIN snapshot_document sd ON sd.snapshot_id = :s "
+               "AND sd.document_id = pe.document_id WHERE pe.pool_id = :p")
+    return dict(conn.execute(sql, {"s": snapshot_id, "p": pool_id}).tuples().all())
+
+
+def _grade_scale(session: Session, pool: Pool, snap: Snapshot, expand: str | None
+                 ) -> tuple[int | None, int | None, str]:
+    """The grades judgments may take: the collection's scale, else the base qrels' range."""
+    collection = session.get(Collection, snap.collection_id)
+    assert collection is not None
+    if collection.grade_min is not None or collection.grade_max is not None:
+        return collection.grade_min, collection.grade_max, \
+            f"the scale of collection {collection.name!r}"
+    base_id = pool.base_qrels_id
+    if base_id is None and expand is not None:
+        from tcdb.qrels import get_qrels_set
+
+        base_id = get_qrels_set(session, snap, expand).id
+    if base_id is None:
+        return None, None, "no scale"
+    low, high = session.execute(select(func.min(Judgment.grade), func.max(Judgment.grade)).where(
+        Judgment.qrels_set_id == base_id)).one()
+    base = session.get(QrelsSet, base_id)
+    return low, high, f"the grades of qrels {base.name if base else base_id!r}"
+
+
+def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int, int], int],
+               path: Path, assessor: str | None, pooled_name: str) -> QrelsSet:
+    """Create the pooled set with the first batch, or append a later batch to it."""
+    from tcdb.housekeeping import delete_qrels_scores
+
+    if pool.pooled_qrels_id is None:
+        clash = session.execute(select(QrelsSet.id).where(
+            QrelsSet.snapshot_id == snap.id, QrelsSet.name == pooled_name)).first()
+        if clash is not None:
+            raise ConflictError(f"snapshot {snap.label!r} already has a qrels set "
+                                f"{pooled_name!r}: name the pooled set with --pooled-name")
+        pooled = QrelsSet(snapshot_id=snap.id or 0, name=pooled_name, kind=QrelsKind.pooled,
+                          parent_id=pool.base_qrels_id, assessor=assessor,
+                          method=f"pool {pool.name}", source=str(path.resolve()),
+                          description=f"judgments on pool {pool.name!r} (depth {pool.depth})",
+                          n_judgments=0)
+        session.add(pooled)
+        session.flush()
+    else:
+        found = session.get(QrelsSet, pool.pooled_qrels_id)
+        assert found is not None
+        pooled = found
+        if new:
+            delete_qrels_scores(session, pooled.id or 0)  # the set grows: old scores are stale
+            if assessor and pooled.assessor and assessor not in pooled.assessor.split(", "):
+                pooled.assessor = f"{pooled.assessor}, {assessor}"[:200]
+            elif assessor and not pooled.assessor:
+                pooled.assessor = assessor
+    bulk_insert(session, "judgment", JUDGMENT_COLUMNS,
+                ((pooled.id, t, d, g) for (t, d), g in sorted(new.items())))
+    pooled.n_judgments += len(new)
+    session.add(pooled)
+    session.flush()
+    return pooled
+
+
+def expand_qrels(
+    session: Session,
+    snap: Snapshot,
+    base_name: str,
+    pooled: QrelsSet,
+    name: str,
+    prefer: str = "base",
+) -> dict[str, Any]:
+    """Write the `expanded` set base ∪ pooled (via `store_qrels`); report conflicting grades."""
+    from tcdb.collections.records import QrelRecord
+    from tcdb.qrels import get_qrels_set, store_qrels
+
+    if prefer not in PREFER:
+        raise InputError("--prefer", None, f"{prefer!r} is not one of {', '.join(PREFER)}")
+    base = get_qrels_set(session, snap, base_name)
+    conn = session.connection()
+    topics = _external_topics(conn, snap.id or 0)
+    sql = text("SELECT j.topic_id, j.document_id, j.grade, sd.external_id FROM judgment j "
+               "JOIN snapshot_document sd ON sd.snapshot_id = :s "
+               "AND sd.document_id = j.document_id WHERE j.qrels_set_id = :q")
+    ext_topic = {v: k for k, v in topics.items()}
+    merged: dict[tuple[int, int], int] = {}
+    doc_ext: dict[int, str] = {}
+    for t, d, g, ext in conn.execute(sql, {"s": snap.id, "q": base.id}).tuples():
+        merged[(t, d)] = g
+        doc_ext[d] = ext
+    conflicts: list[dict[str, Any]] = []
+    n_added = 0
+    for t, d, g, ext in conn.execute(sql, {"s": snap.id, "q": pooled.id}).tuples():
+        doc_ext[d] = ext
+        if (t, d) in merged:
+            if merged[(t, d)] != g:
+                conflicts.append({"topic": ext_topic[t], "doc": ext, "base": merged[(t, d)],
+                                  "new": g})
+                if prefer == "new":
+                    merged[(t, d)] = g
+            continue
+        merged[(t, d)] = g
+        n_added += 1
+    docs = {doc_ext[d]: d for _, d in merged}
+    records = (QrelRecord(ext_topic[t], doc_ext[d], g) for (t, d), g in merged.items())
+    expanded = store_qrels(session, snap, name, QrelsKind.expanded, records, parent_id=base.id,
+                           second_parent_id=pooled.id, method="expand",
+                           description=f"{base.name} ∪ {pooled.name} (prefer {prefer})",
+                           doc_ids=docs, top_ids=topics)
+    conflicts.sort(key=lambda c: (_natural(c["topic"]), c["doc"]))
+    return {"name": expanded.name, "base": base.name, "pooled": pooled.name,
+            "n_judgments": expanded.n_judgments, "n_added": n_added, "prefer": prefer,
+            "n_conflicts": len(conflicts), "conflicts": conflicts}
+
+
+def expand_pool(name: str, base: str, expanded_name: str, prefer: str = "base"
+                ) -> dict[str, Any]:
+    """Write base ∪ the pool's pooled judgments as a new `expanded` set (after the batches)."""
+    with session_scope() as session:
+        pool = get_pool(session, name)
+        if pool.pooled_qrels_id is None:
+            raise InputError(None, None, f"pool {name!r} has no judgments yet: import them with "
+                             "`tcdb pool import-judgments`")
+        snap = session.get(Snapshot, pool.snapshot_id)
+        pooled = session.get(QrelsSet, pool.pooled_qrels_id)
+        assert snap is not None and pooled is not None
+        return expand_qrels(session, snap, base, pooled, expanded_name, prefer)
