@@ -8,10 +8,12 @@ PYTEST_ARGS ?=
 
 .PHONY: install demo test lint bench clean
 
+# -P keeps the working folder off sys.path: this repository's `collections/` folder (the
+# package tcdb.collections) would otherwise shadow the standard library's `collections`.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	test -x $(BIN)/python || $(PYTHON) -P -m venv $(VENV)
+	$(BIN)/python -P -m pip install --quiet --upgrade pip
+	$(BIN)/python -P -m pip install --quiet -e '.[dev]'
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 install: $(STAMP)

@@ -35,8 +35,12 @@ def read_only_url(url: str) -> str:
 
 
 def streamlit_command(port: int = 8501, address: str = "127.0.0.1") -> list[str]:
-    """`python -m streamlit run dashboard/app.py` headless on `address:port`."""
-    return [sys.executable, "-m", "streamlit", "run", str(APP),
+    """`python -P -m streamlit run dashboard/app.py` headless on `address:port`.
+
+    `-P` keeps the working folder off sys.path: started from a checkout of tcdb, its
+    `collections/` folder would shadow the standard library's `collections`.
+    """
+    return [sys.executable, "-P", "-m", "streamlit", "run", str(APP),
             "--server.headless", "true", "--server.port", str(port),
             "--server.address", address, "--browser.gatherUsageStats", "false",
             "--server.fileWatcherType", "none", "--global.developmentMode", "false"]

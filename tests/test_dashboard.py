@@ -498,7 +498,7 @@ def test_dashboard_command_line(database_url: str) -> None:
     from tcdb.dashboard.launch import dashboard_env, read_only_url, streamlit_command
 
     command = streamlit_command(8765)
-    assert command[1:4] == ["-m", "streamlit", "run"] and command[4] == str(app_path)
+    assert command[1:5] == ["-P", "-m", "streamlit", "run"] and command[5] == str(app_path)
     assert command[command.index("--server.port") + 1] == "8765"
     assert command[command.index("--server.headless") + 1] == "true"
     env = dashboard_env(database_url)
