@@ -123,3 +123,22 @@ def cli(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return invoke
+
+
+def repro_eval_anchors() -> Path:
+    """The repro_eval anchor data (`shared/anchors/repro_eval`), read in place, never copied.
+
+    `TCDB_REPRO_EVAL_ANCHORS`, else `shared/` beside the checkout (where CI puts it), else the
+    workplace's `/work/shared`. Missing: skip, except under CI=true, where it is a failure.
+    """
+    candidates = [Path(p) for p in [os.environ.get("TCDB_REPRO_EVAL_ANCHORS")] if p] + [
+        Path(__file__).resolve().parents[2] / "shared" / "anchors" / "repro_eval",
+        Path("/work/shared/anchors/repro_eval"),
+    ]
+    for folder in candidates:
+        if (folder / "per_topic_scores").is_dir():
+            return folder
+    where = ", ".join(str(c) for c in candidates)
+    if IN_CI:
+        pytest.fail(f"repro_eval anchors are required under CI=true; looked in {where}")
+    pytest.skip(f"repro_eval anchors not found (looked in {where})")

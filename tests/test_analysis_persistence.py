@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -15,18 +14,14 @@ from repro_eval.measure.statistics import ttest
 
 from tcdb.analysis.bootstrap import persistence_ci
 from tcdb.analysis.persistence import per_topic_deltas, persistence_table
+from tests.conftest import repro_eval_anchors
 
-ANCHORS = Path("/work/shared/anchors/repro_eval/per_topic_scores")
 MEASURES = ["ap", "p10", "ndcg10", "ndcg100", "ndcg1000"]
 
 
 def _anchors() -> Path:
-    """The anchor folder; skip without it, except on CI where missing data is a failure."""
-    if not ANCHORS.is_dir():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"anchor data missing: {ANCHORS}")
-        pytest.skip(f"anchor data not available at {ANCHORS}")
-    return ANCHORS
+    """The per-topic anchor scores (see `tests.conftest.repro_eval_anchors`)."""
+    return repro_eval_anchors() / "per_topic_scores"
 
 
 def _column(path: Path, column: str) -> dict[int, float]:

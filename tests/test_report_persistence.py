@@ -25,10 +25,8 @@ from scipy import stats
 
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tests.builders import build_snapshot, write_run_file
+from tests.conftest import repro_eval_anchors
 
-ANCHORS = Path(os.environ.get(
-    "TCDB_REPRO_EVAL_ANCHORS",
-    Path(__file__).resolve().parents[2] / "shared" / "anchors" / "repro_eval"))
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # file suffix → (trec_eval name written to the -q file, ir_measures name the report uses)
 MEASURES = {"ap": ("map", "AP"), "p10": ("P_10", "P@10"), "ndcg10": ("ndcg_cut_10", "nDCG@10"),
@@ -38,11 +36,7 @@ PIVOT, EXPERIMENTAL = "WCrobust04", "WCrobust0405"
 
 
 def _anchors() -> Path:
-    if not (ANCHORS / "per_topic_scores").is_dir():
-        if IN_CI:
-            pytest.fail(f"repro_eval anchors are required under CI=true: {ANCHORS} is missing")
-        pytest.skip(f"repro_eval anchors not found at {ANCHORS}")
-    return ANCHORS
+    return repro_eval_anchors()
 
 
 def _read_csv(path: Path) -> dict[str, dict[str, float]]:
