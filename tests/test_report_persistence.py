@@ -27,7 +27,6 @@ from tcdb.errors import ConflictError, InputError, NotFoundError
 from tests.builders import build_snapshot, write_run_file
 from tests.conftest import repro_eval_anchors
 
-IN_CI = os.environ.get("CI", "").lower() == "true"
 # file suffix → (trec_eval name written to the -q file, ir_measures name the report uses)
 MEASURES = {"ap": ("map", "AP"), "p10": ("P_10", "P@10"), "ndcg10": ("ndcg_cut_10", "nDCG@10"),
             "ndcg100": ("ndcg_cut_100", "nDCG@100"),
