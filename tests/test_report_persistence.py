@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import random
 from pathlib import Path
 from typing import Any
