@@ -163,59 +163,6 @@ def _copy_rows(
     return n
 
 
-def bulk_insert_columns(
-    conn: Connection | Session,
-    table: str,
-    columns: dict[str, Any],
-) -> int:
-    """Insert numeric columns (equal-length numpy arrays) into `table`; returns the row count.
-
-    PostgreSQL: the binary COPY stream is built by numpy in one buffer (a structured array of
-    big-endian fields), with no Python object per row — the hot path of run import. Columns of
-    other types fall back to `bulk_insert`. SQLite: `executemany` over the columns' values.
-    """
-    import numpy as np
-
-    names = list(columns)
-    arrays = [np.asarray(columns[n]) for n in names]
-    n_rows = len(arrays[0]) if arrays else 0
-    if n_rows == 0:
-        return 0
-    connection = conn.connection() if isinstance(conn, Session) else conn
-    if connection.dialect.name != "postgresql":
-        return _executemany_rows(connection, table, names,
-                                 zip(*(a.tolist() for a in arrays), strict=True))
-    raw = connection.connection.driver_connection
-    assert raw is not None
-    types = _postgres_types(raw, table, names)
-    widths = [_FIXED.get(t) for t in types]
-    if None in widths:
-        return _copy_rows(connection, table, names, zip(*(a.tolist() for a in arrays),
-                                                         strict=True))
-    fields: list[tuple[str, str]] = [("count", ">i2")]
-    for i, code in enumerate(widths):
-        fields += [(f"len{i}", ">i4"), (f"val{i}", code)]
-    rows = np.empty(n_rows, dtype=np.dtype(fields))
-    rows["count"] = len(names)
-    for i, (code, array) in enumerate(zip(widths, arrays, strict=True)):
-        rows[f"len{i}"] = np.dtype(code).itemsize
-        rows[f"val{i}"] = array
-    header = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8
-    column_list = ", ".join(f'"{c}"' for c in names)
-    with raw.cursor() as cursor, cursor.copy(
-        f'COPY "{table}" ({column_list}) FROM STDIN (FORMAT BINARY)'
-    ) as copy:
-        copy.write(header)
-        copy.write(rows.tobytes())
-        copy.write(b"\xff\xff")
-    return n_rows
-
-
-# Fixed-width PostgreSQL types and their big-endian numpy codes (binary COPY's encoding).
-_FIXED = {"smallint": ">i2", "integer": ">i4", "bigint": ">i8", "real": ">f4",
-          "double precision": ">f8"}
-
-
 _PG_TYPES: dict[tuple[str, str], str] = {}
 
 

@@ -13,14 +13,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from itertools import islice
+from itertools import islice, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from tcdb.db import bulk_insert, bulk_insert_columns, session_scope
+from tcdb.db import bulk_insert, session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.schema import Run, RunCategory, Snapshot, System
 
@@ -310,9 +310,9 @@ def _write_entries(
                       int(eval_ranks[i]), float(scores[i])) for i in missing])
         topic_col, doc_col, ranks, eval_ranks, scores = (
             topic_col[keep], doc_col[keep], ranks[keep], eval_ranks[keep], scores[keep])
-    bulk_insert_columns(session, "run_entry", dict(zip(ENTRY_COLUMNS, (
-        np.full(len(doc_col), run_id), topic_col, doc_col, ranks, eval_ranks, scores),
-        strict=True)))
+    bulk_insert(session, "run_entry", ENTRY_COLUMNS,
+                zip(repeat(run_id), topic_col.tolist(), doc_col.tolist(), ranks.tolist(),
+                    eval_ranks.tolist(), scores.tolist()))
 
 
 def trec_eval_ranks(topics: Sequence[str], docs: Sequence[str], scores: Any) -> Any:

@@ -77,23 +77,3 @@ def test_unsupported_backend_is_refused() -> None:
         get_engine("mysql://root@localhost/x")
     with pytest.raises(DatabaseError, match="malformed"):
         get_engine("not a url")
-
-
-def test_bulk_insert_columns_builds_the_binary_copy_from_numpy(db: str) -> None:
-    import numpy as np
-
-    from tcdb.db import bulk_insert_columns
-
-    engine = get_engine(db)
-    n = 10_001
-    with Session(engine) as session:
-        written = bulk_insert_columns(session, "run_entry", {
-            "run_id": np.full(n, 7), "topic_id": np.arange(n) % 13,
-            "document_id": np.arange(n), "rank": np.arange(n) + 1,
-            "eval_rank": np.arange(n)[::-1] + 1, "score": np.linspace(-1.5, 2.5, n)})
-        session.commit()
-        rows = session.exec(text("SELECT run_id, topic_id, document_id, rank, eval_rank, score "
-                                 "FROM run_entry ORDER BY document_id")).all()
-    assert written == n == len(rows)
-    assert tuple(rows[0]) == (7, 0, 0, 1, n, -1.5)
-    assert tuple(rows[-1]) == (7, (n - 1) % 13, n - 1, n, 1, 2.5)
