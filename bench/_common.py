@@ -63,6 +63,18 @@ def timer() -> Iterator[list[float]]:
 
 
 def peak_rss_mb() -> float:
+    """This process's peak resident set size in MB.
+
+    VmHWM, not getrusage's ru_maxrss: on Linux a child started with fork + exec inherits the
+    parent's ru_maxrss, so a benchmark's child would report the parent's memory.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
