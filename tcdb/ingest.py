@@ -17,11 +17,11 @@ import time
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from itertools import islice
+from itertools import islice, repeat
 from typing import Any
 
 import xxhash
-from sqlalchemy import ARRAY, Connection, any_, bindparam, cast, delete, select, update
+from sqlalchemy import ARRAY, Connection, any_, bindparam, cast, delete, select, text, update
 from sqlmodel import Session
 
 from tcdb.catalog import get_collection
@@ -295,10 +295,10 @@ def _resolve_documents(conn: Connection, collection_id: int, keys: list[str],
         Document.collection_id == collection_id), Document.key, keys)
     missing = [k for k in keys if k not in found]
     if missing:
-        bulk_insert(conn, "document", ["collection_id", "key"],
-                    ((collection_id, k) for k in missing))
-        found.update(_select_in(conn, select(Document.key, Document.id).where(
-            Document.collection_id == collection_id), Document.key, missing))
+        ids = _new_ids(conn, "document", len(missing))
+        bulk_insert(conn, "document", ["id", "collection_id", "key"],
+                    zip(ids, repeat(collection_id), missing, strict=False))
+        found.update(zip(missing, ids, strict=True))
         report.n_new_documents += len(missing)
     return found
 
@@ -321,12 +321,26 @@ def _resolve_contents(conn: Connection, contents: dict[bytes, tuple[int, str | N
                      .values(text=bindparam("t")), fill)
     missing = [h for h in hashes if h not in found]
     if missing:
-        bulk_insert(conn, "content", ["hash", "length", "text", "source_label"],
-                    ((h, *contents[h]) for h in missing))
-        new = _select_in(conn, select(Content.hash, Content.id), Content.hash, missing)
-        found.update({bytes(k): v for k, v in new.items()})
+        ids = _new_ids(conn, "content", len(missing))
+        bulk_insert(conn, "content", ["id", "hash", "length", "text", "source_label"],
+                    ((i, h, *contents[h]) for i, h in zip(ids, missing, strict=True)))
+        found.update(zip(missing, ids, strict=True))
         report.n_new_contents += len(missing)
     return found
+
+
+def _new_ids(conn: Connection, table: str, n: int) -> list[int]:
+    """Reserve `n` primary keys, so new rows need no second query to learn their ids.
+
+    PostgreSQL draws them from the table's sequence; SQLite continues after the largest id,
+    which is safe because this transaction already holds SQLite's single write lock.
+    """
+    if conn.dialect.name == "postgresql":
+        return list(conn.execute(text(
+            f"SELECT nextval(pg_get_serial_sequence('\"{table}\"', 'id')) "
+            "FROM generate_series(1, :n)"), {"n": n}).scalars())
+    start = conn.execute(text(f'SELECT COALESCE(MAX(id), 0) FROM "{table}"')).scalar_one()
+    return list(range(start + 1, start + 1 + n))
 
 
 def _select_in(conn: Connection, query: Any, column: Any, values: list[Any]) -> dict[Any, int]:
