@@ -214,9 +214,10 @@ def _show_reusability(report: dict[str, Any]) -> None:
             f"τ_AP {_f(result['tau_ap'])} · {result['n_runs']} runs · per-topic τ min "
             f"{_f(summary['min'])}, median {_f(summary['median'])}, "
             f"{len(summary['below_threshold'])} below {report['threshold']}", highlight=False)
-        if summary["below_threshold"]:
-            console.print("  below: " + ", ".join(map(str, summary["below_threshold"])),
-                          highlight=False)
+        below = [str(t) for t in summary["below_threshold"]]
+        if below:
+            more = f" … and {len(below) - 12} more (--json lists all)" if len(below) > 12 else ""
+            console.print("  below: " + ", ".join(below[:12]) + more, highlight=False)
         for key, ci in result.get("bootstrap", {}).items():
             console.print(f"  {key} {100 * (1 - ci['alpha']):g}% CI [{_f(ci['low'])}, "
                           f"{_f(ci['high'])}] ({ci['n_samples']} samples)", highlight=False)
