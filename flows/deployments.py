@@ -153,9 +153,29 @@ def serve_deployments(deployments: Sequence[RunnerDeployment], limit: int | None
     # follows (pause schedules, stop the local server) is still clean, so hide the warning.
     warnings.filterwarnings("ignore", message="coroutine 'Runner.astop' was never awaited",
                             category=RuntimeWarning)
+    warnings.filterwarnings("ignore", message="coroutine 'Runner.start' was never awaited",
+                            category=RuntimeWarning)
+    _ignore_half_built_event_loops()
     for deployment in deployments:
         deployment.work_pool_name = None
     serve(*deployments, limit=limit, print_starting_message=announce)
+
+
+def _ignore_half_built_event_loops() -> None:
+    """Silence one shutdown race of Prefect 3.8: an event loop created while SIGTERM unwinds
+    the runner can be garbage-collected half-built, and its `__del__` then prints an
+    "Exception ignored … no attribute '_ssock'" traceback. Nothing is left undone by it."""
+    import sys
+
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, AttributeError) and "_ssock" in str(
+                unraisable.exc_value):
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
 
 
 # --- running one now --------------------------------------------------------------------------
