@@ -38,7 +38,7 @@ def run_page(page: str, params: dict[str, str]) -> float:
     if page == "overview":
         at.run()
     else:
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(f"views/{page}.py").run()
     seconds = time.perf_counter() - started
     if at.exception:
         raise SystemExit(f"{page}: {at.exception[0].value}")

@@ -25,7 +25,7 @@ PAGES = [
 
 st.set_page_config(page_title="tcdb", page_icon=":material/database:", layout="wide")
 page = st.navigation([
-    st.Page(HERE / "pages" / f"{name}.py", title=title, icon=icon, url_path=name,
+    st.Page(HERE / "views" / f"{name}.py", title=title, icon=icon, url_path=name,
             default=name == "overview")
     for name, title, icon in PAGES
 ])

@@ -226,7 +226,7 @@ def open_page(page: str, **params: str) -> Any:
     if page != "overview":
         for key, value in params.items():
             at.query_params[key] = value
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(f"views/{page}.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
