@@ -13,14 +13,16 @@ TREC qrels (`topic iteration docid grade`) or a CSV with at least `topic_id,doc_
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
+import random
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import Literal
 
+from tcdb.collections.compression import write_text
 from tcdb.collections.qrels import check_duplicate, parse_grade, read_qrels
 from tcdb.collections.records import QrelRecord
 from tcdb.collections.runs import read_text
@@ -41,56 +43,59 @@ class PoolItem:
     text: str
 
 
-def _blind_order(rows: Iterable[PoolItem]) -> list[PoolItem]:
-    """Rows sorted by (topic, doc) with duplicates refused: the order must not reveal rank."""
+def _blind_order(rows: Iterable[PoolItem], seed: int | None = None) -> list[PoolItem]:
+    """Rows in an order that cannot reveal rank, duplicates refused: sorted by (topic, doc), or
+    with `seed` each topic's documents shuffled (topics stay in order)."""
     items = sorted(rows, key=lambda item: (item.topic_id, item.doc_id))
     for before, after in zip(items, items[1:], strict=False):
         if (before.topic_id, before.doc_id) == (after.topic_id, after.doc_id):
             raise ValueError(f"document {after.doc_id!r} twice in the pool of {after.topic_id!r}")
-    return items
+    if seed is None:
+        return items
+    rng = random.Random(seed)
+    shuffled: list[PoolItem] = []
+    for _, group in groupby(items, key=lambda item: item.topic_id):
+        docs = list(group)
+        rng.shuffle(docs)
+        shuffled.extend(docs)
+    return shuffled
 
 
-def _write_text(path: Path, text: str) -> None:
-    """Write UTF-8 text, gzipped when the name ends in `.gz`."""
-    payload = text.encode("utf-8")
-    path = Path(path)
-    if path.suffix == ".gz":
-        payload = gzip.compress(payload, mtime=0)
-    path.write_bytes(payload)
+def write_pool_trec(path: Path, rows: Iterable[PoolItem], seed: int | None = None) -> int:
+    """Write the pool as `topic Q0 docid` lines (ids only); returns the number of rows.
 
-
-def write_pool_trec(path: Path, rows: Iterable[PoolItem]) -> int:
-    """Write the pool as `topic Q0 docid` lines (ids only); returns the number of rows."""
-    items = _blind_order(rows)
+    Every pool writer sorts by (topic, doc), or with `seed` shuffles each topic's documents.
+    """
+    items = _blind_order(rows, seed)
     for item in items:
         for value in (item.topic_id, item.doc_id):
             if not value or len(value.split()) != 1 or value.strip() != value:
                 raise ValueError(f"id {value!r} is empty or contains whitespace")
-    _write_text(path, "".join(f"{item.topic_id} Q0 {item.doc_id}\n" for item in items))
+    write_text(path, "".join(f"{item.topic_id} Q0 {item.doc_id}\n" for item in items))
     return len(items)
 
 
-def write_pool_jsonl(path: Path, rows: Iterable[PoolItem]) -> int:
+def write_pool_jsonl(path: Path, rows: Iterable[PoolItem], seed: int | None = None) -> int:
     """Write the pool as JSON lines with topic_id, query, description, doc_id, text."""
-    items = _blind_order(rows)
+    items = _blind_order(rows, seed)
     lines = (json.dumps(asdict(item), ensure_ascii=False) + "\n" for item in items)
-    _write_text(path, "".join(lines))
+    write_text(path, "".join(lines))
     return len(items)
 
 
-def write_pool_csv(path: Path, rows: Iterable[PoolItem]) -> int:
+def write_pool_csv(path: Path, rows: Iterable[PoolItem], seed: int | None = None) -> int:
     """Write the pool as CSV (header topic_id,query,description,doc_id,text) for spreadsheets.
 
     Texts may hold commas, quotes and newlines; the csv module quotes them. A missing
     description is an empty cell.
     """
-    items = _blind_order(rows)
+    items = _blind_order(rows, seed)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(POOL_FIELDS)
     for item in items:
         writer.writerow([item.topic_id, item.query, item.description or "", item.doc_id, item.text])
-    _write_text(path, buffer.getvalue())
+    write_text(path, buffer.getvalue())
     return len(items)
 
 

@@ -12,22 +12,21 @@ the line.
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 
 from tcdb.errors import InputError
 
+from .compression import open_maybe_gzip
 from .records import DocumentRecord
 
 __all__ = ["is_jsonl_path", "read_jsonl_documents"]
 
 _ID_KEYS = ("_id", "doc_id", "id")
 _TEXT_KEYS = ("text", "contents")
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def is_jsonl_path(path: Path) -> bool:
@@ -42,7 +41,7 @@ def read_jsonl_documents(path: Path | str) -> Iterator[DocumentRecord]:
     if not path.is_file():
         raise InputError(path, None, "no such file")
     number = 0
-    with _open(path) as stream:
+    with open_maybe_gzip(path) as stream:
         lines = iter(stream)
         while True:
             try:
@@ -54,15 +53,6 @@ def read_jsonl_documents(path: Path | str) -> Iterator[DocumentRecord]:
             number += 1
             if raw.strip():
                 yield _record(path, number, raw)
-
-
-def _open(path: Path) -> BinaryIO:
-    """Open for binary reading, decompressing gzip (recognised by its magic bytes)."""
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == _GZIP_MAGIC:
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb")
 
 
 def _record(path: Path, line: int, raw: bytes) -> DocumentRecord:

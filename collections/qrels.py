@@ -7,11 +7,11 @@ the same grade — stops the import with the file and line, instead of being sil
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from tcdb.collections.compression import write_text
 from tcdb.collections.records import QrelRecord
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
@@ -106,9 +106,5 @@ def write_qrels(path: Path, records: Iterable[QrelRecord]) -> int:
             if not value or len(value.split()) != 1 or value.strip() != value:
                 raise ValueError(f"id {value!r} is empty or contains whitespace")
         out.append(f"{record.topic_id} 0 {record.doc_id} {int(record.grade)}\n")
-    payload = "".join(out).encode("utf-8")
-    path = Path(path)
-    if path.suffix == ".gz":
-        payload = gzip.compress(payload, mtime=0)
-    path.write_bytes(payload)
+    write_text(path, "".join(out))
     return len(out)

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tcdb.collections.compression import GZIP_MAGIC, write_text
 from tcdb.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _COLUMNS = ["topic", "q0", "doc", "rank", "score", "tag"]
@@ -369,9 +369,5 @@ def write_run(path: Path, rows: Iterable[tuple[str, str, int, float]], tag: str)
     if len(text.split()) != 6 * len(out):
         bad = next(i for i, line in enumerate(out) if len(line.split()) != 6)
         raise ValueError(f"row {bad + 1} has an empty id or one with whitespace: {out[bad]!r}")
-    payload = text.encode("utf-8")
-    path = Path(path)
-    if path.suffix == ".gz":
-        payload = gzip.compress(payload, compresslevel=6, mtime=0)
-    path.write_bytes(payload)
+    write_text(path, text, compresslevel=6)
     return len(out)

@@ -29,14 +29,13 @@ bytes raise `InputError` (TrecDocs replaces them with U+FFFD), a document withou
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
 
 from tcdb.errors import InputError
 
+from .compression import open_maybe_gzip
 from .records import DocumentRecord
 
 __all__ = ["CONTENT_TAGS", "iter_document_files", "markup_text", "read_trec_documents"]
@@ -61,7 +60,6 @@ _PLAIN_TAG = re.compile(r"<(/?)(TEXT|HEADLINE|HL|TTL|DATE|LP|LEADPARA|DOC|DOCNO)
 _NOT_PLAIN: tuple[str, ...] = ("&", "\r", "\x00")
 _ASCII_SPACES = " \n\t\x0c\r"  # BeautifulSoup's whitespace, for collapsing blank strings
 _BLOCK_SIZE = 8 << 20
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def read_trec_documents(paths: Path | str | Iterable[Path | str]) -> Iterator[DocumentRecord]:
@@ -155,20 +153,11 @@ def _soup_text(wrapped: str) -> str:
     return BeautifulSoup(wrapped, "lxml").get_text()
 
 
-def _open(path: Path) -> BinaryIO:
-    """Open a file for binary reading, decompressing gzip (recognised by its magic bytes)."""
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == _GZIP_MAGIC:
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb")
-
-
 def _blocks(path: Path) -> Iterator[tuple[str, int]]:
     """Decoded blocks of whole lines, each with the 1-based line number it starts at."""
     line = 1
     rest = b""
-    with _open(path) as stream:
+    with open_maybe_gzip(path) as stream:
         while True:
             try:
                 chunk = stream.read(_BLOCK_SIZE)

@@ -536,9 +536,7 @@ def export_pool(
         used_seed = None
         if order == "shuffle":
             used_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-            n = _write_shuffled(out, fmt, items, used_seed)
-        else:
-            n = _write_sorted(out, fmt, items)
+        n = _write(out, fmt, items, used_seed)
         status = PoolStatus.exported if pool.status == PoolStatus.open else pool.status
         pool.status = status
         pool.exported_at = pool.exported_at or utcnow()
@@ -548,51 +546,11 @@ def export_pool(
                 "seed": used_seed, "status": status.value}
 
 
-def _write_sorted(out: Path, fmt: str, items: list[Any]) -> int:
+def _write(out: Path, fmt: str, items: list[Any], seed: int | None) -> int:
     from tcdb.collections import assessor_formats as af
 
     writer = {"trec": af.write_pool_trec, "jsonl": af.write_pool_jsonl,
               "csv": af.write_pool_csv}[fmt]
-    return writer(out, items)
+    return writer(out, items, seed)
 
 
-def _write_shuffled(out: Path, fmt: str, items: list[Any], seed: int) -> int:
-    """The writers' formats with the documents of each topic in a seeded random order.
-
-    The assessor-format writers always sort (topic, document); this writes each topic's rows
-    through them to a string and reorders whole records, so the format stays theirs.
-    """
-    import csv
-    import io
-    import json
-    from dataclasses import asdict
-
-    from tcdb.collections import assessor_formats as af
-
-    af._blind_order(items)  # refuses duplicates exactly as the sorted export does
-    rng = random.Random(seed)
-    by_topic: dict[str, list[Any]] = {}
-    for item in sorted(items, key=lambda i: (i.topic_id, i.doc_id)):
-        by_topic.setdefault(item.topic_id, []).append(item)
-    ordered: list[Any] = []
-    for topic in sorted(by_topic):
-        docs = by_topic[topic]
-        rng.shuffle(docs)
-        ordered.extend(docs)
-    if fmt == "trec":
-        for item in ordered:
-            for value in (item.topic_id, item.doc_id):
-                if not value or len(value.split()) != 1:
-                    raise InputError(None, None, f"id {value!r} is empty or contains whitespace")
-        body = "".join(f"{i.topic_id} Q0 {i.doc_id}\n" for i in ordered)
-    elif fmt == "jsonl":
-        body = "".join(json.dumps(asdict(i), ensure_ascii=False) + "\n" for i in ordered)
-    else:
-        buffer = io.StringIO(newline="")
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(af.POOL_FIELDS)
-        for i in ordered:
-            writer.writerow([i.topic_id, i.query, i.description or "", i.doc_id, i.text])
-        body = buffer.getvalue()
-    af._write_text(out, body)
-    return len(ordered)
