@@ -107,6 +107,17 @@ def mean_scores(
     return means
 
 
+def union_topics(per_topic_a: pd.DataFrame, per_topic_b: pd.DataFrame,
+               topics: Iterable[Any] | None = None) -> list[Any]:
+    """The topics two score tables are compared over: `topics` as given (deduplicated), else
+    every topic either table has, in order of first appearance."""
+    import pandas as pd
+
+    if topics is not None:
+        return list(dict.fromkeys(topics))
+    return list(dict.fromkeys(pd.concat([per_topic_a["topic"], per_topic_b["topic"]])))
+
+
 def json_float(value: Any) -> float | None:
     """A plain float, or None for NaN/inf — so results serialise to JSON (NaN → null)."""
     if value is None:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from tcdb.analysis import json_float, wide_scores
+from tcdb.analysis import json_float, union_topics, wide_scores
 
 __all__ = [
     "bootstrap_ci",
@@ -112,11 +112,7 @@ def tau_ci(
     """
     from tcdb.analysis.reusability import tau_omit_ties_matrix
 
-    if topics is None:
-        seen = pd.concat([per_topic_a["topic"], per_topic_b["topic"]])
-        topic_list = list(dict.fromkeys(seen))
-    else:
-        topic_list = list(dict.fromkeys(topics))
+    topic_list = union_topics(per_topic_a, per_topic_b, topics)
     wa = wide_scores(per_topic_a, topics=topic_list)
     wb = wide_scores(per_topic_b, topics=topic_list)
     if set(wa.columns) != set(wb.columns):

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from tcdb.analysis import json_float, mean_scores, wide_scores
+from tcdb.analysis import json_float, mean_scores, union_topics, wide_scores
 
 ScoreVector = pd.Series | np.ndarray | Sequence[float]
 
@@ -155,10 +155,7 @@ def per_topic_tau(
     Why: a collection can look reusable on average while a few topics rank systems very
     differently once more documents are judged.
     """
-    topic_list = None if topics is None else list(dict.fromkeys(topics))
-    if topic_list is None:
-        seen = pd.concat([per_topic_a["topic"], per_topic_b["topic"]])
-        topic_list = list(dict.fromkeys(seen))
+    topic_list = union_topics(per_topic_a, per_topic_b, topics)
     wa = wide_scores(per_topic_a, topics=topic_list)
     wb = wide_scores(per_topic_b, topics=topic_list)
     if set(wa.columns) != set(wb.columns):
@@ -315,11 +312,7 @@ def reusability_report(
     score_b, rank_b, rank_change` — plus `n_retrieved, unjudged_a, new_relevant_b` when the
     run table and both qrels are given.
     """
-    if topics is None:
-        seen = pd.concat([per_topic_a["topic"], per_topic_b["topic"]])
-        topic_list = list(dict.fromkeys(seen))
-    else:
-        topic_list = list(dict.fromkeys(topics))
+    topic_list = union_topics(per_topic_a, per_topic_b, topics)
     mean_a = mean_scores(per_topic_a, topics=topic_list)
     mean_b = mean_scores(per_topic_b, topics=topic_list)
     if set(mean_a.index) != set(mean_b.index):
