@@ -108,12 +108,14 @@ def qrels_names(url: str, collection: str, labels: Sequence[str]) -> list[str]:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def known_measures(url: str) -> list[str]:
-    """The candidate measures the database has scores for (in `CANDIDATE_MEASURES` order)."""
-    from tcdb.queries import measure_ids
+    """The measures the database has scores for: the familiar ones first (`CANDIDATE_MEASURES`
+    order), then any other, alphabetically."""
+    from tcdb.queries import measure_names
 
     with read_only_session() as session:
-        known = measure_ids(session.connection(), CANDIDATE_MEASURES)
-    return [m for m in CANDIDATE_MEASURES if m in known]
+        known = measure_names(session.connection())
+    return ([m for m in CANDIDATE_MEASURES if m in known]
+            + [m for m in known if m not in CANDIDATE_MEASURES])
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)

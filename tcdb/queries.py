@@ -108,6 +108,12 @@ def measure_ids(bind: Connection | Session, names: Sequence[str]) -> dict[str, i
     return dict(_conn(bind).execute(query).tuples().all())
 
 
+def measure_names(bind: Connection | Session) -> list[str]:
+    """Every measure the database holds scores for, by its ir_measures name."""
+    query = select(Measure.name).where(Measure.id.in_(select(Evaluation.measure_id)))
+    return sorted(_conn(bind).execute(query).scalars())
+
+
 def evaluations(
     bind: Connection | Session, qrels_set_id: int, run_ids: Sequence[int],
     measure_ids: Sequence[int],
