@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from tcdb.schema.base import aware_datetime, enum_column, utcnow
@@ -53,25 +53,26 @@ class Run(SQLModel, table=True):
 class RunEntry(SQLModel, table=True):
     """(run, topic, document) → rank, score. The big table: integer keys only.
 
+    Keyed by (run, topic, eval_rank), the run's ranking as trec_eval sees it, so that the one
+    index is also every "top k" (pools, unjudged counts, first relevant rank) as a range scan.
+    A second index on the document cost half of COPY's speed (bench/runs.py): the writer
+    (`tcdb.runs`) refuses a document twice per topic before anything is written.
+
     Deliberately without FOREIGN KEY constraints: PostgreSQL checks them with one trigger call
     per row, which cuts COPY from ~620k to ~50k rows/s (bench/bulk_load.py). The writer
-    (`tcdb.runs`) resolves every id inside the same transaction, and deleting a run deletes its
-    entries (`tcdb.housekeeping`), so the references hold without the triggers.
+    resolves every id inside the same transaction, and deleting a run deletes its entries
+    (`tcdb.housekeeping`), so the references hold without the triggers.
     """
 
     __tablename__ = "run_entry"
-    __table_args__ = (
-        Index("ix_run_entry_run_id_topic_id_eval_rank", "run_id", "topic_id", "eval_rank"),
-    )
 
     run_id: int = Field(primary_key=True)
     topic_id: int = Field(primary_key=True)
-    document_id: int = Field(primary_key=True)
-    rank: int  # the file's rank column, as submitted (trec_eval ignores it)
     # The rank evaluation sees: trec_eval's order (score descending, then document id
-    # descending) over all of the run's entries for the topic, unresolved ones included. Stored
-    # so that every "top k" (pools, unjudged counts) is an index range scan, not a sort.
-    eval_rank: int
+    # descending) over all of the run's entries for the topic, unresolved ones included.
+    eval_rank: int = Field(primary_key=True)
+    document_id: int
+    rank: int  # the file's rank column, as submitted (trec_eval ignores it)
     score: float
 
 

@@ -3,7 +3,8 @@
 A run is identified by its tag within a snapshot and by the checksum of its file: the same file
 again is a no-op, a different file under the same tag is refused unless `replace`, which keeps
 the run's id (and its place in pools) but drops its old entries and scores. Topics and documents
-are resolved to ids with Python dicts built once per call; entries go through `bulk_insert`.
+are resolved to ids with pandas indexes built once per call; entries go through
+`bulk_insert_columns`.
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from itertools import islice, repeat
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from tcdb.db import bulk_insert, session_scope
+from tcdb.db import bulk_insert, bulk_insert_columns, session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.schema import Run, RunCategory, Snapshot, System
 
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from tcdb.collections.runs import RunFile
 
 _T = TypeVar("_T")
-ENTRY_COLUMNS = ["run_id", "topic_id", "document_id", "rank", "eval_rank", "score"]
 UNRESOLVED_COLUMNS = ["run_id", "topic_id", "external_doc_id", "rank", "eval_rank", "score"]
 
 
@@ -297,11 +297,15 @@ def _write_entries(
     missing: list[int],
 ) -> None:
     """Resolved entries to `run_entry`, unknown documents to `run_entry_unresolved`, each with
-    its rank in trec_eval's order (`eval_rank`)."""
+    its rank in trec_eval's order (`eval_rank`).
+
+    Entries go in key order (topic id, eval_rank): every insert lands on the right edge of the
+    primary key's index, PostgreSQL's fast path.
+    """
     import numpy as np
 
     ranks, scores = run_file.ranks, run_file.scores
-    eval_ranks = trec_eval_ranks(run_file.topics, run_file.docs, scores)
+    eval_ranks = trec_eval_ranks(topic_col, run_file.docs, scores)
     if missing:
         keep = np.ones(len(doc_col), dtype=bool)
         keep[missing] = False
@@ -310,24 +314,38 @@ def _write_entries(
                       int(eval_ranks[i]), float(scores[i])) for i in missing])
         topic_col, doc_col, ranks, eval_ranks, scores = (
             topic_col[keep], doc_col[keep], ranks[keep], eval_ranks[keep], scores[keep])
-    bulk_insert(session, "run_entry", ENTRY_COLUMNS,
-                zip(repeat(run_id), topic_col.tolist(), doc_col.tolist(), ranks.tolist(),
-                    eval_ranks.tolist(), scores.tolist()))
+    order = np.lexsort((eval_ranks, topic_col))
+    bulk_insert_columns(session, "run_entry", {
+        "run_id": np.full(len(order), run_id), "topic_id": topic_col[order],
+        "eval_rank": eval_ranks[order], "document_id": doc_col[order], "rank": ranks[order],
+        "score": scores[order]})
 
 
-def trec_eval_ranks(topics: Sequence[str], docs: Sequence[str], scores: Any) -> Any:
+def trec_eval_ranks(topics: Sequence[Any], docs: Sequence[str], scores: Any) -> Any:
     """1-based rank of each row within its topic in trec_eval's order: score descending, then
-    document id descending (byte-wise, as trec_eval's strcmp; code-point order is the same)."""
+    document id descending (byte-wise, as trec_eval's strcmp; code-point order is the same).
+
+    Only rows that tie on (topic, score) need the slow string comparison of document ids.
+    """
     import numpy as np
     import pandas as pd
 
-    topic_codes = pd.factorize(np.asarray(topics, dtype=object))[0]
-    doc_order = np.asarray(docs, dtype=object).argsort(kind="stable")
-    doc_codes = np.empty(len(doc_order), dtype=np.int64)
-    doc_codes[doc_order] = np.arange(len(doc_order))  # equal ids cannot occur within a topic
-    order = np.lexsort((-doc_codes, -np.asarray(scores, dtype=np.float64), topic_codes))
-    sorted_topics = topic_codes[order]
-    starts = np.r_[0, np.flatnonzero(sorted_topics[1:] != sorted_topics[:-1]) + 1]
+    topic_codes = pd.factorize(np.asarray(topics))[0]
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.lexsort((-scores, topic_codes))
+    same_topic = topic_codes[order][1:] == topic_codes[order][:-1]
+    tied_with_next = same_topic & (scores[order][1:] == scores[order][:-1])
+    if tied_with_next.any():
+        in_tie = np.zeros(len(order), dtype=bool)
+        in_tie[1:] |= tied_with_next
+        in_tie[:-1] |= tied_with_next
+        tied_rows = order[in_tie]
+        tied_docs = np.asarray([docs[i] for i in tied_rows], dtype=object)
+        doc_codes = np.zeros(len(order), dtype=np.int64)  # only compared within a tie
+        doc_codes[tied_rows[tied_docs.argsort(kind="stable")]] = np.arange(len(tied_rows))
+        order = np.lexsort((-doc_codes, -scores, topic_codes))
+        same_topic = topic_codes[order][1:] == topic_codes[order][:-1]
+    starts = np.r_[0, np.flatnonzero(~same_topic) + 1]
     group_start = np.repeat(starts, np.diff(np.r_[starts, len(order)]))
     ranks = np.empty(len(order), dtype=np.int64)
     ranks[order] = np.arange(len(order)) - group_start + 1

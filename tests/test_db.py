@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import func, select, text
 from sqlmodel import Session
 
-from tcdb.db import bulk_insert, get_engine, mask_url, normalise_url
+from tcdb.db import bulk_insert, bulk_insert_columns, get_engine, mask_url, normalise_url
 from tcdb.errors import DatabaseError
 from tcdb.schema import Collection, Document, SnapshotStatus
 
@@ -55,6 +55,47 @@ def test_bulk_insert_handles_nulls_bytes_and_floats(db: str) -> None:
                                  "ORDER BY length")).all()
     assert [tuple(r) for r in rows] == [(b"\x00" * 16, 0, None, None),
                                         (b"\x01" * 16, 5, "héllo", "llm")]
+
+
+def test_bulk_insert_columns_writes_numpy_columns_exactly(db: str) -> None:
+    """Binary COPY laid out by numpy (PostgreSQL) or executemany (SQLite): the same values back,
+    extreme integers and floats included, across more rows than one COPY chunk."""
+    import numpy as np
+
+    from tcdb.db import COPY_CHUNK_ROWS
+
+    n = COPY_CHUNK_ROWS + 1_234
+    rng = np.random.default_rng(3)
+    columns = {
+        "run_id": np.full(n, 7), "topic_id": np.arange(n) // 1000,
+        "eval_rank": np.arange(n) % 1000 + 1, "document_id": rng.integers(0, 2**31 - 1, n),
+        "rank": np.arange(n), "score": rng.normal(size=n) * 1e300,
+    }
+    columns["score"][:3] = [0.0, -0.0, 5e-324]
+    columns["document_id"][:2] = [2**31 - 1, -(2**31)]
+    engine = get_engine(db)
+    with Session(engine) as session:
+        assert bulk_insert_columns(session, "run_entry", columns) == n
+        session.commit()
+        rows = session.exec(text("SELECT run_id, topic_id, eval_rank, document_id, rank, score "
+                                 "FROM run_entry ORDER BY topic_id, eval_rank")).all()
+    got = np.array(rows, dtype=object)
+    for i, (name, values) in enumerate(columns.items()):
+        assert np.array_equal(got[:, i].astype(values.dtype), values), name
+
+
+def test_bulk_insert_columns_falls_back_to_rows_for_text(db: str) -> None:
+    import numpy as np
+
+    engine = get_engine(db)
+    with Session(engine) as session:
+        cid = _collection(session)
+        n = bulk_insert_columns(session, "document", {
+            "collection_id": np.full(3, cid), "key": np.array(["a", "b", "c"], dtype=object)})
+        session.commit()
+    assert n == 3
+    with Session(engine) as session:
+        assert session.exec(select(func.count()).select_from(Document)).one()[0] == 3
 
 
 def test_enums_are_checked(db: str) -> None:

@@ -153,7 +153,7 @@ def test_relevant_ranks_follow_trec_eval_order(one_relevant: Path) -> None:
         ranks = {}
         names = {v: k for k, v in topic_ids(session, snap.id).items()}
         for run in get_runs(session, snap):
-            found = relevant_ranks(session.connection(), run.id, snap.id, qset.id)
+            found = relevant_ranks(session.connection(), run.id, qset.id)
             ranks[run.tag] = {names[t]: r for t, r in found.items()}
     assert ranks == {"A": RANKS_A, "B": RANKS_B}
     # the same ranks as ir_measures' reciprocal rank on the stored runs (unresolved docs too)

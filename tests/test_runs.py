@@ -242,14 +242,17 @@ def test_delete_run_and_snapshot_dependents_remove_rows_without_foreign_keys(sna
     assert _counts()["run"] == 0
 
 
-def test_eval_rank_is_trec_eval_order() -> None:
-    """Score descending, then document id descending, per topic — whatever the file's ranks."""
+@pytest.mark.parametrize("distinct_scores", [5, 250, 10**9])
+def test_eval_rank_is_trec_eval_order(distinct_scores: int) -> None:
+    """Score descending, then document id descending, per topic — whatever the file's ranks;
+    with every score tied, a few ties, or none."""
     import random
 
     from tcdb.runs import trec_eval_ranks
 
     rng = random.Random(5)
-    rows = [(f"t{rng.randrange(4)}", f"d{i:03d}", float(rng.randrange(5))) for i in range(300)]
+    rows = [(f"t{rng.randrange(4)}", f"d{rng.randrange(10**6):06d}-{i}",
+             float(rng.randrange(distinct_scores))) for i in range(300)]
     ranks = trec_eval_ranks([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
     for topic in {r[0] for r in rows}:
         mine = [r for r in rows if r[0] == topic]

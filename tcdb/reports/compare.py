@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, or_, select
+from sqlalchemy import Connection, and_, func, select
 
 from tcdb.db import session_scope
 from tcdb.errors import InputError, NotFoundError
@@ -47,65 +47,24 @@ def relevant_documents(conn: Connection, qrels_set_id: int, snapshot_id: int
     return found
 
 
-def relevant_ranks(conn: Connection, run_id: int, snapshot_id: int, qrels_set_id: int
-                   ) -> dict[int, int]:
+def relevant_ranks(conn: Connection, run_id: int, qrels_set_id: int) -> dict[int, int]:
     """topic.id → 1-based rank of the run's relevant document, for topics where it retrieved one.
 
-    The rank is trec_eval's, not the file's rank column: 1 + the entries ahead of it by score
-    descending, ties broken by document id descending (byte order, as `strcmp`), counting the
-    entries of documents the snapshot lacks too. Computed in SQL: no run is read into memory.
-    With several relevant documents for a topic, the best-placed one counts.
+    The rank is trec_eval's, not the file's rank column: the stored `eval_rank` (score
+    descending, ties broken by document id descending, the entries of documents the snapshot
+    lacks counted too). With several relevant documents for a topic, the best-placed one counts.
     """
-    from sqlalchemy.orm import aliased
+    from tcdb.schema import Judgment, RunEntry
 
-    from tcdb.schema import Judgment, RunEntry, SnapshotDocument, UnresolvedRunEntry
-
-    binary = "C" if conn.dialect.name == "postgresql" else "BINARY"
-    hit_doc = aliased(SnapshotDocument)
-    hits = (
-        select(RunEntry.topic_id.label("topic_id"), RunEntry.score.label("score"),
-               hit_doc.external_id.label("doc"))
+    query = (
+        select(RunEntry.topic_id, func.min(RunEntry.eval_rank))
         .join(Judgment, and_(Judgment.qrels_set_id == qrels_set_id,
                              Judgment.topic_id == RunEntry.topic_id,
                              Judgment.document_id == RunEntry.document_id, Judgment.grade > 0))
-        .join(hit_doc, and_(hit_doc.snapshot_id == snapshot_id,
-                            hit_doc.document_id == RunEntry.document_id))
         .where(RunEntry.run_id == run_id)
-    ).subquery()
-    other = aliased(RunEntry)
-    other_doc = aliased(SnapshotDocument)
-    ahead = (
-        select(hits.c.topic_id, hits.c.doc, func.count())
-        .select_from(hits)
-        .join(other, and_(other.run_id == run_id, other.topic_id == hits.c.topic_id))
-        .join(other_doc, and_(other_doc.snapshot_id == snapshot_id,
-                              other_doc.document_id == other.document_id))
-        .where(or_(other.score > hits.c.score,
-                   and_(other.score == hits.c.score,
-                        other_doc.external_id.collate(binary) > hits.c.doc)))
-        .group_by(hits.c.topic_id, hits.c.doc)
+        .group_by(RunEntry.topic_id)
     )
-    unresolved = UnresolvedRunEntry
-    ahead_unresolved = (
-        select(hits.c.topic_id, hits.c.doc, func.count())
-        .select_from(hits)
-        .join(unresolved, and_(unresolved.run_id == run_id,
-                               unresolved.topic_id == hits.c.topic_id))
-        .where(or_(unresolved.score > hits.c.score,
-                   and_(unresolved.score == hits.c.score,
-                        unresolved.external_doc_id.collate(binary) > hits.c.doc)))
-        .group_by(hits.c.topic_id, hits.c.doc)
-    )
-    ranks: dict[tuple[int, str], int] = {
-        (topic_id, doc): 1 for topic_id, doc in conn.execute(
-            select(hits.c.topic_id, hits.c.doc))}
-    for query in (ahead, ahead_unresolved):
-        for topic_id, doc, n in conn.execute(query):
-            ranks[(topic_id, doc)] += int(n)
-    best: dict[int, int] = {}
-    for (topic_id, _), rank in ranks.items():
-        best[topic_id] = min(rank, best.get(topic_id, rank))
-    return best
+    return {int(topic_id): int(rank) for topic_id, rank in conn.execute(query)}
 
 
 def compare_report(
@@ -178,7 +137,7 @@ def compare_report(
         ranks: dict[str, dict[str, int | None]] = {}
         if reason is None:
             for run in run_list:
-                found = relevant_ranks(conn, run.id or 0, snap_id, qset_id)
+                found = relevant_ranks(conn, run.id or 0, qset_id)
                 ranks[run.tag] = {judged[t]: found.get(t) for t in topic_order}
     table = compare_runs(wide, list(combinations(tags, 2)), correction=correction)  # type: ignore[arg-type]
     pairs = table.astype(object).where(table.notna(), None).to_dict(orient="records")
