@@ -28,6 +28,7 @@ from tcdb.schema import Run, RunCategory, Snapshot, System
 if TYPE_CHECKING:
     from tcdb.collections.runs import RunFile
 
+_S = TypeVar("_S")
 _T = TypeVar("_T")
 UNRESOLVED_COLUMNS = ["run_id", "topic_id", "external_doc_id", "rank", "eval_rank", "score"]
 
@@ -109,18 +110,25 @@ def import_runs(
     with session_scope() as session, TaskProgress(progress, len(files), "importing runs") as bar:
         snap = get_snapshot(session, collection, snapshot)
         assert snap.id is not None
-        docs: _IdIndex | None = None
-        topics: _IdIndex | None = None
         seen_tags: dict[str, Path] = {}
         existing = _existing_runs(session, snap.id)
         known = {r.checksum for r in existing.values()}
+        # sha256 runs at ~1 GB/s: it decides up front which files need parsing at all.
+        checksums = [checksum_file(file) for file in files]
+        ids: tuple[_IdIndex, _IdIndex] | None = None
+        if any(checksum not in known for checksum in checksums):
+            ids = (_IdIndex(topic_ids(session, snap.id)), _IdIndex(document_ids(session, snap.id)))
 
-        def load(file: Path) -> tuple[Path, str, RunFile | None]:
+        def prepare(file: Path) -> _PreparedRun:
+            assert ids is not None
+            return _prepare(read_run(file), snap.label, *ids, allow_unknown_docs)
+
+        def load(item: tuple[Path, str]) -> tuple[Path, str, _PreparedRun | None]:
             # A no-op needs no parse: the same bytes as a stored run.
-            checksum = checksum_file(file)
-            return file, checksum, None if checksum in known else read_run(file)
+            file, checksum = item
+            return file, checksum, None if checksum in known else prepare(file)
 
-        for file, checksum, parsed in _read_ahead(load, files):
+        for file, checksum, prepared in _read_ahead(load, list(zip(files, checksums, strict=True))):
             started = time.perf_counter()
             same = next((r for r in existing.values() if r.checksum == checksum), None)
             if same is not None:
@@ -134,7 +142,12 @@ def import_runs(
                     time.perf_counter() - started))
                 bar.advance()
                 continue
-            run_file = parsed if parsed is not None else read_run(file)
+            if prepared is None:  # its checksum belonged to a run this call has replaced
+                if ids is None:
+                    ids = (_IdIndex(topic_ids(session, snap.id)),
+                           _IdIndex(document_ids(session, snap.id)))
+                prepared = prepare(file)
+            run_file = prepared.run_file
             if run_file.tag in seen_tags:
                 raise ConflictError(f"{file} and {seen_tags[run_file.tag]} both hold run "
                                     f"{run_file.tag!r}: import them separately")
@@ -145,17 +158,13 @@ def import_runs(
                     f"{file}: snapshot {snapshot!r} of {collection!r} already has run "
                     f"{run_file.tag!r} from a different file ({old.source or 'unknown source'}, "
                     f"sha256 {str(old.checksum)[:12]}…): pass --replace to replace it")
-            if docs is None or topics is None:
-                docs = _IdIndex(document_ids(session, snap.id))
-                topics = _IdIndex(topic_ids(session, snap.id))
-            topic_col, doc_col, missing = _resolve(
-                run_file, snap, topics, docs, allow_unknown_docs)
+            n_missing = len(prepared.missing)
             system_row = _get_system(session, snap.collection_id, system or run_file.tag)
             values = dict(
                 system_id=system_row.id, group_name=group, is_manual=manual,
                 contributed=contributed, category=run_category, submitted=submitted,
                 checksum=run_file.checksum, source=str(file.resolve()), description=description,
-                n_entries=len(doc_col) - len(missing), n_unresolved=len(missing),
+                n_entries=len(run_file) - n_missing, n_unresolved=n_missing,
             )
             if old is not None:
                 from tcdb.housekeeping import clear_run
@@ -171,31 +180,28 @@ def import_runs(
             session.add(run)
             session.flush()
             assert run.id is not None
-            _write_entries(session, run.id, run_file, topic_col, doc_col, missing)
+            _write_entries(session, run.id, prepared)
             existing[run.tag] = run
             reports.append(RunImportReport(
                 collection, snapshot, run_file.tag, str(file), status, run.id, system_row.name,
-                len(doc_col) - len(missing), len(missing),
-                time.perf_counter() - started))
+                len(run_file) - n_missing, n_missing, time.perf_counter() - started))
             bar.advance()
     return reports
 
 
-def _read_ahead(
-    load: Callable[[Path], _T], files: Sequence[Path]
-) -> Iterator[_T]:
-    """`load` each file in order, the next one in a thread while the caller writes this one.
+def _read_ahead(load: Callable[[_S], _T], items: Sequence[_S]) -> Iterator[_T]:
+    """`load` each item in order, the next one in a thread while the caller writes this one.
 
-    Parsing (pyarrow, numpy) and the COPY's wait on the server then overlap; one file ahead
-    keeps memory to two parsed runs.
+    Parsing, resolving and ranking (pyarrow, pandas, numpy) then overlap the COPY's wait on the
+    server; one file ahead keeps memory to two parsed runs.
     """
     from concurrent.futures import Future, ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tcdb-run-reader") as pool:
         pending: deque[Future[_T]] = deque()
-        rest = iter(files)
-        for file in islice(rest, 2):
-            pending.append(pool.submit(load, file))
+        rest = iter(items)
+        for item in islice(rest, 2):
+            pending.append(pool.submit(load, item))
         while pending:
             result = pending.popleft().result()
             following = next(rest, None)
@@ -243,59 +249,77 @@ class _IdIndex:
         import numpy as np
         import pandas as pd
 
-        self.index = pd.Index(list(mapping), dtype=object)
+        self.keys = list(mapping)
+        self.index = pd.Index(np.asarray(self.keys, dtype=object), dtype=object)
         self.ids = np.fromiter(mapping.values(), dtype=np.int64, count=len(mapping))
+        self._byte_order: Any = None
 
     def lookup(self, keys: list[str]) -> tuple[Any, Any]:
-        """(ids, known mask) for the keys; unknown keys get id -1."""
-        positions = self.index.get_indexer(keys)
-        known = positions >= 0
+        """(ids, positions) for the keys; an unknown key has id -1 and position -1."""
+        import numpy as np
+
+        positions = self.index.get_indexer(np.asarray(keys, dtype=object))
         ids = self.ids[positions] if len(self.ids) else positions.copy()
-        ids[~known] = -1
-        return ids, known
+        ids[positions < 0] = -1
+        return ids, positions
+
+    def byte_order(self, positions: Any) -> Any:
+        """Each key's place among all keys in byte order (trec_eval's strcmp), by position.
+
+        Sorted once per import, so ranking a run's ties compares integers, not strings.
+        """
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if self._byte_order is None:
+            order = pc.array_sort_indices(pa.array(self.keys, pa.large_string())).to_numpy()
+            places = np.empty(len(order), dtype=np.int64)
+            places[order] = np.arange(len(order))
+            self._byte_order = places
+        return self._byte_order[positions]
 
 
-def _resolve(
-    run_file: RunFile,
-    snap: Snapshot,
-    topics: _IdIndex,
-    docs: _IdIndex,
-    allow_unknown_docs: bool,
-) -> tuple[Any, Any, list[int]]:
-    """Topic ids and document ids (-1: unknown) per row, and the positions of unknown documents.
+@dataclass(eq=False)
+class _PreparedRun:
+    """A parsed run file with its rows resolved to ids and ranked as trec_eval ranks them."""
 
-    Every topic must be in the snapshot; every document too unless `allow_unknown_docs`.
-    """
+    run_file: RunFile
+    topic_ids: Any  # int64 per row
+    doc_ids: Any  # int64 per row; -1 for a document the snapshot does not have
+    missing: list[int]  # rows whose document the snapshot does not have
+    eval_ranks: Any  # int64 per row, see trec_eval_ranks
+
+
+def _prepare(run_file: RunFile, label: str, topics: _IdIndex, docs: _IdIndex,
+             allow_unknown_docs: bool) -> _PreparedRun:
+    """Resolve a run's topics and documents (every topic must be in the snapshot; every
+    document too unless `allow_unknown_docs`) and rank its rows in trec_eval's order."""
     import numpy as np
 
-    topic_col, known_topic = topics.lookup(run_file.topics)
+    topic_col, topic_positions = topics.lookup(run_file.topics)
+    known_topic = topic_positions >= 0
     if not known_topic.all():
         unknown = {run_file.topics[i] for i in np.flatnonzero(~known_topic)}
         index = int(np.argmin(known_topic))
         raise InputError(run_file.path, int(run_file.lines[index]),
-                         f"topic {run_file.topics[index]!r} is not in snapshot {snap.label!r} "
+                         f"topic {run_file.topics[index]!r} is not in snapshot {label!r} "
                          f"({len(unknown)} unknown topic(s) in the file)")
-    doc_col, known_doc = docs.lookup(run_file.docs)
-    if known_doc.all():
-        return topic_col, doc_col, []
-    missing: list[int] = np.flatnonzero(~known_doc).tolist()
-    if not allow_unknown_docs:
+    doc_col, doc_positions = docs.lookup(run_file.docs)
+    missing: list[int] = np.flatnonzero(doc_positions < 0).tolist()
+    if missing and not allow_unknown_docs:
         index = missing[0]
         raise InputError(run_file.path, int(run_file.lines[index]),
                          f"document {run_file.docs[index]!r} (topic {run_file.topics[index]!r}) "
-                         f"is not in snapshot {snap.label!r} ({len(missing)} unknown document "
+                         f"is not in snapshot {label!r} ({len(missing)} unknown document "
                          "row(s); --allow-unknown-docs keeps them as unresolved)")
-    return topic_col, doc_col, missing
+    # Documents the snapshot lacks have no place in its byte order: compare their strings.
+    order_keys = run_file.docs if missing else docs.byte_order(doc_positions)
+    eval_ranks = trec_eval_ranks(topic_col, order_keys, run_file.scores)
+    return _PreparedRun(run_file, topic_col, doc_col, missing, eval_ranks)
 
 
-def _write_entries(
-    session: Session,
-    run_id: int,
-    run_file: RunFile,
-    topic_col: Any,
-    doc_col: Any,
-    missing: list[int],
-) -> None:
+def _write_entries(session: Session, run_id: int, run: _PreparedRun) -> None:
     """Resolved entries to `run_entry`, unknown documents to `run_entry_unresolved`, each with
     its rank in trec_eval's order (`eval_rank`).
 
@@ -304,14 +328,15 @@ def _write_entries(
     """
     import numpy as np
 
+    run_file = run.run_file
+    topic_col, doc_col, eval_ranks = run.topic_ids, run.doc_ids, run.eval_ranks
     ranks, scores = run_file.ranks, run_file.scores
-    eval_ranks = trec_eval_ranks(topic_col, run_file.docs, scores)
-    if missing:
+    if run.missing:
         keep = np.ones(len(doc_col), dtype=bool)
-        keep[missing] = False
+        keep[run.missing] = False
         bulk_insert(session, "run_entry_unresolved", UNRESOLVED_COLUMNS,
                     [(run_id, int(topic_col[i]), run_file.docs[i], int(ranks[i]),
-                      int(eval_ranks[i]), float(scores[i])) for i in missing])
+                      int(eval_ranks[i]), float(scores[i])) for i in run.missing])
         topic_col, doc_col, ranks, eval_ranks, scores = (
             topic_col[keep], doc_col[keep], ranks[keep], eval_ranks[keep], scores[keep])
     order = np.lexsort((eval_ranks, topic_col))
@@ -321,11 +346,12 @@ def _write_entries(
         "score": scores[order]})
 
 
-def trec_eval_ranks(topics: Sequence[Any], docs: Sequence[str], scores: Any) -> Any:
+def trec_eval_ranks(topics: Sequence[Any], docs: Sequence[Any], scores: Any) -> Any:
     """1-based rank of each row within its topic in trec_eval's order: score descending, then
     document id descending (byte-wise, as trec_eval's strcmp; code-point order is the same).
 
-    Only rows that tie on (topic, score) need the slow string comparison of document ids.
+    `docs` are the document ids, or integers in their byte order. Only rows that tie on
+    (topic, score) are compared by document at all.
     """
     import numpy as np
     import pandas as pd
@@ -340,7 +366,10 @@ def trec_eval_ranks(topics: Sequence[Any], docs: Sequence[str], scores: Any) -> 
         in_tie[1:] |= tied_with_next
         in_tie[:-1] |= tied_with_next
         tied_rows = order[in_tie]
-        tied_docs = np.asarray([docs[i] for i in tied_rows], dtype=object)
+        if isinstance(docs, np.ndarray):
+            tied_docs = docs[tied_rows]
+        else:
+            tied_docs = np.asarray([docs[i] for i in tied_rows], dtype=object)
         doc_codes = np.zeros(len(order), dtype=np.int64)  # only compared within a tie
         doc_codes[tied_rows[tied_docs.argsort(kind="stable")]] = np.arange(len(tied_rows))
         order = np.lexsort((-doc_codes, -scores, topic_codes))
