@@ -64,8 +64,7 @@ def trectools_pool(runs: list[Path], k: int) -> tuple[float, float, dict[str, se
 
 def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: int,
                   reference: dict[str, set[str]]) -> dict[str, float]:
-    """Seconds of import, of the docid-asc and trec_eval builds and, on PostgreSQL, of a build
-    once `pool_entry` has no FOREIGN KEY constraints (the schema change proposed for it)."""
+    """Seconds of the import and of the docid-asc and trec_eval builds on a fresh database."""
 
     from tcdb.catalog import add_collection
     from tcdb.collections.sources import LocalSource

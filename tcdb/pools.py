@@ -1,10 +1,9 @@
 """Assessment pools: build a depth-k pool over chosen runs, export it blind, import judgments.
 
-A pool is computed inside the database: one `INSERT INTO pool_entry … SELECT` ranks each chosen
-run's entries per topic with `ROW_NUMBER() OVER (PARTITION BY run_id, topic_id ORDER BY …)`
-(SQLite ≥ 3.25 and PostgreSQL), keeps the top `depth`, and groups them per (topic, document)
-with the best rank and the number of runs that retrieved the document in their top `depth`.
-Runs are never loaded into Python.
+A pool is computed inside the database: one `INSERT INTO pool_entry … SELECT` takes each chosen
+run's top `depth` per topic — a range of `run_entry`'s key, which holds trec_eval's order as
+`eval_rank` — and groups them per (topic, document) with the best rank and the number of runs
+that retrieved the document in their top `depth`. Runs are never loaded into Python.
 
 Tie orders (how equal scores are broken when ranking a run):
 
@@ -56,16 +55,6 @@ ENTRY_COLUMNS = ["pool_id", "topic_id", "document_id", "best_rank", "n_runs"]
 # --------------------------------------------------------------------------------------- build
 
 
-def _order_by(tie_order: str, postgres: bool) -> str:
-    """The window's ORDER BY; external ids compare byte-wise (trec_eval's strcmp)."""
-    ext = 'ext COLLATE "C"' if postgres else "ext COLLATE BINARY"
-    if tie_order == "trec_eval":
-        return f"score DESC, {ext} DESC"
-    if tie_order == "docid-asc":
-        return f"score DESC, {ext} ASC"
-    return f"rank ASC, score DESC, {ext} DESC"
-
-
 BOUNDS = "tcdb_pool_bounds"
 
 
@@ -76,25 +65,23 @@ def _runs_list(run_ids: Sequence[int]) -> str:
 
 def _create_bounds(conn: Connection, snapshot_id: int, run_ids: Sequence[int], depth: int,
                    with_unresolved: bool) -> None:
-    """Per (chosen run, snapshot topic): the lowest score and the number of entries ranked ≤ k.
+    """Per (chosen run, snapshot topic): how many entries have a file rank ≤ k (file-rank order).
 
-    Any k entries of a topic include one scoring at most the k-th best score, so when a topic
-    has ≥ k entries of rank ≤ k, their lowest score `t` bounds the top k from below under every
-    score order (and the k-th smallest rank is ≤ k under the file-rank order). Only entries at
-    or above the bound reach the window's sort — about k per topic instead of the whole run —
-    and the result is exact whatever the rank column says (`n < k`: the whole topic goes).
+    When a topic has ≥ k entries of rank ≤ k, its k-th smallest rank is ≤ k, so only those
+    entries can reach the top k: about k per topic reach the window's sort instead of the whole
+    run, and the result is exact whatever the rank column says (`n < k`: the whole topic goes).
     A temporary table (per connection, dropped after use) so the planner knows its size.
     """
     postgres = is_postgres(conn)
     runs = _runs_list(run_ids)
     k = int(depth)
-    union = (f" UNION ALL SELECT run_id, topic_id, score FROM run_entry_unresolved "
+    union = (f" UNION ALL SELECT run_id, topic_id FROM run_entry_unresolved "
              f"WHERE run_id IN ({runs}) AND rank <= {k}") if with_unresolved else ""
     query = (
-        "SELECT r.id AS run_id, st.topic_id, x.t, COALESCE(x.n, 0) AS n "
+        "SELECT r.id AS run_id, st.topic_id, COALESCE(x.n, 0) AS n "
         "FROM run r CROSS JOIN snapshot_topic st LEFT JOIN ("
-        "SELECT run_id, topic_id, MIN(score) AS t, COUNT(*) AS n FROM ("
-        f"SELECT run_id, topic_id, score FROM run_entry WHERE run_id IN ({runs}) "
+        "SELECT run_id, topic_id, COUNT(*) AS n FROM ("
+        f"SELECT run_id, topic_id FROM run_entry WHERE run_id IN ({runs}) "
         f"AND rank <= {k}{union}) y GROUP BY run_id, topic_id"
         ") x ON x.run_id = r.id AND x.topic_id = st.topic_id "
         f"WHERE r.id IN ({runs}) AND st.snapshot_id = {int(snapshot_id)}"
@@ -109,26 +96,102 @@ def _drop_bounds(conn: Connection) -> None:
     conn.execute(text(f"DROP TABLE IF EXISTS {BOUNDS}"))
 
 
-def _ranked_sql(tie_order: str, postgres: bool, with_unresolved: bool, runs: str) -> str:
-    """The candidate entries of the chosen runs with their position under the tie order (`rn`).
+def _top_sql(table: str, columns: str, condition: str, postgres: bool, runs: str) -> str:
+    """The chosen runs' entries in `table` that meet `condition` (on `e.eval_rank`), read per
+    (run, snapshot topic) as a range of the primary key (run_id, topic_id, eval_rank) rather
+    than by scanning every entry of each run."""
+    if postgres:
+        return (f"SELECT x.* FROM run r CROSS JOIN snapshot_topic st CROSS JOIN LATERAL "
+                f"(SELECT {columns} FROM {table} e WHERE e.run_id = r.id "
+                f"AND e.topic_id = st.topic_id AND {condition} OFFSET 0) x "
+                f"WHERE r.id IN ({runs}) AND st.snapshot_id = :snapshot_id")
+    # SQLite joins in the order written (CROSS JOIN), using the key for run and topic.
+    return (f"SELECT {columns} FROM run r CROSS JOIN snapshot_topic st CROSS JOIN {table} e "
+            f"WHERE r.id IN ({runs}) AND st.snapshot_id = :snapshot_id AND e.run_id = r.id "
+            f"AND e.topic_id = st.topic_id AND {condition}")
 
-    trec_eval's order is stored (`run_entry.eval_rank`): its top k is an index range scan, and
-    entries the snapshot lacks already hold their places. The other orders need the bounds
-    table (`_create_bounds`), whose rows are exactly the chosen runs' topics; positions ≤ k are
-    exact, entries below the bound never get one. The candidates are materialised first so the
-    join for external ids sees ~k rows per topic, not every entry.
+
+def _docid_asc_sql(postgres: bool, with_unresolved: bool, with_ext: bool, runs: str) -> str:
+    """Positions under `docid-asc` from the stored trec_eval order, without sorting strings.
+
+    Both orders sort by score descending and differ only within a group of equal scores, which
+    trec_eval ranks by document id descending and trectools ascending: a group spanning eval
+    ranks [a, b] is reversed, its entry at eval rank e going to a + b - e. So the top k under
+    docid-asc are the top k by eval rank, plus the rest of the tie group where the k-th and the
+    (k+1)-th entries tie ("straddle"); entries the snapshot lacks take their places as
+    everywhere. Every step reads per (run, topic) ranges of the key, so the plan does not hinge
+    on statistics of a table that was bulk-loaded a moment ago.
+    """
+    tables = [("run_entry", "e.document_id", "CAST(NULL AS TEXT)")]
+    if with_unresolved:
+        tables.append(("run_entry_unresolved", "CAST(NULL AS INTEGER)", "e.external_doc_id"))
+
+    def columns(document: str, ext: str) -> str:
+        return (f"e.run_id, e.topic_id, {document} AS document_id, {ext} AS ext, "
+                "e.eval_rank, e.score")
+
+    def rest_of_tie(table: str, document: str, ext: str) -> str:
+        condition = ("e.run_id = s.run_id AND e.topic_id = s.topic_id AND e.eval_rank > :depth "
+                     "AND e.score = s.score")
+        if postgres:
+            return (f"SELECT x.* FROM straddle s CROSS JOIN LATERAL (SELECT "
+                    f"{columns(document, ext)} FROM {table} e WHERE {condition} OFFSET 0) x")
+        return (f"SELECT {columns(document, ext)} FROM straddle s CROSS JOIN {table} e "
+                f"WHERE {condition}")
+
+    top = " UNION ALL ".join(_top_sql(table, columns(document, ext), "e.eval_rank <= :depth",
+                                      postgres, runs) for table, document, ext in tables)
+    boundary = " UNION ALL ".join(_top_sql(table, "e.run_id, e.topic_id, e.score",
+                                           "e.eval_rank IN (:depth, :depth + 1)", postgres, runs)
+                                  for table, _, _ in tables)
+    rest = " UNION ALL ".join(rest_of_tie(*table) for table in tables)
+    return (
+        "WITH straddle AS (SELECT run_id, topic_id, MIN(score) AS score "
+        f"FROM ({boundary}) b GROUP BY run_id, topic_id "
+        "HAVING COUNT(*) = 2 AND MIN(score) = MAX(score)), "
+        f"candidates AS ({top} UNION ALL {rest}), "
+        "ranked AS (SELECT c.run_id, c.topic_id, c.document_id, c.ext, "
+        "MIN(c.eval_rank) OVER w + MAX(c.eval_rank) OVER w - c.eval_rank AS rn "
+        "FROM candidates c WINDOW w AS (PARTITION BY c.run_id, c.topic_id, c.score)) "
+        + _with_external_ids("ranked", with_ext)
+    )
+
+
+def _with_external_ids(source: str, with_ext: bool) -> str:
+    """SELECT run_id, topic_id, document_id, ext, rn FROM `source`, where `ext` is the
+    external id of every entry if `with_ext`, else only of the entries the snapshot lacks."""
+    if not with_ext:
+        return f"SELECT run_id, topic_id, document_id, ext, rn FROM {source} r"
+    return ("SELECT r.run_id, r.topic_id, r.document_id, COALESCE(sd.external_id, r.ext) AS ext, "
+            f"r.rn FROM {source} r LEFT JOIN snapshot_document sd "
+            "ON sd.snapshot_id = :snapshot_id AND sd.document_id = r.document_id")
+
+
+def _ranked_sql(tie_order: str, postgres: bool, with_unresolved: bool, runs: str,
+                with_ext: bool = False) -> str:
+    """The candidate entries of the chosen runs with their position under the tie order (`rn`)
+    and `ext`, their external id (`with_ext`; else only for entries the snapshot lacks).
+
+    trec_eval's order is stored (`run_entry.eval_rank`): its top k is a range of the primary
+    key, and entries the snapshot lacks already hold their places. `docid-asc` follows from it
+    (`_docid_asc_sql`). The file-rank order needs the bounds table (`_create_bounds`), whose
+    rows are exactly the chosen runs' topics; positions ≤ k are exact, entries below the bound
+    never get one. The candidates are materialised first so the join for external ids sees ~k
+    rows per topic, not every entry.
     """
     if tie_order == "trec_eval":
-        return ("SELECT e.run_id, e.topic_id, e.document_id, sd.external_id AS ext, "
-                "e.eval_rank AS rn FROM run_entry e JOIN snapshot_document sd "
-                "ON sd.snapshot_id = :snapshot_id AND sd.document_id = e.document_id "
-                f"WHERE e.run_id IN ({runs}) AND e.eval_rank <= :depth")
-    above = "e.rank <= :depth" if tie_order == "file-rank" else "e.score >= b.t"
+        top = _top_sql("run_entry", "e.run_id, e.topic_id, e.document_id, "
+                       "CAST(NULL AS TEXT) AS ext, e.eval_rank AS rn",
+                       "e.eval_rank <= :depth", postgres, runs)
+        return _with_external_ids(f"({top})", with_ext)
+    if tie_order == "docid-asc":
+        return _docid_asc_sql(postgres, with_unresolved, with_ext, runs)
     bound = (f"JOIN {BOUNDS} b ON b.run_id = e.run_id AND b.topic_id = e.topic_id "
-             f"WHERE (b.n < :depth OR {above})")
+             "WHERE (b.n < :depth OR e.rank <= :depth)")
     candidates = (f"SELECT e.run_id, e.topic_id, e.document_id, e.rank, e.score "
                   f"FROM run_entry e {bound}")
     materialized = "MATERIALIZED " if postgres else ""
+    ext = 'ext COLLATE "C"' if postgres else "ext COLLATE BINARY"  # byte order, as strcmp
     entries = (
         "SELECT c.run_id, c.topic_id, c.document_id, c.rank, c.score, sd.external_id AS ext "
         "FROM candidates c JOIN snapshot_document sd ON sd.snapshot_id = :snapshot_id "
@@ -141,8 +204,8 @@ def _ranked_sql(tie_order: str, postgres: bool, with_unresolved: bool, runs: str
         )
     return (
         f"WITH candidates AS {materialized}({candidates}) "
-        "SELECT run_id, topic_id, document_id, ext, ROW_NUMBER() OVER "
-        f"(PARTITION BY run_id, topic_id ORDER BY {_order_by(tie_order, postgres)}) AS rn "
+        "SELECT run_id, topic_id, document_id, ext, ROW_NUMBER() OVER (PARTITION BY run_id, "
+        f"topic_id ORDER BY rank ASC, score DESC, {ext} DESC) AS rn "
         f"FROM ({entries}) u"
     )
 
@@ -150,14 +213,16 @@ def _ranked_sql(tie_order: str, postgres: bool, with_unresolved: bool, runs: str
 def _pool_sql(tie_order: str, postgres: bool, with_unresolved: bool, exclude: bool,
               max_per_topic: int | None, runs: str) -> str:
     """`INSERT INTO pool_entry … SELECT`: the union of the chosen runs' top-k per topic."""
-    ranked = _ranked_sql(tie_order, postgres, with_unresolved, runs)
+    ranked = _ranked_sql(tie_order, postgres, with_unresolved, runs,
+                         with_ext=max_per_topic is not None)
     where = "r.rn <= :depth AND r.document_id IS NOT NULL"
     if exclude:
         where += (" AND NOT EXISTS (SELECT 1 FROM judgment j WHERE j.qrels_set_id = :base_id "
                   "AND j.topic_id = r.topic_id AND j.document_id = r.document_id)")
     grouped = (
-        "SELECT r.topic_id, r.document_id, MIN(r.rn) AS best_rank, COUNT(*) AS n_runs, "
-        f"MIN(r.ext) AS ext FROM ({ranked}) r WHERE {where} GROUP BY r.topic_id, r.document_id"
+        "SELECT r.topic_id, r.document_id, MIN(r.rn) AS best_rank, COUNT(*) AS n_runs"
+        f"{', MIN(r.ext) AS ext' if max_per_topic is not None else ''} "
+        f"FROM ({ranked}) r WHERE {where} GROUP BY r.topic_id, r.document_id"
     )
     # Rows go in primary-key order: the B-tree then grows at its right edge.
     if max_per_topic is None:
@@ -269,6 +334,9 @@ def build_pool(
             # The window sorts the candidate entries: keep that sort in memory.
             conn.execute(text("SET LOCAL work_mem = '256MB'"))
             conn.execute(text("SET LOCAL jit = off"))  # compiling costs more than it saves here
+            # Grouping by sorting yields the rows in pool_entry's key order, which the INSERT
+            # wants anyway; hashing then sorting again was ~20 % slower (bench/pools.py).
+            conn.execute(text("SET LOCAL enable_hashagg = off"))
         with_unresolved = any(r.n_unresolved for r in chosen)
         params: dict[str, Any] = {"pool_id": pool.id, "snapshot_id": snap.id, "depth": depth}
         if base is not None:
@@ -276,7 +344,7 @@ def build_pool(
         if max_per_topic is not None:
             params["max_per_topic"] = max_per_topic
         runs_sql = _runs_list(run_ids)
-        if tie_order != "trec_eval":
+        if tie_order == "file-rank":
             _create_bounds(conn, snap.id, run_ids, depth, with_unresolved)
         conn.execute(text(_pool_sql(tie_order, postgres, with_unresolved, base is not None,
                                     max_per_topic, runs_sql)), params)
@@ -446,7 +514,7 @@ def _unique_per_run(conn: Connection, pool: Pool) -> list[dict[str, Any]]:
         PoolRun, PoolRun.run_id == Run.id).where(PoolRun.pool_id == pool.id)).tuples().all()
     run_ids = [r for r, _ in runs]
     with_unresolved = any(n for _, n in runs)
-    if pool.tie_order != "trec_eval":
+    if pool.tie_order == "file-rank":
         _create_bounds(conn, pool.snapshot_id, run_ids, pool.depth, with_unresolved)
     ranked = _ranked_sql(pool.tie_order, is_postgres(conn), with_unresolved,
                          _runs_list(run_ids))

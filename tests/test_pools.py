@@ -157,6 +157,24 @@ def test_unresolved_entries_keep_their_rank_but_are_left_out(snap: Path, cli) ->
     assert _entries("pe")[("1", "d4")] == (2, 1)
 
 
+def test_docid_asc_reverses_a_tie_across_the_depth_with_unresolved_entries(snap: Path) -> None:
+    """Three tied entries straddle depth 2, one of them a document the snapshot lacks: trec_eval
+    order takes x1 (left out) and d4, trectools' order d2 and d4."""
+    from tcdb.pools import build_pool
+    from tcdb.runs import import_run
+
+    path = write_run_file(snap / "runs", "F", [("1", "d9", 6.0), ("1", "x1", 5.0),
+                                               ("1", "d4", 5.0), ("1", "d2", 5.0),
+                                               ("1", "d1", 4.0)])
+    import_run("c", "s1", path, allow_unknown_docs=True)
+    desc = build_pool("c", "s1", "desc", 3, runs=["F"])
+    asc = build_pool("c", "s1", "asc", 3, runs=["F"], tie_order="docid-asc")
+    assert _entries("desc") == {("1", "d9"): (1, 1), ("1", "d4"): (3, 1)}
+    assert desc["n_unresolved_skipped"] == 1
+    assert _entries("asc") == {("1", "d9"): (1, 1), ("1", "d2"): (2, 1), ("1", "d4"): (3, 1)}
+    assert asc["n_unresolved_skipped"] == 0
+
+
 def test_build_again_is_unchanged_and_other_parameters_conflict(snap: Path) -> None:
     from tcdb.pools import build_pool
 

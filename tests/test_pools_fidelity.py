@@ -100,6 +100,28 @@ def test_trec_eval_order_equals_trec_eval_sorting(runs: dict[str, Path], k: int)
     assert {key: rank for key, (rank, _) in _entries(f"t{k}").items()} == best
 
 
+@pytest.mark.parametrize("k", [10, 100])
+def test_docid_asc_best_ranks_are_positions_in_trectools_order(runs: dict[str, Path],
+                                                               k: int) -> None:
+    """Not only the set: each document's best rank is its position with ties by id ascending."""
+    from tcdb.pools import build_pool
+
+    build_pool("c", "s1", f"a{k}", k, all_runs=True, tie_order="docid-asc")
+    rng = random.Random(2024)
+    best: dict[tuple[str, str], int] = {}
+    for rows in _runs(rng).values():
+        by_topic: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for topic, doc, _, score in rows:
+            by_topic[topic].append((doc, score))
+        for topic, entries in by_topic.items():
+            ranked = sorted(entries, key=lambda e: (-e[1], e[0].encode()))[:k]
+            for position, (doc, _) in enumerate(ranked, start=1):
+                best[(topic, doc)] = min(best.get((topic, doc), position), position)
+    from tests.test_pools import _entries
+
+    assert {key: rank for key, (rank, _) in _entries(f"a{k}").items()} == best
+
+
 def test_docid_asc_and_trec_eval_differ_on_these_ties(runs: dict[str, Path]) -> None:
     """The ties are real: the two orders give different pools at K = 10."""
     from tcdb.pools import build_pool, pool_documents
