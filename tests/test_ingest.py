@@ -266,3 +266,22 @@ def test_longeval_web_snapshots_through_ir_datasets(db: str, tmp_path: Path, cli
     assert code == 0 and "nothing to do" in out
     code, out, _ = cli("snapshot", "list", "longeval-web", "--json")
     assert [s["label"] for s in json.loads(out)] == ["2022-06", "2022-07"]
+
+
+def test_fast_version_hash_equals_the_reference_normalisation() -> None:
+    """`version_of`'s byte path for ASCII gives exactly content_hash(normalise_text(text)), with
+    every character str.split() treats as whitespace (\\x1c-\\x1f included) in every position."""
+    import random
+
+    from tcdb.ingest import content_hash, normalise_text, version_of
+
+    rng = random.Random(11)
+    spaces = [chr(c) for c in range(128) if chr(c).isspace()]
+    assert "\x1c" in spaces and "\x1f" in spaces
+    alphabet = spaces * 3 + list("ab Z09<>&") + ["\u00e9", "e\u0301", "\u2003", "\u00a0"]
+    texts = ["", " ", "\n\n", "a", " a ", "a  b", "\x1fa\x1cb\x0b"]
+    texts += ["".join(rng.choice(alphabet[:-4] if i % 2 else alphabet)
+                      for _ in range(rng.randrange(30))) for i in range(3000)]
+    for text_ in texts:
+        normalised = normalise_text(text_)
+        assert version_of(text_) == (content_hash(normalised), len(normalised)), repr(text_)
