@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from tcdb.schema.base import aware_datetime, enum_column, utcnow
@@ -86,19 +86,22 @@ class Content(SQLModel, table=True):
 
 
 class SnapshotDocument(SQLModel, table=True):
-    """Membership: which document, under which external id, with which content, is in a snapshot."""
+    """Membership: which document, under which external id, with which content, is in a snapshot.
+
+    One row per document per snapshot, written in bulk by `tcdb.ingest`. Like `RunEntry`, it
+    carries no FOREIGN KEY constraints: their per-row trigger checks, and the two indexes
+    that only served them, cost a fifth of a LongEval ingest (bench/ingest.py). The ingest
+    writes only ids it has just resolved in the same transaction, and `tcdb.housekeeping`
+    deletes the rows with their snapshot.
+    """
 
     __tablename__ = "snapshot_document"
-    __table_args__ = (
-        UniqueConstraint("snapshot_id", "external_id"),
-        Index("ix_snapshot_document_content_id", "content_id"),
-        Index("ix_snapshot_document_document_id", "document_id"),
-    )
+    __table_args__ = (UniqueConstraint("snapshot_id", "external_id"),)
 
-    snapshot_id: int = Field(foreign_key="snapshot.id", primary_key=True, ondelete="CASCADE")
-    document_id: int = Field(foreign_key="document.id", primary_key=True)
+    snapshot_id: int = Field(primary_key=True)
+    document_id: int = Field(primary_key=True)
     external_id: str = Field(sa_column=Column(Text, nullable=False))
-    content_id: int = Field(foreign_key="content.id")
+    content_id: int
 
 
 class Topic(SQLModel, table=True):

@@ -1,8 +1,9 @@
 """Deleting what hangs off runs, qrels sets and snapshots, explicitly.
 
-`run_entry`, `score` and `pool_entry` carry no FOREIGN KEY constraints (bulk-write speed, see
-schema/runs.py), so no cascade will ever remove their rows: every code path that deletes or
-replaces a run, a qrels set or a snapshot must come through here, in the caller's transaction.
+`run_entry`, `score`, `pool_entry` and `snapshot_document` carry no FOREIGN KEY constraints
+(bulk-write speed, see schema/runs.py), so no cascade will ever remove their rows: every code
+path that deletes or replaces a run, a qrels set or a snapshot must come through here, in the
+caller's transaction.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from tcdb.schema import (
     Run,
     RunEntry,
     Score,
+    Snapshot,
+    SnapshotDocument,
     UnresolvedRunEntry,
 )
 
@@ -80,3 +83,12 @@ def delete_snapshot_dependents(
     conn.execute(delete(PoolEntry).where(PoolEntry.pool_id.in_(pool_ids)))
     if not keep_runs:
         conn.execute(delete(Run).where(Run.snapshot_id == snapshot_id))
+
+
+def delete_snapshot(bind: Session | Connection, snapshot_id: int) -> None:
+    """Delete a snapshot with its runs, scores, pools and document memberships; qrels sets,
+    judgments and topic memberships go by their foreign keys' cascade."""
+    conn = _conn(bind)
+    delete_snapshot_dependents(conn, snapshot_id)
+    conn.execute(delete(SnapshotDocument).where(SnapshotDocument.snapshot_id == snapshot_id))
+    conn.execute(delete(Snapshot).where(Snapshot.id == snapshot_id))

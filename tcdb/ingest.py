@@ -21,7 +21,7 @@ from itertools import islice, repeat
 from typing import Any
 
 import xxhash
-from sqlalchemy import ARRAY, Connection, any_, bindparam, cast, delete, select, text, update
+from sqlalchemy import ARRAY, Connection, any_, bindparam, cast, select, text, update
 from sqlmodel import Session
 
 from tcdb.catalog import get_collection
@@ -171,10 +171,9 @@ def _drop_existing(session: Session, coll: Collection, label: str) -> None:
         Snapshot.collection_id == coll.id, Snapshot.label == label)).first()
     if found is None:
         return
-    from tcdb.housekeeping import delete_snapshot_dependents
+    from tcdb.housekeeping import delete_snapshot
 
-    delete_snapshot_dependents(session, found[0].id)
-    session.exec(delete(Snapshot).where(Snapshot.id == found[0].id))
+    delete_snapshot(session, found[0].id)
     session.flush()
 
 
