@@ -262,6 +262,22 @@ def _executemany_rows(
     return n
 
 
+def is_integrity_error(exc: BaseException) -> bool:
+    """A constraint violation, whether raised through SQLAlchemy or by the bulk writer's own
+    driver calls (psycopg's COPY, sqlite3's executemany)."""
+    import sqlite3
+
+    from sqlalchemy.exc import IntegrityError
+
+    if isinstance(exc, IntegrityError | sqlite3.IntegrityError):
+        return True
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - psycopg is a dependency
+        return False
+    return isinstance(exc, psycopg.IntegrityError)
+
+
 def dispose_engine(url: str) -> None:
     """Close an engine's connections (tests drop databases afterwards)."""
     url = normalise_url(url)

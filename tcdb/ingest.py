@@ -21,7 +21,7 @@ from itertools import islice, repeat
 from typing import Any
 
 import xxhash
-from sqlalchemy import ARRAY, Connection, any_, bindparam, cast, select, text, update
+from sqlalchemy import Connection, bindparam, select, text, update
 from sqlmodel import Session
 
 from tcdb.catalog import get_collection
@@ -29,6 +29,7 @@ from tcdb.collections.records import DocumentRecord, TopicRecord
 from tcdb.collections.sources import SnapshotSource
 from tcdb.db import bulk_insert, session_scope
 from tcdb.errors import ConflictError, InputError
+from tcdb.lookups import pairs_in, rows_in
 from tcdb.schema import (
     Collection,
     Content,
@@ -140,7 +141,7 @@ def ingest_snapshot(
                             status=SnapshotStatus.ingesting, with_text=with_text)
             session.add(snap)
             session.flush()
-            doc_ids = _ingest_documents(session, coll, snap, source, with_text, report, progress)
+            _ingest_documents(session, coll, snap, source, with_text, report, progress)
             top_ids = _ingest_topics(session, coll, snap, source.topics(), report)
             qrels = source.qrels()
             if qrels is not None:
@@ -148,7 +149,7 @@ def ingest_snapshot(
 
                 stored = store_qrels(session, snap, qrels_name, "original", qrels,
                                      method="ingest", source=source.description,
-                                     doc_ids=doc_ids, top_ids=top_ids)
+                                     top_ids=top_ids)
                 report.n_judgments = stored.n_judgments
             snap.n_documents = report.n_documents
             snap.n_topics = report.n_topics
@@ -204,27 +205,18 @@ class _Batch:
 
 
 def _prepare(source: SnapshotSource, coll: Collection, with_text: bool) -> Iterator[_Batch]:
-    """Validate, normalise and hash documents batch by batch (pure Python, no database)."""
+    """Normalise and hash documents batch by batch (pure Python, no database).
+
+    Documents repeated across batches are caught by the database's unique constraints
+    (`_write_batch`), not by sets here: memory stays flat however large the snapshot.
+    """
     by_url = coll.doc_identity == DocIdentity.url
-    seen_external: set[str] = set()
-    seen_keys: dict[str, str] = {}
     for records in _batches(source.documents(), BATCH):
         batch = _Batch([], {})
         for record in records:
-            external = record.doc_id
-            if external in seen_external:
-                raise InputError(source.description, None,
-                                 f"document id {external!r} occurs twice in the snapshot")
-            seen_external.add(external)
             key = _document_key(record, by_url, coll.id_fallback, source.description)
-            other = seen_keys.get(key)
-            if other is not None:
-                raise InputError(source.description, None,
-                                 f"documents {other!r} and {external!r} share the key "
-                                 f"{key!r} ({coll.doc_identity.value})")
-            seen_keys[key] = external
             digest, length = version_of(record.text)
-            batch.members.append((external, key, digest))
+            batch.members.append((record.doc_id, key, digest))
             if digest not in batch.contents:
                 batch.contents[digest] = (length, record.text if with_text else None,
                                           record.source)
@@ -233,26 +225,80 @@ def _prepare(source: SnapshotSource, coll: Collection, with_text: bool) -> Itera
 
 def _ingest_documents(session: Session, coll: Collection, snap: Snapshot,
                       source: SnapshotSource, with_text: bool, report: IngestReport,
-                      progress: bool) -> dict[str, int]:
+                      progress: bool) -> None:
     """Write membership, documents and versions; reading and hashing the next batch runs in a
     thread while this one is in the database."""
     conn = session.connection()
-    external_to_document: dict[str, int] = {}
     with _progress(progress, source.documents_count_hint(), f"{coll.name}/{snap.label}") as tick:
         for batch in _prefetched(_prepare(source, coll, with_text)):
-            keys = [m[1] for m in batch.members]
-            document_of = _resolve_documents(conn, coll.id, keys, report)
-            content_of = _resolve_contents(conn, batch.contents, report)
-            rows = []
-            for external, key, digest in batch.members:
-                document_id = document_of[key]
-                external_to_document[external] = document_id
-                rows.append((snap.id, document_id, external, content_of[digest]))
-            bulk_insert(conn, "snapshot_document",
-                        ["snapshot_id", "document_id", "external_id", "content_id"], rows)
-            report.n_documents += len(rows)
-            tick(len(rows))
-    return external_to_document
+            _write_batch(conn, coll, snap, batch, source.description, report)
+            report.n_documents += len(batch.members)
+            tick(len(batch.members))
+
+
+def _write_batch(conn: Connection, coll: Collection, snap: Snapshot, batch: _Batch,
+                 where: str, report: IngestReport) -> None:
+    """One batch's documents, versions and memberships. A document id or key the snapshot
+    already holds violates a unique constraint; that becomes an InputError naming both
+    documents. (PostgreSQL needs a savepoint to still ask which; SQLite's transaction stays
+    usable after a failed statement.)"""
+    from tcdb.db import is_integrity_error, is_postgres
+
+    savepoint = conn.begin_nested() if is_postgres(conn) else None
+    try:
+        document_of = _resolve_documents(conn, coll.id, [m[1] for m in batch.members], report)
+        content_of = _resolve_contents(conn, batch.contents, report)
+        bulk_insert(conn, "snapshot_document",
+                    ["snapshot_id", "document_id", "external_id", "content_id"],
+                    [(snap.id, document_of[key], external, content_of[digest])
+                     for external, key, digest in batch.members])
+    except Exception as exc:
+        if not is_integrity_error(exc):
+            raise
+        if savepoint is not None:
+            savepoint.rollback()
+        error = _duplicate_error(conn, coll, snap, batch, where)
+        if error is None:
+            raise
+        raise error from None
+    if savepoint is not None:
+        savepoint.commit()
+
+
+def _duplicate_error(conn: Connection, coll: Collection, snap: Snapshot, batch: _Batch,
+                     where: str) -> InputError | None:
+    """Which document repeats an id or a key: within the batch, or one written before it."""
+    from tcdb.schema import SnapshotDocument
+
+    def twice(external: str) -> InputError:
+        return InputError(where, None, f"document id {external!r} occurs twice in the snapshot")
+
+    def shared(first: str, second: str, key: str) -> InputError:
+        return InputError(where, None, f"documents {first!r} and {second!r} share the key "
+                          f"{key!r} ({coll.doc_identity.value})")
+
+    by_external: dict[str, str] = {}
+    by_key: dict[str, str] = {}
+    for external, key, _ in batch.members:
+        if external in by_external:
+            return twice(external)
+        if key in by_key:
+            return shared(by_key[key], external, key)
+        by_external[external] = key
+        by_key[key] = external
+    earlier = rows_in(conn, select(SnapshotDocument.external_id).where(
+        SnapshotDocument.snapshot_id == snap.id), SnapshotDocument.external_id,
+        list(by_external))
+    if earlier:
+        return twice(earlier[0][0])
+    earlier = rows_in(conn, select(Document.key, SnapshotDocument.external_id)
+                      .join(SnapshotDocument, SnapshotDocument.document_id == Document.id)
+                      .where(SnapshotDocument.snapshot_id == snap.id,
+                             Document.collection_id == coll.id), Document.key, list(by_key))
+    if earlier:
+        key, first = earlier[0]
+        return shared(first, by_key[key], key)
+    return None
 
 
 def _prefetched(batches: Iterator[_Batch], depth: int = 2) -> Iterator[_Batch]:
@@ -311,9 +357,9 @@ def _document_key(record: DocumentRecord, by_url: bool, id_fallback: bool, where
 def _resolve_documents(conn: Connection, collection_id: int, keys: list[str],
                        report: IngestReport) -> dict[str, int]:
     """key → document.id, creating the documents this collection has not seen before."""
-    found = _select_in(conn, select(Document.key, Document.id).where(
+    found = pairs_in(conn, select(Document.key, Document.id).where(
         Document.collection_id == collection_id), Document.key, keys)
-    missing = [k for k in keys if k not in found]
+    missing = list(dict.fromkeys(k for k in keys if k not in found))
     if missing:
         ids = _new_ids(conn, "document", len(missing))
         bulk_insert(conn, "document", ["id", "collection_id", "key"],
@@ -329,7 +375,7 @@ def _resolve_contents(conn: Connection, contents: dict[bytes, tuple[int, str | N
     hashes = list(contents)
     found: dict[bytes, int] = {}
     fill: list[dict[str, Any]] = []
-    known = _rows_in(conn, select(Content.hash, Content.id, Content.text.is_(None)),
+    known = rows_in(conn, select(Content.hash, Content.id, Content.text.is_(None)),
                      Content.hash, hashes)
     for digest, content_id, text_missing in known:
         digest = bytes(digest)
@@ -368,30 +414,6 @@ def _new_ids(conn: Connection, table: str, n: int) -> list[int]:
     return list(range(start + 1, start + 1 + n))
 
 
-def _select_in(conn: Connection, query: Any, column: Any, values: list[Any]) -> dict[Any, int]:
-    """The (key, id) pairs of a two-column `query` restricted to `column IN values`."""
-    return dict(_rows_in(conn, query, column, values))
-
-
-def _rows_in(conn: Connection, query: Any, column: Any, values: list[Any]) -> list[Any]:
-    """Run `query` restricted to `column IN values`, in chunks the drivers accept.
-
-    PostgreSQL gets one array parameter (`= ANY(:values)`): thousands of separate parameters
-    cost more to bind than the lookup itself.
-    """
-    result: list[Any] = []
-    postgres = conn.dialect.name == "postgresql"
-    for start in range(0, len(values), 10_000):
-        chunk = values[start:start + 10_000]
-        if postgres:
-            condition = column == any_(cast(bindparam("values", chunk, expanding=False),
-                                            ARRAY(column.type)))
-        else:
-            condition = column.in_(chunk)
-        result.extend(conn.execute(query.where(condition)).tuples().all())
-    return result
-
-
 def _ingest_topics(session: Session, coll: Collection, snap: Snapshot,
                    topics: Iterable[TopicRecord], report: IngestReport) -> dict[str, int]:
     from tcdb.collections.topics import normalise_query
@@ -413,12 +435,12 @@ def _ingest_topics(session: Session, coll: Collection, snap: Snapshot,
                              f"topics {keys[key]!r} and {record.topic_id!r} have the same "
                              f"{'normalised query text' if by_text else 'id'} {key!r}")
         keys[key] = record.topic_id
-    found = _select_in(conn, select(Topic.key, Topic.id).where(
+    found = pairs_in(conn, select(Topic.key, Topic.id).where(
         Topic.collection_id == coll.id), Topic.key, list(keys))
     missing = [k for k in keys if k not in found]
     if missing:
         bulk_insert(conn, "topic", ["collection_id", "key"], ((coll.id, k) for k in missing))
-        found.update(_select_in(conn, select(Topic.key, Topic.id).where(
+        found.update(pairs_in(conn, select(Topic.key, Topic.id).where(
             Topic.collection_id == coll.id), Topic.key, missing))
     id_of_external: dict[str, int] = {}
     rows = []

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, select
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import ARRAY, Connection, any_, bindparam, cast, select
 from sqlmodel import Session
 
 from tcdb.schema import Measure, SnapshotDocument, SnapshotTopic
@@ -20,6 +23,17 @@ def document_ids(bind: Connection | Session, snapshot_id: int) -> dict[str, int]
         )
     )
     return dict(rows.tuples().all())
+
+
+def document_ids_of(bind: Connection | Session, snapshot_id: int,
+                    external_ids: Iterable[str]) -> dict[str, int]:
+    """External document id → document.id for just these ids (unknown ones are absent).
+
+    For a few thousand judged documents of a snapshot with millions: memory stays small.
+    """
+    query = select(SnapshotDocument.external_id, SnapshotDocument.document_id).where(
+        SnapshotDocument.snapshot_id == snapshot_id)
+    return pairs_in(_conn(bind), query, SnapshotDocument.external_id, list(set(external_ids)))
 
 
 def topic_ids(bind: Connection | Session, snapshot_id: int) -> dict[str, int]:
@@ -42,3 +56,27 @@ def measure_id(session: Session, name: str) -> int:
     session.flush()
     assert measure.id is not None
     return measure.id
+
+
+def pairs_in(conn: Connection, query: Any, column: Any, values: list[Any]) -> dict[Any, Any]:
+    """The (key, value) pairs of a two-column `query` restricted to `column IN values`."""
+    return dict(rows_in(conn, query, column, values))
+
+
+def rows_in(conn: Connection, query: Any, column: Any, values: list[Any]) -> list[Any]:
+    """Run `query` restricted to `column IN values`, in chunks the drivers accept.
+
+    PostgreSQL gets one array parameter (`= ANY(:values)`): thousands of separate parameters
+    cost more to bind than the lookup itself.
+    """
+    result: list[Any] = []
+    postgres = conn.dialect.name == "postgresql"
+    for start in range(0, len(values), 10_000):
+        chunk = values[start:start + 10_000]
+        if postgres:
+            condition = column == any_(cast(bindparam("values", chunk, expanding=False),
+                                            ARRAY(column.type)))
+        else:
+            condition = column.in_(chunk)
+        result.extend(conn.execute(query.where(condition)).tuples().all())
+    return result

@@ -19,7 +19,7 @@ from tcdb.catalog import get_collection, get_snapshot
 from tcdb.collections.records import QrelRecord
 from tcdb.db import bulk_insert, session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError
-from tcdb.lookups import document_ids, topic_ids
+from tcdb.lookups import document_ids_of, topic_ids
 from tcdb.schema import (
     Collection,
     Judgment,
@@ -65,7 +65,10 @@ def store_qrels(
                             "qrels sets are immutable: choose another name")
     collection = session.get(Collection, snapshot.collection_id)
     assert collection is not None
-    docs = doc_ids if doc_ids is not None else document_ids(session, snapshot.id)
+    if doc_ids is None:
+        records = list(records)
+        doc_ids = document_ids_of(session, snapshot.id, (r.doc_id for r in records))
+    docs = doc_ids
     topics = top_ids if top_ids is not None else topic_ids(session, snapshot.id)
     rows: dict[tuple[int, int], int] = {}
     lines: dict[tuple[int, int], tuple[str | None, int | None]] = {}

@@ -128,12 +128,32 @@ def _nothing_written() -> None:
     assert (complete, members, judgments) == (0, 0, 0)
 
 
-def test_the_same_document_twice_writes_nothing(db: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [5_000, 2, 1])
+def test_the_same_document_twice_writes_nothing(db: str, tmp_path: Path, batch: int,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within one write batch or across batches (the database's unique constraint finds it)."""
+    monkeypatch.setattr("tcdb.ingest.BATCH", batch)
     add_collection("c")
     docs = tmp_path / "docs.trec"
-    docs.write_text("<DOC>\n<DOCNO>x</DOCNO>\none\n</DOC>\n<DOC>\n<DOCNO>x</DOCNO>\ntwo\n</DOC>\n")
+    docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\n{t}\n</DOC>\n"
+                            for d, t in [("x", "one"), ("y", "two"), ("x", "three")]))
     with pytest.raises(InputError, match="'x' occurs twice"):
         ingest_snapshot("c", "s", LocalSource(docs))
+    _nothing_written()
+
+
+@pytest.mark.parametrize("batch", [5_000, 2, 1])
+def test_two_documents_with_one_url_write_nothing(db: str, tmp_path: Path, batch: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A collection kept by URL cannot hold two documents of one snapshot under one URL."""
+    monkeypatch.setattr("tcdb.ingest.BATCH", batch)
+    add_collection("web", "url")
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"_id": d, "text": d, "url": u}) + "\n"
+                              for d, u in [("a", "https://x/1"), ("b", "https://x/2"),
+                                           ("c", "https://x/1")]))
+    with pytest.raises(InputError, match="documents 'a' and 'c' share the key 'https://x/1'"):
+        ingest_snapshot("web", "s", LocalSource(corpus))
     _nothing_written()
 
 
