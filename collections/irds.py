@@ -85,13 +85,17 @@ def _load_longeval(family: str, dataset_id: str) -> Any:
     return dataset
 
 
+UrlLookup = Callable[[list[str]], dict[str, str]]  # ids → the URLs of those that have one
+URL_CHUNK = 2_000
+
+
 @dataclass(frozen=True)
 class _FastPlan:
     """How to read a LongEval snapshot's TREC files directly."""
 
     files: list[Path]
     map_id: Callable[[str], str | None]
-    urls: Callable[[], dict[str, str]] | None  # loads the URL mapping, keyed by the raw id kind
+    urls: Callable[[], UrlLookup] | None  # opens the URL mapping, keyed by the raw id kind
     url_key_is_mapped: bool  # web looks URLs up by the stripped id, 2023 by the original one
     url_file: Path | None
 
@@ -161,20 +165,30 @@ class IrdsSource:
                                  url=url if isinstance(url, str) and url else None)
 
     def _fast_documents(self, plan: _FastPlan) -> Iterator[DocumentRecord]:
-        urls = plan.urls() if plan.urls is not None else None
-        for doc in read_trec_documents(plan.files):
-            doc_id = plan.map_id(doc.doc_id)
-            if doc_id is None:
-                raise InputError(None, None, f"{self.dataset_id}: document {doc.doc_id!r} is "
-                                 "missing from the extension's id map")
-            url: str | None = None
-            if urls is not None:
+        """The TREC files read directly, URLs looked up a chunk of documents at a time."""
+        from itertools import islice
+
+        lookup = plan.urls() if plan.urls is not None else None
+        stream = read_trec_documents(plan.files)
+        while chunk := list(islice(stream, URL_CHUNK)):
+            ids = []
+            for doc in chunk:
+                doc_id = plan.map_id(doc.doc_id)
+                if doc_id is None:
+                    raise InputError(None, None, f"{self.dataset_id}: document {doc.doc_id!r} "
+                                     "is missing from the extension's id map")
+                ids.append(doc_id)
+            urls: dict[str, str] = {}
+            if lookup is not None:
+                keys = ids if plan.url_key_is_mapped else [doc.doc_id for doc in chunk]
+                urls = lookup(keys)
+                missing = next((key for key in keys if key not in urls), None)
+                if missing is not None:
+                    raise InputError(plan.url_file, None, f"document {missing!r} of "
+                                     f"{self.dataset_id} has no URL mapping")
+            for doc, doc_id in zip(chunk, ids, strict=True):
                 key = doc_id if plan.url_key_is_mapped else doc.doc_id
-                if key not in urls:
-                    raise InputError(plan.url_file, None,
-                                     f"document {key!r} of {self.dataset_id} has no URL mapping")
-                url = urls[key] or None
-            yield DocumentRecord(doc_id=doc_id, text=doc.text, url=url)
+                yield DocumentRecord(doc_id=doc_id, text=doc.text, url=urls.get(key) or None)
 
     def _fast_plan(self) -> _FastPlan | None:
         """The direct-read plan for LongEval web/2023 docs whose files are local, else None."""
@@ -203,7 +217,7 @@ class IrdsSource:
             return _FastPlan(
                 files=_trec_files(root),
                 map_id=(lambda raw: id_map.get(raw)) if id_map else (lambda raw: raw),
-                urls=(lambda: _tsv_urls(urls_txt)) if urls_txt is not None else None,
+                urls=(lambda: _tsv_urls(urls_txt).get_many) if urls_txt is not None else None,
                 url_key_is_mapped=False,
                 url_file=urls_txt,
             )
@@ -269,19 +283,38 @@ def _trec_files(root: Path) -> list[Path]:
     )
 
 
-def _sqlite_urls(db: Path) -> dict[str, str]:
-    """id → URL from LongEval web's collection_db.db, read once."""
+def _sqlite_urls(db: Path) -> UrlLookup:
+    """id → URL from LongEval web's collection_db.db, looked up by its primary key per chunk.
+
+    The mapping covers every snapshot of the collection (millions of rows): reading it whole
+    would make an ingest's memory grow with the collection, not with a batch.
+    """
     if not db.is_file():
         raise NotFoundError(f"LongEval URL mapping does not exist: {db}")
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
-        rows = connection.execute("SELECT id, url FROM mapping").fetchall()
-    connection.close()
-    return {str(doc_id): url for doc_id, url in rows}
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False)
+
+    def lookup(ids: list[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for start in range(0, len(ids), 500):  # under SQLite's bound-parameter limit
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update((str(i), u) for i, u in connection.execute(
+                f"SELECT id, url FROM mapping WHERE id IN ({marks})", chunk))
+        return found
+
+    return lookup
 
 
-def _tsv_urls(path: Path) -> dict[str, str]:
+class _UrlTable(dict[str, str]):
+    """A URL mapping held in memory (LongEval 2023's urls.txt, one snapshot's documents)."""
+
+    def get_many(self, ids: list[str]) -> dict[str, str]:
+        return {i: self[i] for i in ids if i in self}
+
+
+def _tsv_urls(path: Path) -> _UrlTable:
     """id → URL from LongEval 2023's urls.txt (``id<TAB>url``), parsed as the extension does."""
-    urls: dict[str, str] = {}
+    urls = _UrlTable()
     with open(path, encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
             parts = line.strip().split("\t")

@@ -15,7 +15,7 @@ from tcdb.collections.longeval_layout import (
     write_longeval_web,
 )
 from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
-from tcdb.errors import NotFoundError
+from tcdb.errors import InputError, NotFoundError
 
 JUNE = [
     DocumentRecord("1001", "Bonjour le monde", url="https://a.fr/1"),
@@ -148,6 +148,25 @@ def test_many_documents_stream_into_several_files(tmp_path: Path,
     read = list(IrdsSource("longeval-web/2022-08").documents())
     assert len(read) == 5000
     assert read[4999] == DocumentRecord("5000", _read_back("document 4999 " * 20), url="https://x/4999")
+
+
+def test_a_document_missing_from_the_url_mapping_is_named(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """URLs are looked up per chunk in collection_db.db; a document it lacks is an error."""
+    import sqlite3
+
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path))
+    monkeypatch.setattr("tcdb.collections.irds.URL_CHUNK", 2)
+    docs = [DocumentRecord(str(i), f"document {i}", url=f"https://x/{i}") for i in range(1, 6)]
+    write_longeval_web(tmp_path, {"2022-08": LongEvalSnapshot(docs)})
+    read = list(IrdsSource("longeval-web/2022-08").documents())
+    assert [(d.doc_id, d.url) for d in read] == [(str(i), f"https://x/{i}") for i in range(1, 6)]
+    (db,) = tmp_path.rglob("collection_db.db")
+    with sqlite3.connect(db) as connection:
+        connection.execute("DELETE FROM mapping WHERE id = '4'")
+    connection.close()
+    with pytest.raises(InputError, match="document '4' of longeval-web/2022-08 has no URL"):
+        list(IrdsSource("longeval-web/2022-08").documents())
 
 
 @pytest.mark.parametrize(
