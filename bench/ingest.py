@@ -140,6 +140,7 @@ def main() -> None:
         os.environ["IR_DATASETS_HOME"] = str(home)
         t = time.perf_counter()
         write_collection(home, n)
+        os.sync()  # the generator's dirty pages must not compete with the database's writes
         print(f"ingest: generated 2 LongEval-shaped snapshots of {n:,} docs (~5 KB) in "
               f"{time.perf_counter() - t:.1f} s")
         base = irds_rate(args.irds_sample)
@@ -163,6 +164,7 @@ def main() -> None:
                       f"{'MET' if ok else 'MISSED'}")
         if not args.skip_4n and "postgres" in first_rss:
             write_collection(home, 4 * n, seed=1)
+            os.sync()
             r4 = ingest_into("postgres", home, both=False)["2022-06"]
             print(f"  peak RSS (postgres) at N={n:,}: {first_rss['postgres']:.0f} MB, at "
                   f"4·N={4 * n:,}: {r4['rss_mb']:.0f} MB ({r4['docs'] / r4['seconds']:,.0f} "

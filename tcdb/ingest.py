@@ -395,6 +395,9 @@ def _resolve_contents(conn: Connection, contents: dict[bytes, tuple[int, str | N
     return found
 
 
+_SEQUENCES: dict[str, str] = {}  # table → its id sequence (the same name in every database)
+
+
 def _new_ids(conn: Connection, table: str, n: int) -> list[int]:
     """Reserve `n` primary keys, so new rows need no second query to learn their ids.
 
@@ -404,8 +407,10 @@ def _new_ids(conn: Connection, table: str, n: int) -> list[int]:
     if conn.dialect.name == "postgresql":
         # The sequence named as a constant (a per-row pg_get_serial_sequence costs 10× the
         # nextval), the ids as one text (array parsing in the driver costs more than nextval).
-        sequence = conn.execute(text(
-            f"SELECT pg_get_serial_sequence('\"{table}\"', 'id')")).scalar_one()
+        sequence = _SEQUENCES.get(table)
+        if sequence is None:
+            sequence = _SEQUENCES[table] = conn.execute(text(
+                f"SELECT pg_get_serial_sequence('\"{table}\"', 'id')")).scalar_one()
         ids = conn.execute(text(
             "SELECT string_agg(nextval(CAST(:sequence AS regclass))::text, ',') "
             "FROM generate_series(1, :n)"), {"sequence": sequence, "n": n}).scalar_one()
