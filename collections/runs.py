@@ -51,9 +51,20 @@ class RunFile:
     ranks: np.ndarray  # int64
     scores: np.ndarray  # float64
     lines: np.ndarray  # int64, 1-based
+    topic_coding: tuple[np.ndarray, list[str]] | None = None  # see topic_codes()
 
     def __len__(self) -> int:
         return len(self.topics)
+
+    def topic_codes(self) -> tuple[np.ndarray, list[str]]:
+        """(code per row, the distinct topic ids): a run names ~50 topics in 50,000 rows, so
+        resolving the distinct ids and indexing by code beats hashing every row's string."""
+        if self.topic_coding is None:
+            import pandas as pd
+
+            codes, names = pd.factorize(np.asarray(self.topics, dtype=object))
+            self.topic_coding = (codes, list(names))
+        return self.topic_coding
 
     def to_frame(self) -> pd.DataFrame:
         """The rows as a DataFrame (topic, doc, rank, score, line) for vectorised joins."""
@@ -127,11 +138,12 @@ def read_run(path: Path) -> RunFile:
         if parsed is None:
             parsed = _parse_slow(path, data)
         checksum = digest.result()
-    tag, topics, docs, ranks, scores, lines = parsed
-    return RunFile(path, tag, checksum, topics, docs, ranks, scores, lines)
+    tag, topics, docs, ranks, scores, lines, coding = parsed
+    return RunFile(path, tag, checksum, topics, docs, ranks, scores, lines, coding)
 
 
-_Parsed = tuple[str, list[str], list[str], np.ndarray, np.ndarray, np.ndarray]
+_Parsed = tuple[str, list[str], list[str], np.ndarray, np.ndarray, np.ndarray,
+                tuple[np.ndarray, list[str]] | None]
 
 
 def _parse_fast(data: bytes) -> _Parsed | None:
@@ -180,10 +192,12 @@ def _parse_fast(data: bytes) -> _Parsed | None:
         unique = pairs.num_rows == n
     if not unique:
         return None
-    topics: list[str] = np.array(dictionary.to_pylist(), dtype=object)[topic_index].tolist()
+    names: list[str] = dictionary.to_pylist()
+    topics: list[str] = np.array(names, dtype=object)[topic_index].tolist()
     docs: list[str] = table.column("doc").to_pylist()
     ranks = table.column("rank").to_numpy()
-    return tag, topics, docs, np.ascontiguousarray(ranks), np.ascontiguousarray(scores), lines
+    return (tag, topics, docs, np.ascontiguousarray(ranks), np.ascontiguousarray(scores), lines,
+            (topic_index.astype(np.int64), names))
 
 
 def _squeeze_spaces(data: bytes) -> bytes:
@@ -351,6 +365,7 @@ def _parse_slow(path: Path, data: bytes) -> _Parsed:
         np.array(ranks, dtype=np.int64),
         np.array(scores, dtype=np.float64),
         np.array(lines, dtype=np.int64),
+        None,
     )
 
 

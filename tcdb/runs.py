@@ -288,7 +288,8 @@ class _PreparedRun:
     topic_ids: Any  # int64 per row
     doc_ids: Any  # int64 per row; -1 for a document the snapshot does not have
     missing: list[int]  # rows whose document the snapshot does not have
-    eval_ranks: Any  # int64 per row, see trec_eval_ranks
+    eval_ranks: Any  # int64 per row, see trec_eval_order
+    order: Any  # rows in run_entry's key order (topic id, eval_rank)
 
 
 def _prepare(run_file: RunFile, label: str, topics: _IdIndex, docs: _IdIndex,
@@ -297,14 +298,15 @@ def _prepare(run_file: RunFile, label: str, topics: _IdIndex, docs: _IdIndex,
     document too unless `allow_unknown_docs`) and rank its rows in trec_eval's order."""
     import numpy as np
 
-    topic_col, topic_positions = topics.lookup(run_file.topics)
-    known_topic = topic_positions >= 0
-    if not known_topic.all():
-        unknown = {run_file.topics[i] for i in np.flatnonzero(~known_topic)}
-        index = int(np.argmin(known_topic))
+    codes, names = run_file.topic_codes()
+    name_ids, name_positions = topics.lookup(names)
+    if (name_positions < 0).any():
+        unknown = [n for n, p in zip(names, name_positions, strict=True) if p < 0]
+        index = int(np.argmax(name_positions[codes] < 0))
         raise InputError(run_file.path, int(run_file.lines[index]),
                          f"topic {run_file.topics[index]!r} is not in snapshot {label!r} "
                          f"({len(unknown)} unknown topic(s) in the file)")
+    topic_col = name_ids[codes]
     doc_col, doc_positions = docs.lookup(run_file.docs)
     missing: list[int] = np.flatnonzero(doc_positions < 0).tolist()
     if missing and not allow_unknown_docs:
@@ -315,8 +317,8 @@ def _prepare(run_file: RunFile, label: str, topics: _IdIndex, docs: _IdIndex,
                          "row(s); --allow-unknown-docs keeps them as unresolved)")
     # Documents the snapshot lacks have no place in its byte order: compare their strings.
     order_keys = run_file.docs if missing else docs.byte_order(doc_positions)
-    eval_ranks = trec_eval_ranks(topic_col, order_keys, run_file.scores)
-    return _PreparedRun(run_file, topic_col, doc_col, missing, eval_ranks)
+    order, eval_ranks = trec_eval_order(topic_col, order_keys, run_file.scores)
+    return _PreparedRun(run_file, topic_col, doc_col, missing, eval_ranks, order)
 
 
 def _write_entries(session: Session, run_id: int, run: _PreparedRun) -> None:
@@ -330,16 +332,12 @@ def _write_entries(session: Session, run_id: int, run: _PreparedRun) -> None:
 
     run_file = run.run_file
     topic_col, doc_col, eval_ranks = run.topic_ids, run.doc_ids, run.eval_ranks
-    ranks, scores = run_file.ranks, run_file.scores
+    ranks, scores, order = run_file.ranks, run_file.scores, run.order
     if run.missing:
-        keep = np.ones(len(doc_col), dtype=bool)
-        keep[run.missing] = False
         bulk_insert(session, "run_entry_unresolved", UNRESOLVED_COLUMNS,
                     [(run_id, int(topic_col[i]), run_file.docs[i], int(ranks[i]),
                       int(eval_ranks[i]), float(scores[i])) for i in run.missing])
-        topic_col, doc_col, ranks, eval_ranks, scores = (
-            topic_col[keep], doc_col[keep], ranks[keep], eval_ranks[keep], scores[keep])
-    order = np.lexsort((eval_ranks, topic_col))
+        order = order[doc_col[order] >= 0]
     bulk_insert_columns(session, "run_entry", {
         "run_id": np.full(len(order), run_id), "topic_id": topic_col[order],
         "eval_rank": eval_ranks[order], "document_id": doc_col[order], "rank": ranks[order],
@@ -348,37 +346,43 @@ def _write_entries(session: Session, run_id: int, run: _PreparedRun) -> None:
 
 def trec_eval_ranks(topics: Sequence[Any], docs: Sequence[Any], scores: Any) -> Any:
     """1-based rank of each row within its topic in trec_eval's order: score descending, then
-    document id descending (byte-wise, as trec_eval's strcmp; code-point order is the same).
+    document id descending (byte-wise, as trec_eval's strcmp; code-point order is the same)."""
+    return trec_eval_order(topics, docs, scores)[1]
 
-    `docs` are the document ids, or integers in their byte order. Only rows that tie on
-    (topic, score) are compared by document at all.
+
+def trec_eval_order(topics: Sequence[Any], docs: Sequence[Any], scores: Any) -> tuple[Any, Any]:
+    """(row order by topic then trec_eval rank, each row's 1-based trec_eval rank).
+
+    `docs` are the document ids, or integers in their byte order (one sort, no strings). With
+    strings, only rows that tie on (topic, score) are compared by document at all. Topics sort
+    by value, so for integer topic ids the order is `run_entry`'s key order.
     """
     import numpy as np
     import pandas as pd
 
-    topic_codes = pd.factorize(np.asarray(topics))[0]
+    topic_codes = pd.factorize(np.asarray(topics), sort=True)[0]
     scores = np.asarray(scores, dtype=np.float64)
-    order = np.lexsort((-scores, topic_codes))
-    same_topic = topic_codes[order][1:] == topic_codes[order][:-1]
-    tied_with_next = same_topic & (scores[order][1:] == scores[order][:-1])
-    if tied_with_next.any():
-        in_tie = np.zeros(len(order), dtype=bool)
-        in_tie[1:] |= tied_with_next
-        in_tie[:-1] |= tied_with_next
-        tied_rows = order[in_tie]
-        if isinstance(docs, np.ndarray):
-            tied_docs = docs[tied_rows]
-        else:
+    if isinstance(docs, np.ndarray):
+        order = np.lexsort((-docs, -scores, topic_codes))
+    else:
+        order = np.lexsort((-scores, topic_codes))
+        tied_with_next = ((topic_codes[order][1:] == topic_codes[order][:-1])
+                          & (scores[order][1:] == scores[order][:-1]))
+        if tied_with_next.any():
+            in_tie = np.zeros(len(order), dtype=bool)
+            in_tie[1:] |= tied_with_next
+            in_tie[:-1] |= tied_with_next
+            tied_rows = order[in_tie]
             tied_docs = np.asarray([docs[i] for i in tied_rows], dtype=object)
-        doc_codes = np.zeros(len(order), dtype=np.int64)  # only compared within a tie
-        doc_codes[tied_rows[tied_docs.argsort(kind="stable")]] = np.arange(len(tied_rows))
-        order = np.lexsort((-doc_codes, -scores, topic_codes))
-        same_topic = topic_codes[order][1:] == topic_codes[order][:-1]
-    starts = np.r_[0, np.flatnonzero(~same_topic) + 1]
+            doc_codes = np.zeros(len(order), dtype=np.int64)  # only compared within a tie
+            doc_codes[tied_rows[tied_docs.argsort(kind="stable")]] = np.arange(len(tied_rows))
+            order = np.lexsort((-doc_codes, -scores, topic_codes))
+    sorted_topics = topic_codes[order]
+    starts = np.r_[0, np.flatnonzero(sorted_topics[1:] != sorted_topics[:-1]) + 1]
     group_start = np.repeat(starts, np.diff(np.r_[starts, len(order)]))
     ranks = np.empty(len(order), dtype=np.int64)
     ranks[order] = np.arange(len(order)) - group_start + 1
-    return ranks
+    return order, ranks
 
 
 class TaskProgress:
