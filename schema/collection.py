@@ -74,7 +74,11 @@ class Document(SQLModel, table=True):
 
 
 class Content(SQLModel, table=True):
-    """One version of a document's text, stored once however many snapshots share it."""
+    """One version of a document's text, stored once however many snapshots share it.
+
+    On PostgreSQL the text is lz4-compressed and kept in the row (STORAGE MAIN), not in TOAST
+    chunks: migrations 0001 and 0004, measured by bench/ingest.py.
+    """
 
     __tablename__ = "content"
 
