@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,27 +78,38 @@ def test_docid_asc_equals_trectools_topx(runs: dict[str, Path], k: int) -> None:
         assert ours[topic] == expected[topic], f"topic {topic}"
 
 
-@pytest.mark.parametrize("k", [10, 100])
-def test_trec_eval_order_equals_trec_eval_sorting(runs: dict[str, Path], k: int) -> None:
-    from tcdb.pools import build_pool, pool_documents
-
-    build_pool("c", "s1", f"t{k}", k, all_runs=True)
-    rng = random.Random(2024)
-    expected: dict[str, set[str]] = defaultdict(set)
+def _best_positions(k: int, order: Callable[[tuple[str, float]], Any], reverse: bool
+                    ) -> dict[tuple[str, str], int]:
+    """(topic, doc) → its best position in any run's top k, each topic sorted by `order`."""
     best: dict[tuple[str, str], int] = {}
-    for rows in _runs(rng).values():
+    for rows in _runs(random.Random(2024)).values():
         by_topic: dict[str, list[tuple[str, float]]] = defaultdict(list)
         for topic, doc, _, score in rows:
             by_topic[topic].append((doc, score))
         for topic, entries in by_topic.items():
-            # trec_eval: score descending, ties by document id descending (strcmp)
-            ranked = sorted(entries, key=lambda e: (e[1], e[0].encode()), reverse=True)[:k]
+            ranked = sorted(entries, key=order, reverse=reverse)[:k]
             for position, (doc, _) in enumerate(ranked, start=1):
-                expected[topic].add(doc)
                 best[(topic, doc)] = min(best.get((topic, doc), position), position)
-    assert pool_documents(f"t{k}") == dict(expected)
+    return best
+
+
+def _pool_of(best: dict[tuple[str, str], int]) -> dict[str, set[str]]:
+    pool: dict[str, set[str]] = defaultdict(set)
+    for topic, doc in best:
+        pool[topic].add(doc)
+    return dict(pool)
+
+
+@pytest.mark.parametrize("k", [10, 100])
+def test_trec_eval_order_equals_trec_eval_sorting(runs: dict[str, Path], k: int) -> None:
+    """trec_eval: score descending, ties by document id descending (strcmp); each document's
+    best rank is its best position so sorted."""
+    from tcdb.pools import build_pool, pool_documents
     from tests.test_pools import _entries
 
+    build_pool("c", "s1", f"t{k}", k, all_runs=True)
+    best = _best_positions(k, lambda e: (e[1], e[0].encode()), reverse=True)
+    assert pool_documents(f"t{k}") == _pool_of(best)
     assert {key: rank for key, (rank, _) in _entries(f"t{k}").items()} == best
 
 
@@ -105,20 +118,10 @@ def test_docid_asc_best_ranks_are_positions_in_trectools_order(runs: dict[str, P
                                                                k: int) -> None:
     """Not only the set: each document's best rank is its position with ties by id ascending."""
     from tcdb.pools import build_pool
-
-    build_pool("c", "s1", f"a{k}", k, all_runs=True, tie_order="docid-asc")
-    rng = random.Random(2024)
-    best: dict[tuple[str, str], int] = {}
-    for rows in _runs(rng).values():
-        by_topic: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        for topic, doc, _, score in rows:
-            by_topic[topic].append((doc, score))
-        for topic, entries in by_topic.items():
-            ranked = sorted(entries, key=lambda e: (-e[1], e[0].encode()))[:k]
-            for position, (doc, _) in enumerate(ranked, start=1):
-                best[(topic, doc)] = min(best.get((topic, doc), position), position)
     from tests.test_pools import _entries
 
+    build_pool("c", "s1", f"a{k}", k, all_runs=True, tie_order="docid-asc")
+    best = _best_positions(k, lambda e: (-e[1], e[0].encode()), reverse=False)
     assert {key: rank for key, (rank, _) in _entries(f"a{k}").items()} == best
 
 
