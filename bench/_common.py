@@ -51,6 +51,18 @@ def temporary_database(backend: str) -> Iterator[str]:
         admin.dispose()
 
 
+def write_snapshot_files(folder: Path, n_docs: int, topic_ids: list[str]) -> tuple[Path, Path]:
+    """(docs.trec, topics.tsv) of a synthetic snapshot: documents `doc0`… with one-line texts,
+    and a query per topic id — what the run, pool and reusability benchmarks ingest."""
+    docs = folder / "docs.trec"
+    with docs.open("w") as out:
+        for i in range(n_docs):
+            out.write(f"<DOC>\n<DOCNO>doc{i}</DOCNO>\n<TEXT>\ndocument {i}\n</TEXT>\n</DOC>\n")
+    topics = folder / "topics.tsv"
+    topics.write_text("".join(f"{t}\tquery {t}\n" for t in topic_ids))
+    return docs, topics
+
+
 @contextmanager
 def timer() -> Iterator[list[float]]:
     """`with timer() as t: …` then `t[0]` holds the elapsed seconds."""

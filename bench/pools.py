@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import peak_rss_mb, temporary_database, timer  # noqa: E402
+from _common import peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
 
 
 def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
@@ -33,12 +33,7 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
     from tcdb.collections.runs import write_run
 
     rng = random.Random(42)
-    docs = folder / "docs.trec"
-    with docs.open("w") as out:
-        for i in range(n_docs):
-            out.write(f"<DOC>\n<DOCNO>doc{i}</DOCNO>\n<TEXT>\ndocument {i}\n</TEXT>\n</DOC>\n")
-    topics = folder / "topics.tsv"
-    topics.write_text("".join(f"{t + 1}\tquery {t}\n" for t in range(n_topics)))
+    docs, topics = write_snapshot_files(folder, n_docs, [str(t + 1) for t in range(n_topics)])
     runs = []
     for r in range(n_runs):
         rows = []

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import peak_rss_mb, temporary_database, timer  # noqa: E402
+from _common import peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
 
 MEASURES = ["AP", "P@10", "nDCG@10"]
 POOL_DEPTH_A = 20
@@ -43,12 +43,7 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
     from tcdb.collections.runs import write_run
 
     rng = random.Random(6)
-    docs = folder / "docs.trec"
-    with docs.open("w") as out:
-        for i in range(n_docs):
-            out.write(f"<DOC>\n<DOCNO>doc{i}</DOCNO>\n<TEXT>\ndocument {i}\n</TEXT>\n</DOC>\n")
-    topics = folder / "topics.tsv"
-    topics.write_text("".join(f"q{t}\tquery {t}\n" for t in range(n_topics)))
+    docs, topics = write_snapshot_files(folder, n_docs, [f"q{t}" for t in range(n_topics)])
     relevant = {t: set(rng.sample(range(n_docs), 150)) for t in range(n_topics)}
     runs: list[Path] = []
     top: dict[int, list[list[int]]] = {}
