@@ -344,14 +344,10 @@ def _write_entries(session: Session, run_id: int, run: _PreparedRun) -> None:
         "score": scores[order]})
 
 
-def trec_eval_ranks(topics: Sequence[Any], docs: Sequence[Any], scores: Any) -> Any:
-    """1-based rank of each row within its topic in trec_eval's order: score descending, then
-    document id descending (byte-wise, as trec_eval's strcmp; code-point order is the same)."""
-    return trec_eval_order(topics, docs, scores)[1]
-
-
 def trec_eval_order(topics: Sequence[Any], docs: Sequence[Any], scores: Any) -> tuple[Any, Any]:
-    """(row order by topic then trec_eval rank, each row's 1-based trec_eval rank).
+    """(row order by topic then trec_eval rank, each row's 1-based trec_eval rank): score
+    descending, then document id descending (byte-wise, as trec_eval's strcmp; code-point
+    order is the same).
 
     `docs` are the document ids, or integers in their byte order (one sort, no strings). With
     strings, only rows that tie on (topic, score) are compared by document at all. Topics sort

@@ -248,12 +248,13 @@ def test_eval_rank_is_trec_eval_order(distinct_scores: int) -> None:
     with every score tied, a few ties, or none."""
     import random
 
-    from tcdb.runs import trec_eval_ranks
+    from tcdb.runs import trec_eval_order
 
     rng = random.Random(5)
     rows = [(f"t{rng.randrange(4)}", f"d{rng.randrange(10**6):06d}-{i}",
              float(rng.randrange(distinct_scores))) for i in range(300)]
-    ranks = trec_eval_ranks([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    _, ranks = trec_eval_order([r[0] for r in rows], [r[1] for r in rows],
+                               [r[2] for r in rows])
     for topic in {r[0] for r in rows}:
         mine = [r for r in rows if r[0] == topic]
         expected = sorted(mine, key=lambda r: (r[2], r[1]), reverse=True)
