@@ -127,17 +127,22 @@ def _decode_error(path: Path, data: bytes, exc: UnicodeDecodeError) -> InputErro
     )
 
 
-def read_run(path: Path) -> RunFile:
-    """Read and fully validate a TREC run file; raise `InputError` on the first bad line."""
+def read_run(path: Path, checksum: str | None = None) -> RunFile:
+    """Read and fully validate a TREC run file; raise `InputError` on the first bad line.
+
+    `checksum`: the file's sha256 when the caller has it already (`checksum_file`).
+    """
     path = Path(path)
     raw, data = read_bytes_maybe_gzip(path)
     # hashlib releases the GIL on large buffers: hash while parsing rather than after.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        digest = pool.submit(lambda: hashlib.sha256(raw).hexdigest())
+        digest = None if checksum else pool.submit(lambda: hashlib.sha256(raw).hexdigest())
         parsed = _parse_fast(data)
         if parsed is None:
             parsed = _parse_slow(path, data)
-        checksum = digest.result()
+        if digest is not None:
+            checksum = digest.result()
+    assert checksum is not None
     tag, topics, docs, ranks, scores, lines, coding = parsed
     return RunFile(path, tag, checksum, topics, docs, ranks, scores, lines, coding)
 

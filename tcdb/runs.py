@@ -115,18 +115,20 @@ def import_runs(
         known = {r.checksum for r in existing.values()}
         # sha256 runs at ~1 GB/s: it decides up front which files need parsing at all.
         checksums = [checksum_file(file) for file in files]
-        ids: tuple[_IdIndex, _IdIndex] | None = None
-        if any(checksum not in known for checksum in checksums):
-            ids = (_IdIndex(topic_ids(session, snap.id)), _IdIndex(document_ids(session, snap.id)))
 
-        def prepare(file: Path) -> _PreparedRun:
+        def id_indexes() -> tuple[_IdIndex, _IdIndex]:
+            return _IdIndex(topic_ids(session, snap.id)), _IdIndex(document_ids(session, snap.id))
+
+        ids = id_indexes() if any(checksum not in known for checksum in checksums) else None
+
+        def prepare(file: Path, checksum: str) -> _PreparedRun:
             assert ids is not None
-            return _prepare(read_run(file), snap.label, *ids, allow_unknown_docs)
+            return _prepare(read_run(file, checksum), snap.label, *ids, allow_unknown_docs)
 
         def load(item: tuple[Path, str]) -> tuple[Path, str, _PreparedRun | None]:
             # A no-op needs no parse: the same bytes as a stored run.
             file, checksum = item
-            return file, checksum, None if checksum in known else prepare(file)
+            return file, checksum, None if checksum in known else prepare(file, checksum)
 
         for file, checksum, prepared in _read_ahead(load, list(zip(files, checksums, strict=True))):
             started = time.perf_counter()
@@ -143,10 +145,8 @@ def import_runs(
                 bar.advance()
                 continue
             if prepared is None:  # its checksum belonged to a run this call has replaced
-                if ids is None:
-                    ids = (_IdIndex(topic_ids(session, snap.id)),
-                           _IdIndex(document_ids(session, snap.id)))
-                prepared = prepare(file)
+                ids = ids or id_indexes()
+                prepared = prepare(file, checksum)
             run_file = prepared.run_file
             if run_file.tag in seen_tags:
                 raise ConflictError(f"{file} and {seen_tags[run_file.tag]} both hold run "
