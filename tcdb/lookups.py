@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import ARRAY, Connection, any_, bindparam, cast, select
+from sqlalchemy import Connection, any_, bindparam, select
+from sqlalchemy.types import UserDefinedType
 from sqlmodel import Session
 
 from tcdb.schema import Measure, SnapshotDocument, SnapshotTopic
@@ -67,16 +68,46 @@ def rows_in(conn: Connection, query: Any, column: Any, values: list[Any]) -> lis
     """Run `query` restricted to `column IN values`, in chunks the drivers accept.
 
     PostgreSQL gets one array parameter (`= ANY(:values)`): thousands of separate parameters
-    cost more to bind than the lookup itself.
+    cost more to bind than the lookup itself. The array travels as one literal the server
+    parses (`array_literal`), because the driver's own array dumper escapes element by element
+    in Python: for ingest's 5,000 keys and hashes per batch it cost a fifth of the time.
     """
     result: list[Any] = []
     postgres = conn.dialect.name == "postgresql"
     for start in range(0, len(values), 10_000):
         chunk = values[start:start + 10_000]
         if postgres:
-            condition = column == any_(cast(bindparam("values", chunk, expanding=False),
-                                            ARRAY(column.type)))
+            array = _ArrayLiteral(column.type.compile(dialect=conn.dialect))
+            condition = column == any_(bindparam("values", chunk, type_=array))
         else:
             condition = column.in_(chunk)
         result.extend(conn.execute(query.where(condition)).tuples().all())
     return result
+
+
+class _ArrayLiteral(UserDefinedType):
+    """An array parameter sent as its text literal and cast once (`$1::TEXT[]`) by the server."""
+
+    cache_ok = True
+    render_bind_cast = True
+
+    def __init__(self, element_type: str) -> None:
+        self.element_type = element_type
+
+    def get_col_spec(self, **_: Any) -> str:
+        return f"{self.element_type}[]"
+
+    def bind_processor(self, dialect: Any) -> Any:
+        return array_literal
+
+
+def array_literal(values: list[str] | list[bytes] | list[int]) -> str:
+    """PostgreSQL's text form of a one-dimensional array: `{"a","b\\"c"}`, `{"\\\\x00ff"}`."""
+    if not values:
+        return "{}"
+    if isinstance(values[0], bytes):
+        return "{" + ",".join(f'"\\\\x{v.hex()}"' for v in values) + "}"
+    if isinstance(values[0], int):
+        return "{" + ",".join(map(str, values)) + "}"
+    return '{"' + '","'.join(
+        v.replace("\\", "\\\\").replace('"', '\\"') for v in values) + '"}'

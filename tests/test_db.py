@@ -118,3 +118,27 @@ def test_unsupported_backend_is_refused() -> None:
         get_engine("mysql://root@localhost/x")
     with pytest.raises(DatabaseError, match="malformed"):
         get_engine("not a url")
+
+
+def test_lookups_find_exactly_the_keys_asked_for(db: str) -> None:
+    """`rows_in` passes its values as one array literal on PostgreSQL: quotes, backslashes,
+    braces, commas, spaces, NULL-like words, non-ASCII text and every byte must survive it."""
+    from tcdb.lookups import pairs_in, rows_in
+    from tcdb.schema import Content
+
+    keys = ['plain', 'a "quoted" key', 'back\\slash', '\\"', '{braces}', 'a,b', ' spaced ',
+            'NULL', '', 'été', 'tab\there', 'https://x.fr/p?q=1&r={2}']
+    hashes = [bytes([i]) * 16 for i in (0, 34, 44, 92, 123, 255)]
+    engine = get_engine(db)
+    with Session(engine) as session:
+        cid = _collection(session)
+        bulk_insert(session, "document", ["collection_id", "key"],
+                    [(cid, key) for key in keys + ["not asked"]])
+        bulk_insert(session, "content", ["hash", "length"], [(h, 1) for h in hashes])
+        conn = session.connection()
+        found = pairs_in(conn, select(Document.key, Document.id), Document.key,
+                         keys + ["missing"])
+        assert sorted(found) == sorted(keys)
+        stored = rows_in(conn, select(Content.hash), Content.hash, hashes[:4] + [b"\x07" * 16])
+        assert sorted(bytes(row[0]) for row in stored) == hashes[:4]
+        assert rows_in(conn, select(Document.key), Document.key, []) == []
