@@ -86,7 +86,11 @@ def rows_in(conn: Connection, query: Any, column: Any, values: list[Any]) -> lis
 
 
 class _ArrayLiteral(UserDefinedType):
-    """An array parameter sent as its text literal and cast once (`$1::TEXT[]`) by the server."""
+    """An array parameter sent as its text literal, typed by the server once (`$1::TEXT[]`).
+
+    Not `CAST(:text AS TEXT[])`: the planner leaves that conversion to run per row, and the
+    lookup loses its index (measured: 264 s instead of 0.4 s for 100,000 keys).
+    """
 
     cache_ok = True
     render_bind_cast = True
