@@ -89,6 +89,16 @@ def number(label: str, param: str, default: int, *, min_value: int = 1,
 # ---------------------------------------------------------------------------- the pickers
 
 
+def collection_page(title: str) -> tuple[str, str]:
+    """A page's title and its collection picker, with the database URL; stops the page (after
+    showing how to fill the database) when there is no collection yet."""
+    st.title(title)
+    collection = pick_collection()
+    if collection is None:
+        st.stop()
+    return collection, data.database_url()
+
+
 def pick_collection() -> str | None:
     """The collection picker every page shares; shows how to fill an empty database."""
     url = data.database_url()

@@ -10,11 +10,7 @@ import streamlit as st
 from tcdb.dashboard import data, widgets
 from tcdb.errors import TcdbError
 
-st.title("Compare runs")
-collection = widgets.pick_collection()
-if collection is None:
-    st.stop()
-url = data.database_url()
+collection, url = widgets.collection_page("Compare runs")
 snapshot = widgets.pick_snapshot(collection)
 if snapshot is None:
     st.stop()

@@ -9,11 +9,7 @@ import streamlit as st
 from tcdb.dashboard import data, widgets
 from tcdb.errors import TcdbError
 
-st.title("Snapshot drift")
-collection = widgets.pick_collection()
-if collection is None:
-    st.stop()
-url = data.database_url()
+collection, url = widgets.collection_page("Snapshot drift")
 try:
     drift = data.drift(url, collection)
 except TcdbError as exc:

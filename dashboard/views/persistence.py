@@ -10,11 +10,7 @@ import streamlit as st
 from tcdb.dashboard import data, widgets
 from tcdb.errors import TcdbError
 
-st.title("Persistence over time")
-collection = widgets.pick_collection()
-if collection is None:
-    st.stop()
-url = data.database_url()
+collection, url = widgets.collection_page("Persistence over time")
 labels = data.complete_labels(url, collection)
 if len(labels) < 2:
     st.info(f"Persistence compares at least two snapshots; **{collection}** has "

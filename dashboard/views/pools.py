@@ -8,11 +8,7 @@ import streamlit as st
 from tcdb.dashboard import data, widgets
 from tcdb.errors import TcdbError
 
-st.title("Assessment pools")
-collection = widgets.pick_collection()
-if collection is None:
-    st.stop()
-url = data.database_url()
+collection, url = widgets.collection_page("Assessment pools")
 pools = data.pools(url, collection)
 if pools.empty:
     st.info(f"**{collection}** has no pools yet. Build one with `tcdb pool build "
