@@ -153,9 +153,14 @@ def _soup_text(wrapped: str) -> str:
     return BeautifulSoup(wrapped, "lxml").get_text()
 
 
-def _blocks(path: Path) -> Iterator[tuple[str, int]]:
-    """Decoded blocks of whole lines, each with the 1-based line number it starts at."""
-    line = 1
+def _pieces(path: Path) -> Iterator[str]:
+    """The file's text in large decoded pieces, each ending after a "\\n" (or at the file's end).
+
+    Bytes are decoded straight from the read buffer; only the few bytes of a line cut by a read
+    are joined to the start of the next read, so no block is copied whole. Lines are not counted
+    here: only errors need line numbers, and they find them by reading the file again.
+    """
+    offset = 0  # bytes of the file before `rest`
     rest = b""
     with open_maybe_gzip(path) as stream:
         while True:
@@ -165,26 +170,52 @@ def _blocks(path: Path) -> Iterator[tuple[str, int]]:
                 raise InputError(path, None, f"cannot read: {exc}") from exc
             if not chunk:
                 break
-            data = rest + chunk
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                rest = data
+            end = chunk.rfind(b"\n") + 1
+            if end == 0:
+                rest += chunk
                 continue
-            block, rest = data[:cut], data[cut:]
-            yield _decode(path, block, line), line
-            line += block.count(b"\n")
+            start = 0
+            if rest:
+                start = chunk.find(b"\n") + 1
+                yield _decode(path, rest + chunk[:start], offset)
+                offset += len(rest) + start
+            if end > start:
+                yield _decode(path, memoryview(chunk)[start:end], offset)
+                offset += end - start
+            rest = chunk[end:]
     if rest:
-        yield _decode(path, rest, line), line
+        yield _decode(path, rest, offset)
 
 
-def _decode(path: Path, block: bytes, first_line: int) -> str:
+def _decode(path: Path, data: bytes | memoryview, offset: int) -> str:
     """Decode UTF-8 strictly; bad bytes are an error naming the line they are on."""
     try:
-        return block.decode("utf-8")
+        return str(data, "utf-8")
     except UnicodeDecodeError as exc:
-        line = first_line + block.count(b"\n", 0, exc.start)
-        bad = block[exc.start : exc.end].hex()
+        bad = bytes(data[exc.start : exc.end]).hex()
+        line = _line_of_byte(path, offset + exc.start)
         raise InputError(path, line, f"bytes 0x{bad} are not valid UTF-8") from exc
+
+
+def _line_of_byte(path: Path, offset: int) -> int:
+    """The 1-based line holding byte `offset` of the file (read again; errors only)."""
+    line = 1
+    with open_maybe_gzip(path) as stream:
+        while offset > 0 and (chunk := stream.read(min(_BLOCK_SIZE, offset))):
+            line += chunk.count(b"\n")
+            offset -= len(chunk)
+    return line
+
+
+def _line_of_char(path: Path, offset: int) -> int:
+    """The 1-based line holding character `offset` of the decoded file (errors only)."""
+    line = 1
+    for piece in _pieces(path):
+        if offset <= len(piece):
+            return line + piece.count("\n", 0, offset)
+        line += piece.count("\n")
+        offset -= len(piece)
+    return line
 
 
 def _doc_ends(text: str, start: int) -> Iterator[int]:
@@ -214,30 +245,26 @@ class _MissingDocno(Exception):
 
 
 def _read_file(path: Path) -> Iterator[DocumentRecord]:
-    """Split one file into documents (TrecDocs' rules) and yield their records.
-
-    Line numbers are only needed for errors, so they are counted per block, not per document.
-    """
+    """Split one file into documents (TrecDocs' rules) and yield their records."""
     state = _FileState()
-    carry = ""
-    carry_line = 1
-    for block, block_line in _blocks(path):
-        if carry:
-            text, line = carry + block, carry_line
-        else:
-            text, line = block, block_line
+    carry = ""  # the start of a document that goes on in the next piece
+    before = 0  # characters of the file before the current piece
+    for piece in _pieces(path):
         pos = 0
-        for end in _doc_ends(text, 0):
+        for end in _doc_ends(piece, 0):
+            doc = carry + piece[pos:end] if carry else piece[pos:end]
             try:
-                record = _document(text[pos:end], state)
+                record = _document(doc, state)
             except _MissingDocno as exc:
-                where = line + text.count("\n", 0, pos + exc.offset)
+                where = _line_of_char(path, before + pos - len(carry) + exc.offset)
                 raise InputError(path, where, "document without <DOCNO>") from None
+            carry = ""
             yield record
             pos = end + 7
-        carry, carry_line = text[pos:], line + text.count("\n", 0, pos)
+        carry += piece[pos:]
+        before += len(piece)
     if carry and ("<DOC>" in carry or "<DOCNO>" in carry):
-        where = carry_line + carry.count("\n", 0, max(carry.find("<DOC"), 0))
+        where = _line_of_char(path, before - len(carry) + max(carry.find("<DOC"), 0))
         raise InputError(path, where, "document not closed by a </DOC> line (truncated file?)")
 
 
@@ -266,11 +293,11 @@ def _canonical(doc: str, state: _FileState) -> DocumentRecord | None:
     eol = doc.find("\n", 13)
     if eol == -1 or not doc.startswith("<TEXT>\n", eol + 1) or not doc.endswith("\n</TEXT>\n"):
         return None
-    body = doc[eol + 8 : len(doc) - 8]
+    inner = doc[eol + 7 : len(doc) - 8]  # "\n" + body, sliced once
     for char in ("<", "&", "\x00"):
-        if char in body:
+        if char in inner:
             return None
-    return DocumentRecord(doc_id=_docno(doc[6 : eol + 1]), text=f"\n{_collapse(chr(10) + body)}\n")
+    return DocumentRecord(doc_id=_docno(doc[6 : eol + 1]), text=f"\n{_collapse(inner)}\n")
 
 
 def _docno(line: str) -> str:

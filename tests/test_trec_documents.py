@@ -178,6 +178,35 @@ def test_undecodable_bytes_name_file_and_line(tmp_path: Path) -> None:
     assert "UTF-8" in info.value.reason
 
 
+GOOD = "<DOC>\n<DOCNO>é{i}</DOCNO>\n<TEXT>\nété, numéro {i}\n</TEXT>\n</DOC>\n"  # 6 lines
+
+
+@pytest.mark.parametrize("packed", [False, True])
+@pytest.mark.parametrize(
+    ("bad", "line", "reason"),
+    [
+        (b"<DOC>\n<TEXT>\nno id\n</TEXT>\n</DOC>\n", 61, "document without <DOCNO>"),
+        (b"<DOC>\n<DOCNO>x</DOCNO>\n<TEXT>\ncaf\xe9\n</TEXT>\n</DOC>\n", 64, "not valid UTF-8"),
+        (b"<DOC>\n<DOCNO>x</DOCNO>\n<TEXT>\ncut", 61, "not closed"),
+    ],
+)
+def test_errors_past_the_first_read_name_their_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool, bad: bytes, line: int,
+    reason: str,
+) -> None:
+    # reads of 16 bytes cut lines and characters; the line is found by reading the file again
+    import tcdb.collections.trec_documents as module
+
+    monkeypatch.setattr(module, "_BLOCK_SIZE", 16)
+    data = "".join(GOOD.format(i=i) for i in range(10)).encode() + bad
+    path = tmp_path / "docs.trec"
+    path.write_bytes(gzip.compress(data) if packed else data)
+    with pytest.raises(InputError) as info:
+        ours(path)
+    assert (info.value.line, info.value.file) == (line, str(path))
+    assert reason in info.value.reason
+
+
 def test_truncated_last_document_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "truncated.trec"
     path.write_text(
