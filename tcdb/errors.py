@@ -18,6 +18,10 @@ class InputError(TcdbError):
         self.reason = reason
         super().__init__(self._format())
 
+    def __reduce__(self) -> tuple[type, tuple[str | None, int | None, str]]:
+        # pickled as its three parts, so it crosses from a reader process unchanged
+        return (type(self), (self.file, self.line, self.reason))
+
     def _format(self) -> str:
         where = self.file or "<input>"
         if self.line is not None:

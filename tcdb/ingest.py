@@ -17,6 +17,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Iterable, Iterator
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from itertools import islice, repeat
 from typing import Any
@@ -207,17 +208,18 @@ class _Batch:
     contents: dict[bytes, tuple[int, str | None, str | None]]  # hash → length, text, source
 
 
-def _prepare(source: SnapshotSource, coll: Collection, with_text: bool) -> Iterator[_Batch]:
-    """Normalise and hash documents batch by batch (pure Python, no database).
+def _prepare(source: SnapshotSource, by_url: bool, id_fallback: bool,
+             with_text: bool) -> Iterator[_Batch]:
+    """Normalise and hash documents batch by batch: pure Python, no database and no ORM
+    object, since it may run in a reader process of its own (`tcdb.readahead`).
 
     Documents repeated across batches are caught by the database's unique constraints
     (`_write_batch`), not by sets here: memory stays flat however large the snapshot.
     """
-    by_url = coll.doc_identity == DocIdentity.url
     for records in _batches(source.documents(), BATCH):
         batch = _Batch([], {})
         for record in records:
-            key = _document_key(record, by_url, coll.id_fallback, source.description)
+            key = _document_key(record, by_url, id_fallback, source.description)
             digest, length = version_of(record.text)
             batch.members.append((record.doc_id, key, digest))
             if digest not in batch.contents:
@@ -229,11 +231,17 @@ def _prepare(source: SnapshotSource, coll: Collection, with_text: bool) -> Itera
 def _ingest_documents(session: Session, coll: Collection, snap: Snapshot,
                       source: SnapshotSource, with_text: bool, report: IngestReport,
                       progress: bool) -> None:
-    """Write membership, documents and versions; reading and hashing the next batch runs in a
-    thread while this one is in the database."""
+    """Write membership, documents and versions; reading and hashing the next batches runs
+    ahead, in a process or a thread, while this one is in the database."""
+    from tcdb.readahead import read_ahead
+
     conn = session.connection()
-    with _progress(progress, source.documents_count_hint(), f"{coll.name}/{snap.label}") as tick:
-        for batch in _prefetched(_prepare(source, coll, with_text)):
+    by_url, id_fallback = coll.doc_identity == DocIdentity.url, bool(coll.id_fallback)
+    batches = read_ahead(lambda: _prepare(source, by_url, id_fallback, with_text),
+                         name="tcdb-ingest-reader")
+    hint = source.documents_count_hint()
+    with closing(batches), _progress(progress, hint, f"{coll.name}/{snap.label}") as tick:
+        for batch in batches:
             _write_batch(conn, coll, snap, batch, source.description, report)
             report.n_documents += len(batch.members)
             tick(len(batch.members))
@@ -302,48 +310,6 @@ def _duplicate_error(conn: Connection, coll: Collection, snap: Snapshot, batch: 
         key, first = earlier[0]
         return shared(first, by_key[key], key)
     return None
-
-
-def _prefetched(batches: Iterator[_Batch], depth: int = 2) -> Iterator[_Batch]:
-    """Run a generator in a background thread, `depth` items ahead; its errors re-raise here."""
-    import queue
-    import threading
-
-    items: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            for item in batches:
-                while not stop.is_set():
-                    try:
-                        items.put(("item", item), timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            items.put(("done", None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            items.put(("error", exc))
-
-    thread = threading.Thread(target=produce, name="tcdb-ingest-reader", daemon=True)
-    thread.start()
-    try:
-        while True:
-            kind, value = items.get()
-            if kind == "done":
-                return
-            if kind == "error":
-                raise value
-            yield value
-    finally:
-        stop.set()
-        while thread.is_alive():
-            try:
-                items.get_nowait()
-            except queue.Empty:
-                thread.join(timeout=0.1)
 
 
 def _document_key(record: DocumentRecord, by_url: bool, id_fallback: bool, where: str) -> str:

@@ -52,7 +52,14 @@ def _count(table) -> int:  # noqa: ANN001
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
 
 
-def test_ingest_two_snapshots_and_diff(db: str, tmp_path: Path) -> None:
+@pytest.fixture(params=["process", "thread"])
+def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Documents read ahead in a forked process or in a thread (`tcdb.readahead`)."""
+    monkeypatch.setenv("TCDB_READER", request.param)
+    return request.param
+
+
+def test_ingest_two_snapshots_and_diff(db: str, tmp_path: Path, reader: str) -> None:
     add_collection("c")
     first = ingest_snapshot("c", "s1", write_snapshot(tmp_path / "s1", DOCS_1, TOPICS_1, QRELS_1))
     assert (first.status, first.n_documents, first.n_topics, first.n_judgments) == \
@@ -130,7 +137,8 @@ def _nothing_written() -> None:
 
 @pytest.mark.parametrize("batch", [5_000, 2, 1])
 def test_the_same_document_twice_writes_nothing(db: str, tmp_path: Path, batch: int,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                reader: str) -> None:
     """Within one write batch or across batches (the database's unique constraint finds it)."""
     monkeypatch.setattr("tcdb.ingest.BATCH", batch)
     add_collection("c")
@@ -139,6 +147,25 @@ def test_the_same_document_twice_writes_nothing(db: str, tmp_path: Path, batch: 
                             for d, t in [("x", "one"), ("y", "two"), ("x", "three")]))
     with pytest.raises(InputError, match="'x' occurs twice"):
         ingest_snapshot("c", "s", LocalSource(docs))
+    _nothing_written()
+
+
+def test_a_failed_write_stops_the_reader(db: str, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch, reader: str) -> None:
+    """The database refuses batch 3 while the reader still has thousands to go: it stops."""
+    import multiprocessing
+    import threading
+
+    monkeypatch.setattr("tcdb.ingest.BATCH", 1)
+    add_collection("c")
+    docs = tmp_path / "docs.trec"
+    ids = ["x", "y", "x"] + [f"d{i}" for i in range(3000)]
+    docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\ntext {i}\n</DOC>\n"
+                            for i, d in enumerate(ids)))
+    with pytest.raises(InputError, match="'x' occurs twice"):
+        ingest_snapshot("c", "s", LocalSource(docs))
+    assert multiprocessing.active_children() == []
+    assert not [t for t in threading.enumerate() if t.name == "tcdb-ingest-reader"]
     _nothing_written()
 
 
@@ -157,7 +184,8 @@ def test_two_documents_with_one_url_write_nothing(db: str, tmp_path: Path, batch
     _nothing_written()
 
 
-def test_document_without_docno_names_file_and_line(db: str, tmp_path: Path) -> None:
+def test_document_without_docno_names_file_and_line(db: str, tmp_path: Path,
+                                                    reader: str) -> None:
     add_collection("c")
     docs = tmp_path / "docs.trec"
     docs.write_text("<DOC>\n<DOCNO>a</DOCNO>\nok\n</DOC>\n<DOC>\n<TEXT>no id</TEXT>\n</DOC>\n")
