@@ -112,8 +112,8 @@ class _ChildReader(Iterator[T]):
 
         context = multiprocessing.get_context("fork")
         self._receiver, sender = context.Pipe(duplex=False)
-        self._child = context.Process(target=_produce_into, args=(produce, sender), name=name,
-                                      daemon=True)
+        self._child = context.Process(target=_produce_into, name=name, daemon=True,
+                                      args=(produce, sender, self._receiver))
         self._child.start()
         sender.close()
         self._name = name
@@ -143,13 +143,15 @@ class _ChildReader(Iterator[T]):
         self._receiver.close()
 
 
-def _produce_into(produce: Callable[[], Iterable[Any]], sender: Any) -> None:
+def _produce_into(produce: Callable[[], Iterable[Any]], sender: Any, receiver: Any) -> None:
     """The child's whole life: items, then "done" or the error, each one pickled message.
 
-    A broken pipe means the consumer stopped early; the child then just ends.
+    A broken pipe means the consumer stopped early (or died); the child then just ends. For
+    that it must not hold the pipe's reading end itself, which it inherited.
     """
     import signal
 
+    receiver.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     with contextlib.suppress(BrokenPipeError), contextlib.closing(sender):
         try:

@@ -101,3 +101,34 @@ def test_tcdb_reader_chooses_the_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TCDB_READER", "sometimes")
     with pytest.raises(ValueError, match="TCDB_READER must be auto, process or thread"):
         read_ahead(lambda: numbers(3))
+
+
+def test_a_reader_whose_consumer_dies_ends() -> None:
+    """The child holds no reading end of its own pipe, so a killed consumer cannot strand it."""
+    import multiprocessing
+    import signal
+
+    def consumer(pids: object) -> None:
+        items = read_ahead(lambda: iter(range(10**9)), mode="process", name="orphan-reader")
+        next(items)
+        pids.put(multiprocessing.active_children()[0].pid)  # type: ignore[attr-defined]
+        time.sleep(60)
+
+    pids: multiprocessing.Queue[int] = multiprocessing.get_context("fork").Queue()
+    parent = multiprocessing.get_context("fork").Process(target=consumer, args=(pids,))
+    parent.start()
+    child = pids.get(timeout=10)
+    os.kill(parent.pid or 0, signal.SIGKILL)
+    parent.join()
+    deadline = time.monotonic() + 10
+    while _alive(child):
+        assert time.monotonic() < deadline, "the reader outlived its consumer"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
