@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -210,9 +211,15 @@ def test_conflict_between_two_files_with_the_same_tag(snap: Path) -> None:
 
     a = write_run_file(snap / "a", "same", ROWS)
     b = write_run_file(snap / "b", "same", ROWS[:2])
-    with pytest.raises(ConflictError, match="both hold run 'same'"):
-        import_runs("c", "s1", [a, b])
+    more = [write_run_file(snap / f"m{i}", f"more{i}", ROWS) for i in range(5)]
+    try:
+        import_runs("c", "s1", [a, b, *more])
+    except ConflictError as exc:
+        caught = exc  # its traceback keeps the import's frame, and the reader in it, alive
+    assert "both hold run 'same'" in str(caught)
     assert _counts()["run"] == 0
+    # the reader of the files still ahead stopped with the import all the same
+    assert not [t for t in threading.enumerate() if t.name == "tcdb-run-reader"]
 
 
 # --- housekeeping -----------------------------------------------------------------------------
