@@ -9,8 +9,12 @@ checked equal.
 Goals (issue 5), on PostgreSQL: build ≥ 5× faster than trectools (read + pool); import + build
 no slower than trectools.
 
+This machine's speed swings by up to 2× within minutes: each figure is the median of `--repeat`
+rounds (trectools and every backend once per round, each backend on a fresh database), with
+its range; the ratios are taken within a round.
+
     python bench/pools.py [--runs 129] [--topics 50] [--depth 1000] [--docs 20000] [--k 100]
-                          [--backends postgres sqlite]
+                          [--repeat 3] [--backends postgres sqlite]
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +30,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
+
+
+def median(values: list[float]) -> str:
+    """The median with its range when there are several rounds: `2.09 (1.98–2.31)`."""
+    text = f"{statistics.median(values):.2f}"
+    return text + (f" ({min(values):.2f}–{max(values):.2f})" if len(values) > 1 else "")
+
+
+def speedup(baseline: list[float], seconds: list[float]) -> str:
+    """How many times faster than the baseline, round by round (then the median)."""
+    return median([b / s for b, s in zip(baseline, seconds, strict=True)])
 
 
 def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
@@ -96,8 +112,11 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=20000)
     parser.add_argument("--k", type=int, default=100)
     parser.add_argument("--backends", nargs="+", default=["postgres", "sqlite"])
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; figures are medians")
     args = parser.parse_args()
     n_rows = args.runs * args.topics * args.depth
+    trectools: list[float] = []
+    rounds: dict[str, list[dict[str, float]]] = {b: [] for b in args.backends}
     with tempfile.TemporaryDirectory(prefix="tcdb-bench-pools-") as tmp:
         print(f"{args.runs} runs × {args.topics} topics × {args.depth} documents = "
               f"{n_rows:,} entries; depth-{args.k} pool; {os.cpu_count()} CPUs (shared)")
@@ -105,24 +124,29 @@ def main() -> None:
             docs, topics, runs = make_files(Path(tmp), args.runs, args.topics, args.depth,
                                             args.docs)
         print(f"  files written in {made[0]:.1f}s")
-        read, pooled, reference = trectools_pool(runs, args.k)
-        trectools = read + pooled
-        print(f"  trectools: read {read:.2f}s + pool {pooled:.2f}s")
-        results = {b: bench_backend(b, docs, topics, runs, args.k, reference)
-                   for b in args.backends}
+        for _ in range(args.repeat):
+            read, pooled, reference = trectools_pool(runs, args.k)
+            trectools.append(read + pooled)
+            print(f"  trectools: read {read:.2f}s + pool {pooled:.2f}s")
+            for backend in args.backends:
+                rounds[backend].append(bench_backend(backend, docs, topics, runs, args.k,
+                                                     reference))
     print()
-    print(f"depth-{args.k} pool over {args.runs} runs ({n_rows:,} entries)")
-    print(f"  trectools (read + pool)        {trectools:7.2f}s")
-    for backend, t in results.items():
+    print(f"depth-{args.k} pool over {args.runs} runs ({n_rows:,} entries)"
+          + (f"; medians of {args.repeat} rounds (range)" if args.repeat > 1 else ""))
+    print(f"  trectools (read + pool)        {median(trectools)}s")
+    for backend, times in rounds.items():
+        column = {key: [t[key] for t in times] for key in times[0]}
+        builds, builds_te = column["build"], column["build_trec_eval"]
+        both = [t["import"] + t["build"] for t in times]
         goal = "  goal ≥ 5×" if backend == "postgres" else ""
-        print(f"  tcdb build → {backend:<10} docid-asc {t['build']:7.2f}s  "
-              f"({trectools / t['build']:5.1f}× faster than trectools){goal}")
-        print(f"  tcdb build → {backend:<10} trec_eval {t['build_trec_eval']:7.2f}s  "
-              f"({trectools / t['build_trec_eval']:5.1f}× faster)")
-        both = t["import"] + t["build"]
+        print(f"  tcdb build → {backend:<10} docid-asc {median(builds)}s  "
+              f"({speedup(trectools, builds)}× faster than trectools){goal}")
+        print(f"  tcdb build → {backend:<10} trec_eval {median(builds_te)}s  "
+              f"({speedup(trectools, builds_te)}× faster)")
         goal = "  goal ≥ 1×" if backend == "postgres" else ""
-        print(f"  tcdb import + build ({backend:<8}) {both:7.2f}s  (import {t['import']:.2f}s; "
-              f"{trectools / both:5.2f}× trectools' speed){goal}")
+        print(f"  tcdb import + build ({backend:<8}) {median(both)}s  (import "
+              f"{median(column['import'])}s; {speedup(trectools, both)}× trectools' speed){goal}")
     print(f"peak RSS {peak_rss_mb():,.0f} MB")
 
 
