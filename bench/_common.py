@@ -74,6 +74,17 @@ def timer() -> Iterator[list[float]]:
         elapsed[0] = time.perf_counter() - start
 
 
+def median(values: list[float], fmt: str = "{:.2f}") -> str:
+    """The median of repeated rounds, with their range when there are several:
+    `2.09 (1.98–2.31)`. A shared machine's speed drifts; one round can mislead."""
+    import statistics
+
+    text = fmt.format(statistics.median(values))
+    if len(values) > 1:
+        text += f" ({fmt.format(min(values))}–{fmt.format(max(values))})"
+    return text
+
+
 def peak_rss_mb() -> float:
     """This process's peak resident set size in MB.
 

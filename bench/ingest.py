@@ -35,11 +35,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import numpy as np
-from _common import peak_rss_mb, temporary_database
+from _common import median, peak_rss_mb, temporary_database
 
 from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
 from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 
+RATE, RATIO = "{:,.0f}", "{:.1f}"  # how docs/s and ratios print
 WORDS = np.array([f"w{i:04d}x" for i in range(5000)])
 
 
@@ -80,15 +81,6 @@ def write_collection(home: Path, n: int, seed: int = 0) -> None:
     qrels_july = [QrelRecord(f"q{i}", str(20_000_000 + i * 10 + 3), 1) for i in range(50)]
     write_longeval_web(home, {"2022-06": LongEvalSnapshot(june(), queries, qrels),
                               "2022-07": LongEvalSnapshot(july(), queries, qrels_july)})
-
-
-def median(values: list[float]) -> str:
-    """The median, with the range when there are several rounds: `12.3 (11.9–13.0)`."""
-    fmt = "{:,.0f}" if max(values) >= 100 else "{:.1f}"
-    text = fmt.format(statistics.median(values))
-    if len(values) > 1:
-        text += f" ({fmt.format(min(values))}–{fmt.format(max(values))})"
-    return text
 
 
 def irds_child() -> None:
@@ -182,7 +174,7 @@ def main() -> None:
             bases.append(irds_rate(home))
             for backend in args.backends:
                 rounds[backend].append(ingest_into(backend, home, both=True))
-        print(f"  ir_datasets-longeval docs_iter, whole snapshot: {median(bases)} docs/s "
+        print(f"  ir_datasets-longeval docs_iter, whole snapshot: {median(bases, RATE)} docs/s "
               "(baseline)")
         if args.repeat > 1:
             print(f"  medians of {args.repeat} rounds (range)")
@@ -197,11 +189,12 @@ def main() -> None:
             first_rss[backend] = rss
             first_s = statistics.median(f["seconds"] for f in firsts)
             second_s = statistics.median(s["seconds"] for s in seconds)
-            print(f"  tcdb ingest → {backend:<8} first snapshot {median(rates)} docs/s "
-                  f"({first_s:.1f} s; {median(ratios)}× baseline in the same round); peak RSS "
-                  f"{rss:.0f} MB, reader ≤ {max(f['reader_rss_mb'] for f in firsts):.0f} MB of it")
+            print(f"  tcdb ingest → {backend:<8} first snapshot {median(rates, RATE)} docs/s "
+                  f"({first_s:.1f} s; {median(ratios, RATIO)}× baseline in the same round); "
+                  f"peak RSS {rss:.0f} MB, reader ≤ "
+                  f"{max(f['reader_rss_mb'] for f in firsts):.0f} MB of it")
             print(f"  {'':<25} next snapshot, 80 % unchanged: {second_s:.1f} s "
-                  f"({median([s['docs'] / s['seconds'] for s in seconds])} docs/s, "
+                  f"({median([s['docs'] / s['seconds'] for s in seconds], RATE)} docs/s, "
                   f"{seconds[0]['new_contents']:,} new versions)")
             if backend == "postgres":
                 ok = rate >= 20_000 and statistics.median(ratios) >= 10 and rss < 1024 \

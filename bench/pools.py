@@ -22,20 +22,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
-
-
-def median(values: list[float]) -> str:
-    """The median with its range when there are several rounds: `2.09 (1.98–2.31)`."""
-    text = f"{statistics.median(values):.2f}"
-    return text + (f" ({min(values):.2f}–{max(values):.2f})" if len(values) > 1 else "")
+from _common import median, peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
 
 
 def speedup(baseline: list[float], seconds: list[float]) -> str:
