@@ -34,8 +34,8 @@ def read_ahead(produce: Callable[[], Iterable[T]], *, mode: Mode | None = None,
     """
     mode = mode or _mode_from_environment()
     if mode == "process" or (mode == "auto" and fork_is_safe()):
-        return in_thread(in_process(produce, name), depth, name)
-    return in_thread(iter(produce()), depth, name)
+        return _in_thread(_ChildReader(produce, name), depth, name)
+    return _in_thread(iter(produce()), depth, name)
 
 
 def fork_is_safe() -> bool:
@@ -50,7 +50,7 @@ def _mode_from_environment() -> Mode:
     return value  # type: ignore[return-value]
 
 
-def in_thread(items: Iterator[T], depth: int = 2, name: str = "tcdb-reader") -> Iterator[T]:
+def _in_thread(items: Iterator[T], depth: int = 2, name: str = "tcdb-reader") -> Iterator[T]:
     """Run an iterator in a background thread, `depth` items ahead; its errors re-raise here."""
     slots: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=depth)
     stop = threading.Event()
@@ -95,13 +95,9 @@ def in_thread(items: Iterator[T], depth: int = 2, name: str = "tcdb-reader") -> 
             close()
 
 
-def in_process(produce: Callable[[], Iterable[T]], name: str = "tcdb-reader") -> Iterator[T]:
-    """Run `produce()` in a forked child that sends each item back pickled through a pipe."""
-    return _ChildReader(produce, name)
-
-
 class _ChildReader(Iterator[T]):
-    """The consumer's end of a forked producer.
+    """The consumer's end of a forked producer: `produce()` runs in the child, which sends each
+    item back pickled through a pipe.
 
     The pipe's small buffer is the back-pressure: the child waits while the consumer is behind,
     so memory holds a few items, not the whole source.
