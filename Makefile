@@ -4,16 +4,14 @@ VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= -n auto --dist loadfile  # one worker per core; a module keeps its databases
 
 .PHONY: install demo test lint bench clean
 
-# -P keeps the working folder off sys.path: this repository's `collections/` folder (the
-# package tcdb.collections) would otherwise shadow the standard library's `collections`.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -P -m venv $(VENV)
-	$(BIN)/python -P -m pip install --quiet --upgrade pip
-	$(BIN)/python -P -m pip install --quiet -e '.[dev]'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 install: $(STAMP)
@@ -26,6 +24,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python tools/typecheck.py
 
 bench: $(STAMP)
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done

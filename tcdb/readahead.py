@@ -18,7 +18,7 @@ import pickle
 import queue
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, Literal, TypeVar
 
 T = TypeVar("T")
@@ -26,7 +26,7 @@ Mode = Literal["auto", "process", "thread"]
 
 
 def read_ahead(produce: Callable[[], Iterable[T]], *, mode: Mode | None = None,
-               depth: int = 2, name: str = "tcdb-reader") -> Iterator[T]:
+               depth: int = 2, name: str = "tcdb-reader") -> Generator[T, None, None]:
     """The items of `produce()`, made `depth` items ahead in a process or a thread.
 
     Errors raised by the producer re-raise here, in the consumer; when the consumer stops early
@@ -50,7 +50,8 @@ def _mode_from_environment() -> Mode:
     return value  # type: ignore[return-value]
 
 
-def _in_thread(items: Iterator[T], depth: int = 2, name: str = "tcdb-reader") -> Iterator[T]:
+def _in_thread(items: Iterator[T], depth: int = 2,
+               name: str = "tcdb-reader") -> Generator[T, None, None]:
     """Run an iterator in a background thread, `depth` items ahead; its errors re-raise here."""
     slots: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=depth)
     stop = threading.Event()

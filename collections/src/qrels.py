@@ -51,19 +51,20 @@ def read_qrels(path: Path) -> list[QrelRecord]:
                 reason = f"expected 3 tab-separated columns {BEIR_HEADER}, found {len(fields)}"
                 raise InputError(path, number, reason)
             topic, doc, grade_text = fields
+            iteration = None
         else:
             fields = line.split()
             if len(fields) != 4:
                 reason = f"expected 4 columns `topic iteration doc grade`, found {len(fields)}"
                 raise InputError(path, number, reason)
-            topic, _iteration, doc, grade_text = fields
+            topic, iteration, doc, grade_text = fields
         if not topic or not doc:
             raise InputError(path, number, "empty topic or document id")
         grade = parse_grade(grade_text)
         if grade is None:
             raise InputError(path, number, f"grade {grade_text!r} is not an integer")
         check_duplicate(seen, path, number, topic, doc, grade)
-        records.append(QrelRecord(topic, doc, grade, file, number))
+        records.append(QrelRecord(topic, doc, grade, file, number, iteration))
     if not records:
         raise InputError(path, None, "qrels file has no judgments")
     return records
@@ -95,16 +96,23 @@ def check_duplicate(
     raise InputError(path, number, reason)
 
 
-def write_qrels(path: Path, records: Iterable[QrelRecord]) -> int:
-    """Write judgments as TREC qrels (`topic 0 doc grade`); gzip when the name ends in `.gz`.
+def write_qrels(path: Path, records: Iterable[QrelRecord], fmt: str = "trec") -> int:
+    """Write judgments as TREC qrels (`topic iteration doc grade`, the iteration as it was read,
+    else 0) or as BEIR TSV (with its header); gzip when the name ends in `.gz`.
 
     Refuses ids with whitespace (they would shift columns on reading). Returns the row count.
     """
-    out: list[str] = []
+    if fmt not in ("trec", "beir"):
+        raise ValueError(f"unknown qrels format {fmt!r}: expected 'trec' or 'beir'")
+    out: list[str] = ["\t".join(BEIR_HEADER) + "\n"] if fmt == "beir" else []
     for record in records:
         for value in (record.topic_id, record.doc_id):
             if not value or len(value.split()) != 1 or value.strip() != value:
                 raise ValueError(f"id {value!r} is empty or contains whitespace")
-        out.append(f"{record.topic_id} 0 {record.doc_id} {int(record.grade)}\n")
+        if fmt == "beir":
+            out.append(f"{record.topic_id}\t{record.doc_id}\t{int(record.grade)}\n")
+        else:
+            out.append(f"{record.topic_id} {record.iteration or 0} {record.doc_id} "
+                       f"{int(record.grade)}\n")
     write_text(path, "".join(out))
-    return len(out)
+    return len(out) - (fmt == "beir")

@@ -7,16 +7,16 @@ reading the data again.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from tcdb.errors import InputError, NotFoundError
+from tcdb.errors import InputError, NotFoundError, OptionError
 
-from .jsonl_documents import is_jsonl_path, read_jsonl_documents
+from .fingerprint import file_fingerprint
+from .jsonl_documents import count_jsonl_documents, is_jsonl_path, read_jsonl_documents
 from .records import DocumentRecord, QrelRecord, TopicRecord
-from .trec_documents import iter_document_files, read_trec_documents
+from .trec_documents import count_trec_documents, iter_document_files, read_trec_documents
 
 __all__ = ["LocalSource", "SnapshotSource", "file_fingerprint", "open_source"]
 
@@ -44,31 +44,9 @@ class SnapshotSource(Protocol):
         ...
 
     def documents_count_hint(self) -> int | None:
-        """How many documents to expect, when known without reading them (for progress bars)."""
+        """How many documents to expect, for a progress bar's total: from metadata, or counted
+        cheaply (markers in plain bytes, no parsing); None when that would cost too much."""
         ...
-
-
-def file_fingerprint(kind: str, groups: Iterable[tuple[str, Path | str | None]]) -> str:
-    """sha256 over the kind and, per named group, each file's (relative path, size, mtime_ns).
-
-    A group is a file or a directory (its files, recursively, relative to it), or a string token
-    hashed as given; paths are relative so that moving a collection keeps its identity, while any
-    edit (size or mtime) changes it.
-    """
-    digest = hashlib.sha256(kind.encode())
-    for name, root in groups:
-        digest.update(b"\0group\0" + name.encode())
-        if root is None:
-            continue
-        if isinstance(root, str):
-            digest.update(b"\0token\0" + root.encode())
-            continue
-        files = list(iter_document_files(root)) if root.is_dir() else [root]
-        for file in files:
-            rel = file.relative_to(root).as_posix() if root.is_dir() else file.name
-            stat = file.stat()
-            digest.update(f"\0{rel}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
-    return digest.hexdigest()
 
 
 class LocalSource:
@@ -127,8 +105,12 @@ class LocalSource:
         return iter(read_qrels(self.qrels_path))
 
     def documents_count_hint(self) -> int | None:
-        """Unknown without reading the files, so None."""
-        return None
+        """Lines of JSONL, ``</DOC>`` lines of TREC SGML, counted in big blocks without parsing
+        (seconds for gigabytes); None for gzip files too large to decompress twice."""
+        files = iter_document_files(self.docs_path)
+        if self.docs_format == "jsonl":
+            return count_jsonl_documents(files)
+        return count_trec_documents(files)
 
 
 def open_source(irds_id: str | None = None, docs: Path | str | None = None,
@@ -137,14 +119,14 @@ def open_source(irds_id: str | None = None, docs: Path | str | None = None,
     """The source a snapshot spec or the CLI names: an ir_datasets id, or local files."""
     if irds_id is not None:
         if docs is not None or topics is not None or qrels is not None:
-            raise InputError(
-                None, None, f"give an ir_datasets id ({irds_id}) or local files, not both"
-            )
+            raise OptionError("--irds/--docs",
+                              f"give an ir_datasets id ({irds_id}) or local files, not both")
         from .irds import IrdsSource
 
         return IrdsSource(irds_id)
     if docs is None:
-        raise InputError(None, None, "a snapshot source needs an ir_datasets id or documents")
+        raise OptionError("--irds/--docs", "a snapshot source needs an ir_datasets id or "
+                          "documents")
     return LocalSource(docs, topics, qrels)
 
 

@@ -12,7 +12,7 @@ the line.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +20,10 @@ import orjson
 
 from tcdb.errors import InputError
 
-from .compression import open_maybe_gzip
+from .compression import count_markers, open_maybe_gzip
 from .records import DocumentRecord
 
-__all__ = ["is_jsonl_path", "read_jsonl_documents"]
+__all__ = ["count_jsonl_documents", "is_jsonl_path", "read_jsonl_documents"]
 
 _ID_KEYS = ("_id", "doc_id", "id")
 _TEXT_KEYS = ("text", "contents")
@@ -33,6 +33,12 @@ def is_jsonl_path(path: Path) -> bool:
     """Whether a path names a JSONL file (``.jsonl``, ``.jsonl.gz``, ``.ndjson``…)."""
     name = path.name.lower().removesuffix(".gz")
     return name.endswith((".jsonl", ".ndjson"))
+
+
+def count_jsonl_documents(files: Iterable[Path]) -> int | None:
+    """The documents of JSONL files, counted as lines without parsing (for a progress bar; a blank
+    line counts too, though reading skips it); None when too costly (large gzip files)."""
+    return count_markers(files, b"\n", lines=True)
 
 
 def read_jsonl_documents(path: Path | str) -> Iterator[DocumentRecord]:

@@ -1,4 +1,5 @@
-"""Resolve the ids people write (external doc and topic ids, measure names) to integer keys."""
+"""External ids → integer keys, for just the ids asked for or a whole snapshot.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +8,18 @@ from typing import Any
 
 from sqlalchemy import Connection, any_, bindparam, select
 from sqlalchemy.types import UserDefinedType
-from sqlmodel import Session
+from sqlmodel import Session, col
 
-from tcdb.schema import Measure, SnapshotDocument, SnapshotTopic
-
-
-def _conn(bind: Connection | Session) -> Connection:
-    return bind.connection() if isinstance(bind, Session) else bind
+from tcdb.db import connection_of
+from tcdb.schema import Document, Snapshot, SnapshotDocument, SnapshotTopic
+from tcdb.schema.base import stored_id
 
 
 def document_ids(bind: Connection | Session, snapshot_id: int) -> dict[str, int]:
     """External document id → document.id for one snapshot."""
-    rows = _conn(bind).execute(
-        select(SnapshotDocument.external_id, SnapshotDocument.document_id).where(
-            SnapshotDocument.snapshot_id == snapshot_id
+    rows = connection_of(bind).execute(
+        select(col(SnapshotDocument.external_id), col(SnapshotDocument.document_id)).where(
+            col(SnapshotDocument.snapshot_id) == snapshot_id
         )
     )
     return dict(rows.tuples().all())
@@ -32,31 +31,65 @@ def document_ids_of(bind: Connection | Session, snapshot_id: int,
 
     For a few thousand judged documents of a snapshot with millions: memory stays small.
     """
-    query = select(SnapshotDocument.external_id, SnapshotDocument.document_id).where(
-        SnapshotDocument.snapshot_id == snapshot_id)
-    return pairs_in(_conn(bind), query, SnapshotDocument.external_id, list(set(external_ids)))
+    query = select(col(SnapshotDocument.external_id), col(SnapshotDocument.document_id)).where(
+        col(SnapshotDocument.snapshot_id) == snapshot_id)
+    return pairs_in(connection_of(bind), query, col(SnapshotDocument.external_id),
+                    list(set(external_ids)))
+
+
+def document_names(bind: Connection | Session, snapshot_id: int,
+                   document_ids: Iterable[int]) -> dict[int, str]:
+    """document.id → external id in the snapshot, for just these documents; a document the
+    snapshot lacks goes by its collection key (its id, or its URL)."""
+    conn = connection_of(bind)
+    wanted = sorted(set(document_ids))
+    query = select(col(SnapshotDocument.document_id), col(SnapshotDocument.external_id)).where(
+        col(SnapshotDocument.snapshot_id) == snapshot_id)
+    names = pairs_in(conn, query, col(SnapshotDocument.document_id), wanted)
+    absent = [d for d in wanted if d not in names]
+    if absent:
+        names.update(pairs_in(conn, select(col(Document.id), col(Document.key)),
+                              col(Document.id), absent))
+    return names
+
+
+def document_ids_in_collection(bind: Connection | Session, snapshot: Snapshot,
+                               external_ids: Iterable[str]) -> dict[str, int]:
+    """External document id → document.id, looked for in this snapshot first, then in the
+    collection's other snapshots (latest first), then among the collection's document keys.
+
+    Why: later qrels judge documents an earlier snapshot lacks; they are documents of the
+    collection all the same. Ids no snapshot knows are absent from the result.
+    """
+    conn = connection_of(bind)
+    wanted = list(dict.fromkeys(external_ids))
+    found = document_ids_of(conn, snapshot.pk, wanted)
+    missing = [e for e in wanted if e not in found]
+    if missing:
+        others = conn.execute(
+            select(col(Snapshot.id)).where(col(Snapshot.collection_id) == snapshot.collection_id,
+                                           col(Snapshot.id) != snapshot.pk)
+            .order_by(col(Snapshot.ordinal).desc(), col(Snapshot.id).desc())).scalars().all()
+        for other in others:
+            found.update({e: d for e, d in document_ids_of(conn, stored_id(other),
+                                                           missing).items()})
+            missing = [e for e in missing if e not in found]
+            if not missing:
+                break
+    if missing:
+        found.update(pairs_in(conn, select(col(Document.key), col(Document.id)).where(
+            col(Document.collection_id) == snapshot.collection_id), col(Document.key), missing))
+    return found
 
 
 def topic_ids(bind: Connection | Session, snapshot_id: int) -> dict[str, int]:
     """External topic id → topic.id for one snapshot."""
-    rows = _conn(bind).execute(
-        select(SnapshotTopic.external_id, SnapshotTopic.topic_id).where(
-            SnapshotTopic.snapshot_id == snapshot_id
+    rows = connection_of(bind).execute(
+        select(col(SnapshotTopic.external_id), col(SnapshotTopic.topic_id)).where(
+            col(SnapshotTopic.snapshot_id) == snapshot_id
         )
     )
     return dict(rows.tuples().all())
-
-
-def measure_id(session: Session, name: str) -> int:
-    """The id of a measure by its ir_measures name, created on first use."""
-    existing = session.exec(select(Measure.id).where(Measure.name == name)).first()
-    if existing is not None:
-        return existing[0]
-    measure = Measure(name=name)
-    session.add(measure)
-    session.flush()
-    assert measure.id is not None
-    return measure.id
 
 
 def pairs_in(conn: Connection, query: Any, column: Any, values: list[Any]) -> dict[Any, Any]:

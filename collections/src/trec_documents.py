@@ -35,10 +35,13 @@ from pathlib import Path
 
 from tcdb.errors import InputError
 
-from .compression import open_maybe_gzip
+from .compression import count_markers, open_maybe_gzip
 from .records import DocumentRecord
 
-__all__ = ["CONTENT_TAGS", "iter_document_files", "markup_text", "read_trec_documents"]
+__all__ = [
+    "CONTENT_TAGS", "count_trec_documents", "iter_document_files", "markup_text",
+    "read_trec_documents",
+]
 
 # The content tags of ir_datasets' TrecDocs (taken from Anserini's TrecCollection).
 CONTENT_TAGS: tuple[str, ...] = (
@@ -71,6 +74,12 @@ def read_trec_documents(paths: Path | str | Iterable[Path | str]) -> Iterator[Do
     """
     for file in iter_document_files(paths):
         yield from _read_file(file)
+
+
+def count_trec_documents(paths: Path | str | Iterable[Path | str]) -> int | None:
+    """The documents a read would yield, counted by their ``</DOC>`` lines without parsing (for
+    a progress bar); None when that would cost too much (large gzip files)."""
+    return count_markers(iter_document_files(paths), b"</DOC>\n")
 
 
 def iter_document_files(paths: Path | str | Iterable[Path | str]) -> Iterator[Path]:

@@ -17,16 +17,16 @@ import io
 import json
 import random
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from itertools import groupby
 from pathlib import Path
-from typing import Literal
 
 from tcdb.collections.compression import write_text
 from tcdb.collections.qrels import check_duplicate, parse_grade, read_qrels
 from tcdb.collections.records import QrelRecord
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
+from tcdb.vocabulary import JudgmentFormat
 
 POOL_FIELDS = ("topic_id", "query", "description", "doc_id", "text")
 JUDGMENT_COLUMNS = ("topic_id", "doc_id", "grade")
@@ -99,15 +99,16 @@ def write_pool_csv(path: Path, rows: Iterable[PoolItem], seed: int | None = None
     return len(items)
 
 
-def read_judgments(path: Path, fmt: Literal["trec", "csv"]) -> list[QrelRecord]:
+def read_judgments(path: Path, fmt: JudgmentFormat | str) -> list[QrelRecord]:
     """Read an assessor's judgments: TREC qrels, or CSV with topic_id, doc_id, grade columns.
 
     Extra CSV columns (the exported query and text, notes) are ignored. A (topic, doc) judged
-    twice in one file is refused, with a different grade or the same one.
+    twice in one file is refused, with a different grade or the same one. A TREC file's
+    iteration column says nothing here (the pool's batches are counted by tcdb): dropped.
     """
     path = Path(path)
     if fmt == "trec":
-        return read_qrels(path)
+        return [replace(record, iteration=None) for record in read_qrels(path)]
     if fmt == "csv":
         return _read_judgments_csv(path)
     raise ValueError(f"unknown judgments format {fmt!r}: expected 'trec' or 'csv'")

@@ -25,11 +25,12 @@ from typing import Any
 
 from tcdb.errors import InputError, NotFoundError
 
+from .fingerprint import file_fingerprint
 from .records import DocumentRecord, QrelRecord, TopicRecord
-from .sources import file_fingerprint
-from .trec_documents import read_trec_documents
+from .trec_documents import count_trec_documents, read_trec_documents
 
-__all__ = ["LONGEVAL_FAMILIES", "IrdsSource", "load_dataset", "longeval_family"]
+__all__ = ["LONGEVAL_FAMILIES", "IrdsSource", "load_dataset", "longeval_family",
+           "longeval_snapshots"]
 
 # Longest first: "longeval-sci-2026/…" must not be taken for "longeval-sci/…".
 LONGEVAL_FAMILIES: tuple[str, ...] = (
@@ -64,6 +65,7 @@ def _load_longeval(family: str, dataset_id: str) -> Any:
     import ir_datasets
     import ir_datasets_longeval
 
+    _refuse_unknown_snapshot(family, dataset_id)
     home = ir_datasets.util.home_path().resolve()
     if _registered_homes.get(family) != home:
         registered = ir_datasets.registry._registered  # the extension offers no un-register
@@ -85,6 +87,35 @@ def _load_longeval(family: str, dataset_id: str) -> Any:
     return dataset
 
 
+def longeval_snapshots(family: str) -> tuple[str, ...]:
+    """The snapshot labels (an id's part after the family) a LongEval family declares, read from
+    the extension where it lists them; "*" and the campaign names group several snapshots."""
+    if family == "longeval-web":
+        from ir_datasets_longeval.datasets import longeval_web as web
+
+        return (*web.SUB_COLLECTIONS_TRAIN, *web.SUB_COLLECTIONS_TEST, "*", "clef-2025-test")
+    if family == "longeval-2023":
+        from ir_datasets_longeval.datasets import longeval_2023 as old
+
+        return (*old.SUB_COLLECTIONS_TRAIN, *old.SUB_COLLECTIONS_TEST, "*", "clef-2023",
+                "clef-2023-train")
+    if family == "longeval-sci":
+        return ("2024-11", "2025-01", "*", "clef-2025-test", "spot-check")
+    return ("snapshot-1", "snapshot-2", "snapshot-3", "*", "clef-2026", "spot-check")
+
+
+def _refuse_unknown_snapshot(family: str, dataset_id: str) -> None:
+    """An id naming no snapshot of its family is refused before registering: the extension
+    registers a family by downloading all of it, which an unknown id must never start."""
+    label = dataset_id[len(family) + 1:].split("/")[0]
+    known = longeval_snapshots(family)
+    if label not in known:
+        what = f"{family} has no snapshot {label!r}" if label else \
+            f"{family} is a family of snapshots, not one of them"
+        raise NotFoundError(f"unknown ir_datasets id {dataset_id!r}: {what} (known: "
+                            f"{', '.join(known)})")
+
+
 UrlLookup = Callable[[list[str]], dict[str, str]]  # ids → the URLs of those that have one
 URL_CHUNK = 2_000
 
@@ -93,6 +124,7 @@ URL_CHUNK = 2_000
 class _FastPlan:
     """How to read a LongEval snapshot's TREC files directly."""
 
+    root: Path  # the snapshot's folder of TREC files
     files: list[Path]
     map_id: Callable[[str], str | None]
     urls: Callable[[], UrlLookup] | None  # opens the URL mapping, keyed by the raw id kind
@@ -175,8 +207,8 @@ class IrdsSource:
             for doc in chunk:
                 doc_id = plan.map_id(doc.doc_id)
                 if doc_id is None:
-                    raise InputError(None, None, f"{self.dataset_id}: document {doc.doc_id!r} "
-                                     "is missing from the extension's id map")
+                    raise InputError(self.dataset_id, None, f"document {doc.doc_id!r} is "
+                                     "missing from the extension's id map")
                 ids.append(doc_id)
             urls: dict[str, str] = {}
             if lookup is not None:
@@ -184,7 +216,8 @@ class IrdsSource:
                 urls = lookup(keys)
                 missing = next((key for key in keys if key not in urls), None)
                 if missing is not None:
-                    raise InputError(plan.url_file, None, f"document {missing!r} of "
+                    raise InputError(plan.url_file or self.dataset_id, None,
+                                     f"document {missing!r} of "
                                      f"{self.dataset_id} has no URL mapping")
             for doc, doc_id in zip(chunk, ids, strict=True):
                 key = doc_id if plan.url_key_is_mapped else doc.doc_id
@@ -203,6 +236,7 @@ class IrdsSource:
             meta = handler._meta
             db = Path(meta._dlc) / "collection_db.db" if meta is not None else None
             return _FastPlan(
+                root=root,
                 files=_trec_files(root),
                 map_id=lambda raw: raw.strip("doc"),
                 urls=(lambda: _sqlite_urls(db)) if db is not None else None,
@@ -215,6 +249,7 @@ class IrdsSource:
             urls_txt = Path(meta._dlc) if meta is not None else None
             id_map = handler.doc_id_map
             return _FastPlan(
+                root=root,
                 files=_trec_files(root),
                 map_id=(lambda raw: id_map.get(raw)) if id_map else (lambda raw: raw),
                 urls=(lambda: _tsv_urls(urls_txt).get_many) if urls_txt is not None else None,
@@ -222,6 +257,12 @@ class IrdsSource:
                 url_file=urls_txt,
             )
         return None
+
+    def empty_folder(self) -> Path | None:
+        """The local LongEval folder of this snapshot when it exists but holds no documents yet
+        (a snapshot declared before its data arrived), else None. Lists files, reads none."""
+        plan = self._fast_plan()
+        return plan.root if plan is not None and not plan.files else None
 
     def topics(self) -> Iterator[TopicRecord]:
         """The queries, with TREC description and narrative when the dataset has them."""
@@ -246,12 +287,18 @@ class IrdsSource:
         if not self.dataset.has_qrels():
             return None
         return (
-            QrelRecord(topic_id=str(q.query_id), doc_id=str(q.doc_id), grade=int(q.relevance))
+            QrelRecord(topic_id=str(q.query_id), doc_id=str(q.doc_id), grade=int(q.relevance),
+                       iteration=_iteration(q))
             for q in self.dataset.qrels_iter()
         )
 
     def documents_count_hint(self) -> int | None:
-        """ir_datasets' count when it knows one cheaply (metadata or a built docstore)."""
+        """For local LongEval files (read directly), their ``</DOC>`` lines counted without
+        parsing, since ir_datasets knows no count for them; else ir_datasets' count when it has
+        one cheaply (metadata or a built docstore)."""
+        plan = self._fast_plan()
+        if plan is not None:
+            return count_trec_documents(plan.files)
         try:
             count = self.dataset.docs_count()
         except Exception:
@@ -322,3 +369,9 @@ def _tsv_urls(path: Path) -> _UrlTable:
                 raise InputError(path, number, "expected 'id<TAB>url'")
             urls[parts[0]] = parts[1]
     return urls
+
+
+def _iteration(qrel: Any) -> str | None:
+    """A TREC qrel's iteration column when the dataset keeps it (`TrecQrel.iteration`)."""
+    value = getattr(qrel, "iteration", None)
+    return None if value is None else str(value)

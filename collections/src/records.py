@@ -33,10 +33,12 @@ class TopicRecord:
 
 @dataclass(frozen=True, slots=True)
 class QrelRecord:
-    """One judgment: a relevance grade of a document for a topic. `line` points into `file`."""
+    """One judgment: a relevance grade of a document for a topic. `line` points into `file`;
+    `iteration` is TREC qrels' second column as given (TREC-COVID: the round that judged it)."""
 
     topic_id: str
     doc_id: str
     grade: int
     file: str | None = None
     line: int | None = None
+    iteration: str | None = None

@@ -1,0 +1,322 @@
+"""Writing a snapshot's documents: memberships, document identities and versions, in batches.
+
+Reading and hashing run ahead in a process or a thread (`tcdb.readahead`) while this process
+writes; every write goes through the bulk writer inside the snapshot's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import closing
+from dataclasses import dataclass
+from itertools import islice, repeat
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, delete, select, text, update
+from sqlmodel import Session, col
+
+from tcdb.collections.records import DocumentRecord
+from tcdb.collections.sources import SnapshotSource
+from tcdb.db import bulk_insert, is_integrity_error, is_postgres
+from tcdb.errors import InputError
+from tcdb.ingest.report import IngestReport
+from tcdb.ingest.versions import version_of
+from tcdb.progress import Progress
+from tcdb.queries import pairs_in, rows_in
+from tcdb.readahead import read_ahead
+from tcdb.schema import Collection, Content, DocIdentity, Document, Snapshot, SnapshotDocument
+from tcdb.vocabulary import OnDuplicate
+
+BATCH = 5_000
+
+
+@dataclass
+class Batch:
+    """Documents prepared for writing: membership rows and the distinct versions they use."""
+
+    members: list[tuple[str, str, bytes]]  # external id, key, content hash
+    contents: dict[bytes, tuple[int, str | None, str | None]]  # hash → length, text, source
+
+
+def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
+                    with_text: bool) -> Iterator[Batch]:
+    """Normalise and hash documents batch by batch: pure Python, no database and no ORM
+    object, since it may run in a reader process of its own (`tcdb.readahead`).
+
+    Documents repeated across batches are caught by the database's unique constraints
+    (`_write_batch`), not by sets here: memory stays flat however large the snapshot.
+    """
+    for records in in_batches(source.documents(), BATCH):
+        batch = Batch([], {})
+        for record in records:
+            key = _document_key(record, by_url, id_fallback, source.description)
+            digest, length = version_of(record.text)
+            batch.members.append((record.doc_id, key, digest))
+            if digest not in batch.contents:
+                batch.contents[digest] = (length, record.text if with_text else None,
+                                          record.source)
+        yield batch
+
+
+class Repeats:
+    """Document ids a snapshot's source gives more than once, and what became of them.
+
+    The same id with the same text is kept once and counted (official id lists repeat ids:
+    TREC-COVID's round 1 33 times, round 3 330). With another text it is a conflict: an error
+    naming how many ids and the first ones, or — `on_duplicate` first / last — the first or the
+    last text is kept, and counted.
+    """
+
+    def __init__(self, on_duplicate: OnDuplicate, where: str) -> None:
+        self.policy = on_duplicate
+        self.where = where
+        self.n_identical = 0
+        self.n_conflicting = 0
+        self.conflicts: list[str] = []  # ids, first few, for the error
+
+    def conflict(self, external: str) -> None:
+        self.n_conflicting += 1
+        if len(self.conflicts) < 5:
+            self.conflicts.append(external)
+
+    def check(self) -> None:
+        """Raise, once the whole source is read, for conflicts nothing said how to resolve."""
+        if self.policy is OnDuplicate.error and self.n_conflicting:
+            shown = ", ".join(repr(e) for e in self.conflicts)
+            more = f" and {self.n_conflicting - len(self.conflicts):,} more" \
+                if self.n_conflicting > len(self.conflicts) else ""
+            raise InputError(self.where, None,
+                             f"document id {self.conflicts[0]!r} occurs twice in the snapshot "
+                             f"with different texts: {self.n_conflicting:,} such repeat(s), of "
+                             f"{shown}{more} (--on-duplicate first|last keeps one text)")
+
+
+def write_documents(session: Session, coll: Collection, snap: Snapshot,
+                    source: SnapshotSource, with_text: bool, report: IngestReport,
+                    progress: bool, on_duplicate: OnDuplicate = OnDuplicate.error) -> None:
+    """Write membership, documents and versions; reading and hashing the next batches runs
+    ahead, in a process or a thread, while this one is in the database."""
+    conn = session.connection()
+    by_url, id_fallback = coll.doc_identity == DocIdentity.url, bool(coll.id_fallback)
+    batches = read_ahead(lambda: prepare_batches(source, by_url, id_fallback, with_text),
+                         name="tcdb-ingest-reader")
+    bar = Progress(f"ingest {coll.name}/{snap.label}", enabled=progress, unit="docs",
+                   transient=False)
+    repeats = Repeats(on_duplicate, source.description)
+    with closing(batches), bar:
+        if progress:  # counting reads the files once more: only for a bar someone watches
+            bar.set_total(source.documents_count_hint())
+        for batch in batches:
+            report.n_documents += _write_batch(conn, coll, snap, batch, source.description,
+                                               report, repeats)
+            bar.advance(len(batch.members))
+    repeats.check()
+    report.n_repeated = repeats.n_identical
+    report.n_conflicting = repeats.n_conflicting
+
+
+def _write_batch(conn: Connection, coll: Collection, snap: Snapshot, batch: Batch,
+                 where: str, report: IngestReport, repeats: Repeats) -> int:
+    """One batch's documents, versions and memberships; returns the memberships written.
+
+    Repeats within the batch are settled first. Repeats of ids written by earlier batches are
+    found by the database's unique constraint, so the common case costs no lookup: PostgreSQL
+    tries the batch in a savepoint and settles the repeats only when it fails; SQLite, where
+    the lookup costs microseconds and a failed statement may leave rows behind, looks first.
+    A key two different ids share (two documents, one URL) stays an error naming both.
+    """
+    members = _settle_within(batch.members, repeats)
+    postgres = is_postgres(conn)
+    if not postgres:
+        members = _settle_earlier(conn, snap, members, repeats)
+    savepoint = conn.begin_nested() if postgres else None
+    counted = (report.n_new_documents, report.n_new_contents)
+    try:
+        _insert_members(conn, coll, snap, members, batch.contents, report)
+    except Exception as exc:
+        if not is_integrity_error(exc) or savepoint is None:
+            if is_integrity_error(exc):
+                raise _shared_key_error(conn, coll, snap, members, where) or exc from None
+            raise
+        savepoint.rollback()
+        report.n_new_documents, report.n_new_contents = counted  # the rollback undid them
+        members = _settle_earlier(conn, snap, members, repeats)
+        savepoint = conn.begin_nested()
+        try:
+            _insert_members(conn, coll, snap, members, batch.contents, report)
+        except Exception as again:
+            if not is_integrity_error(again):
+                raise
+            savepoint.rollback()
+            raise _shared_key_error(conn, coll, snap, members, where) or again from None
+    if savepoint is not None:
+        savepoint.commit()
+    return len(members)
+
+
+Member = tuple[str, str, bytes]  # external id, key, content hash
+
+
+def _settle_within(members: list[Member], repeats: Repeats) -> list[Member]:
+    """The batch's members with each external id once: identical repeats dropped, differing
+    ones kept as the policy says (the first; the last; the first while collecting errors)."""
+    kept: dict[str, Member] = {}
+    for member in members:
+        external, _, digest = member
+        first = kept.get(external)
+        if first is None:
+            kept[external] = member
+        elif first[2] == digest:
+            repeats.n_identical += 1
+        else:
+            repeats.conflict(external)
+            if repeats.policy is OnDuplicate.last:
+                kept[external] = member
+    return list(kept.values())
+
+
+def _settle_earlier(conn: Connection, snap: Snapshot, members: list[Member],
+                    repeats: Repeats) -> list[Member]:
+    """Members whose external id an earlier batch wrote: identical ones dropped; differing
+    ones dropped (first, error) or replacing the earlier membership (last)."""
+    earlier = dict(rows_in(
+        conn, select(col(SnapshotDocument.external_id), col(Content.hash))
+        .join(Content, col(Content.id) == col(SnapshotDocument.content_id))
+        .where(col(SnapshotDocument.snapshot_id) == snap.pk),
+        col(SnapshotDocument.external_id), [m[0] for m in members]))
+    if not earlier:
+        return members
+    kept, replaced = [], []
+    for member in members:
+        external, _, digest = member
+        if external not in earlier:
+            kept.append(member)
+        elif bytes(earlier[external]) == digest:
+            repeats.n_identical += 1
+        else:
+            repeats.conflict(external)
+            if repeats.policy is OnDuplicate.last:
+                replaced.append(external)
+                kept.append(member)
+    if replaced:
+        conn.execute(delete(SnapshotDocument).where(
+            col(SnapshotDocument.snapshot_id) == snap.pk,
+            col(SnapshotDocument.external_id).in_(replaced)))
+    return kept
+
+
+def _insert_members(conn: Connection, coll: Collection, snap: Snapshot, members: list[Member],
+                    contents: dict[bytes, tuple[int, str | None, str | None]],
+                    report: IngestReport) -> None:
+    document_of = _resolve_documents(conn, coll.pk, [m[1] for m in members], report)
+    content_of = _resolve_contents(conn, {m[2]: contents[m[2]] for m in members}, report)
+    bulk_insert(conn, "snapshot_document",
+                ["snapshot_id", "document_id", "external_id", "content_id"],
+                [(snap.pk, document_of[key], external, content_of[digest])
+                 for external, key, digest in members])
+
+
+def _shared_key_error(conn: Connection, coll: Collection, snap: Snapshot,
+                      members: list[Member], where: str) -> InputError | None:
+    """Which two documents share a key (an id or a URL): within the batch, or with one
+    written before it."""
+    def shared(first: str, second: str, key: str) -> InputError:
+        return InputError(where, None, f"documents {first!r} and {second!r} share the key "
+                          f"{key!r} ({coll.doc_identity.value})")
+
+    by_key: dict[str, str] = {}
+    for external, key, _ in members:
+        if key in by_key:
+            return shared(by_key[key], external, key)
+        by_key[key] = external
+    earlier = rows_in(conn, select(col(Document.key), col(SnapshotDocument.external_id))
+                      .join(SnapshotDocument, col(SnapshotDocument.document_id) == col(Document.id))
+                      .where(col(SnapshotDocument.snapshot_id) == snap.pk,
+                             col(Document.collection_id) == coll.pk),
+                      col(Document.key), list(by_key))
+    if earlier:
+        key, first = earlier[0]
+        return shared(first, by_key[key], key)
+    return None
+
+
+def _document_key(record: DocumentRecord, by_url: bool, id_fallback: bool, where: str) -> str:
+    if not by_url:
+        return record.doc_id
+    if record.url:
+        return record.url
+    if id_fallback:
+        return record.doc_id
+    raise InputError(where, None, f"document {record.doc_id!r} has no URL, and the collection "
+                     "keeps documents by URL (allow `id_fallback` in its spec to key it by id)")
+
+
+def _resolve_documents(conn: Connection, collection_id: int, keys: list[str],
+                       report: IngestReport) -> dict[str, int]:
+    """key → document.id, creating the documents this collection has not seen before."""
+    found = pairs_in(conn, select(col(Document.key), col(Document.id)).where(
+        col(Document.collection_id) == collection_id), col(Document.key), keys)
+    missing = list(dict.fromkeys(k for k in keys if k not in found))
+    if missing:
+        ids = _new_ids(conn, "document", len(missing))
+        bulk_insert(conn, "document", ["id", "collection_id", "key"],
+                    zip(ids, repeat(collection_id), missing, strict=False))
+        found.update(zip(missing, ids, strict=True))
+        report.n_new_documents += len(missing)
+    return found
+
+
+def _resolve_contents(conn: Connection, contents: dict[bytes, tuple[int, str | None, str | None]],
+                      report: IngestReport) -> dict[bytes, int]:
+    """hash → content.id, storing each text once however many snapshots share it."""
+    hashes = list(contents)
+    found: dict[bytes, int] = {}
+    fill: list[dict[str, Any]] = []
+    known = rows_in(conn, select(col(Content.hash), col(Content.id), col(Content.text).is_(None)),
+                    col(Content.hash), hashes)
+    for digest, content_id, text_missing in known:
+        digest = bytes(digest)
+        found[digest] = content_id
+        if text_missing and contents[digest][1] is not None:
+            fill.append({"cid": content_id, "t": contents[digest][1]})
+    if fill:  # an earlier --no-text ingest left these without text
+        conn.execute(update(Content).where(col(Content.id) == bindparam("cid"))
+                     .values(text=bindparam("t")), fill)
+    missing = [h for h in hashes if h not in found]
+    if missing:
+        ids = _new_ids(conn, "content", len(missing))
+        bulk_insert(conn, "content", ["id", "hash", "length", "text", "source_label"],
+                    ((i, h, *contents[h]) for i, h in zip(ids, missing, strict=True)))
+        found.update(zip(missing, ids, strict=True))
+        report.n_new_contents += len(missing)
+    return found
+
+
+_SEQUENCES: dict[str, str] = {}  # table → its id sequence (the same name in every database)
+
+
+def _new_ids(conn: Connection, table: str, n: int) -> list[int]:
+    """Reserve `n` primary keys, so new rows need no second query to learn their ids.
+
+    PostgreSQL draws them from the table's sequence; SQLite continues after the largest id,
+    which is safe because this transaction already holds SQLite's single write lock.
+    """
+    if conn.dialect.name == "postgresql":
+        # The sequence named as a constant (a per-row pg_get_serial_sequence costs 10× the
+        # nextval), the ids as one text (array parsing in the driver costs more than nextval).
+        sequence = _SEQUENCES.get(table)
+        if sequence is None:
+            sequence = _SEQUENCES[table] = conn.execute(text(
+                f"SELECT pg_get_serial_sequence('\"{table}\"', 'id')")).scalar_one()
+        ids = conn.execute(text(
+            "SELECT string_agg(nextval(CAST(:sequence AS regclass))::text, ',') "
+            "FROM generate_series(1, :n)"), {"sequence": sequence, "n": n}).scalar_one()
+        return [int(i) for i in ids.split(",")]
+    start = conn.execute(text(f'SELECT COALESCE(MAX(id), 0) FROM "{table}"')).scalar_one()
+    return list(range(start + 1, start + 1 + n))
+
+
+def in_batches(records: Iterable[DocumentRecord], size: int) -> Iterator[list[DocumentRecord]]:
+    iterator = iter(records)
+    while batch := list(islice(iterator, size)):
+        yield batch

@@ -1,0 +1,65 @@
+"""What an ingest did: counts, speed and warnings, for the CLI, flows' artifacts and tests."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class IngestReport:
+    """What an ingest did, for the CLI summary, flows' artifacts and tests.
+
+    Each document of the snapshot is one of: new (`n_new_documents`: first seen in the
+    collection), changed or unchanged since `previous_snapshot` (the one before it in snapshot
+    order), or seen before but not in that snapshot. `n_new_contents` counts texts stored for the
+    first time (storage, not drift: a new document usually brings one too).
+    """
+
+    collection: str
+    label: str
+    status: str  # "ingested" | "unchanged"
+    source: str
+    n_documents: int = 0
+    n_new_documents: int = 0  # first seen in the collection
+    n_new_contents: int = 0  # texts stored for the first time
+    n_changed_documents: int = 0  # in the previous snapshot with another text
+    n_unchanged_documents: int = 0  # in the previous snapshot with the same text
+    previous_snapshot: str | None = None  # the label compared with, if there is one
+    n_topics: int = 0
+    n_ambiguous_topics: int = 0  # topics whose query text another topic shares (by text)
+    n_judgments: int = 0
+    n_repeated: int = 0  # repeats of a document id with the same text, kept once
+    n_conflicting: int = 0  # repeats with another text, resolved by --on-duplicate
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def docs_per_second(self) -> float:
+        return self.n_documents / self.seconds if self.seconds else 0.0
+
+    @property
+    def n_returning_documents(self) -> int:
+        """Documents the collection had seen, but not in the previous snapshot."""
+        return max(self.n_documents - self.n_new_documents - self.n_changed_documents
+                   - self.n_unchanged_documents, 0)
+
+    def documents_summary(self) -> str:
+        """The documents in plain words, e.g. "800,000 documents: 800,000 first seen, 0 changed
+        since 2022-06, 0 unchanged" (the old "N new, M new versions" read as a contradiction)."""
+        head = f"{self.n_documents:,} document{'' if self.n_documents == 1 else 's'}"
+        parts = [f"{self.n_new_documents:,} first seen"]
+        if self.previous_snapshot is not None:
+            parts += [f"{self.n_changed_documents:,} changed since {self.previous_snapshot}",
+                      f"{self.n_unchanged_documents:,} unchanged"]
+        returning = self.n_returning_documents
+        if returning:
+            where = f" but not in {self.previous_snapshot}" if self.previous_snapshot else ""
+            parts.append(f"{returning:,} seen before{where}")
+        if self.previous_snapshot is None and not returning:
+            parts.append("no earlier snapshot to compare with")
+        return f"{head}: {', '.join(parts)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "n_returning_documents": self.n_returning_documents,
+                "docs_per_second": round(self.docs_per_second, 1)}

@@ -1,0 +1,191 @@
+"""Ingest a snapshot: documents as versions, topics, and the snapshot's original qrels.
+
+Atomic and idempotent: everything of one snapshot is written in one transaction, so a crash
+or Ctrl-C leaves nothing, and the snapshot becomes visible (`complete`) only at commit. Bad input
+(an error naming file, line and reason) rolls it back too and leaves no trace: no `failed` row,
+the same row counts in every table; whoever wants a record of failures keeps it where it runs
+(the CLI's exit code, the Prefect flow run). An empty source is bad input. The same source again
+changes nothing; a different source under the same label needs `replace=True`. Two processes
+ingesting one snapshot at once: the second is refused at once (`tcdb.locks`).
+
+Documents keep their identity across snapshots by the collection's rule (id or URL); each
+version is a `content` row keyed by the xxh3-128 hash of its normalised text, so a document
+that did not change between snapshots costs one membership row, not another copy of its text.
+Work is streamed in batches, so memory stays flat however large the snapshot.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from tcdb.catalog import get_collection
+from tcdb.collections.sources import SnapshotSource
+from tcdb.db import session_scope
+from tcdb.errors import ConflictError, InputError
+from tcdb.ingest.documents import write_documents
+from tcdb.ingest.report import IngestReport
+from tcdb.ingest.topics import write_topics
+from tcdb.locks import ingest_lock_name, write_session
+from tcdb.queries import document_drift
+from tcdb.schema import Collection, Snapshot, SnapshotDocument, SnapshotStatus
+from tcdb.vocabulary import OnDuplicate, one_of
+
+
+def ingest_snapshot(
+    collection: str,
+    label: str,
+    source: SnapshotSource,
+    *,
+    date: dt.date | None = None,
+    qrels_name: str = "original",
+    with_text: bool = True,
+    replace: bool = False,
+    on_duplicate: OnDuplicate | str = OnDuplicate.error,
+    progress: bool = False,
+) -> IngestReport:
+    """Ingest `source` as snapshot `label` of `collection` (see the module docstring)."""
+    started = time.perf_counter()
+    policy = one_of(OnDuplicate, on_duplicate, "--on-duplicate")
+    fingerprint = source.fingerprint()
+    with session_scope() as session:  # "nothing to do" needs no write lock
+        coll = get_collection(session, collection)
+        done = _already_there(session, coll, label, source, fingerprint, replace)
+    if done is not None:
+        return done
+    # Topics and qrels are read before anything is written: a bad line fails at once.
+    topics = list(source.topics())
+    judgments = source.qrels()
+    qrels = None if judgments is None else list(judgments)
+    report = IngestReport(collection, label, "ingested", source.description)
+    busy = (f"snapshot {label!r} of {collection!r} is being ingested by another process; "
+            "try again when it has finished")
+    with write_session(ingest_lock_name(collection, label), busy=busy) as session:
+        coll = get_collection(session, collection)
+        # Another process may have finished this snapshot while this one waited.
+        done = _already_there(session, coll, label, source, fingerprint, replace)
+        if done is not None:
+            return done
+        _drop_existing(session, coll, label)
+        snap = Snapshot(collection_id=coll.pk, label=label, date=date,
+                        source=source.description, source_fingerprint=fingerprint,
+                        status=SnapshotStatus.ingesting, with_text=with_text)
+        session.add(snap)
+        session.flush()
+        write_documents(session, coll, snap, source, with_text, report, progress, policy)
+        if report.n_documents == 0:
+            raise _no_documents(source)
+        _compare_with_previous(session, coll, snap, report)
+        top_ids = write_topics(session, coll, snap, topics, report)
+        if qrels is not None:
+            from tcdb.qrels import store_qrels
+
+            stored = store_qrels(session, snap, qrels_name, "original", qrels,
+                                 method="ingest", source=source.description, top_ids=top_ids)
+            report.n_judgments = stored.n_judgments
+        snap.n_documents = report.n_documents
+        snap.n_topics = report.n_topics
+        snap.n_judgments = report.n_judgments
+        snap.status = SnapshotStatus.complete
+        snap.completed_at = dt.datetime.now(dt.UTC)
+        session.add(snap)
+        session.flush()
+        _renumber(session, coll)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _no_documents(source: SnapshotSource) -> InputError:
+    """An empty source is bad input, not a snapshot of 0 documents: named by its folder when
+    it is a LongEval snapshot whose folder exists before its data (`IrdsSource.empty_folder`)."""
+    empty_folder = getattr(source, "empty_folder", None)
+    folder = empty_folder() if empty_folder is not None else None
+    if folder is not None:
+        return InputError(folder, None, f"no documents: the folder of {source.description} "
+                          "holds none yet")
+    return InputError(source.description, None, "no documents: an empty source is not a "
+                      "snapshot")
+
+
+def _already_there(session: Session, coll: Collection, label: str, source: SnapshotSource,
+                   fingerprint: str, replace: bool) -> IngestReport | None:
+    """The report of a snapshot already complete from this source (nothing to do), None when
+    there is work; a complete snapshot from another source needs `replace`."""
+    old = session.exec(select(Snapshot).where(
+        Snapshot.collection_id == coll.pk, Snapshot.label == label)).first()
+    if old is None or old.status != SnapshotStatus.complete:
+        return None
+    if old.source_fingerprint == fingerprint and not replace:
+        return IngestReport(coll.name, label, "unchanged", old.source,
+                            n_documents=old.n_documents, n_topics=old.n_topics,
+                            n_judgments=old.n_judgments)
+    if not replace:
+        raise ConflictError(
+            f"snapshot {label!r} of {coll.name!r} was ingested from {old.source}; "
+            f"{source.description} is a different source: pass --replace to re-ingest")
+    return None
+
+
+def _compare_with_previous(session: Session, coll: Collection, snap: Snapshot,
+                           report: IngestReport) -> None:
+    """Count the documents changed and unchanged since the snapshot before this one (in
+    snapshot order: date, then label), as `tcdb snapshot diff` would, for the summary."""
+    def order(s: Snapshot) -> tuple[dt.date, str]:
+        return (s.date or dt.date.max, s.label)
+
+    earlier = [s for s in session.exec(select(Snapshot).where(
+        Snapshot.collection_id == coll.pk, Snapshot.status == SnapshotStatus.complete,
+        Snapshot.id != snap.pk)).all() if order(s) < order(snap)]
+    conn = session.connection()
+    # Counted from the rows written: a repeat that replaced an earlier batch's row counts once.
+    report.n_documents = conn.execute(select(func.count()).where(
+        col(SnapshotDocument.snapshot_id) == snap.pk)).scalar_one()
+    if not earlier:
+        return
+    previous = max(earlier, key=order)
+    drift = document_drift(conn, previous.pk, snap.pk)
+    report.previous_snapshot = previous.label
+    report.n_changed_documents = drift["changed"]
+    report.n_unchanged_documents = drift["unchanged"]
+
+
+def _drop_existing(session: Session, coll: Collection, label: str) -> None:
+    """Remove a replaced snapshot, or a `failed` row an older tcdb left, with all that hangs
+    on it."""
+    found = session.exec(select(Snapshot).where(
+        Snapshot.collection_id == coll.pk, Snapshot.label == label)).first()
+    if found is None:
+        return
+    from tcdb.housekeeping import delete_snapshot
+
+    delete_snapshot(session, found.pk)
+    session.flush()
+
+
+def _renumber(session: Session, coll: Collection) -> None:
+    """Keep `ordinal` in snapshot order (by date, then label) as snapshots arrive."""
+    snaps = session.exec(select(Snapshot).where(Snapshot.collection_id == coll.pk)).all()
+    ordered = sorted(snaps,
+                     key=lambda s: (s.date or dt.date.max, s.label))
+    for ordinal, snap in enumerate(ordered):
+        if snap.ordinal != ordinal:
+            snap.ordinal = ordinal
+            session.add(snap)
+    session.flush()
+
+
+def pending_snapshots(spec_path: Any) -> list[tuple[Any, str | None]]:
+    """Declared snapshots of a spec that are not `complete`, each with why it cannot be read
+    yet (None when its source is available)."""
+    from tcdb.catalog import sync_spec
+
+    spec = sync_spec(spec_path)
+    with session_scope() as session:
+        coll = get_collection(session, spec.name)
+        done = set(session.exec(select(Snapshot.label).where(
+            Snapshot.collection_id == coll.id, Snapshot.status == SnapshotStatus.complete)))
+    return [(snap, snap.availability()) for snap in spec.snapshots if snap.label not in done]

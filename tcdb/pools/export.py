@@ -1,0 +1,88 @@
+"""Exporting a pool for assessors: blind (no run tags, ranks or scores), in TREC, JSONL or CSV.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+
+from tcdb.db import session_scope
+from tcdb.errors import NotFoundError, OptionError
+from tcdb.pools.inspect import get_pool
+from tcdb.pools.results import PoolExportReport
+from tcdb.schema import PoolStatus, Snapshot
+from tcdb.schema.base import utcnow
+from tcdb.vocabulary import PoolExportFormat, PoolExportOrder, one_of
+
+
+def export_pool(
+    name: str,
+    fmt: str,
+    out: Path | str,
+    *,
+    order: str = "docid",
+    seed: int | None = None,
+    collection: str | None = None,
+    snapshot: str | None = None,
+) -> PoolExportReport:
+    """Write the pool for assessors, blind (no run tags, ranks or scores); mark it `exported`.
+
+    `docid` order sorts by (topic, document id); `shuffle` keeps topics in order and shuffles
+    the documents of each topic with `seed` (chosen and reported when not given), so the file
+    order says nothing about rank either way. JSONL and CSV carry the query, description and
+    document text; a snapshot ingested without text cannot give them, and the documents
+    lacking text are named.
+    """
+    from tcdb.collections.assessor_formats import PoolItem
+
+    fmt = one_of(PoolExportFormat, fmt, "--format")
+    order = one_of(PoolExportOrder, order, "--order")
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise NotFoundError(f"folder {out.parent} does not exist")
+    with session_scope() as session:
+        pool = get_pool(session, name, collection, snapshot)
+        conn = session.connection()
+        needs_text = fmt != "trec"
+        sql = text(
+            "SELECT st.external_id, st.query, st.description, sd.external_id, "
+            + ("c.text " if needs_text else "NULL ")
+            + "FROM pool_entry pe "
+            "JOIN snapshot_topic st ON st.snapshot_id = :s AND st.topic_id = pe.topic_id "
+            "JOIN snapshot_document sd ON sd.snapshot_id = :s AND sd.document_id = pe.document_id "
+            + ("JOIN content c ON c.id = sd.content_id " if needs_text else "")
+            + "WHERE pe.pool_id = :p")
+        rows = conn.execute(sql, {"s": pool.snapshot_id, "p": pool.id}).tuples().all()
+        if needs_text:
+            missing = sorted((t, d) for t, _, _, d, body in rows if body is None)
+            if missing:
+                shown = ", ".join(d for _, d in missing[:10])
+                more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+                snap = session.get(Snapshot, pool.snapshot_id)
+                label = snap.label if snap else "?"
+                raise OptionError("--format", f"{len(missing)} pooled document(s) of snapshot "
+                                  f"{label!r} have no text (ingested with --no-text?): "
+                                  f"{shown}{more}; export --format trec, or re-ingest with text")
+        items = [PoolItem(t, q, desc, d, body or "") for t, q, desc, d, body in rows]
+        used_seed = None
+        if order == "shuffle":
+            used_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        n = _write(out, fmt, items, used_seed)
+        status = PoolStatus.exported if pool.status == PoolStatus.open else pool.status
+        pool.status = status
+        pool.exported_at = pool.exported_at or utcnow()
+        session.add(pool)
+        return {"name": name, "format": fmt, "out": str(out), "n_documents": n,
+                "n_topics": len({i.topic_id for i in items}), "order": order,
+                "seed": used_seed, "status": status.value}
+
+
+def _write(out: Path, fmt: str, items: list[Any], seed: int | None) -> int:
+    from tcdb.collections import assessor_formats as af
+
+    writer = {"trec": af.write_pool_trec, "jsonl": af.write_pool_jsonl,
+              "csv": af.write_pool_csv}[fmt]
+    return writer(out, items, seed)

@@ -1,0 +1,132 @@
+"""Judgments as the reports and evaluation read them: by external ids, by integer ids, the
+relevant ones, and the topics a set judges.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, case, func, select
+from sqlmodel import Session, col
+
+from tcdb.collections.records import QrelRecord
+from tcdb.db import connection_of, int_rows
+from tcdb.schema import (
+    Document,
+    Judgment,
+    QrelsSet,
+    SnapshotDocument,
+    SnapshotTopic,
+    UnresolvedJudgment,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def qrels_topics(bind: Connection | Session, qrels_set_id: int, snapshot_id: int
+                 ) -> dict[int, str]:
+    """topic.id → external id of every topic the qrels set judges (the trec_eval -c topic set)."""
+    query = (
+        select(col(Judgment.topic_id), col(SnapshotTopic.external_id))
+        .distinct()
+        .join(SnapshotTopic, (col(SnapshotTopic.topic_id) == col(Judgment.topic_id))
+              & (col(SnapshotTopic.snapshot_id) == snapshot_id))
+        .where(col(Judgment.qrels_set_id) == qrels_set_id)
+    )
+    return dict(connection_of(bind).execute(query).tuples().all())
+
+
+def qrels_records(bind: Connection | Session, qrels_set_id: int, snapshot_id: int
+                  ) -> list[QrelRecord]:
+    """A qrels set by external ids, with grades and iterations: topics as the snapshot names
+    them, documents as the snapshot names them — or, for a document the snapshot lacks, by its
+    collection key (its id, or its URL) — and the unresolved judgments as they were given."""
+    conn = connection_of(bind)
+    resolved = (
+        select(col(SnapshotTopic.external_id),
+               func.coalesce(col(SnapshotDocument.external_id), col(Document.key)),
+               col(Judgment.grade), col(Judgment.iteration))
+        .select_from(Judgment)
+        .join(SnapshotTopic, (col(SnapshotTopic.topic_id) == col(Judgment.topic_id))
+              & (col(SnapshotTopic.snapshot_id) == snapshot_id))
+        .join(Document, col(Document.id) == col(Judgment.document_id))
+        .outerjoin(SnapshotDocument,
+                   (col(SnapshotDocument.document_id) == col(Judgment.document_id))
+                   & (col(SnapshotDocument.snapshot_id) == snapshot_id))
+        .where(col(Judgment.qrels_set_id) == qrels_set_id)
+    )
+    unresolved = (
+        select(col(SnapshotTopic.external_id), col(UnresolvedJudgment.external_doc_id),
+               col(UnresolvedJudgment.grade), col(UnresolvedJudgment.iteration))
+        .join(SnapshotTopic, (col(SnapshotTopic.topic_id) == col(UnresolvedJudgment.topic_id))
+              & (col(SnapshotTopic.snapshot_id) == snapshot_id))
+        .where(col(UnresolvedJudgment.qrels_set_id) == qrels_set_id)
+    )
+    return [QrelRecord(topic, doc, grade, iteration=iteration)
+            for query in (resolved, unresolved)
+            for topic, doc, grade, iteration in conn.execute(query)]
+
+
+def qrels_frame(bind: Connection | Session, qrels_set_id: int) -> pd.DataFrame:
+    """A qrels set as a DataFrame of external ids — `topic, doc, grade` — as evaluation reads
+    it (`qrels_records`: documents the snapshot lacks and unresolved ones included)."""
+    import pandas as pd
+
+    conn = connection_of(bind)
+    snapshot_id = conn.execute(select(col(QrelsSet.snapshot_id)).where(
+        col(QrelsSet.id) == qrels_set_id)).scalar_one()
+    records = qrels_records(conn, qrels_set_id, snapshot_id)
+    return pd.DataFrame([(r.topic_id, r.doc_id, r.grade) for r in records],
+                        columns=["topic", "doc", "grade"])
+
+
+def unresolved_judgments(bind: Connection | Session, qrels_set_id: int
+                         ) -> list[tuple[int, str, int, str | None]]:
+    """(topic id, external doc id, grade, iteration) of the judgments of documents no
+    snapshot holds."""
+    query = select(col(UnresolvedJudgment.topic_id), col(UnresolvedJudgment.external_doc_id),
+                   col(UnresolvedJudgment.grade), col(UnresolvedJudgment.iteration)).where(
+        col(UnresolvedJudgment.qrels_set_id) == qrels_set_id)
+    return [(t, d, g, i) for t, d, g, i in connection_of(bind).execute(query)]
+
+
+def load_judgments(conn: Connection, qrels_set_id: int) -> pd.DataFrame:
+    """A qrels set as integer ids: `[topic, doc, grade]`."""
+    import pandas as pd
+
+    data = int_rows(conn, "SELECT topic_id, document_id, grade FROM judgment "
+                    f"WHERE qrels_set_id = {int(qrels_set_id)}", 3)
+    return pd.DataFrame({"topic": data[:, 0], "doc": data[:, 1], "grade": data[:, 2]})
+
+
+def relevant_documents(conn: Connection, qrels_set_id: int, snapshot_id: int
+                       ) -> dict[int, list[tuple[int, str]]]:
+    """topic.id → [(document.id, external doc id)] of the relevant (grade > 0) judgments."""
+    from tcdb.schema import Judgment, SnapshotDocument
+
+    query = (
+        select(col(Judgment.topic_id), col(Judgment.document_id), col(SnapshotDocument.external_id))
+        .join(SnapshotDocument, (col(SnapshotDocument.document_id) == col(Judgment.document_id))
+              & (col(SnapshotDocument.snapshot_id) == snapshot_id))
+        .where(col(Judgment.qrels_set_id) == qrels_set_id, col(Judgment.grade) > 0)
+    )
+    found: dict[int, list[tuple[int, str]]] = {}
+    for topic_id, doc_id, external in conn.execute(query):
+        found.setdefault(topic_id, []).append((doc_id, external))
+    return found
+
+
+def judgment_counts(bind: Connection | Session, qrels_set_id: int, snapshot_id: int
+                    ) -> list[tuple[str, int, int]]:
+    """(external topic id, judged documents, relevant ones: grade > 0) per topic of a set."""
+    query = (
+        select(col(SnapshotTopic.external_id), func.count(),
+               func.sum(case((col(Judgment.grade) > 0, 1), else_=0)))
+        .join(SnapshotTopic, (col(SnapshotTopic.topic_id) == col(Judgment.topic_id))
+              & (col(SnapshotTopic.snapshot_id) == snapshot_id))
+        .where(col(Judgment.qrels_set_id) == qrels_set_id)
+        .group_by(col(SnapshotTopic.external_id))
+    )
+    return [(topic, int(n), int(relevant or 0))
+            for topic, n, relevant in connection_of(bind).execute(query)]
