@@ -16,19 +16,20 @@ from tcdb.schema.enums import (
     QrelsKind,
     ResultRole,
     RunCategory,
+    RunType,
     SnapshotStatus,
     TopicIdentity,
 )
 from tcdb.schema.literature import ReportedResult
 from tcdb.schema.pools import Pool, PoolEntry, PoolRun
-from tcdb.schema.qrels import Judgment, QrelsSet
+from tcdb.schema.qrels import Judgment, QrelsSet, UnresolvedJudgment
 from tcdb.schema.runs import Evaluation, Measure, Run, RunEntry, Score, System, UnresolvedRunEntry
 from tcdb.schema.topic_sets import TopicSet, TopicSetMember
 
 __all__ = [
     "Collection", "Content", "DocIdentity", "Document", "Evaluation", "Judgment", "Measure",
     "Pool", "PoolEntry", "PoolRun", "PoolStatus", "QrelsKind", "QrelsSet", "ReportedResult",
-    "ResultRole", "Run", "RunCategory", "RunEntry", "Score", "Snapshot", "SnapshotDocument",
-    "SnapshotStatus", "SnapshotTopic", "System", "Topic", "TopicIdentity", "TopicSet",
-    "TopicSetMember", "UnresolvedRunEntry", "metadata",
+    "ResultRole", "Run", "RunCategory", "RunEntry", "RunType", "Score", "Snapshot",
+    "SnapshotDocument", "SnapshotStatus", "SnapshotTopic", "System", "Topic", "TopicIdentity",
+    "TopicSet", "TopicSetMember", "UnresolvedJudgment", "UnresolvedRunEntry", "metadata",
 ]

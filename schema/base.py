@@ -22,6 +22,31 @@ SQLModel.metadata.naming_convention = {
 metadata = SQLModel.metadata
 
 
+def stored_id(value: int | None) -> int:
+    """A primary key read back from the database, where it is never NULL.
+
+    SQLModel types `id` columns as optional (None until the INSERT), so selected ids arrive
+    typed `int | None`; this says "stored" once, loudly, instead of `id or 0`.
+    """
+    if value is None:
+        raise RuntimeError("a stored row has no id")
+    return value
+
+
+class Keyed:
+    """A row whose integer primary key `id` is known once it is stored: `row.pk`.
+
+    Code that reads stored rows uses `pk`, which says so loudly instead of querying for id 0.
+    """
+
+    @property
+    def pk(self) -> int:
+        value = getattr(self, "id", None)
+        if value is None:
+            raise RuntimeError(f"this {type(self).__name__} is not stored yet: it has no id")
+        return int(value)
+
+
 def utcnow() -> datetime:
     """Timezone-aware now; sqlmodel stores datetimes with their zone."""
     return datetime.now(UTC)

@@ -8,11 +8,11 @@ from typing import Any
 from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from tcdb.schema.base import aware_datetime, enum_column, utcnow
+from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
 from tcdb.schema.enums import DocIdentity, SnapshotStatus, TopicIdentity
 
 
-class Collection(SQLModel, table=True):
+class Collection(Keyed, SQLModel, table=True):
     """A managed test collection (`longeval-web`, `trec8-adhoc`) and its identity rules."""
 
     __tablename__ = "collection"
@@ -36,7 +36,7 @@ class Collection(SQLModel, table=True):
     created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
 
 
-class Snapshot(SQLModel, table=True):
+class Snapshot(Keyed, SQLModel, table=True):
     """One point in time of a collection. Visible only when `complete`."""
 
     __tablename__ = "snapshot"
@@ -54,6 +54,9 @@ class Snapshot(SQLModel, table=True):
         sa_column=Column(enum_column(SnapshotStatus, "snapshot_status"), nullable=False),
     )
     with_text: bool = True
+    # The snapshot's one designated original qrels set (by name; sets are immutable): what
+    # `snapshot list`, `snapshot diff` and the drift page count as its judgments.
+    original_qrels: str | None = Field(default=None, max_length=200)
     n_documents: int = 0
     n_topics: int = 0
     n_judgments: int = 0
@@ -62,7 +65,7 @@ class Snapshot(SQLModel, table=True):
     error: str | None = Field(default=None, sa_column=Column(Text))
 
 
-class Document(SQLModel, table=True):
+class Document(Keyed, SQLModel, table=True):
     """A document's stable identity in a collection: its id or its URL, by the collection's rule.
 
     Written in bulk by `tcdb.ingest`, without a FOREIGN KEY to `collection`: its per-row
@@ -78,7 +81,7 @@ class Document(SQLModel, table=True):
     key: str = Field(sa_column=Column(Text, nullable=False))
 
 
-class Content(SQLModel, table=True):
+class Content(Keyed, SQLModel, table=True):
     """One version of a document's text, stored once however many snapshots share it.
 
     On PostgreSQL the text is lz4-compressed and kept in the row (STORAGE MAIN), not in TOAST
@@ -113,7 +116,7 @@ class SnapshotDocument(SQLModel, table=True):
     content_id: int
 
 
-class Topic(SQLModel, table=True):
+class Topic(Keyed, SQLModel, table=True):
     """A topic's stable identity within a collection: its id, or its normalised query text."""
 
     __tablename__ = "topic"
@@ -137,3 +140,6 @@ class SnapshotTopic(SQLModel, table=True):
     description: str | None = Field(default=None, sa_column=Column(Text))
     narrative: str | None = Field(default=None, sa_column=Column(Text))
     fields: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    # Under topic identity by text: another topic of this snapshot has the same query text, so
+    # this one keeps an identity of its own and matches no topic of another snapshot.
+    ambiguous: bool = False

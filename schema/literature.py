@@ -5,11 +5,11 @@ from __future__ import annotations
 from sqlalchemy import Column, Text
 from sqlmodel import Field, SQLModel
 
-from tcdb.schema.base import enum_column
+from tcdb.schema.base import Keyed, enum_column
 from tcdb.schema.enums import ResultRole
 
 
-class ReportedResult(SQLModel, table=True):
+class ReportedResult(Keyed, SQLModel, table=True):
     __tablename__ = "reported_result"
 
     id: int | None = Field(default=None, primary_key=True)

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Text
+from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from tcdb.schema.base import aware_datetime, enum_column, utcnow
+from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
 from tcdb.schema.enums import PoolStatus
 
 
-class Pool(SQLModel, table=True):
+class Pool(Keyed, SQLModel, table=True):
     """A depth-k pool over chosen runs of one snapshot, minus what a base qrels set judged."""
 
     __tablename__ = "pool"
+    # Unique per snapshot: every round of a campaign has its own `remainder50`.
+    __table_args__ = (UniqueConstraint("snapshot_id", "name"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(max_length=200, unique=True)
+    name: str = Field(max_length=200)
     snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE", index=True)
     method: str = Field(default="depth", max_length=32)
     depth: int

@@ -7,11 +7,11 @@ from datetime import datetime
 from sqlalchemy import Column, SmallInteger, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from tcdb.schema.base import aware_datetime, enum_column, utcnow
+from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
 from tcdb.schema.enums import QrelsKind
 
 
-class QrelsSet(SQLModel, table=True):
+class QrelsSet(Keyed, SQLModel, table=True):
     """Immutable once written. `expanded` sets name both parents: the base and the pooled set."""
 
     __tablename__ = "qrels_set"
@@ -33,7 +33,12 @@ class QrelsSet(SQLModel, table=True):
 
 
 class Judgment(SQLModel, table=True):
-    """(qrels set, topic, document) → grade. The primary key serves lookups by set and topic."""
+    """(qrels set, topic, document) → grade. The primary key serves lookups by set and topic.
+
+    The document may be any document of the collection, not only one of the set's snapshot:
+    later qrels judge documents an earlier snapshot lacks. `iteration` is the qrels file's
+    second column as it was given (TREC-COVID: the round that judged it).
+    """
 
     __tablename__ = "judgment"
 
@@ -41,3 +46,20 @@ class Judgment(SQLModel, table=True):
     topic_id: int = Field(foreign_key="topic.id", primary_key=True)
     document_id: int = Field(foreign_key="document.id", primary_key=True)
     grade: int = Field(sa_type=SmallInteger)
+    iteration: str | None = Field(default=None, max_length=32)
+
+
+class UnresolvedJudgment(SQLModel, table=True):
+    """A judgment of a document no snapshot of the collection holds (`--allow-unknown-docs`).
+
+    Kept, not dropped: a relevant document counts in recall and AP however it is named, so
+    evaluation must see it, as it sees run entries the snapshot lacks.
+    """
+
+    __tablename__ = "judgment_unresolved"
+
+    qrels_set_id: int = Field(foreign_key="qrels_set.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    external_doc_id: str = Field(primary_key=True, max_length=500)
+    grade: int = Field(sa_type=SmallInteger)
+    iteration: str | None = Field(default=None, max_length=32)

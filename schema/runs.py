@@ -8,23 +8,28 @@ from typing import Any
 from sqlalchemy import JSON, Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from tcdb.schema.base import aware_datetime, enum_column, utcnow
-from tcdb.schema.enums import RunCategory
+from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
+from tcdb.schema.enums import RunCategory, RunType
 
 
-class System(SQLModel, table=True):
-    """A retrieval system followed across snapshots (its runs share it)."""
+class System(Keyed, SQLModel, table=True):
+    """A retrieval system followed across snapshots (its runs share it).
+
+    Identified by its group and its name: two groups' `run1` are two systems. `group_name` is
+    "" for a system of no known group.
+    """
 
     __tablename__ = "system"
-    __table_args__ = (UniqueConstraint("collection_id", "name"),)
+    __table_args__ = (UniqueConstraint("collection_id", "group_name", "name"),)
 
     id: int | None = Field(default=None, primary_key=True)
     collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE")
+    group_name: str = Field(default="", max_length=200)
     name: str = Field(max_length=200)
     description: str | None = Field(default=None, sa_column=Column(Text))
 
 
-class Run(SQLModel, table=True):
+class Run(Keyed, SQLModel, table=True):
     """One system's run on one snapshot, with what the campaign knows about it."""
 
     __tablename__ = "run"
@@ -35,12 +40,17 @@ class Run(SQLModel, table=True):
     system_id: int = Field(foreign_key="system.id", index=True)
     tag: str = Field(max_length=200)
     group_name: str | None = Field(default=None, max_length=200)
-    is_manual: bool = False
+    run_type: RunType = Field(
+        default=RunType.automatic,
+        sa_column=Column(enum_column(RunType, "run_type"), nullable=False,
+                         server_default=RunType.automatic.value),
+    )
     contributed: bool = False  # fed the official pools (a judged run)
     category: RunCategory | None = Field(
         default=None, sa_column=Column(enum_column(RunCategory, "run_category"), nullable=True)
     )
     submitted: dt.date | None = None
+    first_stage: str | None = Field(default=None, max_length=200)  # the run it re-ranked
     checksum: str | None = Field(default=None, max_length=128)  # sha256 of the run file
     source: str | None = Field(default=None, sa_column=Column(Text))
     description: str | None = Field(default=None, sa_column=Column(Text))
@@ -92,7 +102,7 @@ class UnresolvedRunEntry(SQLModel, table=True):
     score: float
 
 
-class Measure(SQLModel, table=True):
+class Measure(Keyed, SQLModel, table=True):
     """An evaluation measure by its ir_measures name (`nDCG@10`, `AP`)."""
 
     __tablename__ = "measure"
@@ -102,12 +112,17 @@ class Measure(SQLModel, table=True):
 
 
 class Evaluation(SQLModel, table=True):
-    """That (run, qrels set, measure) was evaluated, so it is not computed again."""
+    """That (run, qrels set, measure) was evaluated, so it is not computed again.
+
+    `residual_of_id` is 0 for the run as submitted; otherwise the qrels set whose judged
+    documents were removed from the run before scoring (residual evaluation, TREC-COVID).
+    """
 
     __tablename__ = "evaluation"
 
     run_id: int = Field(foreign_key="run.id", primary_key=True, ondelete="CASCADE")
     qrels_set_id: int = Field(foreign_key="qrels_set.id", primary_key=True, ondelete="CASCADE")
+    residual_of_id: int = Field(default=0, primary_key=True)
     measure_id: int = Field(foreign_key="measure.id", primary_key=True)
     source: str = Field(default="ir_measures", max_length=32)  # or "imported" (trec_eval -q)
     n_topics: int = 0
@@ -125,6 +140,7 @@ class Score(SQLModel, table=True):
 
     run_id: int = Field(primary_key=True)
     qrels_set_id: int = Field(primary_key=True)
+    residual_of_id: int = Field(default=0, primary_key=True)  # see Evaluation
     measure_id: int = Field(primary_key=True)
     topic_id: int = Field(primary_key=True)
     value: float

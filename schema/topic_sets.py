@@ -7,10 +7,10 @@ from datetime import datetime
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from tcdb.schema.base import aware_datetime, utcnow
+from tcdb.schema.base import Keyed, aware_datetime, utcnow
 
 
-class TopicSet(SQLModel, table=True):
+class TopicSet(Keyed, SQLModel, table=True):
     __tablename__ = "topic_set"
     __table_args__ = (UniqueConstraint("collection_id", "name"),)
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-from sqlmodel import Session
+from sqlalchemy import func, text
+from sqlmodel import Session, col, select
 
 from tcdb.db import session_scope
 from tcdb.errors import ConflictError, NotFoundError
 from tcdb.schema import Collection, DocIdentity, Snapshot, SnapshotStatus, TopicIdentity
 
 if TYPE_CHECKING:
-    from tcdb.collections.specs import CollectionSpec
+    from tcdb.collections.spec import CollectionSpec
 
 
 def add_collection(
@@ -30,36 +30,38 @@ def add_collection(
     """Create a collection; the same call again is a no-op, different identity rules a conflict.
 
     Identity rules cannot change once snapshots exist: every stored key was derived from them.
+    The grade scale may change only to one that accepts every grade already stored.
     """
     if session is None:
         with session_scope() as own:
             return add_collection(name, doc_identity, topic_identity, id_fallback=id_fallback,
                                   grade_min=grade_min, grade_max=grade_max,
                                   description=description, session=own)
-    wanted = {
+    wanted: dict[str, Any] = {
         "doc_identity": DocIdentity(doc_identity),
         "topic_identity": TopicIdentity(topic_identity),
         "id_fallback": id_fallback,
     }
-    existing = session.exec(select(Collection).where(Collection.name == name)).first()
-    if existing is None:
+    collection = session.exec(select(Collection).where(Collection.name == name)).first()
+    if collection is None:
         collection = Collection(name=name, grade_min=grade_min, grade_max=grade_max,
                                 description=description, **wanted)
         session.add(collection)
         session.flush()
         return collection
-    collection = existing[0]
     differs = {k: (getattr(collection, k), v) for k, v in wanted.items()
                if getattr(collection, k) != v}
     if differs:
         n = session.exec(select(func.count()).select_from(Snapshot).where(
-            Snapshot.collection_id == collection.id)).one()[0]
+            Snapshot.collection_id == collection.id)).one()
         if n:
             changes = ", ".join(f"{k}: {_v(a)} → {_v(b)}" for k, (a, b) in differs.items())
             raise ConflictError(f"collection {name!r} already has {n} snapshot(s) keyed by its "
                                 f"identity rules; cannot change {changes}")
         for key, (_, value) in differs.items():
             setattr(collection, key, value)
+    if grade_min is not None or grade_max is not None:
+        _check_scale(session, collection, grade_min, grade_max)
     if grade_min is not None:
         collection.grade_min = grade_min
     if grade_max is not None:
@@ -71,18 +73,39 @@ def add_collection(
     return collection
 
 
+def _check_scale(session: Session, collection: Collection, low: int | None,
+                 high: int | None) -> None:
+    """Refuse a grade scale that leaves out grades the collection's judgments already have."""
+    stored = session.connection().execute(text(
+        "SELECT MIN(grade), MAX(grade) FROM (SELECT j.grade FROM judgment j JOIN qrels_set q "
+        "ON q.id = j.qrels_set_id JOIN snapshot s ON s.id = q.snapshot_id "
+        "WHERE s.collection_id = :c UNION ALL SELECT u.grade FROM judgment_unresolved u "
+        "JOIN qrels_set q ON q.id = u.qrels_set_id JOIN snapshot s ON s.id = q.snapshot_id "
+        "WHERE s.collection_id = :c) g"), {"c": collection.pk}).one()
+    least, most = stored
+    if least is None:
+        return
+    low = collection.grade_min if low is None else low
+    high = collection.grade_max if high is None else high
+    if (low is not None and least < low) or (high is not None and most > high):
+        scale = f"{'' if low is None else low}:{'' if high is None else high}"
+        raise ConflictError(f"collection {collection.name!r} holds judgments graded {least} to "
+                            f"{most}; the scale {scale} would leave some of them out")
+
+
 def _v(value: Any) -> str:
     return str(getattr(value, "value", value))
 
 
 def get_collection(session: Session, name: str) -> Collection:
+    """A collection by name; NotFoundError names the collections that exist."""
     found = session.exec(select(Collection).where(Collection.name == name)).first()
     if found is None:
-        names = session.exec(select(Collection.name).order_by(Collection.name)).all()
-        known = ", ".join(n[0] for n in names) or "none yet"
+        names = session.exec(select(Collection.name).order_by(col(Collection.name))).all()
+        known = ", ".join(names) or "none yet"
         raise NotFoundError(f"no collection {name!r} (known: {known}); create it with "
                             "`tcdb collection add` or `tcdb collection sync`")
-    return found[0]
+    return found
 
 
 def get_snapshot(
@@ -92,27 +115,28 @@ def get_snapshot(
     coll = get_collection(session, collection)
     query = select(Snapshot).where(Snapshot.collection_id == coll.id, Snapshot.label == label)
     found = session.exec(query).first()
-    if found is None or (complete_only and found[0].status != SnapshotStatus.complete):
+    if found is None or (complete_only and found.status != SnapshotStatus.complete):
         labels = session.exec(
             select(Snapshot.label).where(Snapshot.collection_id == coll.id,
                                          Snapshot.status == SnapshotStatus.complete)
-            .order_by(Snapshot.ordinal)
+            .order_by(col(Snapshot.ordinal))
         ).all()
-        known = ", ".join(lbl[0] for lbl in labels) or "none ingested yet"
-        state = f" (status {found[0].status.value})" if found is not None else ""
+        known = ", ".join(labels) or "none ingested yet"
+        state = f" (status {found.status.value})" if found is not None else ""
         raise NotFoundError(f"no complete snapshot {label!r} in {collection!r}{state}; "
                             f"complete snapshots: {known}")
-    return found[0]
+    return found
 
 
 def list_collections() -> list[dict[str, Any]]:
+    """Every collection with its identity rules, grade scale and complete snapshots."""
     with session_scope() as session:
-        rows = session.exec(select(Collection).order_by(Collection.name)).all()
+        rows = session.exec(select(Collection).order_by(col(Collection.name))).all()
         result = []
-        for (collection,) in rows:
+        for collection in rows:
             snapshots = session.exec(
                 select(Snapshot.label, Snapshot.status).where(
-                    Snapshot.collection_id == collection.id).order_by(Snapshot.ordinal)
+                    Snapshot.collection_id == collection.id).order_by(col(Snapshot.ordinal))
             ).all()
             result.append({
                 "name": collection.name,
@@ -128,10 +152,26 @@ def list_collections() -> list[dict[str, Any]]:
 
 def sync_spec(path: Path | str) -> CollectionSpec:
     """Create or update the collection a spec declares (its snapshots are ingested separately)."""
-    from tcdb.collections.specs import load_spec
+    from tcdb.collections.spec import load_spec
 
     spec = load_spec(Path(path))
     add_collection(spec.name, spec.doc_identity, spec.topic_identity,
                    id_fallback=spec.id_fallback, grade_min=spec.grade_min,
                    grade_max=spec.grade_max, description=spec.description)
     return spec
+
+
+def list_snapshots(collection: str | None = None) -> list[dict[str, Any]]:
+    """Every snapshot (of every status), optionally of one collection, in time order."""
+    with session_scope() as session:
+        query = (select(Snapshot, Collection.name)
+                 .join(Collection, col(Collection.id) == Snapshot.collection_id)
+                 .order_by(col(Collection.name), col(Snapshot.ordinal), col(Snapshot.label)))
+        if collection is not None:
+            query = query.where(Snapshot.collection_id == get_collection(session, collection).id)
+        return [{
+            "collection": name, "label": s.label, "date": s.date, "status": s.status.value,
+            "source": s.source, "documents": s.n_documents, "topics": s.n_topics,
+            "judgments": s.n_judgments, "with_text": s.with_text, "ordinal": s.ordinal,
+            "completed_at": s.completed_at, "error": s.error,
+        } for s, name in session.exec(query).all()]

@@ -16,12 +16,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, select
-from sqlmodel import Session
+from sqlalchemy import delete
+from sqlmodel import Session, col, select
 
+from tcdb.analysis.means import trec_eval_mean
 from tcdb.db import bulk_insert, session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.schema import Evaluation, QrelsSet, Run, Score, Snapshot
+from tcdb.sorting import natural_key
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,25 +43,30 @@ def score_table(
     per_topic: bool = False,
     intersection: bool = False,
     *,
+    residual_of: str | None = None,
     compute: bool = True,
 ) -> pd.DataFrame:
     """Means (or per-topic values) of runs on one snapshot and qrels set, one row per value.
 
     With `compute`, missing scores are evaluated first (stored ones are reused). Per-topic rows
     cover every qrels topic (0 for unanswered ones, `answered` False) unless `intersection`.
+    `residual_of` reads the residual scores (`tcdb.evaluation.evaluate`).
     """
-    from tcdb.evaluation import evaluate, parse_measures
+    from tcdb.evaluation import evaluate, residual_set
+    from tcdb.measures import parse_measures
 
     names = parse_measures(measures)
     if compute:
-        evaluate(collection, snapshot, qrels, names, runs)
+        evaluate(collection, snapshot, qrels, names, runs, residual_of=residual_of)
     with session_scope() as session:
         from tcdb.catalog import get_snapshot
         from tcdb.qrels import get_qrels_set
 
         snap = get_snapshot(session, collection, snapshot)
         qset = get_qrels_set(session, snap, qrels)
-        return _table(session, collection, snap, qset, names, runs, per_topic, intersection)
+        residual_id = residual_set(session, snap, residual_of).pk if residual_of else 0
+        return _table(session, collection, snap, qset, names, runs, per_topic, intersection,
+                      residual_id)
 
 
 def _table(
@@ -71,6 +78,7 @@ def _table(
     runs: Sequence[str] | None,
     per_topic: bool,
     intersection: bool,
+    residual_of_id: int = 0,
 ) -> pd.DataFrame:
     import pandas as pd
 
@@ -86,32 +94,33 @@ def _table(
 
     conn = session.connection()
     run_list = get_runs(session, snap, runs)
-    info = {r["run_id"]: r for r in run_rows(conn, snapshot_ids=[snap.id or 0])}
+    info = {r["run_id"]: r for r in run_rows(conn, snapshot_ids=[snap.pk])}
     ids = measure_ids(conn, names)
-    run_ids = [r.id or 0 for r in run_list]
-    done = evaluations(conn, qset.id or 0, run_ids, list(ids.values()))
+    run_ids = [r.pk for r in run_list]
+    done = evaluations(conn, qset.pk, run_ids, list(ids.values()), residual_of_id)
     values: dict[tuple[int, int], dict[int, float]] = {}
-    for run_id, mid, topic_id, value in score_rows(conn, qset.id or 0, run_ids,
-                                                   list(ids.values())):
+    for run_id, mid, topic_id, value in score_rows(conn, qset.pk, run_ids, list(ids.values()),
+                                                   residual_of_id):
         values.setdefault((run_id, mid), {})[topic_id] = value
-    qtopics = qrels_topics(conn, qset.id or 0, snap.id or 0)
-    all_topics = snapshot_topics(conn, snap.id or 0)
+    qtopics = qrels_topics(conn, qset.pk, snap.pk)
+    all_topics = snapshot_topics(conn, snap.pk)
     n_topics = len(qtopics)
     rows: list[tuple[Any, ...]] = []
     for run in run_list:
-        base = (collection, snap.label, qset.name, run.tag, info[run.id]["system"])
+        base = (collection, snap.label, qset.name, run.tag, info[run.pk]["system"])
         for name in names:
-            mid = ids.get(name)
-            source = done.get((run.id or 0, mid or 0))
-            got = values.get((run.id or 0, mid or 0), {})
+            mid = ids.get(name, -1)
+            source = done.get((run.pk, mid))
+            got = values.get((run.pk, mid), {})
             if not per_topic:
                 rows.append((*base, name, *_mean(got, qtopics, n_topics, intersection,
                                                  source is not None), source))
                 continue
             if source is None:
                 continue
-            wanted = sorted(got) if intersection else sorted(qtopics)
-            for topic_id in wanted:
+            wanted = got if intersection else qtopics
+            for topic_id in sorted(wanted, key=lambda t: natural_key(
+                    all_topics.get(t, (qtopics.get(t, ""),))[0])):
                 ext, key = all_topics.get(topic_id, (qtopics.get(topic_id, "?"), None))
                 rows.append((*base, ext, topic_id, key, name, got.get(topic_id, 0.0),
                              topic_id in got))
@@ -126,10 +135,8 @@ def _mean(got: dict[int, float], qtopics: dict[int, str], n_topics: int, interse
     if not evaluated:
         return math.nan, 0, 0
     if intersection:
-        mean = math.fsum(answered) / len(answered) if answered else math.nan
-        return mean, len(answered), len(answered)
-    mean = math.fsum(answered) / n_topics if n_topics else math.nan
-    return mean, n_topics, len(answered)
+        return trec_eval_mean(answered), len(answered), len(answered)
+    return trec_eval_mean(answered, n_topics), n_topics, len(answered)
 
 
 def per_topic_scores(
@@ -158,8 +165,7 @@ def per_topic_scores(
         if runs is not None:
             with session_scope() as session:
                 snap = get_snapshot(session, collection, label)
-                tags = set(session.execute(select(Run.tag).where(Run.snapshot_id == snap.id))
-                           .scalars())
+                tags = set(session.exec(select(Run.tag).where(Run.snapshot_id == snap.pk)))
             wanted = [r for r in runs if r in tags]
             if not wanted:
                 continue
@@ -207,10 +213,10 @@ def import_scores(
     from tcdb.catalog import get_snapshot
     from tcdb.collections.runs import checksum_file
     from tcdb.collections.trec_eval_output import read_trec_eval
-    from tcdb.lookups import measure_id, topic_ids
+    from tcdb.measures import measure_id
     from tcdb.qrels import get_qrels_set
-    from tcdb.queries import qrels_topics
-    from tcdb.runs import _get_system
+    from tcdb.queries import qrels_topics, topic_ids
+    from tcdb.runs import get_system
 
     path = Path(path)
     if not path.is_file():
@@ -222,8 +228,8 @@ def import_scores(
     with session_scope() as session:
         snap = get_snapshot(session, collection, snapshot)
         qset = get_qrels_set(session, snap, qrels)
-        topics = topic_ids(session, snap.id or 0)
-        judged = qrels_topics(session, qset.id or 0, snap.id or 0)
+        topics = topic_ids(session, snap.pk)
+        judged = qrels_topics(session, qset.pk, snap.pk)
         values: dict[str, dict[int, float]] = {}
         for measure, topic, value in output.per_topic:
             topic_id = topics.get(topic)
@@ -236,14 +242,15 @@ def import_scores(
                 raise InputError(path, _line_of(path, topic, output.source_format),
                                  f"{measure} for topic {topic!r} is NaN")
             values.setdefault(measure, {})[topic_id] = value
-        run = session.execute(select(Run).where(
-            Run.snapshot_id == snap.id, Run.tag == run_tag)).scalar_one_or_none()
+        run = session.exec(select(Run).where(
+            Run.snapshot_id == snap.pk, Run.tag == run_tag)).first()
         if run is not None and run.n_entries + run.n_unresolved > 0:
             raise ConflictError(f"run {run_tag!r} of {snapshot!r} has its entries stored: "
                                 "`tcdb evaluate` computes its scores")
         if run is None:
-            system_row = _get_system(session, snap.collection_id, system or run_tag)
-            run = Run(snapshot_id=snap.id, system_id=system_row.id, tag=run_tag,
+            system_row = get_system(session, snap.collection_id, system or run_tag,
+                                    explicit=system is not None)
+            run = Run(snapshot_id=snap.pk, system_id=system_row.pk, tag=run_tag,
                       checksum=checksum_file(path), source=str(path.resolve()),
                       description="per-topic scores imported from evaluation output")
             session.add(run)
@@ -261,10 +268,11 @@ def import_scores(
         for name in different:
             mid = mids[name]
             session.execute(delete(Score).where(
-                Score.run_id == run.id, Score.qrels_set_id == qset.id, Score.measure_id == mid))
+                col(Score.run_id) == run.id, col(Score.qrels_set_id) == qset.id,
+                col(Score.measure_id) == mid, col(Score.residual_of_id) == 0))
             session.execute(delete(Evaluation).where(
-                Evaluation.run_id == run.id, Evaluation.qrels_set_id == qset.id,
-                Evaluation.measure_id == mid))
+                col(Evaluation.run_id) == run.id, col(Evaluation.qrels_set_id) == qset.id,
+                col(Evaluation.measure_id) == mid, col(Evaluation.residual_of_id) == 0))
         write = {m: values[m] for m in [*fresh, *different]}
         if not write:
             report.status = "unchanged"
@@ -286,15 +294,11 @@ def import_scores(
 def _stored(session: Session, run_id: int, qrels_set_id: int, mids: list[int]
             ) -> dict[int, dict[int, float]]:
     """measure id → {topic id: value} already stored for the run and qrels set."""
-    stored: dict[int, dict[int, float]] = {}
-    marks = session.execute(select(Evaluation.measure_id).where(
-        Evaluation.run_id == run_id, Evaluation.qrels_set_id == qrels_set_id,
-        Evaluation.measure_id.in_(mids))).scalars().all()
-    for mid in marks:
-        stored[mid] = {}
-    rows = session.execute(select(Score.measure_id, Score.topic_id, Score.value).where(
-        Score.run_id == run_id, Score.qrels_set_id == qrels_set_id, Score.measure_id.in_(mids)))
-    for mid, topic_id, value in rows:
+    from tcdb.queries import evaluations, score_rows
+
+    stored: dict[int, dict[int, float]] = {
+        mid: {} for _, mid in evaluations(session, qrels_set_id, [run_id], mids)}
+    for _, mid, topic_id, value in score_rows(session, qrels_set_id, [run_id], mids):
         stored.setdefault(mid, {})[topic_id] = value
     return stored
 

@@ -11,52 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, select
-from sqlmodel import Session
+from sqlalchemy import delete, func
+from sqlmodel import col, select
 
 from tcdb.catalog import get_collection, get_snapshot
 from tcdb.db import bulk_insert, session_scope
-from tcdb.errors import ConflictError, InputError, NotFoundError
+from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
+from tcdb.queries import core_topic_ids
 from tcdb.schema import Collection, SnapshotTopic, TopicSet, TopicSetMember
-
-
-def topic_set_topic_ids(session: Session, collection: str, name: str) -> set[int]:
-    """The `topic.id`s of a named topic set; NotFoundError names the sets that exist."""
-    topic_set = get_topic_set(session, collection, name)
-    rows = session.execute(select(TopicSetMember.topic_id).where(
-        TopicSetMember.topic_set_id == topic_set.id)).scalars()
-    return set(rows)
-
-
-def get_topic_set(session: Session, collection: str, name: str) -> TopicSet:
-    coll = get_collection(session, collection)
-    found = session.execute(select(TopicSet).where(
-        TopicSet.collection_id == coll.id, TopicSet.name == name)).scalar_one_or_none()
-    if found is None:
-        names = session.execute(select(TopicSet.name).where(
-            TopicSet.collection_id == coll.id).order_by(TopicSet.name)).scalars().all()
-        known = ", ".join(names) or "none yet"
-        raise NotFoundError(f"no topic set {name!r} in {collection!r} (known: {known}); create "
-                            "it with `tcdb topics set create`")
-    return found
-
-
-def core_topic_ids(session: Session, collection: str, snapshot_labels: Sequence[str]) -> set[int]:
-    """Topics present in every listed snapshot, matched by the collection's topic identity.
-
-    Why: longitudinal comparisons are fair only on topics every snapshot shares; `topic.id` is
-    already the identity (query id or normalised text), so this is a set intersection.
-    """
-    labels = list(dict.fromkeys(snapshot_labels))
-    if not labels:
-        raise InputError("--core", None, "name at least one snapshot")
-    result: set[int] | None = None
-    for label in labels:
-        snap = get_snapshot(session, collection, label)
-        ids = set(session.execute(select(SnapshotTopic.topic_id).where(
-            SnapshotTopic.snapshot_id == snap.id)).scalars())
-        result = ids if result is None else result & ids
-    return result or set()
 
 
 def read_topic_list(path: Path) -> list[tuple[int, str]]:
@@ -102,25 +64,26 @@ def create_topic_set(
     """
     sources = sum(x is not None for x in (from_file, topics, core))
     if sources != 1:
-        raise InputError(None, None, "give exactly one of a topic file (--from-file), topic ids "
-                         "or core snapshots (--core)")
+        raise OptionError("--from-file/--topic/--core", "give exactly one of a topic file, topic "
+                          "ids or core snapshots")
     with session_scope() as session:
         coll = get_collection(session, collection)
         snap = get_snapshot(session, collection, snapshot)
         if core is not None:
             members = core_topic_ids(session, collection, [snapshot, *core])
             if not members:
-                raise InputError("--core", None, f"snapshots {', '.join([snapshot, *core])} "
-                                 "share no topic")
+                raise OptionError("--core", f"snapshots {', '.join([snapshot, *core])} "
+                                  "share no topic")
             method = "core of " + ", ".join(dict.fromkeys([snapshot, *core]))
         else:
-            ids = dict(session.execute(select(SnapshotTopic.external_id, SnapshotTopic.topic_id)
-                                       .where(SnapshotTopic.snapshot_id == snap.id)).tuples()
+            ids = dict(session.execute(select(col(SnapshotTopic.external_id),
+                                              col(SnapshotTopic.topic_id))
+                                       .where(col(SnapshotTopic.snapshot_id) == snap.id)).tuples()
                        .all())
             if from_file is not None:
                 path = Path(from_file)
                 listed = read_topic_list(path)
-                where: str | None = str(path)
+                where = str(path)
             else:
                 listed = [(i, str(t)) for i, t in enumerate(topics or [], start=1)]
                 where = "--topic"
@@ -135,25 +98,25 @@ def create_topic_set(
                     raise InputError(where, None, f"topic {topic!r} listed twice")
                 members.add(ids[topic])
             method = f"file {path}" if from_file is not None else "list"
-        existing = session.execute(select(TopicSet).where(
-            TopicSet.collection_id == coll.id, TopicSet.name == name)).scalar_one_or_none()
+        existing = session.exec(select(TopicSet).where(
+            TopicSet.collection_id == coll.pk, TopicSet.name == name)).first()
         status = "created"
         if existing is not None:
-            stored = set(session.execute(select(TopicSetMember.topic_id).where(
-                TopicSetMember.topic_set_id == existing.id)).scalars())
+            stored = set(session.exec(select(TopicSetMember.topic_id).where(
+                TopicSetMember.topic_set_id == existing.pk)))
             if stored == members:
                 return _summary(collection, name, "unchanged", len(members), existing)
             if not replace:
                 raise ConflictError(f"topic set {name!r} of {collection!r} already exists with "
                                     f"{len(stored)} different topic(s): pass --replace")
             session.execute(delete(TopicSetMember).where(
-                TopicSetMember.topic_set_id == existing.id))
+                col(TopicSetMember.topic_set_id) == existing.id))
             if description is not None:
                 existing.description = description
             topic_set = existing
             status = "replaced"
         else:
-            topic_set = TopicSet(collection_id=coll.id, name=name,
+            topic_set = TopicSet(collection_id=coll.pk, name=name,
                                  description=description or f"{method} ({snapshot})")
             session.add(topic_set)
             session.flush()
@@ -171,23 +134,15 @@ def _summary(collection: str, name: str, status: str, n: int, topic_set: TopicSe
 def list_topic_sets(collection: str | None = None) -> list[dict[str, Any]]:
     """Every topic set (optionally of one collection) with its size."""
     with session_scope() as session:
-        query = (select(Collection.name, TopicSet.name, func.count(TopicSetMember.topic_id),
-                        TopicSet.description, TopicSet.created_at)
-                 .join(Collection, Collection.id == TopicSet.collection_id)
-                 .outerjoin(TopicSetMember, TopicSetMember.topic_set_id == TopicSet.id)
-                 .group_by(Collection.name, TopicSet.id, TopicSet.name, TopicSet.description,
-                           TopicSet.created_at)
-                 .order_by(Collection.name, TopicSet.name))
+        query = (select(TopicSet, Collection.name, func.count(col(TopicSetMember.topic_id)))
+                 .join(Collection, col(Collection.id) == TopicSet.collection_id)
+                 .outerjoin(TopicSetMember, col(TopicSetMember.topic_set_id) == TopicSet.id)
+                 .group_by(col(TopicSet.id), col(Collection.name))
+                 .order_by(col(Collection.name), col(TopicSet.name)))
         if collection is not None:
-            query = query.where(TopicSet.collection_id == get_collection(session, collection).id)
-        return [{"collection": c, "name": n, "n_topics": k, "description": d, "created_at": t}
-                for c, n, k, d, t in session.execute(query)]
+            query = query.where(TopicSet.collection_id == get_collection(session, collection).pk)
+        return [{"collection": name, "name": topic_set.name, "n_topics": n,
+                 "description": topic_set.description, "created_at": topic_set.created_at}
+                for topic_set, name, n in session.exec(query)]
 
 
-def topic_set_external_ids(session: Session, collection: str, name: str, snapshot_id: int
-                           ) -> list[str]:
-    """The set's topics as the given snapshot names them (topics it lacks are left out)."""
-    ids = topic_set_topic_ids(session, collection, name)
-    rows = session.execute(select(SnapshotTopic.topic_id, SnapshotTopic.external_id).where(
-        SnapshotTopic.snapshot_id == snapshot_id)).tuples()
-    return sorted(ext for tid, ext in rows if tid in ids)

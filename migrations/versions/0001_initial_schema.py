@@ -7,7 +7,7 @@ Create Date: 2026-11-22 04:18:12.712796
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-import sqlmodel  # noqa: F401  (autogenerate renders sqlmodel.sql.sqltypes.AutoString)
+import sqlmodel.sql.sqltypes  # noqa: F401  (autogenerate renders sqlmodel.sql.sqltypes.AutoString)
 from alembic import op
 
 

@@ -3,7 +3,7 @@
 Modules: `reusability` (τ, per-topic τ, rank changes, unjudged/new relevant, uniques),
 `persistence` (ARP, RΔ, ER, ΔRI, p-values across snapshots), `significance` (pairwise tests
 with multiple-comparison correction), `outcomes` (one-relevant-per-topic outcome breakdown),
-`bootstrap` (seeded percentile intervals).
+`bootstrap` (seeded percentile intervals), `means` (the one mean every ranking uses).
 
 Shared input convention: per-topic scores as a long DataFrame with columns `run` (or `system`),
 `topic`, `value` for one measure (an optional `measure` column is allowed). Means follow
@@ -98,11 +98,15 @@ def mean_scores(
     topics: Iterable[Any] | None = None,
     measure: str | None = None,
 ) -> pd.Series:
-    """Mean score per run over `topics` (default: all topics seen), `trec_eval -c` style."""
+    """Mean score per run over `topics` (default: all topics seen), `trec_eval -c` style: the
+    one mean of `tcdb.analysis.means` (exact sum, rounded), so equal means tie."""
+    from tcdb.analysis.means import column_means
+
     wide = wide_scores(per_topic, topics=topics, measure=measure)
     if wide.shape[0] == 0:
         raise ValueError("no topics to average over")
-    means = wide.mean(axis=0)
+    means = column_means(wide)
+    means.index.name = wide.columns.name
     means.name = "mean"
     return means
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tcdb.analysis import json_float, union_topics, wide_scores
+from tcdb.analysis.means import rounded
 
 __all__ = [
     "bootstrap_ci",
@@ -127,7 +128,7 @@ def tau_ci(
         raise ValueError(f"unknown tau method {method!r}; use 'omit_ties' or 'b'")
 
     def statistic(weights: Sequence[np.ndarray]) -> np.ndarray:
-        return tau_fn(weights[0] @ xa, weights[0] @ xb)
+        return tau_fn(rounded(weights[0] @ xa), rounded(weights[0] @ xb))
 
     return bootstrap_ci(statistic, [len(topic_list)], n_samples, alpha, seed)
 

@@ -30,6 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from tcdb.analysis import json_float, long_scores
+from tcdb.analysis.means import DECIMALS, exact_mean
 
 __all__ = [
     "effect_ratio",
@@ -96,7 +97,8 @@ def snapshot_matrices(
         part = frame[frame["snapshot"] == snap]
         if part.empty:
             raise ValueError(f"no per-topic scores for snapshot {snap!r}")
-        absent = [s for s in systems if s not in set(part["system"])]
+        present = set(part["system"])
+        absent = [s for s in systems if s not in present]
         if absent:
             raise ValueError(f"system(s) {absent} have no scores in snapshot {snap!r}")
         wide = part.pivot(index="topic", columns="system", values="value")
@@ -128,7 +130,8 @@ def persistence_table(
     records = []
     for system in order:
         is_pivot = system == pivot
-        arp = {snap: float(matrices[snap][system].mean()) for snap in snapshots}
+        exact = {snap: exact_mean(matrices[snap][system].tolist()) for snap in snapshots}
+        arp = {snap: round(value, DECIMALS) for snap, value in exact.items()}
         record: dict[str, Any] = {
             "system": system,
             "is_pivot": is_pivot,
@@ -144,9 +147,9 @@ def persistence_table(
         for later in snapshots[1:]:
             s2 = matrices[later][system].to_numpy()
             p2 = matrices[later][pivot].to_numpy()
-            delta = arp[first] - arp[later]
+            delta = exact[first] - exact[later]
             record["result_delta"][later] = json_float(delta)
-            record["relative_change"][later] = json_float(_ratio(delta, arp[first]))
+            record["relative_change"][later] = json_float(_ratio(delta, exact[first]))
             if is_pivot:
                 er, dri = 1.0, 0.0
             else:

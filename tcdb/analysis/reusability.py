@@ -10,7 +10,7 @@ for Zobel's leave-one-group-out uniques test.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -18,7 +18,7 @@ from scipy import stats
 
 from tcdb.analysis import json_float, mean_scores, union_topics, wide_scores
 
-ScoreVector = pd.Series | np.ndarray | Sequence[float]
+ScoreVector: TypeAlias = "pd.Series | np.ndarray | Sequence[float]"
 
 __all__ = [
     "kendall_tau_omit_ties",
@@ -308,9 +308,9 @@ def reusability_report(
 
     Keys: `kendall_tau` (tie-omitting), `tau_b`, `tau_ap` (truth = the ranking under B, the
     more completely judged qrels, unless `tau_ap_truth="a"`), `n_runs`, `n_topics`,
-    `per_topic_tau.{min, median, below_threshold}`, and `runs[]` with `tag, score_a, rank_a,
-    score_b, rank_b, rank_change` — plus `n_retrieved, unjudged_a, new_relevant_b` when the
-    run table and both qrels are given.
+    `per_topic_tau.{min, median, below_threshold}`, `tau_per_topic[{topic, tau, n_runs}]`,
+    and `runs[]` with `run, score_a, rank_a, score_b, rank_b, rank_change` — plus
+    `n_retrieved, unjudged_a, new_relevant_b` when the run table and both qrels are given.
     """
     topic_list = union_topics(per_topic_a, per_topic_b, topics)
     mean_a = mean_scores(per_topic_a, topics=topic_list)
@@ -319,9 +319,11 @@ def reusability_report(
         raise ValueError("per-topic scores under A and B must cover the same runs")
     mean_b = mean_b.reindex(mean_a.index)
     truth, estimate = (mean_b, mean_a) if tau_ap_truth == "b" else (mean_a, mean_b)
-    _, summary = per_topic_tau(
+    table, summary = per_topic_tau(
         per_topic_a, per_topic_b, threshold=threshold, topics=topic_list, method=per_topic_method
     )
+    tau_per_topic = [{"topic": row.topic, "tau": json_float(row.tau), "n_runs": int(row.n_runs)}
+                     for row in table.itertuples(index=False)]
     changes = rank_changes(mean_a, mean_b)
     extra: dict[Any, dict[str, int]] = {}
     if run_top_k is not None:
@@ -339,7 +341,7 @@ def reusability_report(
     runs = []
     for row in changes.itertuples(index=False):
         entry: dict[str, Any] = {
-            "tag": row.run,
+            "run": row.run,
             "score_a": json_float(row.score_a),
             "rank_a": int(row.rank_a),
             "score_b": json_float(row.score_b),
@@ -359,5 +361,6 @@ def reusability_report(
         "n_runs": int(len(mean_a)),
         "n_topics": len(topic_list),
         "per_topic_tau": summary,
+        "tau_per_topic": tau_per_topic,
         "runs": runs,
     }

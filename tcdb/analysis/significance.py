@@ -14,15 +14,17 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-Correction = Literal["bonferroni", "holm", "none"]
+from tcdb.analysis import json_float
+from tcdb.analysis.means import trec_eval_mean
+from tcdb.vocabulary import Correction
 
-__all__ = ["bonferroni", "compare_runs", "correct", "holm", "sign_test"]
+__all__ = ["bonferroni", "compare_runs", "correct", "holm", "paired_effect_size", "sign_test"]
 
 TESTS = ("t", "wilcoxon", "ranksum", "sign")
 
@@ -52,7 +54,7 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
-def correct(p_values: Sequence[float], method: Correction) -> np.ndarray:
+def correct(p_values: Sequence[float], method: Correction | str) -> np.ndarray:
     """Apply the named correction to one family of p-values."""
     if method == "holm":
         return holm(p_values)
@@ -72,6 +74,15 @@ def sign_test(a: np.ndarray, b: np.ndarray) -> tuple[int, int, float]:
     return wins, losses, float(stats.binomtest(wins, wins + losses, 0.5).pvalue)
 
 
+def paired_effect_size(difference: np.ndarray) -> float | None:
+    """Cohen's d for paired samples (d_z): mean per-topic difference / its standard deviation
+    (ddof 1); None when it is undefined (fewer than two topics, or no spread)."""
+    if len(difference) < 2:
+        return None
+    spread = float(np.std(difference, ddof=1))
+    return json_float(float(np.mean(difference)) / spread) if spread > 0 else None
+
+
 def _safe_p(test: Any, *args: np.ndarray) -> float:
     """scipy's p-value, NaN where scipy refuses the input (e.g. empty vectors).
 
@@ -89,7 +100,7 @@ def _safe_p(test: Any, *args: np.ndarray) -> float:
 def compare_runs(
     wide: pd.DataFrame,
     pairs: Iterable[tuple[Any, Any]] | None = None,
-    correction: Correction = "holm",
+    correction: Correction | str = Correction.holm,
 ) -> pd.DataFrame:
     """Test each pair of runs (columns of a topic × run frame; NaN scores count 0).
 
@@ -117,8 +128,8 @@ def compare_runs(
                 "run_a": a,
                 "run_b": b,
                 "n_topics": len(x),
-                "mean_a": float(x.mean()) if len(x) else float("nan"),
-                "mean_b": float(y.mean()) if len(y) else float("nan"),
+                "mean_a": trec_eval_mean(x.tolist()),
+                "mean_b": trec_eval_mean(y.tolist()),
                 "mean_diff": float((x - y).mean()) if len(x) else float("nan"),
                 "p_t": _safe_p(stats.ttest_rel, x, y),
                 "p_wilcoxon": _safe_p(stats.wilcoxon, x, y),

@@ -1,13 +1,16 @@
-"""Reports over stored per-topic scores: temporal persistence (ARP, RΔ, ER, ΔRI, p-values
-against a pivot system) and pairwise significance with the one-relevant-per-topic outcome
-breakdown.
+"""Reports: what the CLI's `tcdb report …`, the Python API and the dashboard show.
 
-Each report reads the database with Core SQL, hands plain DataFrames to the pure functions of
-`tcdb.analysis` (never re-implementing them) and returns JSON-able dicts the CLI prints.
-pandas, scipy and ir_measures are imported inside the functions, so importing this package is
-cheap.
+One module per report — `reusability` (τ between rankings under two qrels sets, new relevant
+per run), `leave_out` (Zobel's uniques test), `persistence` (ARP, RΔ, ER, ΔRI and p-values
+against a pivot across snapshots), `compare` (pairwise significance, outcome breakdown),
+`drift` (what changed between two snapshots) — and `common`, what several assemble alike.
+
+Each report reads through `tcdb.queries`, hands plain DataFrames to the pure functions of
+`tcdb.analysis` (never re-implementing them) and returns JSON-able dicts. A report reads: it
+stores qrels sets only when asked (`save`). pandas, scipy and ir_measures are imported inside
+the functions, so importing this package is cheap.
 """
 
 from __future__ import annotations
 
-__all__ = ["compare", "persistence"]
+__all__ = ["common", "compare", "drift", "leave_out", "persistence", "reusability"]

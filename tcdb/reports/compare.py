@@ -8,11 +8,17 @@ style — the rank of that document in each run, in trec_eval's order (score des
 document id descending, unresolved entries included), feeds
 `tcdb.analysis.outcomes.outcome_breakdown` for every pair, cut at the top k.
 
+Each pair also carries its effect size: Cohen's d for paired samples (d_z, the mean of the
+per-topic differences over their standard deviation). With `bootstrap=S` samples, each run's
+mean and each pair's mean difference get a percentile bootstrap interval over topics
+(`tcdb.analysis.bootstrap.bootstrap_ci`; every run with the same seed, so the same resampled
+topic sets).
+
 The report (`compare_report`) is a dict::
 
-    {collection, snapshot, qrels, measure, correction, n_topics,
-     runs: [{run, system, mean}],
-     pairs: [compare_runs row…],
+    {collection, snapshot, qrels, measure, correction, n_topics, bootstrap,
+     runs: [{run, system, mean[, ci_low, ci_high]}],
+     pairs: [compare_runs row… + effect_size[, diff_ci_low, diff_ci_high]],
      outcomes: {applicable, reason, k, pairs: [{run_a, run_b, **outcome_breakdown}]}}
 """
 
@@ -22,49 +28,17 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, select
+import numpy as np
+from sqlalchemy import select
+from sqlmodel import col
 
+from tcdb.analysis.means import trec_eval_mean
 from tcdb.db import session_scope
-from tcdb.errors import InputError, NotFoundError
-
-CORRECTIONS = ("bonferroni", "holm", "none")
-
-
-def relevant_documents(conn: Connection, qrels_set_id: int, snapshot_id: int
-                       ) -> dict[int, list[tuple[int, str]]]:
-    """topic.id → [(document.id, external doc id)] of the relevant (grade > 0) judgments."""
-    from tcdb.schema import Judgment, SnapshotDocument
-
-    query = (
-        select(Judgment.topic_id, Judgment.document_id, SnapshotDocument.external_id)
-        .join(SnapshotDocument, (SnapshotDocument.document_id == Judgment.document_id)
-              & (SnapshotDocument.snapshot_id == snapshot_id))
-        .where(Judgment.qrels_set_id == qrels_set_id, Judgment.grade > 0)
-    )
-    found: dict[int, list[tuple[int, str]]] = {}
-    for topic_id, doc_id, external in conn.execute(query):
-        found.setdefault(topic_id, []).append((doc_id, external))
-    return found
-
-
-def relevant_ranks(conn: Connection, run_id: int, qrels_set_id: int) -> dict[int, int]:
-    """topic.id → 1-based rank of the run's relevant document, for topics where it retrieved one.
-
-    The rank is trec_eval's, not the file's rank column: the stored `eval_rank` (score
-    descending, ties broken by document id descending, the entries of documents the snapshot
-    lacks counted too). With several relevant documents for a topic, the best-placed one counts.
-    """
-    from tcdb.schema import Judgment, RunEntry
-
-    query = (
-        select(RunEntry.topic_id, func.min(RunEntry.eval_rank))
-        .join(Judgment, and_(Judgment.qrels_set_id == qrels_set_id,
-                             Judgment.topic_id == RunEntry.topic_id,
-                             Judgment.document_id == RunEntry.document_id, Judgment.grade > 0))
-        .where(RunEntry.run_id == run_id)
-        .group_by(RunEntry.topic_id)
-    )
-    return {int(topic_id): int(rank) for topic_id, rank in conn.execute(query)}
+from tcdb.errors import InputError, NotFoundError, OptionError
+from tcdb.queries import relevant_documents, relevant_ranks
+from tcdb.reports.results import CompareReport
+from tcdb.sorting import natural_key
+from tcdb.vocabulary import Correction, one_of
 
 
 def compare_report(
@@ -73,11 +47,13 @@ def compare_report(
     qrels: str,
     runs: Sequence[str],
     measure: str,
-    correction: str = "holm",
+    correction: Correction | str = Correction.holm,
     k: int = 10,
     *,
     compute: bool = True,
-) -> dict[str, Any]:
+    bootstrap: int = 0,
+    seed: int = 0,
+) -> CompareReport:
     """Pairwise significance tests between runs on one snapshot, and the outcome breakdown.
 
     Why: a difference in means is only worth reporting with its p-values, corrected for the
@@ -86,9 +62,10 @@ def compare_report(
     import pandas as pd
 
     from tcdb.analysis.outcomes import outcome_breakdown
-    from tcdb.analysis.significance import compare_runs
+    from tcdb.analysis.significance import compare_runs, paired_effect_size
     from tcdb.catalog import get_snapshot
-    from tcdb.evaluation import evaluate, parse_measures
+    from tcdb.evaluation import evaluate
+    from tcdb.measures import parse_measures
     from tcdb.qrels import get_qrels_set
     from tcdb.queries import evaluations, measure_ids, qrels_topics, score_rows
     from tcdb.runs import get_runs
@@ -96,12 +73,11 @@ def compare_report(
 
     tags = list(dict.fromkeys(runs))
     if len(tags) < 2:
-        raise InputError("--run", None, "compare needs at least two different runs")
-    if correction not in CORRECTIONS:
-        raise InputError("--correction", None, f"unknown correction {correction!r}; use "
-                         f"{', '.join(CORRECTIONS)}")
+        raise OptionError("--run", "compare needs at least two different runs")
+    correction = one_of(Correction, correction, "--correction",
+                        "unknown correction {value!r}; use {choices}")
     if k < 1:
-        raise InputError("--k", None, "k must be at least 1")
+        raise OptionError("--k", "k must be at least 1")
     name = parse_measures([measure])[0]
     if compute:
         evaluate(collection, snapshot, qrels, [name], tags)
@@ -110,26 +86,26 @@ def compare_report(
         qset = get_qrels_set(session, snap, qrels)
         run_list = get_runs(session, snap, tags)
         conn = session.connection()
-        snap_id, qset_id = snap.id or 0, qset.id or 0
+        snap_id, qset_id = snap.pk, qset.pk
         mid = measure_ids(conn, [name]).get(name, -1)
-        run_ids = [r.id or 0 for r in run_list]
+        run_ids = [r.pk for r in run_list]
         done = evaluations(conn, qset_id, run_ids, [mid])
         for run in run_list:
             if (run.id, mid) not in done:
                 raise NotFoundError(f"run {run.tag!r} of {snapshot!r} has no {name} scores on "
                                     f"qrels {qrels!r} (no stored entries to compute them from; "
                                     "import them with `tcdb scores import`)")
-        systems = dict(conn.execute(select(System.id, System.name).where(
-            System.id.in_([r.system_id for r in run_list]))).tuples().all())
+        systems = dict(conn.execute(select(col(System.id), col(System.name)).where(
+            col(System.id).in_([r.system_id for r in run_list]))).tuples().all())
         judged = qrels_topics(conn, qset_id, snap_id)
         if not judged:
             raise InputError(qrels, None, f"qrels set {qrels!r} judges no topics")
         got: dict[int, dict[int, float]] = {}
         for run_id, _, topic_id, value in score_rows(conn, qset_id, run_ids, [mid]):
             got.setdefault(run_id, {})[topic_id] = value
-        topic_order = sorted(judged, key=lambda t: judged[t])
+        topic_order = sorted(judged, key=lambda t: natural_key(judged[t]))
         wide = pd.DataFrame(
-            {run.tag: [got.get(run.id or 0, {}).get(t, 0.0) for t in topic_order]
+            {run.tag: [got.get(run.pk, {}).get(t, 0.0) for t in topic_order]
              for run in run_list},
             index=pd.Index([judged[t] for t in topic_order], name="topic"))
         relevant = relevant_documents(conn, qset_id, snap_id)
@@ -137,10 +113,18 @@ def compare_report(
         ranks: dict[str, dict[str, int | None]] = {}
         if reason is None:
             for run in run_list:
-                found = relevant_ranks(conn, run.id or 0, qset_id)
+                found = relevant_ranks(conn, run.pk, qset_id)
                 ranks[run.tag] = {judged[t]: found.get(t) for t in topic_order}
-    table = compare_runs(wide, list(combinations(tags, 2)), correction=correction)  # type: ignore[arg-type]
+    if bootstrap < 0:
+        raise OptionError("--bootstrap", "the number of bootstrap samples cannot be negative")
+    table = compare_runs(wide, list(combinations(tags, 2)), correction=correction)
     pairs = table.astype(object).where(table.notna(), None).to_dict(orient="records")
+    for pair in pairs:
+        difference = (wide[pair["run_a"]] - wide[pair["run_b"]]).to_numpy(dtype=float)
+        pair["effect_size"] = paired_effect_size(difference)
+        if bootstrap:
+            ci = mean_ci(difference, bootstrap, seed)
+            pair["diff_ci_low"], pair["diff_ci_high"] = ci["low"], ci["high"]
     outcomes: dict[str, Any] = {"applicable": reason is None, "reason": reason, "k": k,
                                 "pairs": []}
     if reason is None:
@@ -154,11 +138,29 @@ def compare_report(
         "measure": name,
         "correction": correction,
         "n_topics": len(topic_order),
+        "bootstrap": bootstrap,
         "runs": [{"run": run.tag, "system": systems.get(run.system_id),
-                  "mean": float(wide[run.tag].mean())} for run in run_list],
+                  "mean": trec_eval_mean(wide[run.tag].tolist()),
+                  **_interval(wide[run.tag].to_numpy(dtype=float), bootstrap, seed)}
+                 for run in run_list],
         "pairs": pairs,
         "outcomes": outcomes,
     }
+
+
+def mean_ci(values: np.ndarray, n_samples: int, seed: int) -> dict[str, Any]:
+    """Percentile bootstrap interval (95 %) of the mean of per-topic values over topics."""
+    from tcdb.analysis.bootstrap import bootstrap_ci
+
+    return bootstrap_ci(lambda weights: weights[0] @ values, [len(values)], n_samples,
+                        seed=seed)
+
+
+def _interval(values: np.ndarray, n_samples: int, seed: int) -> dict[str, Any]:
+    if not n_samples:
+        return {}
+    ci = mean_ci(values, n_samples, seed)
+    return {"ci_low": ci["low"], "ci_high": ci["high"]}
 
 
 def _outcome_reason(judged: dict[int, str], relevant: dict[int, list[tuple[int, str]]],

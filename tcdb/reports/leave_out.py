@@ -1,11 +1,14 @@
 """Zobel's uniques test, generalised: would a group's runs score the same had it not contributed?
 
-For each group of contributing runs (by participant group, manual vs automatic, or category),
-a `derived` qrels set is made from qrels A without the relevant documents that only that group's
-runs placed in their top K (`tcdb.analysis.reusability.uniques_leave_out`). It is stored with its
-parent, so it can be inspected and reused; the group's runs are evaluated with it and re-ranked
-among every other run's scores under A. A big drop means the collection favours contributors.
-The TREC-8 "minus manual runs" analysis is `by="manual"`.
+For each group of contributing runs (by participant group, run type — automatic, manual,
+feedback — or category), qrels A loses the relevant documents that only that group's runs placed
+in their top K (`tcdb.analysis.reusability.uniques_leave_out`); the group's runs are scored on
+what is left and re-ranked among every other run's scores under A. A big drop means the
+collection favours contributors. The TREC-8 "minus manual runs" analysis is `by="run-type"`.
+
+A report reads: the reduced qrels and the group's scores on them live in memory. With `save`
+they are stored as `derived` qrels sets (parent A, named `<save>-<group>`) and evaluated, so
+they can be inspected, exported and reused.
 """
 
 from __future__ import annotations
@@ -13,32 +16,38 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
+from sqlmodel import Session, col
 
 from tcdb.db import session_scope
-from tcdb.errors import ConflictError, InputError
-from tcdb.schema import QrelsKind, QrelsSet, Run
+from tcdb.errors import ConflictError, InputError, OptionError
+from tcdb.reports.results import LeaveOutGroup, LeaveOutReport
+from tcdb.schema import QrelsKind, QrelsSet, Run, Snapshot
+from tcdb.vocabulary import Grouping, one_of
 
-GROUPINGS = ("group", "manual", "category")
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tcdb.queries import ScoreMap
+
+BY_REASON = "group runs by one of {choices}, not {value!r}"
 
 
-def group_of(run: Run, by: str) -> str:
+def group_of(run: Run, by: Grouping | str) -> str:
     """The group a run belongs to; a run without a participant group is its own group."""
-    if by == "group":
+    by = one_of(Grouping, by, "--by", BY_REASON)
+    if by is Grouping.group:
         return run.group_name or run.tag
-    if by == "manual":
-        return "manual" if run.is_manual else "automatic"
-    if by == "category":
-        return run.category.value if run.category is not None else "uncategorised"
-    raise InputError("--by", None, f"group runs by one of {', '.join(GROUPINGS)}, not {by!r}")
+    if by is Grouping.run_type:
+        return run.run_type.value
+    return run.category.value if run.category is not None else "uncategorised"
 
 
-def derived_name(qrels: str, by: str, group: str, depth: int) -> str:
-    """The stored name of a leave-out qrels set: readable, and unique per parameters."""
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", group)
-    return f"{qrels}-minus-{by}-{slug}-k{depth}"
+def derived_name(prefix: str, group: str) -> str:
+    """The stored name of a group's leave-out qrels set: `<prefix>-<group>`, made name-safe."""
+    return f"{prefix}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', group)}"
 
 
 def leave_out_report(
@@ -46,167 +55,192 @@ def leave_out_report(
     snapshot: str,
     qrels: str,
     depth: int,
-    by: str = "group",
+    by: Grouping | str = Grouping.group,
     measures: Sequence[str] = ("AP",),
     topics: str | None = None,
-) -> dict[str, Any]:
+    *,
+    save: str | None = None,
+    compute: bool = True,
+) -> LeaveOutReport:
     """Leave each group of contributing runs out of the qrels in turn; see the module docstring.
 
-    Returns `{collection, snapshot, qrels, depth, by, topic_set, n_topics, measures: {name:
-    {groups: [{group, qrels, n_removed, runs: [{tag, score_full, score_reduced, rank_full,
-    rank_reduced, rank_change}], kendall_tau, tau_b, tau_ap, max_drop}]}}}`.
+    Returns `{collection, snapshot, qrels, depth, by, topic_set, n_topics, saved, measures:
+    {name: {n_runs, groups: [{group, qrels, n_removed, runs: [{tag, score_full, score_reduced,
+    rank_full, rank_reduced, rank_change}], kendall_tau, tau_b, tau_ap, max_drop}]}}}` where a
+    group's `qrels` is the stored set's name with `save`, else None. With `compute`, missing
+    scores under A are evaluated first (stored, as every report does).
     """
-    from tcdb.analysis import mean_scores
-    from tcdb.analysis.reusability import (
-        kendall_tau_omit_ties,
-        rank_changes,
-        tau_ap,
-        tau_b,
-        uniques_leave_out,
-    )
+    from tcdb.analysis.reusability import uniques_leave_out
     from tcdb.catalog import get_snapshot
-    from tcdb.evaluation import evaluate, parse_measures
+    from tcdb.evaluation import evaluate, qrels_dict, score_runs
+    from tcdb.measures import parse_measures
     from tcdb.qrels import get_qrels_set
-    from tcdb.queries import evaluations, measure_ids
-    from tcdb.reports.reusability import (
+    from tcdb.queries import (
+        document_names,
+        evaluations,
         load_judgments,
         load_top_k,
-        per_topic_frame,
-        select_topics,
+        measure_ids,
         stored_scores,
     )
+    from tcdb.reports.common import select_topics
     from tcdb.runs import get_runs
 
     started = time.perf_counter()
     if depth < 1:
-        raise InputError("--depth", None, f"depth must be at least 1, got {depth}")
-    if by not in GROUPINGS:
-        raise InputError("--by", None, f"group runs by one of {', '.join(GROUPINGS)}, not {by!r}")
+        raise OptionError("--depth", f"depth must be at least 1, got {depth}")
+    by = one_of(Grouping, by, "--by", BY_REASON)
     names = parse_measures(measures)
-    evaluate(collection, snapshot, qrels, names)
+    if compute:
+        evaluate(collection, snapshot, qrels, names)
     with session_scope() as session:
+        conn = session.connection()
         snap = get_snapshot(session, collection, snapshot)
         parent = get_qrels_set(session, snap, qrels)
         run_list = get_runs(session, snap)
-        contributing = [r for r in run_list if r.contributed and r.n_entries > 0]
-        if not contributing:
-            raise InputError(None, None, f"no run of snapshot {snapshot!r} is marked as "
-                             "contributing to the pools (import runs with --contributed)")
-        groups: dict[str, list[Run]] = {}
-        for run in contributing:
-            groups.setdefault(group_of(run, by), []).append(run)
-        if len(groups) < 2:
-            raise InputError("--by", None, f"the contributing runs form a single {by} "
-                             f"({next(iter(groups))!r}): nothing to leave out")
-        conn = session.connection()
-        top = load_top_k(conn, snap.id or 0, [r.id or 0 for r in contributing], depth)
-        group_by_run = {r.id: g for g, runs in groups.items() for r in runs}
-        top["group"] = top["run"].map(group_by_run)
-        judgments = load_judgments(conn, parent.id or 0)
-        derived: dict[str, str] = {}
+        groups = _contributing_groups(run_list, by, snapshot)
+        contributing = [r for runs in groups.values() for r in runs]
+        top = load_top_k(conn, snap.pk, [r.pk for r in contributing], depth)
+        top["group"] = top["run"].map({r.id: g for g, runs in groups.items() for r in runs})
+        judgments = load_judgments(conn, parent.pk)
+        topic_names = select_topics(session, collection, snap.pk,
+                                    sorted(set(judgments["topic"].tolist())), topics)
+        all_topics = _topic_names(session, snap)
+        documents = document_names(conn, snap.pk, judgments["doc"].unique().tolist())
+        run_ids = [r.pk for r in run_list]
+        mids = measure_ids(conn, names)
+        done = evaluations(conn, parent.pk, run_ids, list(mids.values()))
+        full_scores = stored_scores(conn, parent.pk, run_ids, list(mids.values()))
+        reduced_scores: dict[str, ScoreMap] = {}
         removed: dict[str, int] = {}
-        for group in groups:
+        stored_as: dict[str, str | None] = {}
+        topic_id_of = {ext: t for t, ext in all_topics.items()}
+        for group, runs in groups.items():
             reduced = uniques_leave_out(top, judgments, group)
-            name = derived_name(qrels, by, group, depth)
             removed[group] = len(judgments) - len(reduced)
-            _store_derived(session, snap, parent, name, reduced, by, group, depth)
-            derived[group] = name
-        judged = sorted(set(judgments["topic"].unique().tolist()))
-        topic_names = select_topics(session, collection, snap.id or 0, judged, topics)
-    for group, runs in groups.items():
-        evaluate(collection, snapshot, derived[group], names, [r.tag for r in runs])
+            as_external = _external(reduced, all_topics, documents)
+            reduced_scores[group] = {
+                (run_id, mids.get(name, -1)): {topic_id_of[t]: v for t, v in by_topic.items()}
+                for run_id, values in score_runs(conn, snap.pk, [r.pk for r in runs],
+                                                 names, qrels_dict(as_external))
+                for name, by_topic in values.items()}
+            stored_as[group] = None
+            if save is not None:
+                stored_as[group] = _store_derived(session, snap, parent, derived_name(save, group),
+                                                  as_external, by, group, depth)
+    if save is not None:
+        for group, runs in groups.items():
+            evaluate(collection, snapshot, stored_as[group] or "", names, [r.tag for r in runs])
 
-    result: dict[str, Any] = {
+    result: LeaveOutReport = {
         "collection": collection, "snapshot": snapshot, "qrels": qrels, "depth": depth,
-        "by": by, "topic_set": topics, "n_topics": len(topic_names), "measures": {},
+        "by": by.value, "topic_set": topics, "n_topics": len(topic_names), "saved": save,
+        "measures": {}, "seconds": 0.0,
     }
-    with session_scope() as session:
-        conn = session.connection()
-        snap = get_snapshot(session, collection, snapshot)
-        ids = measure_ids(conn, names)
-        run_ids = [r.id or 0 for r in run_list]
-        tags = {r.id or 0: r.tag for r in run_list}
-        done = evaluations(conn, parent.id or 0, run_ids, list(ids.values()))
-        full_scores = stored_scores(conn, parent.id or 0, run_ids, list(ids.values()))
-        reduced_scores = {}
-        for group, runs in groups.items():
-            qset = get_qrels_set(session, snap, derived[group])
-            reduced_scores[group] = stored_scores(conn, qset.id or 0, [r.id or 0 for r in runs],
-                                                  list(ids.values()))
-    topic_list = list(topic_names.values())
+    tags = {r.pk: r.tag for r in run_list}
     for name in names:
-        mid = ids[name]
+        mid = mids.get(name, -1)
         usable = [r for r in run_ids if (r, mid) in done]
-        full = per_topic_frame(full_scores, usable, tags, mid, topic_names)
-        mean_full = mean_scores(full, topics=topic_list)
-        report_groups = []
-        for group, runs in groups.items():
-            mine = [r.id or 0 for r in runs]
-            reduced = per_topic_frame(reduced_scores[group], mine, tags, mid, topic_names)
-            mean_reduced = mean_full.copy()
-            mean_reduced.update(mean_scores(reduced, topics=topic_list))
-            changes = rank_changes(mean_full, mean_reduced)
-            own = changes[changes["run"].isin({r.tag for r in runs})]
-            entries = [{"tag": row.run, "score_full": float(row.score_a),
-                        "score_reduced": float(row.score_b), "rank_full": int(row.rank_a),
-                        "rank_reduced": int(row.rank_b), "rank_change": int(row.rank_change)}
-                       for row in own.itertuples(index=False)]
-            report_groups.append({
-                "group": group, "qrels": derived[group], "n_removed": removed[group],
-                "runs": entries,
-                "kendall_tau": _json(kendall_tau_omit_ties(mean_full, mean_reduced)),
-                "tau_b": _json(tau_b(mean_full, mean_reduced)),
-                "tau_ap": _json(tau_ap(mean_full, mean_reduced)),
-                "max_drop": max((-e["rank_change"] for e in entries), default=0),
-            })
-        result["measures"][name] = {"n_runs": len(usable), "groups": report_groups}
+        figures = [_group_figures(group, [r.pk for r in runs], full_scores,
+                                  reduced_scores[group], usable, tags, mid, topic_names)
+                   for group, runs in groups.items()]
+        for entry in figures:
+            entry["qrels"] = stored_as[entry["group"]]
+            entry["n_removed"] = removed[entry["group"]]
+        result["measures"][name] = {"n_runs": len(usable), "groups": figures}
     result["seconds"] = time.perf_counter() - started
     return result
 
 
-def _json(value: float) -> float | None:
-    from tcdb.analysis import json_float
+def _contributing_groups(runs: list[Run], by: Grouping, snapshot: str) -> dict[str, list[Run]]:
+    """The contributing runs with entries, by group; at least two groups, or nothing to test."""
+    groups: dict[str, list[Run]] = {}
+    for run in runs:
+        if run.contributed and run.n_entries > 0:
+            groups.setdefault(group_of(run, by), []).append(run)
+    if not groups:
+        raise InputError(f"snapshot {snapshot}", None, "no run is marked as contributing to the "
+                         "pools (import runs with --contributed)")
+    if len(groups) < 2:
+        raise OptionError("--by", f"the contributing runs form a single {by.value} "
+                          f"({next(iter(groups))!r}): nothing to leave out")
+    return groups
 
-    return json_float(value)
+
+def _group_figures(group: str, mine: list[int], full_scores: ScoreMap, reduced_scores: ScoreMap,
+                   usable: list[int], tags: dict[int, str], mid: int,
+                   topic_names: dict[int, str]) -> LeaveOutGroup:
+    """One group's rank changes and τ: its runs on the reduced qrels, the others on the full."""
+    from tcdb.analysis import json_float, mean_scores
+    from tcdb.analysis.reusability import kendall_tau_omit_ties, rank_changes, tau_ap, tau_b
+    from tcdb.reports.common import per_topic_frame
+
+    topic_list = list(topic_names.values())
+    mean_full = mean_scores(per_topic_frame(full_scores, usable, tags, mid, topic_names),
+                            topics=topic_list)
+    reduced = per_topic_frame(reduced_scores, [r for r in mine if r in usable], tags, mid,
+                              topic_names)
+    mean_reduced = mean_full.copy()
+    if not reduced.empty:
+        mean_reduced.update(mean_scores(reduced, topics=topic_list))
+    changes = rank_changes(mean_full, mean_reduced)
+    own = changes[changes["run"].isin({tags[r] for r in mine})]
+    entries = [{"run": row.run, "score_full": float(row.score_a),
+                "score_reduced": float(row.score_b), "rank_full": int(row.rank_a),
+                "rank_reduced": int(row.rank_b), "rank_change": int(row.rank_change)}
+               for row in own.itertuples(index=False)]
+    return {
+        "group": group, "qrels": None, "n_removed": 0, "runs": entries,
+        "kendall_tau": json_float(kendall_tau_omit_ties(mean_full, mean_reduced)),
+        "tau_b": json_float(tau_b(mean_full, mean_reduced)),
+        "tau_ap": json_float(tau_ap(mean_full, mean_reduced)),
+        "max_drop": max((-e["rank_change"] for e in entries), default=0),
+    }
 
 
-def _store_derived(session: Any, snap: Any, parent: QrelsSet, name: str, reduced: Any, by: str,
-                   group: str, depth: int) -> None:
+def _topic_names(session: Session, snap: Snapshot) -> dict[int, str]:
+    from tcdb.queries import snapshot_topics
+
+    return {t: ext for t, (ext, _) in snapshot_topics(session, snap.pk).items()}
+
+
+def _external(reduced: pd.DataFrame, topics: dict[int, str], documents: dict[int, str]
+              ) -> pd.DataFrame:
+    """Judgments of integer ids as external ids: `topic, doc, grade`."""
+    import pandas as pd
+
+    return pd.DataFrame({"topic": [topics[t] for t in reduced["topic"].tolist()],
+                         "doc": [documents[d] for d in reduced["doc"].tolist()],
+                         "grade": reduced["grade"].tolist()})
+
+
+def _store_derived(session: Session, snap: Snapshot, parent: QrelsSet, name: str,
+                   judgments: pd.DataFrame, by: Grouping, group: str, depth: int) -> str:
     """Store the leave-out qrels as `derived` (parent A), or reuse the stored set of that name.
 
-    A stored set with different judgments means the contributing runs changed since: refused,
-    because qrels sets are immutable.
+    A stored set with other judgments means the contributing runs changed since (or the name
+    is taken): refused, because qrels sets are immutable.
     """
     from tcdb.collections.records import QrelRecord
     from tcdb.qrels import store_qrels
-    from tcdb.queries import snapshot_topics
-    from tcdb.reports.reusability import load_judgments
+    from tcdb.queries import qrels_frame
 
-    conn = session.connection()
+    rows = set(zip(judgments["topic"].tolist(), judgments["doc"].tolist(),
+                   judgments["grade"].tolist(), strict=True))
     existing = session.execute(select(QrelsSet).where(
-        QrelsSet.snapshot_id == snap.id, QrelsSet.name == name)).scalar_one_or_none()
-    rows = set(zip(reduced["topic"].tolist(), reduced["doc"].tolist(),
-                   reduced["grade"].tolist(), strict=True))
+        col(QrelsSet.snapshot_id) == snap.id, col(QrelsSet.name) == name)).scalar_one_or_none()
     if existing is not None:
-        stored = load_judgments(conn, existing.id or 0)
+        stored = qrels_frame(session, existing.pk)
         same = set(zip(stored["topic"].tolist(), stored["doc"].tolist(),
                        stored["grade"].tolist(), strict=True)) == rows
         if existing.kind != QrelsKind.derived or existing.parent_id != parent.id or not same:
             raise ConflictError(f"qrels set {name!r} of {snap.label!r} exists with other "
                                 "judgments (the contributing runs changed?): qrels sets are "
-                                "immutable; remove it to derive it again")
-        return
-    topics = {t: ext for t, (ext, _) in snapshot_topics(conn, snap.id).items()}
-    docs = _document_names(conn, snap.id, {d for _, d, _ in rows})
-    records = (QrelRecord(topics[t], docs[d], g) for t, d, g in sorted(rows))
+                                "immutable; save under another name")
+        return name
+    records = (QrelRecord(t, d, g) for t, d, g in sorted(rows))
     store_qrels(session, snap, name, QrelsKind.derived, records, parent_id=parent.id,
                 method="leave-out",
-                description=f"{parent.name} without the relevant documents only {by} {group!r} "
-                f"retrieved in its top {depth}")
-
-
-def _document_names(conn: Any, snapshot_id: int, wanted: set[int]) -> dict[int, str]:
-    """document.id → external id in the snapshot, for the documents asked for."""
-    from tcdb.lookups import document_ids
-
-    return {d: ext for ext, d in document_ids(conn, snapshot_id).items() if d in wanted}
+                description=f"{parent.name} without the relevant documents only {by.value} "
+                f"{group!r} retrieved in its top {depth}")
+    return name

@@ -22,25 +22,32 @@ where a record is `persistence_table`'s — `system, is_pivot, arp{snapshot},
 result_delta{later}, relative_change{later}, er{later}, delta_ri{later}, p_value{later}` — plus
 `runs{snapshot: tag}` and, with a bootstrap, `ci` (`persistence_ci`'s dict). Later snapshots are
 each compared with the first. A system without exactly one evaluated run in every snapshot is
-listed under `skipped` with the reason, never silently dropped.
+listed under `skipped` as `{system, reason, kind}` — kind `no_run`, `several_runs` or
+`no_scores`, so that a long list can be summed up — never silently dropped. `systems` restricts
+the report to the systems named (the pivot is always in).
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from tcdb.db import session_scope
-from tcdb.errors import ConflictError, InputError, NotFoundError
+from tcdb.errors import ConflictError, NotFoundError, OptionError
+from tcdb.reports.results import PersistenceReport
 
 if TYPE_CHECKING:
     import pandas as pd
 
 QrelsChoice = str | Sequence[str] | Mapping[str, str]
+
+# Why a system is left out of a measure (the `kind` of a skipped entry).
+NO_RUN, SEVERAL_RUNS, NO_SCORES = "no_run", "several_runs", "no_scores"
 
 DELTA_COLUMNS = ["measure", "system", "snapshot", "topic", "topic_id", "topic_key", "score",
                  "pivot_score", "delta"]
@@ -63,6 +70,7 @@ class PersistenceScores:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     runs: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # m → sys → s → tag
     skipped: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str]:
@@ -72,26 +80,55 @@ def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str
     if isinstance(qrels, Mapping):
         missing = [s for s in snapshots if s not in qrels]
         if missing:
-            raise InputError("--qrels", None, f"no qrels set named for snapshot(s) "
-                             f"{', '.join(missing)}")
+            raise OptionError("--qrels", f"no qrels set named for snapshot(s) "
+                              f"{', '.join(missing)}")
         return {s: qrels[s] for s in snapshots}
     names = list(qrels)
     if len(names) == 1:
         return dict.fromkeys(snapshots, names[0])
     if len(names) != len(snapshots):
-        raise InputError("--qrels", None, f"give one qrels set name, or one per snapshot "
-                         f"({len(snapshots)} snapshots, {len(names)} names)")
+        raise OptionError("--qrels", f"give one qrels set name, or one per snapshot "
+                          f"({len(snapshots)} snapshots, {len(names)} names)")
     return dict(zip(snapshots, names, strict=True))
 
 
 def _check_snapshots(snapshots: Sequence[str]) -> list[str]:
     labels = list(snapshots)
     if len(labels) < 2:
-        raise InputError("--snapshots", None, "persistence compares at least two snapshots")
+        raise OptionError("--snapshots", "persistence compares at least two snapshots")
     repeated = sorted({s for s in labels if labels.count(s) > 1})
     if repeated:
-        raise InputError("--snapshots", None, f"snapshot(s) named twice: {', '.join(repeated)}")
+        raise OptionError("--snapshots", f"snapshot(s) named twice: {', '.join(repeated)}")
     return labels
+
+
+def choose_systems(known: Sequence[str], wanted: Sequence[str] | None, keep: str | None,
+                   where: str) -> list[str]:
+    """The systems a report follows: every known one, or those named (plus `keep`, the pivot).
+
+    A name matches a system's label, or the name part of a `group/name` label. An unknown name
+    is an OptionError listing the closest known systems first, then a few more.
+    """
+    if wanted is None:
+        return list(known)
+    chosen = {keep} if keep in known else set()
+    for name in wanted:
+        found = [s for s in known if s == name or s.endswith(f"/{name}")]
+        if not found:
+            close = _closest(name, known)
+            listed = close + [s for s in known if s not in close]
+            shown = ", ".join(listed[:8]) or "none"
+            more = f" … and {len(listed) - 8} more" if len(listed) > 8 else ""
+            raise OptionError("--system", f"no system {name!r} has runs in {where} "
+                              f"(systems: {shown}{more})")
+        chosen.update(found)
+    return [s for s in known if s in chosen]
+
+
+def _closest(name: str, known: Sequence[str], n: int = 3) -> list[str]:
+    """The `n` known names most like `name` (similarity ≥ 0.5), ties in the known order."""
+    ratios = [(-difflib.SequenceMatcher(None, name, s).ratio(), i) for i, s in enumerate(known)]
+    return [known[i] for ratio, i in sorted(ratios)[:n] if -ratio >= 0.5]
 
 
 def _topic_lists(session: Session, collection: str, judged: dict[str, dict[int, str]],
@@ -101,8 +138,9 @@ def _topic_lists(session: Session, collection: str, judged: dict[str, dict[int, 
     `core`: topics present in every snapshot (`tcdb.topic_sets.core_topic_ids`) and judged in
     each one's qrels set, so every snapshot averages over the same topics.
     """
-    from tcdb.topic_sets import core_topic_ids, topic_set_topic_ids
+    from tcdb.queries import core_topic_ids, topic_set_topic_ids
 
+    chosen: dict[str, set[int]]
     if selection == "all":
         chosen = {label: set(ids) for label, ids in judged.items()}
     elif selection == "core":
@@ -113,11 +151,11 @@ def _topic_lists(session: Session, collection: str, judged: dict[str, dict[int, 
     else:
         members = topic_set_topic_ids(session, collection, selection)
         chosen = {label: set(ids) & members for label, ids in judged.items()}
-    for label, ids in chosen.items():
-        if not ids:
+    for label, members_of in chosen.items():
+        if not members_of:
             what = "no judged topics" if selection == "all" else \
                 f"no judged topics in the {selection!r} selection"
-            raise InputError("--topics", None, f"snapshot {label!r} has {what}")
+            raise OptionError("--topics", f"snapshot {label!r} has {what}")
     return {label: sorted(ids) for label, ids in chosen.items()}
 
 
@@ -129,15 +167,23 @@ def load_persistence_scores(
     topics: str = "all",
     *,
     compute: bool = True,
+    systems: Sequence[str] | None = None,
+    keep: str | None = None,
 ) -> PersistenceScores:
-    """Read the per-topic scores behind a persistence report (missing ones computed first)."""
+    """Read the per-topic scores behind a persistence report (missing ones computed first).
+
+    With `systems`, only those systems (and `keep`, the pivot) are followed.
+    """
     import pandas as pd
 
     from tcdb.catalog import get_collection, get_snapshot
-    from tcdb.evaluation import evaluate, parse_measures
+    from tcdb.evaluation import evaluate
+    from tcdb.measures import parse_measures
     from tcdb.qrels import get_qrels_set
     from tcdb.queries import evaluations, measure_ids, qrels_topics, score_rows, snapshot_topics
+    from tcdb.runs.systems import system_labels
     from tcdb.schema import Run, System
+    from tcdb.schema.base import stored_id
 
     labels = _check_snapshots(snapshots)
     names = parse_measures(measures)
@@ -151,61 +197,82 @@ def load_persistence_scores(
         mids = measure_ids(conn, names)
         judged: dict[str, dict[int, str]] = {}
         topic_names: dict[str, dict[int, tuple[str, str]]] = {}
-        # snapshot → system → [(run id, tag)]
-        runs: dict[str, dict[str, list[tuple[int, str]]]] = {}
+        # snapshot → system id → [(run id, tag)]
+        by_id: dict[str, dict[int, list[tuple[int, str]]]] = {}
+        systems_seen: dict[int, tuple[str, str]] = {}  # system id → (group, name)
+        run_groups: dict[int, dict[str, set[str]]] = {}  # system id → run group → snapshots
         done: dict[str, dict[tuple[int, int], str]] = {}
         values: dict[str, dict[tuple[int, int], dict[int, float]]] = {}
         for label in labels:
             snap = get_snapshot(session, collection, label)
             qset = get_qrels_set(session, snap, qrels_names[label])
-            judged[label] = qrels_topics(conn, qset.id or 0, snap.id or 0)
-            topic_names[label] = snapshot_topics(conn, snap.id or 0)
-            rows = conn.execute(select(Run.id, Run.tag, System.name)
-                                .join(System, System.id == Run.system_id)
-                                .where(Run.snapshot_id == snap.id).order_by(Run.tag)).all()
-            by_system: dict[str, list[tuple[int, str]]] = {}
-            for run_id, tag, system in rows:
-                by_system.setdefault(system, []).append((run_id, tag))
-            runs[label] = by_system
-            run_ids = [r[0] for r in rows]
-            done[label] = evaluations(conn, qset.id or 0, run_ids, list(mids.values()))
+            judged[label] = qrels_topics(conn, qset.pk, snap.pk)
+            topic_names[label] = snapshot_topics(conn, snap.pk)
+            rows = conn.execute(select(col(Run.id), col(Run.tag), col(Run.group_name),
+                                       col(System.id), col(System.group_name), col(System.name))
+                                .join(System, col(System.id) == col(Run.system_id))
+                                .where(col(Run.snapshot_id) == snap.id)
+                                .order_by(col(Run.tag))).all()
+            by_system: dict[int, list[tuple[int, str]]] = {}
+            for run_id, tag, run_group, system_id, system_group, system in rows:
+                sid = stored_id(system_id)
+                by_system.setdefault(sid, []).append((stored_id(run_id), tag))
+                systems_seen[sid] = (system_group, system)
+                if run_group:
+                    run_groups.setdefault(sid, {}).setdefault(run_group, set()).add(label)
+            by_id[label] = by_system
+            run_ids = [run_id for found in by_system.values() for run_id, _ in found]
+            done[label] = evaluations(conn, qset.pk, run_ids, list(mids.values()))
             got: dict[tuple[int, int], dict[int, float]] = {}
-            for run_id, mid, topic_id, value in score_rows(conn, qset.id or 0, run_ids,
+            for run_id, mid, topic_id, value in score_rows(conn, qset.pk, run_ids,
                                                            list(mids.values())):
                 got.setdefault((run_id, mid), {})[topic_id] = value
             values[label] = got
         topic_lists = _topic_lists(session, collection, judged, topics)
 
+    label_of = system_labels(systems_seen)
+    runs = {label: {label_of[sid]: found for sid, found in by_system.items()}
+            for label, by_system in by_id.items()}
     data = PersistenceScores(collection, labels, qrels_names, topics, topic_lists, topic_names)
-    systems = sorted({s for label in labels for s in runs[label]})
+    for sid, groups in sorted(run_groups.items(), key=lambda item: label_of[item[0]]):
+        if len(groups) > 1:
+            said = "; ".join(f"{g} in {', '.join(sorted(s))}" for g, s in sorted(groups.items()))
+            data.warnings.append(f"the runs of system {label_of[sid]!r} name different groups "
+                                 f"({said}): are they one system?")
+    where = f"snapshots {', '.join(labels)} of {collection!r}"
+    followed = choose_systems(sorted({s for label in labels for s in runs[label]}), systems,
+                              keep, where)
     for name in names:
         mid = mids.get(name, -1)
         rows_out: list[tuple[str, str, int, float]] = []
         data.runs[name] = {}
         data.skipped[name] = []
-        for system in systems:
-            reason = None
+        for system in followed:
+            reason = kind = None
             chosen: dict[str, tuple[int, str]] = {}
             for label in labels:
                 found = runs[label].get(system, [])
                 if not found:
-                    reason = f"no run in snapshot {label!r}"
+                    reason, kind = f"no run in snapshot {label!r}", NO_RUN
                 elif len(found) > 1:
                     tags = ", ".join(t for _, t in found)
                     reason = f"{len(found)} runs in snapshot {label!r} ({tags})"
+                    kind = SEVERAL_RUNS
                 elif (found[0][0], mid) not in done[label]:
                     reason = (f"run {found[0][1]!r} of snapshot {label!r} has no {name} scores "
                               f"on qrels {qrels_names[label]!r}")
+                    kind = NO_SCORES
                 if reason:
                     break
                 chosen[label] = found[0]
-            if reason:
-                data.skipped[name].append({"system": system, "reason": reason})
+            if reason and kind:
+                data.skipped[name].append({"system": system, "reason": reason, "kind": kind})
                 continue
             data.runs[name][system] = {label: tag for label, (_, tag) in chosen.items()}
             for label in labels:
-                got = values[label].get((chosen[label][0], mid), {})
-                rows_out.extend((system, label, t, got.get(t, 0.0)) for t in topic_lists[label])
+                by_topic = values[label].get((chosen[label][0], mid), {})
+                rows_out.extend((system, label, t, by_topic.get(t, 0.0))
+                                for t in topic_lists[label])
         data.frames[name] = pd.DataFrame(rows_out, columns=["system", "snapshot", "topic",
                                                             "value"])
     return data
@@ -216,8 +283,7 @@ def _check_pivot(data: PersistenceScores, pivot: str) -> None:
     for name, skipped in data.skipped.items():
         for entry in skipped:
             if entry["system"] == pivot:
-                error = ConflictError if " runs in snapshot " in entry["reason"] else \
-                    NotFoundError
+                error = ConflictError if entry["kind"] == SEVERAL_RUNS else NotFoundError
                 raise error(f"pivot system {pivot!r}: {entry['reason']}")
         if pivot not in data.runs[name]:
             known = sorted(data.runs[name]) or ["none"]
@@ -238,22 +304,23 @@ def persistence_report(
     *,
     alpha: float = 0.05,
     compute: bool = True,
-) -> dict[str, Any]:
+    systems: Sequence[str] | None = None,
+) -> PersistenceReport:
     """ARP, RΔ, relative change, ER, ΔRI and p-values of every system vs the pivot, per measure.
 
     Why: persistence is judged against a pivot run evaluated in the same snapshots, which
     factors out how much the collection itself got easier or harder (see the module docstring
-    for the returned shape).
+    for the returned shape). `systems` keeps only the systems named (and the pivot).
     """
     from tcdb.analysis.bootstrap import persistence_ci
     from tcdb.analysis.persistence import persistence_table
 
     if bootstrap < 0:
-        raise InputError("--bootstrap", None, "the number of bootstrap samples cannot be negative")
+        raise OptionError("--bootstrap", "the number of bootstrap samples cannot be negative")
     data = load_persistence_scores(collection, snapshots, measures, qrels, topics,
-                                   compute=compute)
+                                   compute=compute, systems=systems, keep=pivot)
     _check_pivot(data, pivot)
-    report: dict[str, Any] = {
+    report: PersistenceReport = {
         "collection": collection,
         "pivot": pivot,
         "snapshots": data.snapshots,
@@ -263,6 +330,7 @@ def persistence_report(
         "bootstrap": ({"n_samples": bootstrap, "seed": seed, "alpha": alpha}
                       if bootstrap else None),
         "measures": {},
+        "warnings": data.warnings,
     }
     for name, frame in data.frames.items():
         records = persistence_table(frame, data.snapshots, pivot, topics=data.topics)
@@ -285,6 +353,7 @@ def per_topic_deltas_frame(
     topics: str = "all",
     *,
     compute: bool = True,
+    systems: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Per topic, each system's score minus the pivot's, in every snapshot.
 
@@ -297,7 +366,7 @@ def per_topic_deltas_frame(
     from tcdb.analysis.persistence import per_topic_deltas
 
     data = load_persistence_scores(collection, snapshots, measures, qrels, topics,
-                                   compute=compute)
+                                   compute=compute, systems=systems, keep=pivot)
     _check_pivot(data, pivot)
     parts = []
     for name, frame in data.frames.items():

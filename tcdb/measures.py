@@ -1,0 +1,56 @@
+"""Measures by their ir_measures names: parsing what people write, and their stored ids."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlmodel import Session, col, select
+
+from tcdb.errors import OptionError
+from tcdb.schema import Measure
+
+
+def canonical_measure(name: str) -> str:
+    """The ir_measures spelling of a measure (`ndcg_cut_10` and `nDCG@10` → `nDCG@10`)."""
+    from tcdb.collections.trec_eval_output import canonical_measure as irm_name
+    from tcdb.collections.trec_eval_output import measure_from_trec_name
+
+    found = irm_name(name.strip()) or measure_from_trec_name(name.strip())
+    if found is None:
+        raise OptionError("--measure", f"{name!r} is not a measure ir_measures knows "
+                          "(e.g. nDCG@10, AP, P@10, Bpref, RR, Judged@10, or trec_eval names)")
+    return found
+
+
+def parse_measures(names: Iterable[str]) -> list[str]:
+    """Canonical names, de-duplicated in order; each must be computable by ir_measures."""
+    import ir_measures
+
+    result = list(dict.fromkeys(canonical_measure(n) for n in names))
+    if not result:
+        raise OptionError("--measure", "give at least one measure")
+    for name in result:
+        if not ir_measures.DefaultPipeline.supports(ir_measures.parse_measure(name)):
+            raise OptionError("--measure", f"no installed ir_measures provider computes "
+                              f"{name}")
+    return result
+
+
+def measure_id(session: Session, name: str) -> int:
+    """The id of a measure by its ir_measures name, created on first use.
+
+    Created with INSERT … ON CONFLICT DO NOTHING: two processes evaluating a new measure at
+    once both get its id, neither a unique-constraint error.
+    """
+    existing = session.exec(select(col(Measure.id)).where(col(Measure.name) == name)).first()
+    if existing is not None:
+        return existing
+    conn = session.connection()
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
+    conn.execute(insert(Measure).values(name=name).on_conflict_do_nothing())
+    created = session.exec(select(col(Measure.id)).where(col(Measure.name) == name)).one()
+    assert created is not None
+    return created

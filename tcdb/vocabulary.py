@@ -1,0 +1,161 @@
+"""The field's words as enums: one definition each, shared by the schema, the core and the CLI.
+
+Kinds, statuses and choices that are stored (`QrelsKind`, `TieOrder`, …) and those that only
+choose what a command does (`ExportFormat`, `Correction`, …). This module imports nothing, so
+the CLI can build its options from it and `tcdb --help` stays fast; `tcdb.schema` re-exports
+the stored ones beside its tables.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TypeVar
+
+_Word = TypeVar("_Word", bound=StrEnum)
+
+
+class DocIdentity(StrEnum):
+    """How a document keeps its identity across snapshots."""
+
+    doc_id = "doc_id"
+    url = "url"
+
+
+class TopicIdentity(StrEnum):
+    """How a topic keeps its identity across snapshots (LongEval re-numbers queries: use text)."""
+
+    query_id = "query_id"
+    text = "text"
+
+
+class SnapshotStatus(StrEnum):
+    """A snapshot is visible to reports only when `complete`."""
+
+    ingesting = "ingesting"
+    complete = "complete"
+    failed = "failed"
+
+
+class QrelsKind(StrEnum):
+    """Where a qrels set comes from."""
+
+    original = "original"  # shipped with the snapshot or published by the organisers
+    pooled = "pooled"  # judgments collected on one of our pools
+    expanded = "expanded"  # a parent set ∪ a pooled set
+    derived = "derived"  # a parent set filtered (leave-one-group-out, topic subset, …)
+
+
+class RunType(StrEnum):
+    """How a run was produced, in TREC's words."""
+
+    automatic = "automatic"
+    manual = "manual"  # a person shaped the queries or the ranking
+    feedback = "feedback"  # used relevance judgments of earlier rounds (TREC-COVID)
+
+
+class RunCategory(StrEnum):
+    """What kind of system produced a run."""
+
+    lexical = "lexical"
+    neural = "neural"
+    llm = "llm"
+    other = "other"
+
+
+class PoolStatus(StrEnum):
+    """Where a pool is in its life: built, sent to assessors, fully judged."""
+
+    open = "open"
+    exported = "exported"
+    judged = "judged"
+
+
+class ResultRole(StrEnum):
+    """What a reported figure in the literature stands for."""
+
+    baseline = "baseline"
+    best = "best"
+    other = "other"
+
+
+class TieOrder(StrEnum):
+    """How equal scores are broken when a run is ranked for a pool (see `tcdb.pools`)."""
+
+    trec_eval = "trec_eval"  # score desc, then document id desc: what evaluation sees
+    docid_asc = "docid-asc"  # score desc, then document id asc: trectools' TrecRun order
+    file_rank = "file-rank"  # the run file's rank column
+
+
+class PoolExportFormat(StrEnum):
+    """Files a pool is exported in for assessors (always blind)."""
+
+    trec = "trec"  # topic Q0 docid, ids only
+    jsonl = "jsonl"  # with query, description and document text
+    csv = "csv"
+
+
+class PoolExportOrder(StrEnum):
+    """The order of a topic's documents in a pool export: neither says anything about rank."""
+
+    docid = "docid"
+    shuffle = "shuffle"
+
+
+class JudgmentFormat(StrEnum):
+    """Files judgments come back from assessors in."""
+
+    trec = "trec"  # TREC qrels lines
+    csv = "csv"  # topic_id,doc_id,grade
+
+
+class Prefer(StrEnum):
+    """Which grade wins when an expanded set's base and pooled judgments disagree."""
+
+    base = "base"
+    new = "new"
+
+
+class Correction(StrEnum):
+    """Multiple-comparison correction of p-values within a family of tests."""
+
+    holm = "holm"
+    bonferroni = "bonferroni"
+    none = "none"
+
+
+class OnDuplicate(StrEnum):
+    """What ingest does with a document id repeated with another text in one snapshot.
+
+    A repeat with the same text is always kept once (official id lists repeat ids).
+    """
+
+    error = "error"  # refuse the snapshot, naming how many ids and the first ones
+    first = "first"  # keep the first text
+    last = "last"  # keep the last text
+
+
+class Grouping(StrEnum):
+    """How contributing runs are grouped when each group is left out of the qrels in turn."""
+
+    group = "group"  # participant group
+    run_type = "run-type"  # automatic / manual / feedback (TREC-8's "minus manual runs")
+    category = "category"  # lexical / neural / llm
+
+
+def one_of(kind: type[_Word], value: str, option: str,
+           reason: str = "{value!r} is not one of {choices}") -> _Word:
+    """`value` as a member of `kind`, or an OptionError naming `option`; `reason` is formatted
+    with the `value` and the `choices`."""
+    try:
+        return kind(value)
+    except ValueError:
+        from tcdb.errors import OptionError
+
+        choices = ", ".join(member.value for member in kind)
+        raise OptionError(option, reason.format(value=value, choices=choices)) from None
+
+
+# How reports name the persistence figures their JSON keys hold (Sakai's RΔ, Breuer et al.'s
+# ER and ΔRI): one spelling for the terminal, the dashboard and the docs.
+PERSISTENCE_FIGURES = {"arp": "ARP", "result_delta": "RΔ", "relative_change": "relative change",
+                       "er": "ER", "delta_ri": "ΔRI", "p_value": "p"}
