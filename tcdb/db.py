@@ -18,11 +18,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlmodel import Session
 
-from tcdb.errors import DatabaseError
+from tcdb.errors import BusyError, DatabaseError
 from tcdb.settings import get_settings
 
 _ENGINES: dict[str, Engine] = {}
 SQLITE_BATCH = 50_000
+SQLITE_BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another one to finish
 COPY_CHUNK_ROWS = 65_536  # rows per write: bounded memory, and the server starts early
 
 
@@ -69,6 +70,9 @@ def get_engine(url: str | None = None, *, read_only: bool = False) -> Engine:
     else:
         raise DatabaseError(f"unsupported database {backend!r} in {mask_url(url)!r}: "
                             "use sqlite:///FILE or postgresql+psycopg://…")
+    from tcdb import db_guard
+
+    db_guard.watch(engine, mask_url(url))
     _ENGINES[key] = engine
     return engine
 
@@ -80,13 +84,14 @@ def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
         folder = Path(database).expanduser().resolve().parent
         if not folder.is_dir():
             raise DatabaseError(f"cannot open {mask_url(url)!r}: folder {folder} does not exist")
-    engine = create_engine(url, echo=get_settings().echo_sql, connect_args={"timeout": 30})
+    engine = create_engine(url, echo=get_settings().echo_sql,
+                           connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: Any, _record: Any) -> None:
         cursor = dbapi_conn.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         if not read_only:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
@@ -97,6 +102,11 @@ def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
         cursor.close()
 
     return engine
+
+
+def connection_of(bind: Connection | Session) -> Connection:
+    """The Core connection of a session (its transaction), or the connection itself."""
+    return bind.connection() if isinstance(bind, Session) else bind
 
 
 def is_postgres(bind: Engine | Connection | Session) -> bool:
@@ -117,15 +127,37 @@ def check_connection(engine: Engine) -> None:
 
 @contextmanager
 def session_scope(url: str | None = None) -> Iterator[Session]:
-    """A session whose transaction commits on success and rolls back on any error."""
+    """A session whose transaction commits on success and rolls back on any error.
+
+    SQLite's "database is locked" (another process kept writing past the busy timeout) becomes
+    one line saying so, not a driver traceback.
+    """
     engine = get_engine(url)
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
             session.commit()
-        except BaseException:
+        except BaseException as exc:
             session.rollback()
+            if is_locked_error(exc):
+                raise locked_error() from None
             raise
+
+
+def is_locked_error(exc: BaseException) -> bool:
+    """SQLite's busy error, through SQLAlchemy or straight from the driver (the bulk writer)."""
+    import sqlite3
+
+    orig = exc.orig if isinstance(exc, OperationalError) else exc
+    return isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig)
+
+
+def locked_error() -> BusyError:
+    """What a SQLite writer says when another one kept the database past the busy timeout."""
+    seconds = SQLITE_BUSY_TIMEOUT_MS // 1000
+    return BusyError(f"the database is still locked by another process that is writing to it "
+                     f"after {seconds} s (an ingest or an import?); try again when it has "
+                     "finished")
 
 
 def bulk_insert(
@@ -246,7 +278,9 @@ def _executemany_rows(
     placeholders = ", ".join("?" for _ in columns)
     column_list = ", ".join(f'"{c}"' for c in columns)
     sql = f'INSERT INTO "{table}" ({column_list}) VALUES ({placeholders})'
-    cursor = connection.connection.driver_connection.cursor()  # sqlite3 cursor, same transaction
+    raw = connection.connection.driver_connection  # sqlite3 connection, same transaction
+    assert raw is not None
+    cursor = raw.cursor()
     n = 0
     batch: list[Sequence[Any]] = []
     for row in rows:
@@ -260,6 +294,38 @@ def _executemany_rows(
         n += len(batch)
     cursor.close()
     return n
+
+
+def int_rows(conn: Connection, sql: str, n_columns: int, dtype: str = "int64") -> Any:
+    """An (n × n_columns) array of a query's rows, without a Python object per row on PostgreSQL.
+
+    PostgreSQL: each column comes back as one `bytea` of big-endian 8-byte values
+    (`string_agg(int8send(…))`), read by `numpy.frombuffer` — all aggregates of one query see
+    the rows in the same order. SQLite: the driver's tuples, flattened into numpy. Why: hundreds
+    of thousands of rows through SQLAlchemy `Row`s cost seconds. Same transaction as the caller.
+    """
+    from itertools import chain
+
+    import numpy as np
+
+    raw = conn.connection.driver_connection
+    assert raw is not None
+    if is_postgres(conn):
+        send = "float8send({}::float8)" if dtype == "float64" else "int8send({}::bigint)"
+        parts = ", ".join(f"string_agg({send.format(f'c{i}')}, ''::bytea)"
+                          for i in range(n_columns))
+        names = ", ".join(f"c{i}" for i in range(n_columns))
+        with raw.cursor(binary=True) as cursor:
+            blobs = cursor.execute(f"SELECT {parts} FROM ({sql}) AS q({names})").fetchone()
+        big = ">f8" if dtype == "float64" else ">i8"
+        if blobs is None or blobs[0] is None:
+            return np.empty((0, n_columns), dtype=dtype)
+        return np.column_stack([np.frombuffer(b, dtype=big).astype(dtype) for b in blobs])
+    cursor = raw.cursor()
+    rows = cursor.execute(sql).fetchall()
+    cursor.close()
+    flat = np.fromiter(chain.from_iterable(rows), dtype=dtype, count=len(rows) * n_columns)
+    return flat.reshape(-1, n_columns)
 
 
 def is_integrity_error(exc: BaseException) -> bool:

@@ -10,23 +10,33 @@ class TcdbError(Exception):
 
 
 class InputError(TcdbError):
-    """Bad input data: names the file, the line (1-based, when there is one) and the reason."""
+    """Bad input data: names the file (or other source), the line (1-based, when there is
+    one) and the reason."""
 
-    def __init__(self, file: str | Path | None, line: int | None, reason: str) -> None:
-        self.file = str(file) if file is not None else None
+    def __init__(self, file: str | Path, line: int | None, reason: str) -> None:
+        self.file = str(file)
         self.line = line
         self.reason = reason
-        super().__init__(self._format())
+        where = self.file if line is None else f"{self.file}:{line}"
+        super().__init__(f"{where}: {reason}")
 
-    def __reduce__(self) -> tuple[type, tuple[str | None, int | None, str]]:
+    def __reduce__(self) -> tuple[type, tuple[str, int | None, str]]:
         # pickled as its three parts, so it crosses from a reader process unchanged
         return (type(self), (self.file, self.line, self.reason))
 
-    def _format(self) -> str:
-        where = self.file or "<input>"
-        if self.line is not None:
-            where = f"{where}:{self.line}"
-        return f"{where}: {self.reason}"
+
+class OptionError(InputError):
+    """A bad option or argument: names it (`--depth`, or several that go together) and why.
+
+    Input too, so whatever catches bad input catches it; what it names is an option, not a file.
+    """
+
+    def __init__(self, option: str, reason: str) -> None:
+        super().__init__(option, None, reason)
+        self.option = option
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # type: ignore[override]
+        return (type(self), (self.option, self.reason))
 
 
 class NotFoundError(TcdbError):
@@ -35,6 +45,11 @@ class NotFoundError(TcdbError):
 
 class ConflictError(TcdbError):
     """The request contradicts what is stored (a different source under an existing label, …)."""
+
+
+class BusyError(ConflictError):
+    """Another process is writing the same thing right now (an ingest of this snapshot, or
+    SQLite's single writer past its busy timeout): the same request later will go through."""
 
 
 class DatabaseError(TcdbError):

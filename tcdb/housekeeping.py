@@ -9,8 +9,9 @@ caller's transaction.
 from __future__ import annotations
 
 from sqlalchemy import Connection, delete, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
+from tcdb.db import connection_of
 from tcdb.schema import (
     Evaluation,
     Pool,
@@ -25,40 +26,36 @@ from tcdb.schema import (
 )
 
 
-def _conn(bind: Session | Connection) -> Connection:
-    return bind.connection() if isinstance(bind, Session) else bind
-
-
 def clear_run(bind: Session | Connection, run_id: int) -> None:
     """Remove a run's entries, unresolved entries, scores and evaluations; keep the run row.
 
     Used by `run import --replace`, so the run keeps its id (and its place in pools).
     """
-    conn = _conn(bind)
-    conn.execute(delete(RunEntry).where(RunEntry.run_id == run_id))
-    conn.execute(delete(UnresolvedRunEntry).where(UnresolvedRunEntry.run_id == run_id))
+    conn = connection_of(bind)
+    conn.execute(delete(RunEntry).where(col(RunEntry.run_id) == run_id))
+    conn.execute(delete(UnresolvedRunEntry).where(col(UnresolvedRunEntry.run_id) == run_id))
     clear_run_scores(conn, run_id)
 
 
 def clear_run_scores(bind: Session | Connection, run_id: int) -> None:
     """Remove a run's scores and evaluation markers (its entries stay)."""
-    conn = _conn(bind)
-    conn.execute(delete(Score).where(Score.run_id == run_id))
-    conn.execute(delete(Evaluation).where(Evaluation.run_id == run_id))
+    conn = connection_of(bind)
+    conn.execute(delete(Score).where(col(Score.run_id) == run_id))
+    conn.execute(delete(Evaluation).where(col(Evaluation.run_id) == run_id))
 
 
 def delete_run(bind: Session | Connection, run_id: int) -> None:
     """Delete a run and everything that refers to it."""
-    conn = _conn(bind)
+    conn = connection_of(bind)
     clear_run(conn, run_id)
-    conn.execute(delete(Run).where(Run.id == run_id))
+    conn.execute(delete(Run).where(col(Run.id) == run_id))
 
 
 def delete_qrels_scores(bind: Session | Connection, qrels_set_id: int) -> None:
     """Remove every score and evaluation computed against a qrels set."""
-    conn = _conn(bind)
-    conn.execute(delete(Score).where(Score.qrels_set_id == qrels_set_id))
-    conn.execute(delete(Evaluation).where(Evaluation.qrels_set_id == qrels_set_id))
+    conn = connection_of(bind)
+    conn.execute(delete(Score).where(col(Score.qrels_set_id) == qrels_set_id))
+    conn.execute(delete(Evaluation).where(col(Evaluation.qrels_set_id) == qrels_set_id))
 
 
 def delete_snapshot_dependents(
@@ -70,25 +67,26 @@ def delete_snapshot_dependents(
     With `keep_runs` the run rows stay (entries and scores go). Qrels sets and judgments are left
     to the caller (their foreign keys cascade with the snapshot).
     """
-    conn = _conn(bind)
-    run_ids = select(Run.id).where(Run.snapshot_id == snapshot_id).scalar_subquery()
-    qrels_ids = select(QrelsSet.id).where(QrelsSet.snapshot_id == snapshot_id).scalar_subquery()
-    conn.execute(delete(RunEntry).where(RunEntry.run_id.in_(run_ids)))
-    conn.execute(delete(UnresolvedRunEntry).where(UnresolvedRunEntry.run_id.in_(run_ids)))
-    conn.execute(delete(Score).where(Score.run_id.in_(run_ids)))
-    conn.execute(delete(Score).where(Score.qrels_set_id.in_(qrels_ids)))
-    conn.execute(delete(Evaluation).where(Evaluation.run_id.in_(run_ids)))
-    conn.execute(delete(Evaluation).where(Evaluation.qrels_set_id.in_(qrels_ids)))
-    pool_ids = select(Pool.id).where(Pool.snapshot_id == snapshot_id).scalar_subquery()
-    conn.execute(delete(PoolEntry).where(PoolEntry.pool_id.in_(pool_ids)))
+    conn = connection_of(bind)
+    run_ids = select(col(Run.id)).where(col(Run.snapshot_id) == snapshot_id).scalar_subquery()
+    qrels_ids = select(col(QrelsSet.id)).where(
+        col(QrelsSet.snapshot_id) == snapshot_id).scalar_subquery()
+    conn.execute(delete(RunEntry).where(col(RunEntry.run_id).in_(run_ids)))
+    conn.execute(delete(UnresolvedRunEntry).where(col(UnresolvedRunEntry.run_id).in_(run_ids)))
+    conn.execute(delete(Score).where(col(Score.run_id).in_(run_ids)))
+    conn.execute(delete(Score).where(col(Score.qrels_set_id).in_(qrels_ids)))
+    conn.execute(delete(Evaluation).where(col(Evaluation.run_id).in_(run_ids)))
+    conn.execute(delete(Evaluation).where(col(Evaluation.qrels_set_id).in_(qrels_ids)))
+    pool_ids = select(col(Pool.id)).where(col(Pool.snapshot_id) == snapshot_id).scalar_subquery()
+    conn.execute(delete(PoolEntry).where(col(PoolEntry.pool_id).in_(pool_ids)))
     if not keep_runs:
-        conn.execute(delete(Run).where(Run.snapshot_id == snapshot_id))
+        conn.execute(delete(Run).where(col(Run.snapshot_id) == snapshot_id))
 
 
 def delete_snapshot(bind: Session | Connection, snapshot_id: int) -> None:
     """Delete a snapshot with its runs, scores, pools and document memberships; qrels sets,
     judgments and topic memberships go by their foreign keys' cascade."""
-    conn = _conn(bind)
+    conn = connection_of(bind)
     delete_snapshot_dependents(conn, snapshot_id)
-    conn.execute(delete(SnapshotDocument).where(SnapshotDocument.snapshot_id == snapshot_id))
-    conn.execute(delete(Snapshot).where(Snapshot.id == snapshot_id))
+    conn.execute(delete(SnapshotDocument).where(col(SnapshotDocument.snapshot_id) == snapshot_id))
+    conn.execute(delete(Snapshot).where(col(Snapshot.id) == snapshot_id))

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select, text
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from tcdb.db import bulk_insert, session_scope
-from tcdb.errors import ConflictError, InputError, NotFoundError
-from tcdb.pools import _n_judged, _natural, get_pool
+from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
+from tcdb.locks import write_session
+from tcdb.pools import count_judged, get_pool
 from tcdb.schema import (
     Collection,
     Judgment,
@@ -27,9 +28,12 @@ from tcdb.schema import (
     QrelsSet,
     Snapshot,
 )
+from tcdb.sorting import natural_key
+from tcdb.vocabulary import JudgmentFormat, Prefer, one_of
 
-JUDGMENT_FORMATS = ("trec", "csv")
-PREFER = ("base", "new")
+if TYPE_CHECKING:
+    from tcdb.qrels import JudgmentRows
+
 JUDGMENT_COLUMNS = ["qrels_set_id", "topic_id", "document_id", "grade"]
 
 
@@ -43,6 +47,8 @@ def import_judgments(
     expanded_name: str | None = None,
     prefer: str = "base",
     pooled_name: str | None = None,
+    collection: str | None = None,
+    snapshot: str | None = None,
 ) -> dict[str, Any]:
     """Add a batch of assessors' judgments to the pool's `pooled` qrels set; optionally expand.
 
@@ -56,52 +62,57 @@ def import_judgments(
     """
     from tcdb.collections.assessor_formats import read_judgments
 
-    if fmt not in JUDGMENT_FORMATS:
-        raise InputError("--format", None, f"{fmt!r} is not one of {', '.join(JUDGMENT_FORMATS)}")
-    if prefer not in PREFER:
-        raise InputError("--prefer", None, f"{prefer!r} is not one of {', '.join(PREFER)}")
+    fmt = one_of(JudgmentFormat, fmt, "--format")
+    prefer = one_of(Prefer, prefer, "--prefer")
     if (expand is None) != (expanded_name is None):
-        raise InputError(None, None, "--expand BASE_QRELS and --expanded-name NAME go together")
+        raise OptionError("--expand/--expanded-name", "--expand BASE_QRELS and --expanded-name "
+                          "NAME go together")
     path = Path(path)
     started = time.perf_counter()
-    with session_scope() as session:
-        pool = get_pool(session, name)  # an unknown pool fails before the file is read
+    # One batch into a pool at a time: each checks against the batches stored before it.
+    waiting = f"waiting for another process importing judgments into pool {name!r} to finish …"
+    with write_session(f"judgments\x00{name}", waiting=waiting) as session:
+        # an unknown pool fails before the file is read
+        pool = get_pool(session, name, collection, snapshot)
         if not path.is_file():
             raise NotFoundError(f"judgments file not found: {path}")
-        records = read_judgments(path, fmt)  # type: ignore[arg-type]
+        records = read_judgments(path, fmt)
         snap = session.get(Snapshot, pool.snapshot_id)
         assert snap is not None and snap.id is not None
         conn = session.connection()
         topics = _external_topics(conn, snap.id)
-        docs = _external_docs(conn, snap.id, pool.id or 0)
-        pooled_pairs = set(conn.execute(select(PoolEntry.topic_id, PoolEntry.document_id).where(
-            PoolEntry.pool_id == pool.id)).tuples().all())
+        docs = _external_docs(conn, snap.id, pool.pk)
+        pooled_pairs = set(conn.execute(select(col(PoolEntry.topic_id),
+                                               col(PoolEntry.document_id)).where(
+            col(PoolEntry.pool_id) == pool.id)).tuples().all())
         low, high, scale_from = _grade_scale(session, pool, snap, expand)
         earlier: dict[tuple[int, int], int] = {}
         if pool.pooled_qrels_id is not None:
             earlier = {(t, d): g for t, d, g in conn.execute(
-                select(Judgment.topic_id, Judgment.document_id, Judgment.grade).where(
-                    Judgment.qrels_set_id == pool.pooled_qrels_id)).tuples()}
+                select(col(Judgment.topic_id), col(Judgment.document_id),
+                       col(Judgment.grade)).where(
+                    col(Judgment.qrels_set_id) == pool.pooled_qrels_id)).tuples()}
         new: dict[tuple[int, int], int] = {}
         repeated = 0
         for record in records:
+            where = record.file or str(path)
             topic_id = topics.get(record.topic_id)
             document_id = docs.get(record.doc_id)
             if topic_id is None or document_id is None or (topic_id, document_id) \
                     not in pooled_pairs:
-                raise InputError(record.file, record.line,
+                raise InputError(where, record.line,
                                  f"document {record.doc_id!r} is not in pool {name!r} for topic "
                                  f"{record.topic_id!r}")
             if (low is not None and record.grade < low) or (
                     high is not None and record.grade > high):
-                raise InputError(record.file, record.line,
+                raise InputError(where, record.line,
                                  f"grade {record.grade} is outside the scale "
                                  f"[{'' if low is None else low}, {'' if high is None else high}] "
                                  f"({scale_from})")
             key = (topic_id, document_id)
             if key in earlier:
                 if earlier[key] != record.grade:
-                    raise InputError(record.file, record.line,
+                    raise InputError(where, record.line,
                                      f"document {record.doc_id!r} for topic {record.topic_id!r} "
                                      f"was judged {earlier[key]} in an earlier batch, not "
                                      f"{record.grade}")
@@ -110,7 +121,7 @@ def import_judgments(
             new[key] = record.grade
         pooled = _add_batch(session, pool, snap, new, path, assessor, pooled_name or name)
         pool.pooled_qrels_id = pooled.id
-        n_judged = _n_judged(conn, pool)
+        n_judged = count_judged(conn, pool)
         status = PoolStatus.judged if n_judged == pool.n_documents else pool.status
         pool.status = status
         session.add(pool)
@@ -124,13 +135,13 @@ def import_judgments(
         }
         if expand is not None and expanded_name is not None:
             report["expanded"] = expand_qrels(session, snap, expand, pooled, expanded_name,
-                                              prefer)
+                                              prefer, same_is_unchanged=True)
         report["seconds"] = time.perf_counter() - started
         return report
 
 
 def _external_topics(conn: Connection, snapshot_id: int) -> dict[str, int]:
-    from tcdb.lookups import topic_ids
+    from tcdb.queries import topic_ids
 
     return topic_ids(conn, snapshot_id)
 
@@ -158,8 +169,9 @@ def _grade_scale(session: Session, pool: Pool, snap: Snapshot, expand: str | Non
         base_id = get_qrels_set(session, snap, expand).id
     if base_id is None:
         return None, None, "no scale"
-    low, high = session.execute(select(func.min(Judgment.grade), func.max(Judgment.grade)).where(
-        Judgment.qrels_set_id == base_id)).one()
+    low, high = session.execute(select(func.min(col(Judgment.grade)),
+                                       func.max(col(Judgment.grade))).where(
+        col(Judgment.qrels_set_id) == base_id)).one()
     base = session.get(QrelsSet, base_id)
     return low, high, f"the grades of qrels {base.name if base else base_id!r}"
 
@@ -170,12 +182,12 @@ def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int
     from tcdb.housekeeping import delete_qrels_scores
 
     if pool.pooled_qrels_id is None:
-        clash = session.execute(select(QrelsSet.id).where(
-            QrelsSet.snapshot_id == snap.id, QrelsSet.name == pooled_name)).first()
+        clash = session.execute(select(col(QrelsSet.id)).where(
+            col(QrelsSet.snapshot_id) == snap.id, col(QrelsSet.name) == pooled_name)).first()
         if clash is not None:
             raise ConflictError(f"snapshot {snap.label!r} already has a qrels set "
                                 f"{pooled_name!r}: name the pooled set with --pooled-name")
-        pooled = QrelsSet(snapshot_id=snap.id or 0, name=pooled_name, kind=QrelsKind.pooled,
+        pooled = QrelsSet(snapshot_id=snap.pk, name=pooled_name, kind=QrelsKind.pooled,
                           parent_id=pool.base_qrels_id, assessor=assessor,
                           method=f"pool {pool.name}", source=str(path.resolve()),
                           description=f"judgments on pool {pool.name!r} (depth {pool.depth})",
@@ -187,7 +199,7 @@ def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int
         assert found is not None
         pooled = found
         if new:
-            delete_qrels_scores(session, pooled.id or 0)  # the set grows: old scores are stale
+            delete_qrels_scores(session, pooled.pk)  # the set grows: old scores are stale
             if assessor and pooled.assessor and assessor not in pooled.assessor.split(", "):
                 pooled.assessor = f"{pooled.assessor}, {assessor}"[:200]
             elif assessor and not pooled.assessor:
@@ -207,57 +219,73 @@ def expand_qrels(
     pooled: QrelsSet,
     name: str,
     prefer: str = "base",
+    *,
+    same_is_unchanged: bool = False,
 ) -> dict[str, Any]:
-    """Write the `expanded` set base ∪ pooled (via `store_qrels`); report conflicting grades."""
-    from tcdb.collections.records import QrelRecord
-    from tcdb.qrels import get_qrels_set, store_qrels
+    """Write the `expanded` set base ∪ pooled; report conflicting grades.
 
-    if prefer not in PREFER:
-        raise InputError("--prefer", None, f"{prefer!r} is not one of {', '.join(PREFER)}")
+    Both sets are stored and validated, so their judgments (with their iterations, and those of
+    documents no snapshot holds) are copied as they are. A set of that name is a conflict (sets
+    are immutable) — unless `same_is_unchanged` and it already is this very union: then it is
+    reported `unchanged`, so that the same judgment import again (after a crash that came after
+    its commit, say) completes.
+    """
+    from tcdb.qrels import create_qrels_set, get_qrels_set, stored_judgments
+    from tcdb.queries import document_names
+
+    prefer = one_of(Prefer, prefer, "--prefer")
     base = get_qrels_set(session, snap, base_name)
-    conn = session.connection()
-    topics = _external_topics(conn, snap.id or 0)
-    sql = text("SELECT j.topic_id, j.document_id, j.grade, sd.external_id FROM judgment j "
-               "JOIN snapshot_document sd ON sd.snapshot_id = :s "
-               "AND sd.document_id = j.document_id WHERE j.qrels_set_id = :q")
-    ext_topic = {v: k for k, v in topics.items()}
-    merged: dict[tuple[int, int], int] = {}
-    doc_ext: dict[int, str] = {}
-    for t, d, g, ext in conn.execute(sql, {"s": snap.id, "q": base.id}).tuples():
-        merged[(t, d)] = g
-        doc_ext[d] = ext
-    conflicts: list[dict[str, Any]] = []
+    merged = stored_judgments(session, base.pk)
+    conflicts: list[tuple[int, int | str, int, int]] = []
     n_added = 0
-    for t, d, g, ext in conn.execute(sql, {"s": snap.id, "q": pooled.id}).tuples():
-        doc_ext[d] = ext
-        if (t, d) in merged:
-            if merged[(t, d)] != g:
-                conflicts.append({"topic": ext_topic[t], "doc": ext, "base": merged[(t, d)],
-                                  "new": g})
-                if prefer == "new":
-                    merged[(t, d)] = g
-            continue
-        merged[(t, d)] = g
-        n_added += 1
-    docs = {doc_ext[d]: d for _, d in merged}
-    records = (QrelRecord(ext_topic[t], doc_ext[d], g) for (t, d), g in merged.items())
-    expanded = store_qrels(session, snap, name, QrelsKind.expanded, records, parent_id=base.id,
-                           second_parent_id=pooled.id, method="expand",
-                           description=f"{base.name} ∪ {pooled.name} (prefer {prefer})",
-                           doc_ids=docs, top_ids=topics)
-    conflicts.sort(key=lambda c: (_natural(c["topic"]), c["doc"]))
-    return {"name": expanded.name, "base": base.name, "pooled": pooled.name,
+    for key, (grade, iteration) in stored_judgments(session, pooled.pk).items():
+        if key not in merged:
+            merged[key] = (grade, iteration)
+            n_added += 1
+        elif merged[key][0] != grade:
+            conflicts.append((*key, merged[key][0], grade))
+            if prefer == "new":
+                merged[key] = (grade, iteration)
+    expanded = _same_union(session, snap, name, base, pooled, merged) \
+        if same_is_unchanged else None
+    status = "unchanged" if expanded is not None else "created"
+    if expanded is None:
+        expanded = create_qrels_set(session, snap, name, QrelsKind.expanded, merged,
+                                    parent_id=base.pk, second_parent_id=pooled.pk,
+                                    method="expand",
+                                    description=f"{base.name} ∪ {pooled.name} (prefer {prefer})")
+    conn = session.connection()
+    ext_topic = {t: ext for ext, t in _external_topics(conn, snap.pk).items()}
+    names = document_names(conn, snap.pk, [d for _, d, _, _ in conflicts if isinstance(d, int)])
+    shown = [{"topic": ext_topic[t], "doc": names[d] if isinstance(d, int) else d,
+              "base": old, "new": new} for t, d, old, new in conflicts]
+    shown.sort(key=lambda c: (natural_key(c["topic"]), str(c["doc"])))
+    return {"name": expanded.name, "status": status, "base": base.name, "pooled": pooled.name,
             "n_judgments": expanded.n_judgments, "n_added": n_added, "prefer": prefer,
-            "n_conflicts": len(conflicts), "conflicts": conflicts}
+            "n_conflicts": len(shown), "conflicts": shown}
 
 
-def expand_pool(name: str, base: str, expanded_name: str, prefer: str = "base"
-                ) -> dict[str, Any]:
+def _same_union(session: Session, snap: Snapshot, name: str, base: QrelsSet, pooled: QrelsSet,
+                merged: JudgmentRows) -> QrelsSet | None:
+    """The stored set `name` when it is the expanded set of these parents with these very
+    judgments, else None."""
+    from tcdb.qrels import stored_judgments
+
+    found = session.execute(select(QrelsSet).where(
+        col(QrelsSet.snapshot_id) == snap.pk, col(QrelsSet.name) == name)).scalar_one_or_none()
+    if found is None or (found.kind, found.parent_id, found.second_parent_id) != (
+            QrelsKind.expanded, base.pk, pooled.pk):
+        return None
+    return found if stored_judgments(session, found.pk) == merged else None
+
+
+def expand_pool(name: str, base: str, expanded_name: str, prefer: str = "base", *,
+                collection: str | None = None, snapshot: str | None = None) -> dict[str, Any]:
     """Write base ∪ the pool's pooled judgments as a new `expanded` set (after the batches)."""
     with session_scope() as session:
-        pool = get_pool(session, name)
+        pool = get_pool(session, name, collection, snapshot)
         if pool.pooled_qrels_id is None:
-            raise InputError(None, None, f"pool {name!r} has no judgments yet: import them with "
+            raise NotFoundError(f"pool {name!r} has no judgments yet: import them with "
                              "`tcdb pool import-judgments`")
         snap = session.get(Snapshot, pool.snapshot_id)
         pooled = session.get(QrelsSet, pool.pooled_qrels_id)

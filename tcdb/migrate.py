@@ -12,6 +12,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
 from tcdb.db import check_connection, get_engine
+from tcdb.db_guard import unguarded
 from tcdb.errors import DatabaseError
 
 
@@ -23,19 +24,49 @@ def alembic_config(engine: Engine) -> Config:
 
 
 def _run(engine: Engine, action: str, revision: str) -> None:
+    """Run an Alembic command in one transaction: all of a migration, or none of it.
+
+    SQLite needs two things done by hand. Python's sqlite3 runs DDL outside any transaction
+    unless told otherwise, so a failed migration would leave a half-changed schema: the
+    transaction is begun explicitly. And batch migrations recreate tables, which the foreign
+    keys of rows that refer to them would refuse: they are off during the migration (SQLite
+    allows switching them only outside a transaction) and checked before the commit.
+    """
     check_connection(engine)
     config = alembic_config(engine)
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        getattr(command, action)(config, revision)
+    with engine.connect() as conn:
+        raw = conn.connection.driver_connection
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite:
+            assert raw is not None
+            raw.isolation_level = None  # transactions begin where this code says
+            raw.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with conn.begin():
+                if sqlite:
+                    conn.exec_driver_sql("BEGIN")
+                config.attributes["connection"] = conn
+                getattr(command, action)(config, revision)
+                if sqlite:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise DatabaseError(f"the migration would break {len(broken)} foreign "
+                                            f"key(s), e.g. in table {broken[0][0]}: rolled back")
+        finally:
+            if sqlite and raw is not None:
+                raw.execute("PRAGMA foreign_keys=ON")
+                raw.isolation_level = ""
 
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
-    _run(get_engine(url), "upgrade", revision)
+    with unguarded(creating=True):
+        _run(get_engine(url), "upgrade", revision)
 
 
 def downgrade(revision: str, url: str | None = None) -> None:
-    _run(get_engine(url), "downgrade", revision)
+    with unguarded():
+        _run(get_engine(url), "downgrade", revision)
+    get_engine(url).dispose()  # its pooled connections were checked at the head revision
 
 
 def head_revision() -> str:
@@ -46,17 +77,7 @@ def head_revision() -> str:
 
 
 def current_revision(engine: Engine) -> str | None:
-    check_connection(engine)
-    with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
-
-
-def require_current(engine: Engine) -> None:
-    """Refuse to work on a database that is not at the schema this tcdb expects."""
-    current = current_revision(engine)
-    head = head_revision()
-    if current is None:
-        raise DatabaseError("the database has no tcdb schema yet: run `tcdb db upgrade`")
-    if current != head:
-        raise DatabaseError(f"the database is at schema revision {current}, this tcdb expects "
-                            f"{head}: run `tcdb db upgrade`")
+    with unguarded():
+        check_connection(engine)
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()

@@ -12,7 +12,6 @@ This module must not import prefect itself.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 DEFAULT_PREFECT_HOME = ".prefect"
@@ -45,11 +44,6 @@ def configure_prefect(home: str | Path | None = None) -> Path:
         # An empty URL is "unset" to people but an invalid URL to Prefect.
         del os.environ["PREFECT_API_URL"]
     return Path(os.environ["PREFECT_HOME"])
-
-
-def prefect_imported() -> bool:
-    """Whether prefect is already loaded (then its settings are fixed for this process)."""
-    return "prefect" in sys.modules
 
 
 def api_url() -> str | None:

@@ -27,7 +27,5 @@ def get_settings() -> Settings:
 
 @lru_cache(maxsize=8)
 def _settings(_url: str | None, _echo: str | None) -> Settings:
+    """Cached per value of the variables, so a changed variable is never missed."""
     return Settings()
-
-
-get_settings.cache_clear = _settings.cache_clear  # type: ignore[attr-defined]
