@@ -1,0 +1,157 @@
+"""Fixing what was imported: a run's metadata updated, a run deleted.
+
+Organisers make mistakes in a round of a hundred runs (a group misspelt, a run not marked as
+judged); the fix must not need the run files again, and must keep the run's entries, scores
+and place in pools. Deleting takes the run's entries, scores and pool memberships with it, in
+one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlmodel import Session, col
+
+from tcdb.catalog import get_snapshot
+from tcdb.db import session_scope
+from tcdb.errors import OptionError
+from tcdb.housekeeping import delete_run
+from tcdb.runs.listing import get_runs
+from tcdb.runs.metadata import RunMetadata, read_run_metadata
+from tcdb.runs.systems import get_system
+from tcdb.schema import Pool, PoolRun, Run, RunEntry, RunType, Score, System
+
+# What a new run is when nothing says otherwise.
+NEW_RUN = RunMetadata(run_type=RunType.automatic, contributed=False)
+# RunMetadata's fields that are columns of `run` (the system is a reference, see apply_metadata).
+RUN_COLUMNS = {"group": "group_name", "run_type": "run_type", "contributed": "contributed",
+               "category": "category", "submitted": "submitted",
+               "description": "description", "first_stage": "first_stage"}
+
+
+def metadata_columns(meta: RunMetadata) -> dict[str, Any]:
+    """The given fields as `run` columns."""
+    return {RUN_COLUMNS[key]: value for key, value in meta.given().items() if key in RUN_COLUMNS}
+
+
+def apply_metadata(session: Session, run: Run, collection_id: int, meta: RunMetadata) -> list[str]:
+    """Set the given fields on a stored run; the names of those that changed.
+
+    A new group or system name moves the run to that system (created on first use); a system
+    left without runs is deleted, so reports never list a system that lost its only run.
+    """
+    changed = []
+    names = {column: name for name, column in RUN_COLUMNS.items()}
+    for column, value in metadata_columns(meta).items():
+        if getattr(run, column) != value:
+            setattr(run, column, value)
+            changed.append(names[column])
+    if meta.system is not None or meta.group is not None:
+        current = session.get(System, run.system_id)
+        assert current is not None
+        target = get_system(session, collection_id, meta.system or current.name,
+                            meta.group if meta.group is not None else current.group_name,
+                            explicit=meta.system is not None)
+        if target.pk != current.pk:
+            run.system_id = target.pk
+            session.add(run)
+            session.flush()
+            _drop_if_orphan(session, current)
+            changed.append("system")
+    session.add(run)
+    return changed
+
+
+def _drop_if_orphan(session: Session, system: System) -> None:
+    used = session.execute(select(func.count()).select_from(Run).where(
+        col(Run.system_id) == system.pk)).scalar_one()
+    if not used:
+        session.delete(system)
+        session.flush()
+
+
+@dataclass
+class RunChange:
+    """What `update_runs` or `delete_runs` did to one run."""
+
+    collection: str
+    snapshot: str
+    run: str
+    status: str  # "updated" | "unchanged" | "deleted"
+    changed: list[str] = field(default_factory=list)  # updated fields
+    n_entries: int = 0  # deleted entries
+    n_scores: int = 0  # deleted scores
+    pools: list[str] = field(default_factory=list)  # pools the run contributed to
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def update_runs(
+    collection: str,
+    snapshot: str,
+    tags: Sequence[str] = (),
+    meta: RunMetadata | None = None,
+    *,
+    metadata: Mapping[str, RunMetadata] | Path | str | None = None,
+) -> list[RunChange]:
+    """Set the given metadata on stored runs, in one transaction.
+
+    `meta` applies to every run in `tags`; `metadata` (a table or its file) gives runs their
+    own, and wins over `meta`. Without `tags`, the runs the table names. Every tag must be a
+    run of the snapshot: a typo is an error, not a silent no-op.
+    """
+    table = read_run_metadata(metadata) if isinstance(metadata, Path | str) else metadata or {}
+    meta = meta or RunMetadata()
+    chosen = list(dict.fromkeys([*tags, *table]))
+    if not chosen:
+        raise OptionError("TAGS/--metadata", "name the runs to update, or give a metadata table")
+    if not meta.given() and not any(row.given() for row in table.values()):
+        raise OptionError("--system/--group/…", "nothing to update: give a field to change")
+    changes = []
+    with session_scope() as session:
+        snap = get_snapshot(session, collection, snapshot)
+        for run in get_runs(session, snap, chosen):
+            row = table.get(run.tag)
+            changed = apply_metadata(session, run, snap.collection_id,
+                                     meta if row is None else row.over(meta))
+            changes.append(RunChange(collection, snap.label, run.tag,
+                                     "updated" if changed else "unchanged", changed))
+    return changes
+
+
+def delete_runs(collection: str, snapshot: str, tags: Sequence[str]) -> list[RunChange]:
+    """Delete runs with their entries, scores and pool memberships, in one transaction.
+
+    A pool keeps the documents a deleted run put in it: assessors may already hold them.
+    """
+    if not tags:
+        raise OptionError("TAGS", "name the runs to delete")
+    changes = []
+    with session_scope() as session:
+        snap = get_snapshot(session, collection, snapshot)
+        for run in get_runs(session, snap, list(dict.fromkeys(tags))):
+            n_entries = _count(session, RunEntry, run.pk)
+            n_scores = _count(session, Score, run.pk)
+            pools = list(session.execute(
+                select(col(Pool.name)).join(PoolRun, col(PoolRun.pool_id) == col(Pool.id))
+                .where(col(PoolRun.run_id) == run.pk).order_by(col(Pool.name))).scalars())
+            system = session.get(System, run.system_id)
+            session.execute(delete(PoolRun).where(col(PoolRun.run_id) == run.pk))
+            delete_run(session, run.pk)
+            session.expunge(run)
+            if system is not None:
+                _drop_if_orphan(session, system)
+            changes.append(RunChange(collection, snap.label, run.tag, "deleted",
+                                     n_entries=n_entries + run.n_unresolved, n_scores=n_scores,
+                                     pools=pools))
+    return changes
+
+
+def _count(session: Session, table: type[RunEntry] | type[Score], run_id: int) -> int:
+    return session.execute(select(func.count()).select_from(table).where(
+        col(table.run_id) == run_id)).scalar_one()
