@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from tcdb.cli.output import console, print_json, print_table
+from tcdb.vocabulary import DocIdentity, TopicIdentity
 
 app = typer.Typer(help="Declare test collections and how documents and topics keep their "
                   "identity across snapshots.", no_args_is_help=True)
 
-
-class DocIdentityOption(StrEnum):
-    doc_id = "doc_id"
-    url = "url"
-
-
-class TopicIdentityOption(StrEnum):
-    query_id = "query_id"
-    text = "text"
 
 
 def _grades(value: str | None) -> tuple[int | None, int | None]:
@@ -36,10 +28,10 @@ def _grades(value: str | None) -> tuple[int | None, int | None]:
 @app.command()
 def add(
     name: str = typer.Argument(..., help="Collection name, e.g. longeval-web."),
-    doc_identity: DocIdentityOption = typer.Option(
-        DocIdentityOption.doc_id, help="Documents are the same across snapshots by id or URL."),
-    topic_identity: TopicIdentityOption = typer.Option(
-        TopicIdentityOption.query_id,
+    doc_identity: DocIdentity = typer.Option(
+        DocIdentity.doc_id, help="Documents are the same across snapshots by id or URL."),
+    topic_identity: TopicIdentity = typer.Option(
+        TopicIdentity.query_id,
         help="Topics are the same by id, or by normalised query text (re-numbered queries)."),
     id_fallback: bool = typer.Option(
         False, help="With --doc-identity url: key documents without a URL by their id."),
@@ -50,7 +42,7 @@ def add(
     from tcdb.catalog import add_collection
 
     low, high = _grades(grades)
-    collection = add_collection(name, doc_identity.value, topic_identity.value,
+    collection = add_collection(name, doc_identity, topic_identity,
                                 id_fallback=id_fallback, grade_min=low, grade_max=high,
                                 description=description)
     console.print(f"[green]✓[/] collection {collection.name} (documents by "
@@ -93,7 +85,7 @@ def sync(
                 report = ingest_snapshot(collection.name, snap.label, snap.open_source(),
                                          date=snap.date, progress=not json_output)
                 done.append(report.as_dict())
-    state = {
+    state: dict[str, Any] = {
         "collection": collection.name,
         "declared": [s.label for s in collection.snapshots],
         "pending": [{"label": s.label, "source": s.describe(), "unavailable": r}

@@ -6,6 +6,8 @@ import typer
 
 from tcdb.cli.output import console
 
+EVERY_INTERFACE = {"0.0.0.0", "::"}
+
 
 def dashboard(
     port: int = typer.Option(8501, "--port", "-p", help="Port to serve on."),
@@ -18,8 +20,12 @@ def dashboard(
     from tcdb.settings import get_settings
 
     url = get_settings().database_url
-    console.print(f"tcdb dashboard on http://{address}:{port} reading {mask_url(url)} "
-                  "(Ctrl-C stops it)", highlight=False)
+    # 0.0.0.0 / :: listen on every interface (a container, a shared machine); not an address
+    # a browser opens
+    where = (f"http://localhost:{port} (listening on every interface)"
+             if address in EVERY_INTERFACE else f"http://{address}:{port}")
+    console.print(f"tcdb dashboard on {where} reading {mask_url(url)} (Ctrl-C stops it)",
+                  highlight=False)
     code = run_dashboard(url, port, address)
     if code not in (0, -15):
         raise typer.Exit(code)

@@ -43,3 +43,43 @@ def current() -> None:
     head = migrate.head_revision()
     state = "up to date" if rev == head else "run `tcdb db upgrade`"
     console.print(f"current: {rev or 'none'}  head: {head}  ({state})")
+
+
+@app.command("grant-readonly")
+def grant_readonly(
+    role: str = typer.Argument(..., help="Role to create or grant (PostgreSQL)."),
+    password: str | None = typer.Option(None, "--password", metavar="TEXT",
+                                        help="Set the role's password."),
+) -> None:
+    """Give a role SELECT only, for the dashboard and the reports (PostgreSQL)."""
+    from tcdb.roles import grant_readonly as grant
+
+    for statement in grant(role, password):
+        console.print(statement, highlight=False, markup=False)
+    console.print(f"role {role} can read tcdb's tables and change nothing; use it as "
+                  f"postgresql+psycopg://{role}@HOST/DB", highlight=False, markup=False)
+
+
+@app.command()
+def check(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Check what no constraint enforces: orphan rows, stored counts, unfinished snapshots.
+
+    Exits 1 when anything is found, so a script or a cron job can tell.
+    """
+    from tcdb.cli.output import print_json, print_table
+    from tcdb.consistency import check_database
+    from tcdb.db import get_engine, mask_url
+
+    findings = check_database()
+    if json_output:
+        print_json({"database": mask_url(str(get_engine().url)), "consistent": not findings,
+                    "findings": [f.as_dict() for f in findings]})
+    elif findings:
+        print_table(["table", "problem", "rows", "example"],
+                    [(f.table, f.problem, f.count, f.example) for f in findings],
+                    title=f"{len(findings)} inconsistencies")
+    else:
+        console.print(f"{mask_url(str(get_engine().url))} is consistent", highlight=False,
+                      markup=False)
+    if findings:
+        raise typer.Exit(1)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from tcdb.cli.output import console, print_json, print_table
 
@@ -40,11 +41,11 @@ def _print(summary: dict[str, Any]) -> None:
     if summary["database_reused"]:
         console.print("[yellow]The database already held the demo: reused it (nothing was "
                       "ingested or imported twice). `tcdb demo --fresh` rebuilds it.[/]")
-    print_table(["snapshots", "added", "removed", "changed", "unchanged", "topics kept",
-                 "topics new", "topics dropped"],
+    print_table(["snapshots", "added", "removed", "changed", "unchanged", "topics added",
+                 "topics removed", "topics kept"],
                 [(f"{d['from']} → {d['to']}", d["added"], d["removed"], d["changed"],
-                  d["unchanged"], d["topics"]["kept"], d["topics"]["added"],
-                  d["topics"]["removed"]) for d in summary["drift"]],
+                  d["unchanged"], d["topics"]["added"], d["topics"]["removed"],
+                  d["topics"]["kept"]) for d in summary["drift"]],
                 title="Snapshot drift (documents by URL, topics by query text)")
     reus = summary["reusability"]
     print_table(["measure", "Kendall τ", "τ-b", "τ_AP", "runs", "min per-topic τ"],
@@ -64,4 +65,14 @@ def _print(summary: dict[str, Any]) -> None:
                  for r in summary["recovered"]], title="Planted behaviours the reports recovered")
     console.print(f"done in {summary['timings']['total']:.1f} s. Next, try:")
     for command in summary["next"]:
-        console.print(f"  [bold cyan]{command}[/]", highlight=False)
+        console.print(f"  [bold cyan]{escape(_on_this_database(command))}[/]",
+                      highlight=False)
+
+
+def _on_this_database(command: str) -> str:
+    """The hint as it must be typed to reach the demo's database, whatever shell runs it."""
+    import os
+    import shlex
+
+    url = os.environ.get("TCDB_DATABASE_URL")
+    return f"{command} --database-url {shlex.quote(url)}" if url else command

@@ -73,12 +73,35 @@ def run_flow(
     if json_output:
         print_json(result)
         return
-    console.print(f"[green]✓[/] {name} finished")
-    if isinstance(result, dict):
-        print_table(["", "value"], [(k, _summary(v)) for k, v in result.items()])
+    from rich.markup import escape
+
+    rows = dict(result) if isinstance(result, dict) else {}
+    summary = rows.pop("summary", None)  # a flow's one-sentence account, when it gives one
+    console.print(f"[green]✓[/] {escape(name)} finished"
+                  + (f": {escape(str(summary))}" if summary else ""), highlight=False)
+    if rows:
+        print_table(["", "value"], [(k, describe(v)) for k, v in rows.items()])
 
 
-def _summary(value: Any) -> str:
-    if isinstance(value, dict | list):
-        return f"{len(value)} item(s)" if value else "–"
-    return str(value)
+SHOWN = 5  # names a cell lists before "… and N more"
+
+
+def describe(value: Any) -> str:
+    """A result value as a table cell that says what it holds, not "3 item(s)".
+
+    Names (measures, labels, files) are listed, the first few of them; rows and nested reports
+    are counted, and `--json` has them in full.
+    """
+    if value is None or (isinstance(value, dict | list) and not value):
+        return "–"
+    if not isinstance(value, dict | list):
+        return str(value)
+    flat = all(not isinstance(v, dict | list)
+               for v in (value.values() if isinstance(value, dict) else value))
+    if not flat:
+        noun = ("row", "rows") if isinstance(value, list) else ("entry", "entries")
+        return f"{len(value)} {noun[len(value) != 1]} (--json shows them)"
+    shown = ([f"{k}: {v}" for k, v in list(value.items())[:SHOWN]] if isinstance(value, dict)
+             else [str(v) for v in value[:SHOWN]])
+    more = f" … and {len(value) - SHOWN} more" if len(value) > SHOWN else ""
+    return ("; " if isinstance(value, dict) else ", ").join(shown) + more

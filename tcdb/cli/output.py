@@ -49,14 +49,52 @@ def print_json(obj: Any) -> None:
 def print_table(
     columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None
 ) -> None:
+    """A table that never cuts a name or a number: boxed for a terminal (a cell too wide for
+    the screen wraps), plain aligned text when piped (as wide as it needs)."""
+    cells = [[format_cell(v) for v in row] for row in rows]
+    numeric = [bool(cells) and all(_is_number(row[i]) for row in cells)
+               for i in range(len(columns))]
+    if not console.is_terminal:
+        _print_plain([str(c) for c in columns], cells, numeric, title)
+        return
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=title, header_style="bold")
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*[format_cell(v) for v in row])
-    console.print(table)
+    # Text, not markup: a run tagged `[bold]` or a qrels set named `:thumbs_up:` is shown as is.
+    table = Table(title=Text(title) if title else None, header_style="bold")
+    for column, right in zip(columns, numeric, strict=True):
+        table.add_column(Text(column), overflow="fold", justify="right" if right else "left")
+    for row in cells:
+        table.add_row(*(Text(cell) for cell in row))
+    console.print(table, emoji=False)
+
+
+def _print_plain(columns: list[str], cells: list[list[str]], numeric: list[bool],
+                 title: str | None) -> None:
+    from rich.cells import cell_len
+
+    widths = [max([cell_len(c), *(cell_len(row[i]) for row in cells)])
+              for i, c in enumerate(columns)]
+
+    def line(values: Sequence[str]) -> str:
+        padded = [" " * (w - cell_len(v)) + v if right else v + " " * (w - cell_len(v))
+                  for v, w, right in zip(values, widths, numeric, strict=True)]
+        return "  ".join(padded).rstrip()
+
+    out = [title] if title else []
+    out += [line(columns), line(["-" * w for w in widths]), *(line(row) for row in cells)]
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+def _is_number(text: str) -> bool:
+    cleaned = text.replace(",", "").replace("%", "").lstrip("+-−")
+    if cleaned in ("–", ""):
+        return True
+    try:
+        float(cleaned)
+    except ValueError:
+        return False
+    return True
 
 
 def format_cell(value: Any) -> str:

@@ -2,46 +2,35 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from tcdb.cli.output import console, err_console, print_json, print_table
+from tcdb.vocabulary import (
+    JudgmentFormat,
+    PoolExportFormat,
+    PoolExportOrder,
+    Prefer,
+    TieOrder,
+)
+
+if TYPE_CHECKING:
+    from tcdb.pools.results import SizeStats
 
 app = typer.Typer(help="Build depth-k pools, export them blind for assessors, import judgments.",
                   no_args_is_help=True)
 
-
-class TieOrder(StrEnum):
-    trec_eval = "trec_eval"
-    docid_asc = "docid-asc"
-    file_rank = "file-rank"
-
-
-class ExportFormat(StrEnum):
-    trec = "trec"
-    jsonl = "jsonl"
-    csv = "csv"
+# Pool names are unique per snapshot: a name two snapshots share needs these.
+CollectionOption = typer.Option(None, "--collection", help="The pool's collection, when the "
+                                "name alone is ambiguous.")
+SnapshotOption = typer.Option(None, "--snapshot", help="The pool's snapshot, when the name "
+                              "alone is ambiguous.")
 
 
-class ExportOrder(StrEnum):
-    docid = "docid"
-    shuffle = "shuffle"
 
-
-class JudgmentFormat(StrEnum):
-    trec = "trec"
-    csv = "csv"
-
-
-class Prefer(StrEnum):
-    base = "base"
-    new = "new"
-
-
-def _size(size: dict[str, Any]) -> str:
+def _size(size: SizeStats) -> str:
     return f"{size['min']}–{size['max']} (mean {size['mean']:.1f})"
 
 
@@ -76,7 +65,7 @@ def build(
         report = build_pool(collection, snapshot, name, depth, runs=run or None,
                             contributed=contributed, not_contributed=not_contributed,
                             all_runs=all_runs, exclude_judged=exclude_judged,
-                            tie_order=tie_order.value, max_per_topic=max_per_topic,
+                            tie_order=tie_order, max_per_topic=max_per_topic,
                             description=description)
     if json_output:
         print_json(report)
@@ -117,12 +106,14 @@ def list_(
 @app.command("show")
 def show(
     name: str = typer.Argument(..., help="Pool name."),
+    collection: str | None = CollectionOption,
+    snapshot: str | None = SnapshotOption,
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show a pool: sizes per topic, each run's unique documents, judged fraction."""
     from tcdb.pools import show_pool
 
-    info = show_pool(name)
+    info = show_pool(name, collection, snapshot)
     if json_output:
         print_json(info)
         return
@@ -138,7 +129,7 @@ def show(
     console.print(f"size per topic: min {size['min']} · max {size['max']} · mean "
                   f"{size['mean']:.1f} · total {size['total']:,}", highlight=False)
     print_table(["run", "pooled documents", "unique"],
-                [(r["tag"], r["n_pooled"], r["unique"]) for r in info["runs"]],
+                [(r["run"], r["n_pooled"], r["unique"]) for r in info["runs"]],
                 title="contribution per run")
     print_table(["topic", "documents", "judged"],
                 [(t["topic"], t["n_documents"], t["n_judged"]) for t in info["per_topic"]],
@@ -148,9 +139,11 @@ def show(
 @app.command("export")
 def export(
     name: str = typer.Argument(..., help="Pool name."),
-    fmt: ExportFormat = typer.Option(..., "--format", help="trec (ids only), jsonl or csv."),
+    collection: str | None = CollectionOption,
+    snapshot: str | None = SnapshotOption,
+    fmt: PoolExportFormat = typer.Option(..., "--format", help="trec (ids only), jsonl or csv."),
     out: Path = typer.Option(..., "--out", help="File to write (.gz to compress)."),
-    order: ExportOrder = typer.Option(ExportOrder.docid, "--order",
+    order: PoolExportOrder = typer.Option(PoolExportOrder.docid, "--order",
                                       help="Documents per topic by id, or shuffled."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the shuffle."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -158,7 +151,8 @@ def export(
     """Export the pool blind for assessors (no run tags, ranks or scores)."""
     from tcdb.pools import export_pool
 
-    report = export_pool(name, fmt.value, out, order=order.value, seed=seed)
+    report = export_pool(name, fmt, out, order=order, seed=seed, collection=collection,
+                         snapshot=snapshot)
     if json_output:
         print_json(report)
         return
@@ -170,7 +164,9 @@ def export(
 
 def _print_expanded(expanded: dict[str, Any]) -> None:
     console.print(
-        f"expanded qrels {expanded['name']} = {expanded['base']} ∪ {expanded['pooled']}: "
+        f"expanded qrels {expanded['name']} = {expanded['base']} ∪ {expanded['pooled']}"
+        + (" (already stored: unchanged)" if expanded.get("status") == "unchanged" else "")
+        + ": "
         f"{expanded['n_judgments']:,} judgments ({expanded['n_added']:,} added) · "
         f"{expanded['n_conflicts']} conflicting grade(s), kept {expanded['prefer']}",
         highlight=False)
@@ -183,6 +179,8 @@ def _print_expanded(expanded: dict[str, Any]) -> None:
 @app.command("import-judgments")
 def import_judgments(
     name: str = typer.Argument(..., help="Pool name."),
+    collection: str | None = CollectionOption,
+    snapshot: str | None = SnapshotOption,
     file: Path = typer.Argument(..., help="Judgments: TREC qrels or CSV topic_id,doc_id,grade."),
     fmt: JudgmentFormat = typer.Option(JudgmentFormat.trec, "--format", help="trec or csv."),
     assessor: str | None = typer.Option(None, "--assessor", help="Who judged."),
@@ -200,9 +198,9 @@ def import_judgments(
     """Add a batch of judgments to the pool's pooled qrels set (all or nothing)."""
     from tcdb.judgments import import_judgments as run_import
 
-    report = run_import(name, file, fmt=fmt.value, assessor=assessor, expand=expand,
-                        expanded_name=expanded_name, prefer=prefer.value,
-                        pooled_name=pooled_name)
+    report = run_import(name, file, fmt=fmt, assessor=assessor, expand=expand,
+                        expanded_name=expanded_name, prefer=prefer,
+                        pooled_name=pooled_name, collection=collection, snapshot=snapshot)
     if json_output:
         print_json(report)
         return
@@ -218,6 +216,8 @@ def import_judgments(
 @app.command("expand")
 def expand(
     name: str = typer.Argument(..., help="Pool name."),
+    collection: str | None = CollectionOption,
+    snapshot: str | None = SnapshotOption,
     base: str = typer.Option(..., "--base", help="The qrels set to expand."),
     expanded_name: str = typer.Option(..., "--name", help="Name of the expanded qrels set."),
     prefer: Prefer = typer.Option(Prefer.base, "--prefer",
@@ -227,7 +227,8 @@ def expand(
     """Write base ∪ the pool's judgments (all batches so far) as an expanded qrels set."""
     from tcdb.judgments import expand_pool
 
-    report = expand_pool(name, base, expanded_name, prefer.value)
+    report = expand_pool(name, base, expanded_name, prefer, collection=collection,
+                         snapshot=snapshot)
     if json_output:
         print_json(report)
         return

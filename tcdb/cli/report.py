@@ -6,13 +6,16 @@ Each command is one call into `tcdb.reports.*`; this module only parses options 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 from typer.core import TyperCommand
 
-from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli.output import console, err_console, print_json, print_table
+from tcdb.vocabulary import PERSISTENCE_FIGURES, Correction, Grouping
+
+if TYPE_CHECKING:
+    from tcdb.reports.results import PersistenceReport, ReusabilityReport
 
 app = typer.Typer(help="Reports: reusability (τ, new relevant, leave-out), persistence (ARP, RΔ, "
                   "ER, ΔRI) and run comparisons.",
@@ -24,7 +27,7 @@ class _ManyValues(TyperCommand):
 
     many = ("--snapshots", "-s")
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         out: list[str] = []
         option: str | None = None
         for arg in args:
@@ -56,6 +59,8 @@ def persistence(
         "all", "--topics", help="all, core (judged in every snapshot) or a topic set name."),
     bootstrap: int = typer.Option(0, "--bootstrap", help="Bootstrap samples for CIs (0: none)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    systems: list[str] | None = typer.Option(
+        None, "--system", help="Only this system (repeat; the pivot is always in)."),
     per_topic: Path | None = typer.Option(
         None, "--per-topic", help="Also write the per-topic deltas vs the pivot to this CSV."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -64,11 +69,12 @@ def persistence(
     from tcdb.reports.persistence import per_topic_deltas_frame, persistence_report
 
     labels = _split(snapshots)
+    chosen = systems or None
     report = persistence_report(collection, labels, pivot, measures, qrels, topics, bootstrap,
-                                seed)
+                                seed, systems=chosen)
     if per_topic is not None:
         frame = per_topic_deltas_frame(collection, labels, pivot, measures, qrels, topics,
-                                       compute=False)
+                                       compute=False, systems=chosen)
         frame.to_csv(per_topic, index=False)
     if json_output:
         print_json(report)
@@ -83,7 +89,7 @@ def _split(values: list[str]) -> list[str]:
     return [part for value in values for part in value.replace(",", " ").split() if part]
 
 
-def _show_persistence(report: dict[str, Any]) -> None:
+def _show_persistence(report: PersistenceReport) -> None:
     first, *later = report["snapshots"]
     topics = report["topics"]
     for measure, result in report["measures"].items():
@@ -100,10 +106,39 @@ def _show_persistence(report: dict[str, Any]) -> None:
         n = ", ".join(f"{s}: {v}" for s, v in topics["n_topics"].items())
         print_table(columns, rows, title=f"{report['collection']} · {measure} · pivot "
                     f"{report['pivot']} · topics {topics['selection']} ({n})")
-        for entry in result["skipped"]:
-            console.print(f"skipped {entry['system']}: {entry['reason']}", highlight=False)
+        for line in skipped_lines(result["skipped"], measure):
+            console.print(line, highlight=False, markup=False)
         if report["bootstrap"]:
             _show_intervals(result["systems"], later, report["bootstrap"])
+    for warning in report["warnings"]:
+        err_console.print(f"warning: {warning}", highlight=False, markup=False)
+
+
+# What a kind of skipped system lacks, for the one line that sums them up.
+_SKIPPED_WHY = {"no_run": "without a run in every snapshot",
+                "several_runs": "with several runs in one snapshot",
+                "no_scores": "without {measure} scores in every snapshot"}
+_NAMED = 3  # systems a summary line names before "--json lists them all"
+
+
+def skipped_lines(skipped: list[dict[str, str]], measure: str) -> list[str]:
+    """One line per kind of skipped system, whatever their number (a campaign skips hundreds).
+
+    A few are shown each with its reason; more are counted, with a few names as examples.
+    """
+    by_kind: dict[str, list[dict[str, str]]] = {}
+    for entry in skipped:
+        by_kind.setdefault(entry.get("kind", ""), []).append(entry)
+    lines = []
+    for kind, entries in by_kind.items():
+        if len(entries) <= _NAMED or kind not in _SKIPPED_WHY:
+            lines += [f"skipped {e['system']}: {e['reason']}" for e in entries]
+            continue
+        why = _SKIPPED_WHY[kind].format(measure=measure)
+        names = ", ".join(e["system"] for e in entries[:_NAMED])
+        lines.append(f"skipped {len(entries)} systems {why} (e.g. {names}; --json lists them "
+                     "all)")
+    return lines
 
 
 def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[str, Any]
@@ -115,9 +150,9 @@ def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[
             for label, ci in record["ci"][what].items():
                 if what != "arp" and label not in later:
                     continue
-                rows.append([record["system"], what, label, ci["estimate"], ci["low"],
-                             ci["high"]])
-    print_table(["system", "measure", "snapshot", "estimate", "low", "high"], rows,
+                rows.append([record["system"], PERSISTENCE_FIGURES[what], label, ci["estimate"],
+                             ci["low"], ci["high"]])
+    print_table(["system", "figure", "snapshot", "estimate", "low", "high"], rows,
                 title=f"{level} bootstrap intervals ({boot['n_samples']} samples, "
                 f"seed {boot['seed']})")
 
@@ -129,9 +164,14 @@ def compare(
     qrels: str = typer.Option("original", "--qrels", help="Qrels set name."),
     runs: list[str] = typer.Option(..., "--run", help="Run tag (repeat; at least two)."),
     measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
-    correction: str = typer.Option("holm", "--correction",
-                                   help="Multiple-comparison correction: bonferroni, holm, none."),
+    correction: str = typer.Option(
+        Correction.holm.value, "--correction",
+        help=f"Multiple-comparison correction across the pairs: {', '.join(Correction)}."),
     k: int = typer.Option(10, "--k", help="Cutoff of the outcome breakdown."),
+    bootstrap: int = typer.Option(0, "--bootstrap", metavar="N",
+                                  help="Bootstrap samples for 95 % intervals of each run's mean "
+                                  "and each pair's mean difference (e.g. 10000; 0: none)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Significance tests per pair of runs; outcome breakdown for one-relevant qrels.
@@ -140,15 +180,24 @@ def compare(
     """
     from tcdb.reports.compare import compare_report
 
-    report = compare_report(collection, snapshot, qrels, runs, measure, correction, k)
+    report = compare_report(collection, snapshot, qrels, runs, measure, correction, k,
+                            bootstrap=bootstrap, seed=seed)
     if json_output:
         print_json(report)
         return
     title = (f"{report['collection']} / {report['snapshot']} · qrels {report['qrels']} · "
              f"{report['measure']} · {report['n_topics']} topics · {report['correction']}")
-    print_table(["run A", "run B", "mean A", "mean B", "A − B", "p t", "p wilcoxon",
+    if bootstrap:
+        print_table(["run", "system", "mean", "95 % low", "95 % high"],
+                    [[r["run"], r["system"], r["mean"], r.get("ci_low"), r.get("ci_high")]
+                     for r in report["runs"]],
+                    title=f"mean {report['measure']} with 95 % bootstrap intervals "
+                    f"({bootstrap} samples of the topics, seed {seed})")
+    intervals = ["A − B 95 % low", "A − B 95 % high"] if bootstrap else []
+    print_table(["run A", "run B", "mean A", "mean B", "A − B", *intervals, "p t", "p wilcoxon",
                  "p rank-sum", "p sign", "wins", "losses"],
                 [[p["run_a"], p["run_b"], p["mean_a"], p["mean_b"], p["mean_diff"],
+                  *([p.get("diff_ci_low"), p.get("diff_ci_high")] if bootstrap else []),
                   p["p_t_corrected"], p["p_wilcoxon_corrected"], p["p_ranksum_corrected"],
                   p["p_sign_corrected"], p["wins"], p["losses"]] for p in report["pairs"]],
                 title=title)
@@ -187,11 +236,11 @@ def reusability(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Is the collection reusable? τ between the run rankings under two qrels sets."""
-    from tcdb.errors import InputError
+    from tcdb.errors import OptionError
     from tcdb.reports.reusability import reusability_report
 
     if runs and all_runs:
-        raise InputError(None, None, "give --run TAG … or --all-runs, not both")
+        raise OptionError("--run/--all-runs", "give --run TAG … or --all-runs, not both")
     report = reusability_report(collection, snapshot, qrels, versus, measures,
                                 runs or None, depth, topics, threshold, bootstrap, seed)
     if json_output:
@@ -200,7 +249,7 @@ def reusability(
     _show_reusability(report)
 
 
-def _show_reusability(report: dict[str, Any]) -> None:
+def _show_reusability(report: ReusabilityReport) -> None:
     where = f" · topic set {report['topic_set']}" if report["topic_set"] else ""
     for measure, result in report["measures"].items():
         head = (f"{report['collection']} / {report['snapshot']} · {measure} · "
@@ -223,10 +272,10 @@ def _show_reusability(report: dict[str, Any]) -> None:
                           f"{_f(ci['high'])}] ({ci['n_samples']} samples)", highlight=False)
         print_table(["run", f"{measure} A", "rank A", f"{measure} B", "rank B", "change",
                      f"unjudged@{report['depth']}", f"new rel@{report['depth']}"],
-                    [[r["tag"], r["score_a"], r["rank_a"], r["score_b"], r["rank_b"],
+                    [[r["run"], r["score_a"], r["rank_a"], r["score_b"], r["rank_b"],
                       f"{r['rank_change']:+d}", r["unjudged_top_k"], r["new_relevant_top_k"]]
                      for r in result["runs"]])
-        moved = ", ".join(f"{c['tag']} ({c['rank_a']}→{c['rank_b']})"
+        moved = ", ".join(f"{c['run']} ({c['rank_a']}→{c['rank_b']})"
                           for c in result["largest_rank_changes"])
         console.print(f"  largest rank changes: {moved or 'none'}", highlight=False)
         if result["skipped"]:
@@ -244,15 +293,23 @@ def leave_out(
     snapshot: str = typer.Argument(..., help="Snapshot label."),
     qrels: str = typer.Option(..., "--qrels", help="Qrels set A to leave groups out of."),
     depth: int = typer.Option(..., "--depth", help="Pool depth K of the contributing runs."),
-    by: str = typer.Option("group", "--by", help="Group runs by: group, manual or category."),
+    by: Grouping = typer.Option(Grouping.group, "--by",
+                                help="Leave out each participant group, each run type "
+                                "(automatic, manual, feedback) or each category."),
     measures: list[str] = typer.Option(["AP"], "--measure", "-m", help="Measure (repeat)."),
     topics: str | None = typer.Option(None, "--topics", help="Restrict to this topic set."),
+    save: str | None = typer.Option(
+        None, "--save", metavar="PREFIX",
+        help="Also store each group's reduced qrels as a derived set PREFIX-GROUP, with the "
+        "group's scores on it."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Leave-one-group-out (Zobel's uniques test): stores `derived` qrels per group."""
+    """Leave-one-group-out (Zobel's uniques test): each group's runs on qrels without the
+    relevant documents only that group found, re-ranked among the others."""
     from tcdb.reports.leave_out import leave_out_report
 
-    report = leave_out_report(collection, snapshot, qrels, depth, by, measures, topics)
+    report = leave_out_report(collection, snapshot, qrels, depth, by, measures, topics,
+                              save=save)
     if json_output:
         print_json(report)
         return
@@ -263,8 +320,9 @@ def leave_out(
         for group in result["groups"]:
             print_table(["run", f"{measure} full", f"{measure} reduced", "rank full",
                          "rank reduced", "change"],
-                        [[r["tag"], r["score_full"], r["score_reduced"], r["rank_full"],
+                        [[r["run"], r["score_full"], r["score_reduced"], r["rank_full"],
                           r["rank_reduced"], f"{r['rank_change']:+d}"] for r in group["runs"]],
-                        title=f"without {group['group']}: {group['n_removed']} relevant removed "
-                        f"({group['qrels']}) · τ {_f(group['kendall_tau'])} · τ-b "
-                        f"{_f(group['tau_b'])} · τ_AP {_f(group['tau_ap'])}")
+                        title=f"without {group['group']}: {group['n_removed']} relevant removed"
+                        + (f" (stored as {group['qrels']})" if group["qrels"] else "")
+                        + f" · τ {_f(group['kendall_tau'])} · τ-b {_f(group['tau_b'])} · τ_AP "
+                        f"{_f(group['tau_ap'])}")

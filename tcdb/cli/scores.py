@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -18,7 +17,7 @@ if TYPE_CHECKING:
 class _TableByDefault(TyperGroup):
     """`tcdb scores COLLECTION SNAPSHOT …` means `tcdb scores table COLLECTION SNAPSHOT …`."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
             args = ["table", *args]
         return super().parse_args(ctx, args)
@@ -41,17 +40,20 @@ def table(
         False, "--intersection",
         help="Average over the topics each run answered (default: every qrels topic, "
         "unanswered ones count 0, as trec_eval -c)."),
+    residual_of: str | None = typer.Option(
+        None, "--residual-of", metavar="QRELS",
+        help="The residual scores: rankings without what this qrels set judged."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
     csv_output: bool = typer.Option(False, "--csv", help="Print CSV."),
 ) -> None:
     """Scores of a snapshot's runs; missing ones are computed and stored first."""
-    from tcdb.errors import InputError
+    from tcdb.errors import OptionError
     from tcdb.scores import score_table
 
     if json_output and csv_output:
-        raise InputError(None, None, "choose one of --json and --csv")
+        raise OptionError("--json/--csv", "choose one of --json and --csv")
     frame = score_table(collection, snapshot, qrels, measures, runs or None, per_topic,
-                        intersection)
+                        intersection, residual_of=residual_of)
     if json_output:
         print_json(frame.to_dict(orient="records"))
     elif csv_output:
@@ -72,10 +74,15 @@ def show_means(frame: pd.DataFrame, title: str) -> None:
     if frame.empty:
         console.print("no runs")
         return
-    wide = frame.pivot_table(index=["run", "system"], columns="measure", values="value",
-                             sort=False, dropna=False).reset_index()
+    # Not pivot_table: with dropna=False it crosses every run with every system.
     measures = list(dict.fromkeys(frame["measure"]))
-    _print_frame(wide[["run", "system", *measures]], title)
+    rows: dict[tuple[str, str], dict[str, float]] = {}
+    for run, system, measure, value in frame[["run", "system", "measure", "value"]].itertuples(
+            index=False):
+        rows.setdefault((run, system), {})[measure] = value
+    print_table(["run", "system", *measures],
+                [[run, system, *(values.get(m) for m in measures)]
+                 for (run, system), values in rows.items()], title=title)
 
 
 def _print_frame(frame: pd.DataFrame, title: str) -> None:

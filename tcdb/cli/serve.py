@@ -26,7 +26,7 @@ def serve(
     spec: list[Path] = typer.Option([], "--spec", help="An extra collection spec to schedule "
                                     "nightly ingestion for (repeatable)."),
     drop_folder: str = typer.Option("runs", "--drop-folder", help="Where run files are dropped "
-                                    "(runs/<collection>/<snapshot>/)."),
+                                    "(runs/COLLECTION/SNAPSHOT/)."),
     limit: int | None = typer.Option(None, "--limit", help="Most flow runs at once (serve)."),
     work_pool: str = typer.Option("tcdb", "--work-pool", help="Work pool to register on when "
                                   "PREFECT_API_URL names a server."),
@@ -46,6 +46,8 @@ def serve(
         )
 
         server = api_url()
+        if not server:  # the hourly import reads this folder: a missing one is an error there
+            Path(drop_folder).mkdir(parents=True, exist_ok=True)
         deployments = build_deployments(spec, drop_folder=drop_folder,
                                         work_pool=work_pool if server else None)
         rows = [deployment_row(d) for d in deployments]

@@ -31,13 +31,13 @@ def create(
     extra: list[str] | None = typer.Argument(None, hidden=True),
 ) -> None:
     """Create a topic set from a file of topic ids or as the core topics of snapshots."""
-    from tcdb.errors import InputError
+    from tcdb.errors import OptionError
     from tcdb.topic_sets import create_topic_set
 
     core = list(core) if core else None
     if extra:
         if core is None:
-            raise InputError(None, None, f"unexpected argument(s): {' '.join(extra)}")
+            raise OptionError("TOPICS", f"unexpected argument(s): {' '.join(extra)}")
         core = [*core, *extra]
     result = create_topic_set(collection, name, snapshot, from_file=from_file, core=core,
                               description=description, replace=replace)
