@@ -1,8 +1,12 @@
-"""What every tcdb flow shares: when a task may retry, and a stopwatch for the artifacts."""
+"""What every tcdb flow shares: when a task may retry, user errors logged in one line, and a
+stopwatch for the artifacts."""
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -15,7 +19,7 @@ PERMANENT_OS_ERRORS: tuple[type[OSError], ...] = (
     FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError,
 )
 SOURCE_RETRIES = 2
-SOURCE_RETRY_DELAYS = [5, 30]
+SOURCE_RETRY_DELAYS: list[float] = [5, 30]
 
 
 def is_transient(exc: BaseException | None) -> bool:
@@ -43,6 +47,59 @@ def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     except Exception as raised:  # noqa: BLE001 - the result itself may re-raise the failure
         exc = raised
     return is_transient(exc if isinstance(exc, BaseException) else None)
+
+
+# Prefect's loggers of flow and task runs: the ones that log a failing run's exception.
+RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+
+
+class UserErrorsInOneLine(logging.Filter):
+    """Prefect logs the exception that ends a flow or task run with its full traceback; for a
+    `TcdbError` (bad input, an unknown name: the user's to fix) its one-line message says all.
+
+    Such a record loses its traceback and becomes the message itself, and is dropped when the
+    same run already logged that error (a flow that logs each bad file, then fails with the
+    first). Everything else passes unchanged: a bug keeps its traceback.
+    """
+
+    KEEP_RUNS = 256  # runs whose logged errors are remembered (a server runs flows for weeks)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._errors: OrderedDict[str, list[str]] = OrderedDict()  # run id → messages
+        self._lock = threading.Lock()  # task runs may log from several threads
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        run = str(getattr(record, "flow_run_id", None) or getattr(record, "task_run_id", ""))
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, TcdbError):
+            record.msg, record.args = "%s", (str(error),)
+            record.exc_info = record.exc_text = record.stack_info = None
+            with self._lock:
+                if any(str(error) in said for said in self._errors.get(run, [])):
+                    return False
+        if record.levelno >= logging.ERROR:
+            try:
+                message = record.getMessage()
+            except (TypeError, ValueError):  # a malformed record: logging reports it itself
+                return True
+            with self._lock:
+                self._errors.setdefault(run, []).append(message)
+                self._errors.move_to_end(run)
+                while len(self._errors) > self.KEEP_RUNS:
+                    self._errors.popitem(last=False)
+        return True
+
+
+def quiet_user_errors() -> None:
+    """Install `UserErrorsInOneLine` on Prefect's run loggers (once; before or after Prefect
+    configured its logging: its dictConfig keeps a logger's filters)."""
+    loggers = [logging.getLogger(name) for name in RUN_LOGGERS]
+    if any(isinstance(f, UserErrorsInOneLine) for lg in loggers for f in lg.filters):
+        return
+    shared = UserErrorsInOneLine()  # one memory: a task's error line counts for its flow run
+    for logger in loggers:
+        logger.addFilter(shared)
 
 
 class Stopwatch:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tcdb.errors import InputError, NotFoundError
+from tcdb.errors import NotFoundError, OptionError
 
 if TYPE_CHECKING:
     from prefect import Flow
@@ -75,7 +75,7 @@ def load_flow(flow_name: str) -> Flow:
 def declared_deployments(specs: Sequence[Path | str] | None = None, *, shipped: bool = True,
                          drop_folder: str = "runs") -> list[DeploymentDecl]:
     """The deployments: nightly ingestion per spec (shipped ones and `specs`), hourly runs."""
-    from tcdb.collections.specs import list_specs, load_spec
+    from tcdb.collections.spec import list_specs, load_spec
 
     decls: list[DeploymentDecl] = []
     paths: list[tuple[Path, str]] = []
@@ -108,10 +108,10 @@ def build_deployments(specs: Sequence[Path | str] | None = None, *, shipped: boo
     """Prefect deployment objects for the declarations; no API call, no server."""
     from prefect.deployments.runner import EntrypointType
 
-    result = []
+    result: list[RunnerDeployment] = []
     for decl in declared_deployments(specs, shipped=shipped, drop_folder=drop_folder):
         flow_obj = load_flow(decl.flow)
-        result.append(flow_obj.to_deployment(
+        result.append(flow_obj.to_deployment(  # type: ignore[arg-type]  # sync here
             name=decl.name, cron=decl.cron, parameters=decl.parameters,
             description=decl.description, tags=TAGS, concurrency_limit=1,
             work_pool_name=work_pool, entrypoint_type=EntrypointType.MODULE_PATH,
@@ -212,10 +212,10 @@ def parse_params(items: Sequence[str], flow_obj: Flow | None = None) -> dict[str
         key, sep, raw = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise InputError(None, None, f"--param {item} is not of the form k=v")
-        if names is not None and key not in names:
-            raise InputError(None, None, f"flow {flow_obj.name!r} has no parameter {key!r} "
-                             f"(parameters: {', '.join(names)})")
+            raise OptionError(f"--param {item}", "not of the form k=v")
+        if flow_obj is not None and names is not None and key not in names:
+            raise OptionError("--param", f"flow {flow_obj.name!r} has no parameter {key!r} "
+                              f"(parameters: {', '.join(names)})")
         if _wants_text(hints.get(key)):
             params[key] = raw
             continue

@@ -1,8 +1,10 @@
-"""Evaluate what is missing: every (run, qrels set, measure) of complete snapshots not scored yet.
+"""Evaluate what is missing: the (run, measure) scores of complete snapshots not stored yet.
 
 The core (`tcdb.evaluation.evaluate`) computes only the missing combinations, so running this
 every hour costs a few queries when nothing is new. Without arguments it looks at every
-complete snapshot that has runs and qrels; arguments narrow it down.
+complete snapshot that has runs, under its designated original qrels; `qrels` names another
+set and `all_qrels` takes every set (pooled, expanded, derived) — those are scored when asked
+for, not every hour (`flows.state.evaluation_targets`).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def evaluate(
     qrels: str | None = None,
     measures: list[str] | None = None,
     runs: list[str] | None = None,
+    all_qrels: bool = False,
 ) -> dict[str, Any]:
     """Compute the missing scores (all complete snapshots, or the ones named)."""
     logger = get_run_logger()
@@ -63,7 +66,7 @@ def evaluate(
     if collection is not None and snapshot is not None and qrels is not None:
         targets = [(collection, snapshot, qrels)]  # the core names what does not exist
     else:
-        targets = evaluation_targets(collection, snapshot, qrels)
+        targets = evaluation_targets(collection, snapshot, qrels, all_qrels=all_qrels)
     rows: list[dict[str, Any]] = []
     failures: list[TcdbError] = []
     for coll, snap, qrels_name in targets:
@@ -78,20 +81,46 @@ def evaluate(
             continue
         logger.info("%s/%s under %s: %s", coll, snap, qrels_name, _brief(report))
         rows.append({**report, "collection": coll, "snapshot": snap, "qrels": qrels_name})
-    result = {"measures": measures, "targets": rows, "failed": len(failures),
-              "seconds": round(watch.total, 3)}
-    columns = ["collection", "snapshot", "qrels"] + sorted(
-        {k for r in rows for k in r if k not in ("collection", "snapshot", "qrels")
-         and not isinstance(r[k], list | dict)})
+    summary = evaluation_summary(measures, rows)
+    result = {"summary": summary, "measures": measures, "targets": rows,
+              "failed": len(failures), "seconds": round(watch.total, 3)}
     publish("evaluate", render("Missing scores", [
-        f"**{len(rows)}** (snapshot, qrels) pairs looked at, **{len(failures)}** failed; "
-        f"measures: {', '.join(measures)}",
-        markdown_table(columns, [[r.get(c) for c in columns] for r in rows]),
-        timings_section(watch),
+        summary, evaluation_table(rows), timings_section(watch),
     ]), "scores computed for what was missing")
     if failures:
         raise failures[0]
     return result
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def evaluation_summary(measures: list[str], rows: list[dict[str, Any]]) -> str:
+    """One sentence saying what was scored: which measures, over how many runs, what was new.
+
+    Why: "measures: 3 items, targets: 9 items" leaves the reader to guess what was counted.
+    """
+    runs = {(r["collection"], r["snapshot"], tag) for r in rows for tag in r.get("runs", [])}
+    computed = sum(r.get("n_computed", 0) for r in rows)
+    stored = sum(r.get("n_cached", 0) for r in rows)
+    failed = sum(1 for r in rows if "error" in r)
+    text = (f"{_count(len(measures), 'measure')} ({', '.join(measures)}) over "
+            f"{_count(len(runs), 'run')} in {_count(len(rows), '(snapshot, qrels) pair')}: "
+            f"{_count(computed, '(run, measure) score')} computed, {stored} already stored")
+    return text + (f"; {failed} failed" if failed else "")
+
+
+def evaluation_table(rows: list[dict[str, Any]]) -> str:
+    """One row per (snapshot, qrels) pair: runs, what was computed now and what was stored."""
+    columns = ["collection", "snapshot", "qrels", "runs", "(run, measure) computed",
+               "already stored", "per-topic values written", "runs without entries",
+               "seconds", "error"]
+    return markdown_table(columns, [
+        [r["collection"], r["snapshot"], r["qrels"], len(r.get("runs", [])) or None,
+         r.get("n_computed"), r.get("n_cached"), r.get("n_scores"),
+         ", ".join(r.get("skipped", [])) or None, r.get("seconds"), r.get("error")]
+        for r in rows])
 
 
 def _brief(report: dict[str, Any]) -> str:

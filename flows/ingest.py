@@ -46,7 +46,7 @@ def ingest_task(
 @task(name="pending-snapshots", cache_policy=NO_CACHE)
 def pending_task(spec_path: str) -> tuple[Any, list[tuple[Any, str | None]]]:
     """Sync the spec's collection and list its declared, not yet complete snapshots."""
-    from tcdb.collections.specs import load_spec
+    from tcdb.collections.spec import load_spec
     from tcdb.ingest import pending_snapshots
 
     pending = pending_snapshots(spec_path)

@@ -21,7 +21,7 @@ def build_pool_task(collection: str, snapshot: str, name: str, depth: int,
                     options: dict[str, Any]) -> dict[str, Any]:
     from tcdb.pools import build_pool as build_core
 
-    return build_core(collection, snapshot, name, depth, **options)
+    return dict(build_core(collection, snapshot, name, depth, **options))
 
 
 @task(name="export-pool", retries=2, retry_delay_seconds=[5, 30],
@@ -30,7 +30,7 @@ def export_pool_task(name: str, fmt: str, out: str, order: str, seed: int | None
                      ) -> dict[str, Any]:
     from tcdb.pools import export_pool
 
-    return export_pool(name, fmt, out, order=order, seed=seed)
+    return dict(export_pool(name, fmt, out, order=order, seed=seed))
 
 
 @flow(name="build-pool", log_prints=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from tcdb.errors import TcdbError
+from tcdb.errors import InputError, NotFoundError, TcdbError
 from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
 from tcdb.flows.common import SOURCE_RETRIES, SOURCE_RETRY_DELAYS, Stopwatch, retry_transient
 from tcdb.flows.state import complete_snapshots, known_run_checksums
@@ -58,6 +58,21 @@ def drop_targets(drop_folder: Path, collection: str | None, snapshot: str | None
     return [t for t in targets if snapshot is None or t[1] == snapshot]
 
 
+def check_drop_folder(drop_folder: str) -> Path:
+    """The drop folder, resolved; a missing one is an error, not "nothing new".
+
+    Why: a mistyped or unmounted folder would otherwise report success every hour while no run
+    is ever imported.
+    """
+    root = Path(drop_folder).expanduser().resolve()
+    if not root.exists():
+        raise NotFoundError(f"drop folder {root} does not exist: create it, or pass another "
+                            "drop_folder")
+    if not root.is_dir():
+        raise InputError(root, None, "the drop folder is a file, not a folder")
+    return root
+
+
 @task(name="import-run", retries=SOURCE_RETRIES, retry_delay_seconds=SOURCE_RETRY_DELAYS,
       retry_condition_fn=retry_transient, cache_policy=NO_CACHE)
 def import_run_task(collection: str, snapshot: str, path: str) -> RunImportReport:
@@ -84,11 +99,12 @@ def import_runs(
     """Import the new run files under `<drop_folder>/<collection>/<snapshot>/`.
 
     Without `collection` every collection folder is scanned; without `snapshot` every snapshot
-    folder of the collection. Relative `drop_folder`s are resolved against the working folder.
+    folder of the collection. Relative `drop_folder`s are resolved against the working folder;
+    a drop folder that does not exist fails the flow (NotFoundError naming it).
     """
     logger = get_run_logger()
     watch = Stopwatch()
-    root = Path(drop_folder).expanduser().resolve()
+    root = check_drop_folder(drop_folder)
     rows: list[dict[str, Any]] = []
     failures: list[TcdbError] = []
     complete: dict[str, set[str]] = {}
@@ -111,16 +127,16 @@ def import_runs(
                     continue
                 try:
                     report = import_run_task(coll, snap, str(file))
-                except TcdbError as exc:
-                    logger.error("%s: %s", file, exc)
+                except TcdbError as exc:  # the message names the file (and line) itself
+                    logger.error("%s", exc if str(file) in str(exc) else f"{file}: {exc}")
                     rows.append(_row(coll, snap, file, "failed", reason=str(exc)))
                     failures.append(exc)
                     continue
-                logger.info("%s: run %s %s (%d entries)", file.name, report.tag, report.status,
+                logger.info("%s: run %s %s (%d entries)", file.name, report.run, report.status,
                             report.n_entries)
-                rows.append(_row(coll, snap, file, report.status, report.tag, report.n_entries))
+                rows.append(_row(coll, snap, file, report.status, report.run, report.n_entries))
                 known = known_run_checksums(coll, snap)
-    result = {
+    result: dict[str, Any] = {
         "drop_folder": str(root),
         "imported": [r["file"] for r in rows if r["status"] in ("imported", "replaced")],
         "seen": [r["file"] for r in rows if r["status"] in ("seen", "unchanged")],

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from tcdb.db import get_engine
 from tcdb.schema import (
@@ -22,49 +23,55 @@ from tcdb.schema import (
 def complete_snapshots(collection: str) -> set[str]:
     """Labels of the collection's `complete` snapshots (none when the collection is unknown)."""
     query = (
-        select(Snapshot.label)
-        .join(Collection, Collection.id == Snapshot.collection_id)
-        .where(Collection.name == collection, Snapshot.status == SnapshotStatus.complete)
+        select(col(Snapshot.label))
+        .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
+        .where(col(Collection.name) == collection, col(Snapshot.status) == SnapshotStatus.complete)
     )
     with get_engine().connect() as conn:
-        return set(conn.execute(query).scalars())
+        return {checksum for checksum in conn.execute(query).scalars() if checksum}
 
 
 def known_run_checksums(collection: str, snapshot: str) -> set[str]:
     """Checksums of the run files already imported on a snapshot: a dropped file seen before."""
     query = (
-        select(Run.checksum)
-        .join(Snapshot, Snapshot.id == Run.snapshot_id)
-        .join(Collection, Collection.id == Snapshot.collection_id)
-        .where(Collection.name == collection, Snapshot.label == snapshot,
-               Run.checksum.is_not(None))
+        select(col(Run.checksum))
+        .join(Snapshot, col(Snapshot.id) == col(Run.snapshot_id))
+        .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
+        .where(col(Collection.name) == collection, col(Snapshot.label) == snapshot,
+               col(Run.checksum).is_not(None))
     )
     with get_engine().connect() as conn:
-        return set(conn.execute(query).scalars())
+        return {checksum for checksum in conn.execute(query).scalars() if checksum}
 
 
 def evaluation_targets(
-    collection: str | None = None, snapshot: str | None = None, qrels: str | None = None
+    collection: str | None = None, snapshot: str | None = None, qrels: str | None = None,
+    *, all_qrels: bool = False,
 ) -> list[tuple[str, str, str]]:
     """(collection, snapshot, qrels set) for complete snapshots that have runs and qrels.
 
     The combinations an "evaluate what is missing" pass must look at; the core decides which
-    (run, qrels, measure) scores are actually missing.
+    (run, qrels, measure) scores are actually missing. Each snapshot's designated original
+    qrels set only, unless `qrels` names another or `all_qrels`: pooled, expanded and derived
+    sets (leave-out sets, topic subsets) are evaluated when a report or a person asks for them,
+    not every hour for every measure.
     """
-    has_runs = select(Run.id).where(Run.snapshot_id == Snapshot.id).exists()
+    has_runs = select(col(Run.id)).where(col(Run.snapshot_id) == col(Snapshot.id)).exists()
     query = (
-        select(Collection.name, Snapshot.label, QrelsSet.name)
-        .join(Snapshot, Snapshot.collection_id == Collection.id)
-        .join(QrelsSet, QrelsSet.snapshot_id == Snapshot.id)
-        .where(Snapshot.status == SnapshotStatus.complete, has_runs)
-        .order_by(Collection.name, Snapshot.ordinal, Snapshot.id, QrelsSet.id)
+        select(col(Collection.name), col(Snapshot.label), col(QrelsSet.name))
+        .join(Snapshot, col(Snapshot.collection_id) == col(Collection.id))
+        .join(QrelsSet, col(QrelsSet.snapshot_id) == col(Snapshot.id))
+        .where(col(Snapshot.status) == SnapshotStatus.complete, has_runs)
+        .order_by(col(Collection.name), col(Snapshot.ordinal), col(Snapshot.id), col(QrelsSet.id))
     )
     if collection is not None:
-        query = query.where(Collection.name == collection)
+        query = query.where(col(Collection.name) == collection)
     if snapshot is not None:
-        query = query.where(Snapshot.label == snapshot)
+        query = query.where(col(Snapshot.label) == snapshot)
     if qrels is not None:
-        query = query.where(QrelsSet.name == qrels)
+        query = query.where(col(QrelsSet.name) == qrels)
+    elif not all_qrels:
+        query = query.where(col(QrelsSet.name) == col(Snapshot.original_qrels))
     with get_engine().connect() as conn:
         return [tuple(row) for row in conn.execute(query).all()]  # type: ignore[misc]
 
@@ -76,14 +83,15 @@ def snapshot_drift(collection: str, label: str) -> dict[str, Any] | None:
     complete snapshot just before it in the collection's order (ordinal, then id); the counting
     is `tcdb.drift`'s, the same as `tcdb snapshot diff`.
     """
-    from tcdb.drift import document_drift, topic_drift
+    from tcdb.queries import document_drift, topic_drift
 
     with get_engine().connect() as conn:
         snaps = conn.execute(
-            select(Snapshot.id, Snapshot.label)
-            .join(Collection, Collection.id == Snapshot.collection_id)
-            .where(Collection.name == collection, Snapshot.status == SnapshotStatus.complete)
-            .order_by(Snapshot.ordinal, Snapshot.id)
+            select(col(Snapshot.id), col(Snapshot.label))
+            .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
+            .where(col(Collection.name) == collection,
+                   col(Snapshot.status) == SnapshotStatus.complete)
+            .order_by(col(Snapshot.ordinal), col(Snapshot.id))
         ).all()
         labels = [row.label for row in snaps]
         if label not in labels or labels.index(label) == 0:
