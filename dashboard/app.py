@@ -23,15 +23,26 @@ PAGES = [
     ("compare", "Compare runs", ":material/compare_arrows:"),
 ]
 
-st.set_page_config(page_title="tcdb", page_icon=":material/database:", layout="wide")
+SIDEBAR_PX = 250  # room for the pickers; the rest of a 1000 px window goes to the figures
+# Streamlit pads its wide layout by 5rem a side: a 1000 px window would keep 580 px for tables.
+NARROW_MARGINS = """<style>
+[data-testid="stMainBlockContainer"] { padding: 3rem 1.5rem 4rem 1.5rem; }
+</style>"""
+
+st.set_page_config(page_title="tcdb", page_icon=":material/database:", layout="wide",
+                   initial_sidebar_state=SIDEBAR_PX)
+# The default page (Overview) lives at / — Streamlit gives a default page no path of its own,
+# so /overview is "Page not found": link the overview as /, never as /overview.
 page = st.navigation([
-    st.Page(HERE / "views" / f"{name}.py", title=title, icon=icon, url_path=name,
-            default=name == "overview")
+    st.Page(HERE / "views" / f"{name}.py", title=title, icon=icon,
+            url_path=None if name == "overview" else name, default=name == "overview")
     for name, title, icon in PAGES
 ])
+st.set_page_config(page_title=f"{page.title} · tcdb")
+st.html(NARROW_MARGINS)
 with st.sidebar:
     if st.button("Refresh", icon=":material/refresh:", help="Read the database again now "
                  f"(figures are otherwise kept for {data.TTL} s)."):
         data.clear()
-    st.caption(f"Database: {widgets.mask(data.database_url())}")
+    st.caption(widgets.describe_database(data.database_url()))
 page.run()

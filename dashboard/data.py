@@ -15,11 +15,14 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
 from sqlmodel import Session
+
+if TYPE_CHECKING:
+    from tcdb.reports.results import CompareReport, PersistenceReport
 
 TTL = 60  # seconds: a new snapshot or run shows up within a minute without a refresh
 
@@ -66,11 +69,24 @@ def collections(url: str) -> list[dict[str, Any]]:
 @st.cache_data(ttl=TTL, show_spinner=False)
 def snapshots(url: str, collection: str | None = None) -> pd.DataFrame:
     """Every snapshot (any status) with its counts and ingest times, in ordinal order."""
-    from tcdb.drift import list_snapshots
+    from tcdb.catalog import list_snapshots
 
     columns = ["collection", "label", "date", "status", "source", "documents", "topics",
                "judgments", "with_text", "ordinal", "completed_at", "error"]
     return pd.DataFrame(list_snapshots(collection), columns=columns)
+
+
+def latest_collection(url: str) -> str | None:
+    """The collection that changed last: the latest snapshot ingested, run imported or qrels
+    set created (None when no collection has any of these yet)."""
+    stamps = [(frame["collection"], pd.to_datetime(frame[column], utc=True, errors="coerce"))
+              for frame, column in ((snapshots(url), "completed_at"), (runs(url), "created_at"),
+                                    (qrels_sets(url), "created_at"))]
+    latest = pd.concat([pd.DataFrame({"collection": c, "when": w}) for c, w in stamps])
+    latest = latest.dropna(subset=["when"])
+    if latest.empty:
+        return None
+    return str(latest.sort_values("when").iloc[-1]["collection"])
 
 
 def complete_labels(url: str, collection: str) -> list[str]:
@@ -149,8 +165,8 @@ def drift(url: str, collection: str) -> dict[str, Any]:
     `topics`: transition, added, removed, kept, renumbered; `qrels`: per snapshot the original
     qrels' topics, judgments and per-topic averages; `core`: topics in every snapshot.
     """
-    from tcdb.drift import snapshot_diff
-    from tcdb.topic_sets import core_topic_ids
+    from tcdb.queries import core_topic_ids
+    from tcdb.reports.drift import snapshot_diff
 
     labels = complete_labels(url, collection)
     documents, topics = [], []
@@ -166,7 +182,7 @@ def drift(url: str, collection: str) -> dict[str, Any]:
                                                          "renumbered")}})
         qrels.update(diff["qrels"])
     if len(labels) == 1:
-        from tcdb.drift import qrels_summary
+        from tcdb.queries import qrels_summary
 
         with read_only_session() as session:
             snap = _snapshot(session, collection, labels[0])
@@ -196,33 +212,37 @@ def _snapshot(session: Session, collection: str, label: str) -> Any:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def judgments_per_topic(url: str, collection: str, snapshot: str, qrels: str) -> pd.DataFrame:
-    """Per topic of a qrels set: judged and relevant (grade > 0) documents."""
-    from tcdb.qrels import get_qrels_set, qrels_frame
+    """Per topic of a qrels set: judged and relevant (grade > 0) documents, topics in order."""
+    from tcdb.qrels import get_qrels_set
+    from tcdb.queries import judgment_counts
+    from tcdb.sorting import natural_key
 
     with read_only_session() as session:
         snap = _snapshot(session, collection, snapshot)
         qset = get_qrels_set(session, snap, qrels)
-        frame = qrels_frame(session.connection(), qset.id)
-    if frame.empty:
-        return pd.DataFrame(columns=["topic", "judged", "relevant"])
-    out = (frame.assign(relevant=frame["grade"] > 0).groupby("topic", sort=False)
-           .agg(judged=("doc", "size"), relevant=("relevant", "sum")).reset_index())
-    out["relevant"] = out["relevant"].astype(int)
-    return out.sort_values("topic", key=_natural_key).reset_index(drop=True)
-
-
-def _natural_key(values: pd.Series) -> pd.Series:
-    """Numeric topic ids in numeric order, then the others."""
-    return values.map(lambda v: (0, int(v), "") if str(v).isdigit() else (1, 0, str(v)))
+        rows = judgment_counts(session, qset.pk, snap.pk)
+    rows.sort(key=lambda row: natural_key(row[0]))
+    return pd.DataFrame(rows, columns=["topic", "judged", "relevant"])
 
 
 # ------------------------------------------------------------------------------ persistence
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
+def original_qrels(url: str, collection: str, labels: tuple[str, ...]) -> dict[str, str | None]:
+    """snapshot → its designated original qrels set (None when it has none)."""
+    from tcdb.catalog import get_snapshot
+
+    with read_only_session() as session:
+        return {label: get_snapshot(session, collection, label).original_qrels
+                for label in labels}
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
 def persistence(url: str, collection: str, snapshots: tuple[str, ...], pivot: str,
-                measure: str, qrels: str, topics: str) -> dict[str, Any]:
-    """`tcdb report persistence` on stored scores (nothing is evaluated here)."""
+                measure: str, qrels: str | tuple[str, ...], topics: str) -> PersistenceReport:
+    """`tcdb report persistence` on stored scores (nothing is evaluated here); `qrels`: one
+    set name for every snapshot, or one per snapshot in order (`--qrels A --qrels B …`)."""
     from tcdb.reports.persistence import persistence_report
 
     return persistence_report(collection, list(snapshots), pivot, [measure], qrels, topics,
@@ -231,114 +251,81 @@ def persistence(url: str, collection: str, snapshots: tuple[str, ...], pivot: st
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def persistence_deltas(url: str, collection: str, snapshots: tuple[str, ...], pivot: str,
-                       measure: str, qrels: str, topics: str) -> pd.DataFrame:
+                       measure: str, qrels: str | tuple[str, ...], topics: str) -> pd.DataFrame:
+    """Per topic, each system's score minus the pivot's (`per_topic_deltas_frame`)."""
     from tcdb.reports.persistence import per_topic_deltas_frame
 
     return per_topic_deltas_frame(collection, list(snapshots), pivot, [measure], qrels, topics,
                                   compute=False)
 
 
-def persistence_frames(report: dict[str, Any], measure: str) -> dict[str, pd.DataFrame]:
+def persistence_frames(report: PersistenceReport, measure: str) -> dict[str, pd.DataFrame]:
     """The report as tables: `arp` (system, snapshot, arp) and `table` (one row per system and
-    later snapshot: RΔ, relative change, ER, ΔRI, p)."""
-    records = report["measures"].get(measure, {}).get("systems", [])
+    later snapshot: RΔ, relative change, ER, ΔRI, p; `below_pivot`: the system's ARP in the
+    first snapshot is below the pivot's, where ER reads backwards)."""
+    result = report["measures"].get(measure)
+    records = result["systems"] if result else []
+    skipped = result["skipped"] if result else []
     first, later = report["snapshots"][0], report["snapshots"][1:]
+    pivot_first = next((r["arp"].get(first) for r in records if r["is_pivot"]), None)
     arp = [{"system": r["system"], "snapshot": s, "order": i, "arp": r["arp"].get(s)}
            for r in records for i, s in enumerate(report["snapshots"])]
     table = [{"system": r["system"], "pivot": bool(r["is_pivot"]), "from": first, "to": s,
               f"ARP {first}": r["arp"].get(first), "ARP": r["arp"].get(s),
               "RΔ": r["result_delta"].get(s), "relative change": r["relative_change"].get(s),
-              "ER": r["er"].get(s), "ΔRI": r["delta_ri"].get(s), "p": r["p_value"].get(s)}
+              "ER": r["er"].get(s), "ΔRI": r["delta_ri"].get(s), "p": r["p_value"].get(s),
+              "below_pivot": _below(r["arp"].get(first), pivot_first)}
              for r in records for s in later]
-    skipped = report["measures"].get(measure, {}).get("skipped", [])
     return {"arp": pd.DataFrame(arp, columns=["system", "snapshot", "order", "arp"]),
             "table": pd.DataFrame(table, columns=["system", "pivot", "from", "to",
                                                   f"ARP {first}", "ARP", "RΔ",
-                                                  "relative change", "ER", "ΔRI", "p"]),
+                                                  "relative change", "ER", "ΔRI", "p",
+                                                  "below_pivot"]),
             "skipped": pd.DataFrame(skipped, columns=["system", "reason"])}
+
+
+def _below(arp: float | None, pivot: float | None) -> bool:
+    return arp is not None and pivot is not None and arp < pivot
 
 
 # ------------------------------------------------------------------------------ reusability
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
-def per_topic(url: str, collection: str, snapshot: str, qrels: str, measure: str
-              ) -> pd.DataFrame:
-    """Stored per-topic scores of every evaluated run (`trec_eval -c` topics): run, topic,
-    value."""
-    from tcdb.scores import score_table
-
-    frame = score_table(collection, snapshot, qrels, [measure], per_topic=True, compute=False)
-    return frame[["run", "topic", "value"]]
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
 def reusability(url: str, collection: str, snapshot: str, qrels_a: str, qrels_b: str,
                 measure: str, depth: int) -> dict[str, Any]:
-    """`tcdb report reusability` for one measure, plus the per-topic τ of every topic.
+    """`tcdb report reusability` for one measure, its tables as frames.
 
-    Runs ranked under qrels A and B (τ, τ-b, τ_AP) and per run its top-`depth` documents
-    unjudged in A and newly relevant in B (trec_eval's order). `runs` and `per_topic_tau` come
-    back as frames; runs scored under only one of the two sets are named in `missing`.
+    Runs ranked under qrels A and B (τ, τ-b, τ_AP), per topic τ, and per run its top-`depth`
+    documents unjudged in A and newly relevant in B (trec_eval's order); runs scored under
+    only one of the two sets are named in `missing`.
     """
-    from tcdb.analysis.reusability import per_topic_tau
     from tcdb.reports.reusability import reusability_report
 
     report = reusability_report(collection, snapshot, qrels_a, qrels_b, [measure], depth=depth,
                                 compute=False)
     figures = dict(report["measures"][measure])
+    figures["threshold"] = report["threshold"]
     figures["missing"] = figures.get("skipped", [])
-    if "error" in figures:
-        figures["runs"] = pd.DataFrame()
-        figures["per_topic_tau"] = pd.DataFrame(columns=["topic", "tau", "n_runs"])
-        return figures
-    figures["runs"] = pd.DataFrame(figures["runs"])
-    tags = set(figures["runs"]["tag"])
-    a = per_topic(url, collection, snapshot, qrels_a, measure)
-    b = per_topic(url, collection, snapshot, qrels_b, measure)
-    a, b = a[a["run"].isin(tags)], b[b["run"].isin(tags)]
-    common = [t for t in dict.fromkeys(a["topic"]) if t in set(b["topic"])]
-    table, _ = per_topic_tau(a[a["topic"].isin(common)], b[b["topic"].isin(common)],
-                             topics=common, threshold=report["threshold"])
-    figures["per_topic_tau"] = table.sort_values("topic", key=_natural_key).reset_index(
-        drop=True)
+    figures["runs"] = pd.DataFrame(figures.get("runs", []))
+    figures["per_topic_tau"] = pd.DataFrame(figures.get("tau_per_topic", []),
+                                            columns=["topic", "tau", "n_runs"])
     return figures
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
-def leave_out(url: str, collection: str, snapshot: str, parent: str, derived: str,
-              measure: str) -> dict[str, Any]:
-    """A stored leave-out (derived) qrels set read back as `tcdb report leave-out` reports it.
+def leave_out(url: str, collection: str, snapshot: str, qrels: str, measure: str, depth: int,
+              by: str) -> dict[str, Any]:
+    """`tcdb report leave-out` for one measure on stored scores (it stores nothing): each
+    group's runs re-ranked on qrels without the relevant documents only that group found."""
+    from tcdb.reports.leave_out import leave_out_report
 
-    Every run keeps its mean under the parent set except the runs evaluated on the derived set
-    (the left-out group), which get their reduced mean; τ compares the full and the reduced
-    rankings, and `runs` lists the group's runs with their rank change. Means are over the
-    parent's judged topics (`trec_eval -c`). Read-only: the report itself derives and stores
-    the sets, so the dashboard only reads what it stored.
-    """
-    from tcdb.analysis import mean_scores
-    from tcdb.analysis.reusability import kendall_tau_omit_ties, rank_changes, tau_ap, tau_b
-
-    full = per_topic(url, collection, snapshot, parent, measure)
-    reduced = per_topic(url, collection, snapshot, derived, measure)
-    if full.empty or reduced.empty:
-        return {"runs": pd.DataFrame(), "kendall_tau": None, "tau_b": None, "tau_ap": None}
-    topics = list(dict.fromkeys(full["topic"]))
-    mean_full = mean_scores(full, topics=topics)
-    mean_reduced = mean_full.copy()
-    mean_reduced.update(mean_scores(reduced[reduced["topic"].isin(topics)], topics=topics))
-    changes = rank_changes(mean_full, mean_reduced)
-    group = changes[changes["run"].isin(set(reduced["run"]))].rename(columns={"run": "tag"})
-    return {"runs": group.reset_index(drop=True),
-            "kendall_tau": _float(kendall_tau_omit_ties(mean_full, mean_reduced)),
-            "tau_b": _float(tau_b(mean_full, mean_reduced)),
-            "tau_ap": _float(tau_ap(mean_full, mean_reduced))}
-
-
-def _float(value: float) -> float | None:
-    from tcdb.analysis import json_float
-
-    return json_float(value)
+    report = leave_out_report(collection, snapshot, qrels, depth, by, [measure], compute=False)
+    groups = report["measures"][measure]["groups"]
+    for group in groups:
+        group["runs"] = pd.DataFrame(group["runs"], columns=[
+            "run", "score_full", "score_reduced", "rank_full", "rank_reduced", "rank_change"])
+    return {"groups": groups, "n_topics": report["n_topics"]}
 
 
 # ------------------------------------------------------------------------------------ pools
@@ -348,11 +335,9 @@ def _float(value: float) -> float | None:
 def pools(url: str, collection: str) -> pd.DataFrame:
     from tcdb.pools import list_pools
 
-    rows = list_pools(collection)
-    for row in rows:
-        size = row.pop("size", {}) or {}
-        for key, value in size.items():
-            row[f"size_{key}"] = value
+    rows = [{**{k: v for k, v in pool.items() if k != "size"},
+             **{f"size_{k}": v for k, v in pool["size"].items()}}
+            for pool in list_pools(collection)]
     return pd.DataFrame(rows)
 
 
@@ -360,10 +345,10 @@ def pools(url: str, collection: str) -> pd.DataFrame:
 def pool_detail(url: str, name: str) -> dict[str, Any]:
     from tcdb.pools import show_pool
 
-    detail = show_pool(name)
+    detail: dict[str, Any] = dict(show_pool(name))
     detail["per_topic"] = pd.DataFrame(detail["per_topic"],
                                        columns=["topic", "n_documents", "n_judged"])
-    detail["runs"] = pd.DataFrame(detail["runs"], columns=["tag", "n_pooled", "unique"])
+    detail["runs"] = pd.DataFrame(detail["runs"], columns=["run", "n_pooled", "unique"])
     return detail
 
 
@@ -384,16 +369,20 @@ def pool_export(url: str, name: str) -> str:
 # ---------------------------------------------------------------------------------- compare
 
 
+BOOTSTRAP = 10_000  # samples behind the compare page's confidence intervals
+
+
 @st.cache_data(ttl=TTL, show_spinner=False)
 def compare(url: str, collection: str, snapshot: str, qrels: str, runs: tuple[str, ...],
-            measure: str, correction: str, k: int) -> dict[str, Any]:
+            measure: str, correction: str, k: int) -> CompareReport:
+    """`tcdb report compare` with bootstrap intervals of the means and of their differences."""
     from tcdb.reports.compare import compare_report
 
     return compare_report(collection, snapshot, qrels, list(runs), measure, correction, k,
-                          compute=False)
+                          compute=False, bootstrap=BOOTSTRAP)
 
 
-def outcome_frame(report: dict[str, Any]) -> pd.DataFrame:
+def outcome_frame(report: CompareReport) -> pd.DataFrame:
     """The outcome breakdown as pair, outcome, topics, share (one row per pair and outcome)."""
     rows = []
     for pair in report["outcomes"]["pairs"]:

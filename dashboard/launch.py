@@ -34,16 +34,34 @@ def read_only_url(url: str) -> str:
         hide_password=False)
 
 
-def streamlit_command(port: int = 8501, address: str = "127.0.0.1") -> list[str]:
-    """`python -P -m streamlit run dashboard/app.py` headless on `address:port`.
+# Streamlit configured for a tool, not an app store: no Deploy button or developer menu, no
+# "Ask Google / Ask ChatGPT" under errors, a calm primary colour (progress bars and chips are
+# not alarm-red), no usage statistics, no file watcher.
+TOOL_CONFIG = {
+    "client.toolbarMode": "viewer",
+    "client.showErrorLinks": "false",
+    "theme.primaryColor": "#1f6fb2",
+    "browser.gatherUsageStats": "false",
+    "server.fileWatcherType": "none",
+    "global.developmentMode": "false",
+}
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
-    `-P` keeps the working folder off sys.path: started from a checkout of tcdb, its
-    `collections/` folder would shadow the standard library's `collections`.
-    """
-    return [sys.executable, "-P", "-m", "streamlit", "run", str(APP),
-            "--server.headless", "true", "--server.port", str(port),
-            "--server.address", address, "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none", "--global.developmentMode", "false"]
+
+def error_details(address: str) -> str:
+    """How much of an unexpected error the browser shows: everything (type, message and
+    traceback) to the person on this machine; only the error's type when the dashboard serves
+    other machines (a traceback can show SQL, paths and the database's name)."""
+    return "full" if address in LOOPBACK else "type"
+
+
+def streamlit_command(port: int = 8501, address: str = "127.0.0.1") -> list[str]:
+    """`python -m streamlit run dashboard/app.py` headless on `address:port`, configured for a
+    tool (`TOOL_CONFIG`)."""
+    options = {**TOOL_CONFIG, "client.showErrorDetails": error_details(address),
+               "server.headless": "true", "server.port": str(port), "server.address": address}
+    flags = [part for key, value in options.items() for part in (f"--{key}", value)]
+    return [sys.executable, "-m", "streamlit", "run", str(APP), *flags]
 
 
 def dashboard_env(database_url: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from tcdb.dashboard import data
+from tcdb.dashboard.columns import MISSING, Col, styled
 
 EMPTY_HELP = (
     "Fill it with the demo collection — `make demo` (three LongEval-shaped snapshots, ten "
@@ -86,6 +87,21 @@ def number(label: str, param: str, default: int, *, min_value: int = 1,
     return value
 
 
+def toggle(label: str, param: str, default: bool = False, *, sidebar: bool = False) -> bool:
+    """An on/off switch kept in the URL (`1` or `0`)."""
+    key = f"picker_{param}"
+    if key not in st.session_state:
+        raw = st.query_params.get(param)
+        kept = st.session_state.get(_keep(param))
+        st.session_state[key] = raw == "1" if raw is not None else bool(
+            default if kept is None else kept)
+    where = st.sidebar if sidebar else st
+    value = bool(where.toggle(label, key=key))
+    st.query_params[param] = "1" if value else "0"
+    st.session_state[_keep(param)] = value
+    return value
+
+
 # ---------------------------------------------------------------------------- the pickers
 
 
@@ -100,23 +116,31 @@ def collection_page(title: str) -> tuple[str, str]:
 
 
 def pick_collection() -> str | None:
-    """The collection picker every page shares; shows how to fill an empty database."""
+    """The collection picker every page shares; shows how to fill an empty database.
+
+    It opens on the collection named in the URL, else the one the user had picked on another
+    page, else the most recently changed one (an empty collection is rarely what one came for).
+    """
     url = data.database_url()
     names = [c["name"] for c in data.collections(url)]
     if not names:
         empty_database()
         return None
-    return select("Collection", names, "collection")
+    return select("Collection", names, "collection", default=data.latest_collection(url))
 
 
 def pick_snapshot(collection: str, param: str = "snapshot", label: str = "Snapshot",
-                  default_last: bool = True) -> str | None:
+                  default_last: bool = True, prefer: Sequence[str] = ()) -> str | None:
+    """A complete snapshot of the collection: by default the last one, or the last of `prefer`
+    (the snapshots that have something to show on this page) when there are such."""
     labels = data.complete_labels(data.database_url(), collection)
     if not labels:
         st.info(f"Collection **{collection}** has no complete snapshot yet. Ingest one with "
                 "`tcdb snapshot ingest`.")
         return None
-    return select(label, labels, param, default=labels[-1] if default_last else labels[0])
+    preferred = [label for label in labels if label in prefer]
+    default = (preferred or labels)[-1] if default_last else labels[0]
+    return select(label, labels, param, default=default)
 
 
 def pick_qrels(collection: str, snapshots: Sequence[str], param: str = "qrels",
@@ -126,6 +150,28 @@ def pick_qrels(collection: str, snapshots: Sequence[str], param: str = "qrels",
         st.info("No qrels set is shared by the chosen snapshot(s).")
         return None
     return select(label, names, param, default=default)
+
+
+def pick_qrels_per_snapshot(collection: str, labels: Sequence[str]) -> dict[str, str] | None:
+    """One qrels picker per snapshot, offering that snapshot's sets; None (after saying so)
+    when one has none. The default is the snapshot's designated original set, or the name an
+    older link gave for all snapshots (`?qrels=NAME`) where that snapshot has it."""
+    url = data.database_url()
+    sets = data.qrels_sets(url, collection)
+    originals = data.original_qrels(url, collection, tuple(labels))
+    shared = st.query_params.get("qrels")
+    st.sidebar.caption("Qrels set of each snapshot")
+    chosen: dict[str, str] = {}
+    for label in labels:
+        names = sets.loc[sets["snapshot"] == label, "name"].tolist()
+        default = shared if shared in names else originals.get(label)
+        picked = select(f"Qrels · {label}", names, f"qrels_{label}", default=default)
+        if picked is None:
+            st.info(f"Snapshot **{label}** has no qrels set yet. Import one with "
+                    "`tcdb qrels import`.")
+            return None
+        chosen[label] = picked
+    return chosen
 
 
 def pick_measure(param: str = "measure") -> str | None:
@@ -149,23 +195,55 @@ def mask(url: str) -> str:
     return mask_url(url)
 
 
+def describe_database(url: str) -> str:
+    """The database in a person's words: `SQLite · /path/file.sqlite`, `PostgreSQL · tcdb on
+    host:5432` (no password, no connection options)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return f"SQLite · {parsed.database or 'in memory'}"
+    where = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+    read_only = " (read-only)" if "read_only" in str(parsed.query) else ""
+    return f"PostgreSQL · {parsed.database} on {where}{read_only}"
+
+
 # ------------------------------------------------------------------------ charts and tables
 
 
 def chart(figure: Any, frame: pd.DataFrame, name: str, *, caption: str | None = None) -> None:
-    """An Altair chart, then a CSV download of exactly the data it draws."""
-    st.altair_chart(figure, width="stretch")
+    """An Altair chart (or a list of them, one under the other, each as wide as the page), its
+    one-line "how to read this", then a CSV download of exactly the data it draws (each
+    chart names it in its spec's `usermeta`)."""
+    label = f"⬇ {name}.csv"
+    for one in figure if isinstance(figure, list) else [figure]:
+        st.altair_chart(one.properties(usermeta={"download": label}), width="stretch")
     if caption:
         st.caption(caption)
     st.download_button(
-        f"⬇ {name}.csv", frame.to_csv(index=False).encode("utf-8"), file_name=f"{slug(name)}.csv",
+        label, frame.to_csv(index=False).encode("utf-8"), file_name=f"{slug(name)}.csv",
         mime="text/csv", key=f"csv_{slug(name)}", on_click="ignore")
 
 
-def table(frame: pd.DataFrame, *, height: int | None = None, **column_config: Any) -> None:
-    """A sortable table (st.dataframe) without the index."""
-    st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config=column_config or None, height=height or "auto")
+ROW_PX, MAX_ROWS = 35, 20
+
+
+def table(frame: pd.DataFrame, columns: dict[str, Any] | None = None, *,
+          height: int | None = None) -> None:
+    """A sortable table (st.dataframe) without the index, every row in view up to 20 rows.
+
+    `columns` maps column names to `tcdb.dashboard.columns` specs (then only those columns are
+    shown, in that order, each with its header and number format) or to st.column_config
+    entries (then every column is shown).
+    """
+    fit = height or ROW_PX * (min(len(frame), MAX_ROWS) + 1) + 3
+    if columns and all(isinstance(spec, Col) for spec in columns.values()):
+        shown, config, order = styled(frame, columns)
+        st.dataframe(shown, hide_index=True, width="stretch", column_config=config,
+                     column_order=order, height=fit, placeholder=MISSING)
+        return
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=columns or None,
+                 height=fit, placeholder=MISSING)
 
 
 def slug(text: str) -> str:

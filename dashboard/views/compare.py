@@ -1,5 +1,5 @@
-"""Compare runs: pairwise significance table and, for one-relevant-per-topic qrels, the outcome
-breakdown."""
+"""Compare runs: means with bootstrap intervals, the pairwise significance matrix as a heat map,
+effect sizes, and, for one-relevant-per-topic qrels, the outcome breakdown."""
 
 from __future__ import annotations
 
@@ -7,8 +7,13 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from tcdb.dashboard import columns as c
 from tcdb.dashboard import data, widgets
 from tcdb.errors import TcdbError
+
+TESTS = {"paired t-test": "t", "Wilcoxon signed-rank": "wilcoxon", "sign test": "sign",
+         "Wilcoxon rank-sum": "ranksum"}
+P_BINS = ["p < 0.001", "p < 0.01", "p < 0.05", "p ≥ 0.05"]
 
 collection, url = widgets.collection_page("Compare runs")
 snapshot = widgets.pick_snapshot(collection)
@@ -23,6 +28,7 @@ qrels = widgets.pick_qrels(collection, [snapshot])
 measure = widgets.pick_measure()
 chosen = widgets.multiselect("Runs", tags, "runs", default=tags[:3])
 correction = widgets.select("Correction", ["holm", "bonferroni", "none"], "correction")
+test_name = widgets.select("Test", list(TESTS), "test", default="paired t-test") or "paired t-test"
 k = widgets.number("Outcome cut-off k", "k", 10)
 if not (qrels and measure and correction):
     st.stop()
@@ -34,22 +40,98 @@ try:
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
+test = TESTS[test_name]
+corrected = "uncorrected" if correction == "none" else f"{correction}-corrected"
+st.caption(f"{measure} on qrels `{qrels}` of {snapshot}, {report['n_topics']:,} topics; "
+           f"p-values {corrected} across the {len(report['pairs']):,} pairs.")
 
-st.caption(f"{measure} on qrels `{qrels}` of {snapshot}, {report['n_topics']} topics, "
-           f"{correction} correction across the pairs.")
+st.subheader("Means with 95 % bootstrap intervals")
 means = pd.DataFrame(report["runs"])
-figure = alt.Chart(means).mark_bar().encode(
-    x=alt.X("mean:Q", title=f"mean {measure}"),
-    y=alt.Y("run:N", sort="-x", title=None),
-    tooltip=["run", "system", alt.Tooltip("mean:Q", format=".4f")],
-)
-widgets.chart(figure, means, f"means-{snapshot}-{measure}")
+order = means.sort_values("mean", ascending=False)["run"].tolist()
+y = alt.Y("run:N", sort=order, title=None, axis=alt.Axis(labelLimit=240, labelFontSize=12))
+base = alt.Chart(means).encode(y=y)
+tooltip = ["run", "system", alt.Tooltip("mean:Q", format=".4f"),
+           alt.Tooltip("ci_low:Q", title="95 % low", format=".4f"),
+           alt.Tooltip("ci_high:Q", title="95 % high", format=".4f")]
+bars = base.mark_rule(strokeWidth=3, color="#90a4ae").encode(
+    x=alt.X("ci_low:Q", title=f"mean {measure}", scale=alt.Scale(zero=False)), x2="ci_high:Q",
+    tooltip=tooltip)
+points = base.mark_circle(size=120, color="#1f6fb2", opacity=1).encode(x="mean:Q",
+                                                                      tooltip=tooltip)
+values = base.mark_text(align="left", dx=8, dy=-10, fontSize=12).encode(
+    x="mean:Q", text=alt.Text("mean:Q", format=".4f"))
+widgets.chart((bars + points + values).properties(height=44 * len(means) + 60), means,
+              f"means-{snapshot}-{measure}",
+              caption=f"How to read this: the dot is the run's mean {measure} over the "
+              f"{report['n_topics']:,} topics, the grey bar where 95 % of "
+              f"{report['bootstrap']:,} bootstrap resamples of the topics put it; overlapping "
+              "bars are a hint, not a test — see the matrix below.")
 
-st.subheader("Significance")
+st.subheader("Which differences are significant")
 pairs = pd.DataFrame(report["pairs"])
-p_columns = {c: st.column_config.NumberColumn(c, format="%.4f")
-             for c in pairs.columns if c.startswith("p_")}
-widgets.table(pairs, **p_columns)
+p_column = f"p_{test}_corrected"
+
+
+def p_bin(p: float | None) -> str:
+    """The heat map's colour class of a p-value (a missing p is not significant)."""
+    if p is None or pd.isna(p):
+        return P_BINS[3]
+    return next((label for bound, label in zip((1e-3, 1e-2, 5e-2), P_BINS, strict=False)
+                 if p < bound), P_BINS[3])
+
+
+cells = []
+for row in pairs.itertuples(index=False):
+    p = getattr(row, p_column)
+    for a, b, diff in ((row.run_a, row.run_b, row.mean_diff),
+                       (row.run_b, row.run_a, -row.mean_diff)):
+        cells.append({"row": a, "column": b, "difference": diff, "p": p,
+                      "significance": p_bin(p), "p shown": c.format_p(p)})
+matrix = pd.DataFrame(cells, columns=["row", "column", "difference", "p", "significance",
+                                      "p shown"])
+crowded = len(order) > 5  # then the column names slant, and more runs write 3 decimals
+heat = alt.Chart(matrix).encode(
+    x=alt.X("column:N", sort=order, title=None, axis=alt.Axis(
+        orient="top", labelAngle=-40 if crowded else 0, labelAlign="left" if crowded else "center",
+        labelLimit=160)),
+    y=alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=200)))
+squares = heat.mark_rect(stroke="white", strokeWidth=2).encode(
+    color=alt.Color("significance:N", title=f"{test_name}, {corrected}", sort=P_BINS,
+                    scale=alt.Scale(domain=P_BINS,
+                                    range=["#08306b", "#2171b5", "#6baed6", "#eceff1"]),
+                    legend=alt.Legend(orient="bottom", direction="horizontal")),
+    tooltip=[alt.Tooltip("row:N", title="run"), alt.Tooltip("column:N", title="vs"),
+             alt.Tooltip("difference:Q", title=f"Δ {measure}", format="+.4f"),
+             alt.Tooltip("p shown:N", title="p")])
+digits = 4 if len(order) <= 6 else 3
+labels = heat.mark_text(fontSize=12 if digits == 4 else 10).encode(
+    text=alt.Text("difference:Q", format=f"+.{digits}f"),
+    color=alt.condition(alt.FieldOneOfPredicate("significance", P_BINS[:2]),
+                        alt.value("white"), alt.value("#212121")))
+layers = squares + labels if len(order) <= 12 else squares  # beyond, hover for the numbers
+row_px = min(72, max(44, 460 // len(order)))
+widgets.chart(layers.properties(height=row_px * len(order) + 120), matrix,
+              f"significance-{snapshot}-{measure}-{test}",
+              caption=f"How to read this: each cell is the row's mean {measure} minus the "
+              f"column's; the darker, the smaller the p of the {test_name} ({corrected}); "
+              "grey: not significant at 0.05.")
+
+pairs = pairs.assign(
+    ci=[f"[{lo:.4f}, {hi:.4f}]" if lo is not None and hi is not None else c.MISSING
+        for lo, hi in zip(pairs.get("diff_ci_low", [None] * len(pairs)),
+                          pairs.get("diff_ci_high", [None] * len(pairs)), strict=True)],
+    record=[f"{w}–{lost}" for w, lost in zip(pairs["wins"], pairs["losses"], strict=True)])
+widgets.table(pairs, {
+    "run_a": c.text("run A"), "run_b": c.text("run B"),
+    "mean_diff": c.score("A − B", f"Mean {measure} of A minus B"),
+    "ci": c.text("95 % interval", "Bootstrap interval of A − B over topics"),
+    "effect_size": c.decimal("d", 2, "Effect size: Cohen's d for paired samples (the mean "
+                             "per-topic difference over its standard deviation); 0.2 small, "
+                             "0.5 medium, 0.8 large"),
+    "p_t_corrected": c.p_value("p t-test", f"Paired t-test, {corrected}"),
+    "p_wilcoxon_corrected": c.p_value("p Wilcoxon", f"Wilcoxon signed-rank, {corrected}"),
+    "record": c.text("wins–losses", "Topics where A beats B, and where B beats A"),
+})
 
 st.subheader("Outcome breakdown")
 outcomes = report["outcomes"]
@@ -57,17 +139,26 @@ if not outcomes["applicable"]:
     st.caption(f"Not applicable: {outcomes['reason']}.")
 else:
     frame = data.outcome_frame(report)
-    order = ["both", "only_a", "only_b", "neither"]
+    kinds = ["both", "only_a", "only_b", "neither"]
+    words = {"both": "both", "only_a": "only A", "only_b": "only B", "neither": "neither"}
+    frame = frame.assign(found=frame["outcome"].map(words))
     figure = alt.Chart(frame).mark_bar().encode(
         x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="topics"),
-        y=alt.Y("pair:N", title=None),
-        color=alt.Color("outcome:N", sort=order),
-        tooltip=["pair", "outcome", "topics", alt.Tooltip("share:Q", format=".1%")],
-    )
+        y=alt.Y("pair:N", title=None, axis=alt.Axis(labelLimit=240)),
+        color=alt.Color("found:N", title=f"relevant in the top {outcomes['k']} of",
+                        sort=[words[o] for o in kinds]),
+        tooltip=["pair", alt.Tooltip("found:N", title="found by"),
+                 alt.Tooltip("topics:Q", format=",d"), alt.Tooltip("share:Q", format=".1%")],
+    ).properties(height=44 * frame["pair"].nunique() + 60)
     widgets.chart(figure, frame, f"outcomes-{snapshot}-top{outcomes['k']}",
-                  caption=f"Where each run ranks the one relevant document: in the top "
-                  f"{outcomes['k']} of both, only one, or neither.")
+                  caption=f"How to read this: where each run ranks the one relevant document: "
+                  f"in the top {outcomes['k']} of both runs, only one, or neither.")
     rows = [{"pair": f"{p['run_a']} vs {p['run_b']}", **p["both"],
              "n_only_a": p["only_one"]["n_only_a"], "n_only_b": p["only_one"]["n_only_b"],
              "p_binomial": p["only_one"]["p_value"]} for p in outcomes["pairs"]]
-    widgets.table(pd.DataFrame(rows))
+    widgets.table(pd.DataFrame(rows), {
+        "pair": c.text("pair"), "n": c.count("both", "Topics where both runs find it"),
+        "mrr_a": c.score("RR A", "Mean reciprocal rank of A on those topics"),
+        "mrr_b": c.score("RR B"), "p_rr": c.p_value("p RR", "Paired test of RR A vs B"),
+        "n_only_a": c.count("only A"), "n_only_b": c.count("only B"),
+        "p_binomial": c.p_value("p only-one", "Binomial test: only-A vs only-B topics")})

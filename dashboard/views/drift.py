@@ -6,7 +6,8 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from tcdb.dashboard import data, widgets
+from tcdb.dashboard import charts, data, widgets
+from tcdb.dashboard import columns as c
 from tcdb.errors import TcdbError
 
 collection, url = widgets.collection_page("Snapshot drift")
@@ -26,57 +27,66 @@ if documents.empty:
     st.info("Only one snapshot so far: drift needs two.")
 else:
     order = ["unchanged", "changed", "added", "removed"]
-    figure = alt.Chart(documents).mark_bar().encode(
-        x=alt.X("transition:N", title=None, sort=None),
-        y=alt.Y("documents:Q", title="documents", stack="zero"),
-        color=alt.Color("kind:N", sort=order, scale=alt.Scale(
-            domain=order, range=["#90a4ae", "#ffb300", "#43a047", "#e53935"])),
-        order=alt.Order("kind_order:Q"),
-        tooltip=["transition", "kind", "documents"],
-    ).transform_calculate(kind_order=f"indexof({order!r}, datum.kind)")
-    widgets.chart(figure, documents, f"document-drift-{collection}",
-                  caption="Documents keep their identity by the collection's rule (id or URL); "
-                  "changed = same document, new content.")
+    figure = charts.signed_bars(
+        documents, "transition", "kind", "documents", below=["removed"], order=order,
+        colours=["#90a4ae", "#ffb300", "#43a047", "#e53935"], x_title=None,
+        y_title="documents", legend="documents")
+    widgets.chart(figure + charts.zero_rule(), documents, f"document-drift-{collection}",
+                  caption="How to read this: above 0, the later snapshot — unchanged + changed "
+                  "(same document, new text) + added = its size; below 0, in red, the documents "
+                  "of the earlier snapshot it no longer has. Identity by the collection's rule "
+                  "(id or URL).")
     wide = documents.pivot(index="transition", columns="kind", values="documents")
-    widgets.table(wide.reindex(columns=order).reset_index())
+    wide = wide.reindex(index=documents["transition"].unique(), columns=order).reset_index()
+    widgets.table(wide, {"transition": c.text("snapshots")}
+                  | {kind: c.count(kind) for kind in order})
 
 st.subheader("Topics")
 cols = st.columns(3)
-cols[0].metric("Snapshots", len(labels))
-cols[1].metric("Core topics (in every snapshot)", drift["core"])
+cols[0].metric("Snapshots", f"{len(labels):,}")
+cols[1].metric("Core topics", f"{drift['core']:,}", help="Topics present in every snapshot")
 if len(drift["qrels"]):
-    cols[2].metric(f"Judged topics in {labels[-1]}", int(drift["qrels"]["topics"].iloc[-1]))
+    cols[2].metric(f"Judged topics in {labels[-1]}", f"{int(drift['qrels']['topics'].iloc[-1]):,}")
 topics = drift["topics"]
 if not topics.empty:
     melted = topics.melt(id_vars="transition", value_vars=["kept", "added", "removed"],
                          var_name="kind", value_name="topics")
-    figure = alt.Chart(melted).mark_bar().encode(
-        x=alt.X("transition:N", title=None, sort=None),
-        y=alt.Y("topics:Q", stack="zero"),
-        color=alt.Color("kind:N", scale=alt.Scale(domain=["kept", "added", "removed"],
-                                                  range=["#90a4ae", "#43a047", "#e53935"])),
-        tooltip=["transition", "kind", "topics"],
-    )
-    widgets.chart(figure, melted, f"topic-overlap-{collection}",
-                  caption="kept = present in both (re-numbered ones included: see the table).")
-    widgets.table(topics)
+    figure = charts.signed_bars(
+        melted, "transition", "kind", "topics", below=["removed"],
+        order=["kept", "added", "removed"], colours=["#90a4ae", "#43a047", "#e53935"],
+        x_title=None, y_title="topics", legend="topics")
+    widgets.chart(figure + charts.zero_rule(), melted, f"topic-overlap-{collection}",
+                  caption="How to read this: above 0, the later snapshot's topics — kept (also "
+                  "when re-numbered) + added; below 0, the earlier snapshot's topics it dropped.")
+    widgets.table(topics, {"transition": c.text("snapshots"), "kept": c.count("kept"),
+                           "added": c.count("added"), "removed": c.count("removed"),
+                           "renumbered": c.count("re-numbered", "Kept under a new topic id")})
 
 st.subheader("Judgments")
 qrels = drift["qrels"]
 if not qrels.empty:
-    melted = qrels.melt(id_vars="snapshot",
-                        value_vars=["judgments_per_topic", "relevant_per_topic"],
-                        var_name="per topic", value_name="documents")
+    melted = qrels.melt(id_vars="snapshot", value_vars=["judgments_per_topic",
+                                                        "relevant_per_topic"],
+                        var_name="documents", value_name="per topic")
+    melted["documents"] = melted["documents"].map({"judgments_per_topic": "judged",
+                                                   "relevant_per_topic": "relevant"})
     figure = alt.Chart(melted).mark_bar().encode(
-        x=alt.X("snapshot:N", sort=labels, title=None),
-        xOffset="per topic:N",
-        y=alt.Y("documents:Q", title="documents per topic"),
-        color="per topic:N",
-        tooltip=["snapshot", "per topic", alt.Tooltip("documents:Q", format=".1f")],
-    )
+        x=alt.X("snapshot:N", sort=labels, title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("documents:N", sort=["judged", "relevant"]),
+        y=alt.Y("per topic:Q", title="documents per judged topic"),
+        color=alt.Color("documents:N", title="documents", sort=["judged", "relevant"],
+                        scale=alt.Scale(domain=["judged", "relevant"],
+                                        range=["#b0bec5", "#1e88e5"])),
+        tooltip=["snapshot", "documents", alt.Tooltip("per topic:Q", format=".1f")],
+    ).properties(height=charts.HEIGHT)
     widgets.chart(figure, melted, f"judgments-per-topic-{collection}",
-                  caption="Original qrels of each snapshot.")
-    widgets.table(qrels)
+                  caption="How to read this: the original qrels of each snapshot — documents "
+                  "judged, and judged relevant (grade > 0), per judged topic on average.")
+    widgets.table(qrels, {
+        "snapshot": c.text("snapshot"), "topics": c.count("judged topics"),
+        "judgments": c.count("judgments"), "relevant": c.count("relevant"),
+        "judgments_per_topic": c.decimal("judged per topic"),
+        "relevant_per_topic": c.decimal("relevant per topic")})
 
 snapshot = widgets.pick_snapshot(collection)
 qrels_name = widgets.pick_qrels(collection, [snapshot]) if snapshot else None
@@ -87,12 +97,17 @@ if snapshot and qrels_name:
         widgets.show_error(exc)
         st.stop()
     st.markdown(f"**Judgments per topic** — {snapshot}, qrels `{qrels_name}`")
+    ranked = per_topic.sort_values(["judged", "relevant"], ascending=False)
     figure = alt.Chart(per_topic).transform_fold(
         ["judged", "relevant"], as_=["documents", "count"]).mark_bar().encode(
-        x=alt.X("topic:N", sort=per_topic["topic"].tolist(), title="topic"),
+        x=alt.X("topic:N", sort=ranked["topic"].tolist(),
+                axis=charts.topic_axis(len(per_topic), "most judged first")),
         y=alt.Y("count:Q", stack=None, title="documents"),
-        color=alt.Color("documents:N", scale=alt.Scale(domain=["judged", "relevant"],
-                                                       range=["#b0bec5", "#1e88e5"])),
-        tooltip=["topic:N", "documents:N", "count:Q"],
-    )
-    widgets.chart(figure, per_topic, f"judgments-{collection}-{snapshot}-{qrels_name}")
+        color=alt.Color("documents:N", title="documents",
+                        scale=alt.Scale(domain=["judged", "relevant"],
+                                        range=["#b0bec5", "#1e88e5"])),
+        tooltip=["topic:N", "documents:N", alt.Tooltip("count:Q", format=",d")],
+    ).properties(height=charts.HEIGHT)
+    widgets.chart(figure, per_topic, f"judgments-{collection}-{snapshot}-{qrels_name}",
+                  caption="How to read this: one bar per topic, grey = judged, blue = of those, "
+                  "relevant; a topic with few relevant documents gives noisy scores.")

@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from tcdb.dashboard import columns as c
 from tcdb.dashboard import data, widgets
 
 st.title("Overview")
@@ -20,61 +21,87 @@ runs = data.runs(url)
 qrels = data.qrels_sets(url)
 complete = snapshots[snapshots["status"] == "complete"]
 cols = st.columns(5)
-cols[0].metric("Collections", len(collections))
-cols[1].metric("Complete snapshots", len(complete))
-cols[2].metric("Runs", len(runs))
-cols[3].metric("Qrels sets", len(qrels))
-cols[4].metric("Judgments", int(qrels["n_judgments"].sum()) if len(qrels) else 0)
+cols[0].metric("Collections", f"{len(collections):,}")
+cols[1].metric("Snapshots", f"{len(complete):,}", help="Complete snapshots (ingest finished)")
+cols[2].metric("Runs", f"{len(runs):,}")
+cols[3].metric("Qrels sets", f"{len(qrels):,}")
+cols[4].metric("Judgments", f"{int(qrels['n_judgments'].sum()) if len(qrels) else 0:,}")
 
 st.subheader("Collections")
 summary = pd.DataFrame([{
-    "collection": c["name"],
-    "documents by": c["doc_identity"], "topics by": c["topic_identity"],
-    "snapshots": len(c["snapshots"]),
-    "runs": int((runs["collection"] == c["name"]).sum()),
-    "qrels sets": int((qrels["collection"] == c["name"]).sum()),
-    "description": c["description"] or "",
-} for c in collections])
-widgets.table(summary)
+    "collection": item["name"], "snapshots": len(item["snapshots"]),
+    "runs": int((runs["collection"] == item["name"]).sum()),
+    "qrels sets": int((qrels["collection"] == item["name"]).sum()),
+    "documents by": item["doc_identity"], "topics by": item["topic_identity"],
+    "description": item["description"] or "",
+} for item in collections])
+widgets.table(summary, {
+    "collection": c.text("collection"), "snapshots": c.count("snapshots", width="small"),
+    "runs": c.count("runs", width="small"), "qrels sets": c.count("qrels sets", width="small"),
+    "documents by": c.text("documents by", "How a document keeps its identity across "
+                           "snapshots: its id, or its URL"),
+    "topics by": c.text("topics by", "How a topic keeps its identity across snapshots: its "
+                        "id, or its query text"),
+})
+described = summary[summary["description"] != ""]
+if len(described):
+    st.markdown("\n".join(f"- **{row.collection}** — {row.description}"
+                           for row in described.itertuples()))
 
 st.subheader("Snapshots over time")
-timeline = snapshots.assign(
-    when=pd.to_datetime(snapshots["date"].where(snapshots["date"].notna(),
-                                                snapshots["completed_at"]), utc=True,
-                        errors="coerce"))
-timeline = timeline[["collection", "label", "when", "status", "documents", "topics",
-                     "judgments"]]
-figure = alt.Chart(timeline.dropna(subset=["when"])).mark_point(filled=True).encode(
-    x=alt.X("when:T", title="snapshot date"),
-    y=alt.Y("collection:N", title=None),
-    size=alt.Size("documents:Q", title="documents"),
-    color=alt.Color("status:N", scale=alt.Scale(domain=["complete", "ingesting", "failed"],
-                                                range=["#2e7d32", "#f9a825", "#c62828"])),
-    tooltip=["collection", "label", "when", "status", "documents", "topics", "judgments"],
+when = pd.to_datetime(snapshots["date"].where(snapshots["date"].notna(),
+                                              snapshots["completed_at"]),
+                      utc=True, errors="coerce")
+timeline = snapshots.assign(when=when)[["collection", "label", "when", "status", "documents",
+                                        "topics", "judgments", "source"]].dropna(
+    subset=["when"])
+n_rows = max(1, timeline["collection"].nunique())
+status_scale = alt.Scale(domain=["complete", "ingesting", "failed"],
+                         range=["#2e7d32", "#f9a825", "#c62828"])
+y = alt.Y("collection:N", title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12))
+base = alt.Chart(timeline).encode(x=alt.X("when:T", title="snapshot date",
+                                          axis=alt.Axis(format="%Y-%m-%d", labelAngle=0,
+                                                        labelAlign="center", tickCount=6),
+                                          scale=alt.Scale(padding=40)), y=y)
+points = base.mark_circle(size=220, opacity=0.9).encode(
+    color=alt.Color("status:N", title="ingest", scale=status_scale),
+    tooltip=["collection", alt.Tooltip("label", title="snapshot"), "source",
+             alt.Tooltip("when:T", title="date", format="%Y-%m-%d"), "status",
+             alt.Tooltip("documents:Q", format=",d"), alt.Tooltip("topics:Q", format=",d"),
+             alt.Tooltip("judgments:Q", format=",d")],
 )
-labels = alt.Chart(timeline.dropna(subset=["when"])).mark_text(dy=-14).encode(
-    x="when:T", y="collection:N", text="label:N")
-widgets.chart(figure + labels, timeline, "snapshots-timeline")
+labels = base.mark_text(dy=-18, fontSize=12, fontWeight="bold").encode(text="label:N")
+widgets.chart(
+    (points + labels).properties(height=60 * n_rows + 100), timeline, "snapshots-timeline",
+    caption="How to read this: one dot per snapshot at its date (the ingest time when it has "
+            "none), one row per collection; the colour says whether its ingest finished. "
+            "Hover a dot for its documents, topics and judgments.")
 
 st.subheader("Ingest status")
-status = snapshots[["collection", "label", "date", "status", "documents", "topics", "judgments",
-                    "completed_at", "source", "error"]]
-widgets.table(status)
+status = snapshots.sort_values(["collection", "ordinal"]).assign(
+    ingested=lambda f: pd.to_datetime(f["completed_at"], utc=True, errors="coerce")
+    .dt.strftime("%Y-%m-%d %H:%M").where(f["status"] == "complete", f["status"]))
+widgets.table(status, {
+    "collection": c.text("collection"), "label": c.text("snapshot"),
+    "documents": c.count("documents"), "topics": c.count("topics"),
+    "judgments": c.count("judgments", "Judgments of the snapshot's original qrels"),
+    "ingested": c.text("ingested", "When the ingest finished (UTC), or where it stands"),
+    "source": c.text("source"),
+})
 unfinished = snapshots[snapshots["status"] != "complete"]
-if len(unfinished):
-    st.warning(f"{len(unfinished)} snapshot(s) not complete: "
-               + ", ".join(f"{r.collection}/{r.label} ({r.status})"
-                           for r in unfinished.itertuples()))
+for row in unfinished.itertuples():
+    reason = f": {row.error}" if isinstance(row.error, str) and row.error else ""
+    st.warning(f"{row.collection} / {row.label} is {row.status}{reason}",
+               icon=":material/warning:")
 
 st.subheader("Last flow runs")
 flows = data.flow_runs(url)
 if flows is None:
-    st.caption("No Prefect server is configured (`PREFECT_API_URL`); the latest ingests "
-               "recorded in the database:")
-    latest = snapshots.dropna(subset=["completed_at"]).sort_values("completed_at",
-                                                                   ascending=False).head(10)
-    widgets.table(latest[["collection", "label", "status", "completed_at", "source"]])
+    st.caption("No Prefect server is configured (`PREFECT_API_URL`): the ingest times above "
+               "are what the database records.")
 elif flows.empty:
     st.caption("Prefect has no flow runs yet.")
 else:
-    widgets.table(flows)
+    widgets.table(flows, {"flow run": c.text("flow run"), "state": c.text("state"),
+                          "start": c.time("start"), "end": c.time("end"),
+                          "parameters": c.text("parameters", width="large")})

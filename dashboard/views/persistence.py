@@ -1,14 +1,29 @@
-"""Persistence: ARP per system across snapshots, the RΔ / ER / ΔRI / p table, the ER-vs-ΔRI
-scatter with the ideal point (1, 0), per-topic Δ against the pivot for one system."""
+"""Persistence: ARP per system across snapshots, the RΔ / ER / ΔRI / p table and how to read
+it, the ER-vs-ΔRI scatter with the ideal point (1, 0), per-topic Δ against the pivot for one
+system, one chart per snapshot.
+
+Each snapshot is judged by a qrels set of its own choosing (default: its designated original
+qrels), as `tcdb report persistence --qrels A --qrels B …` does: the original judgments of the
+first snapshot against the expanded ones of a later snapshot, say.
+"""
 
 from __future__ import annotations
+
+import math
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from tcdb.dashboard import data, widgets
+from tcdb.dashboard import charts, data, widgets
+from tcdb.dashboard import columns as c
 from tcdb.errors import TcdbError
+
+ER_RANGE = (-1.0, 3.0)  # ER drawn within; beyond, at the edge with its value in the label
+SHAPES = ["circle", "diamond", "triangle-up", "square", "triangle-down", "triangle-right"]
+ABOVE, BELOW = "#1f6fb2", "#e65100"
+GAIN, LOSS = "#43a047", "#e53935"
+DELTA_HEIGHT = 230  # px, a per-topic Δ chart with its title and axes (Streamlit fits them in)
 
 collection, url = widgets.collection_page("Persistence over time")
 labels = data.complete_labels(url, collection)
@@ -21,21 +36,24 @@ if len(chosen) < 2:
     st.info("Choose at least two snapshots.")
     st.stop()
 runs = data.runs(url, collection)
-in_all = None
+in_all: set[str] | None = None
 for label in chosen:
-    systems = set(runs.loc[runs["snapshot"] == label, "system"])
-    in_all = systems if in_all is None else in_all & systems
+    present = set(runs.loc[runs["snapshot"] == label, "system"])
+    in_all = present if in_all is None else in_all & present
 systems = sorted(in_all or set())
 if not systems:
     st.info("No system has runs in every chosen snapshot. Import runs with `tcdb run import`.")
     st.stop()
 pivot = widgets.select("Pivot system", systems, "pivot", default="bm25")
-qrels = widgets.pick_qrels(collection, chosen)
+per_snapshot = widgets.pick_qrels_per_snapshot(collection, chosen)
 measure = widgets.pick_measure()
 topics = widgets.select("Topics", ["all", "core"], "topics", default="all",
                         help="core: only topics judged in every chosen snapshot")
-if not (pivot and qrels and measure and topics):
+if not (pivot and per_snapshot and measure and topics):
     st.stop()
+qrels = tuple(per_snapshot[label] for label in chosen)
+qrels_said = (f"qrels `{qrels[0]}`" if len(set(qrels)) == 1 else "qrels "
+              + ", ".join(f"{label}: `{name}`" for label, name in per_snapshot.items()))
 try:
     report = data.persistence(url, collection, tuple(chosen), pivot, measure, qrels, topics)
 except TcdbError as exc:
@@ -44,52 +62,148 @@ except TcdbError as exc:
 frames = data.persistence_frames(report, measure)
 arp, table = frames["arp"], frames["table"]
 if table.empty:
-    st.info(f"No system has {measure} scores on qrels `{qrels}` in every chosen snapshot. "
-            f"Evaluate with `tcdb evaluate {collection} SNAPSHOT --qrels {qrels} "
+    st.info(f"No system has {measure} scores in every chosen snapshot on its qrels set "
+            f"({qrels_said}). Evaluate with `tcdb evaluate {collection} SNAPSHOT --qrels NAME "
             f"--measure {measure}`.")
     if len(frames["skipped"]):
-        widgets.table(frames["skipped"])
+        widgets.table(frames["skipped"], {"system": c.text("system"), "reason": c.text("why")})
     st.stop()
 
+first, last = chosen[0], chosen[-1]
 n_topics = report["topics"]["n_topics"]
-st.caption(f"{measure} on qrels `{qrels}`, pivot **{pivot}**, topics: {topics} ("
-           + ", ".join(f"{s}: {n}" for s, n in n_topics.items()) + ")")
+st.caption(f"{measure} on {qrels_said}, pivot **{pivot}**, topics: {topics} ("
+           + ", ".join(f"{s}: {n:,}" for s, n in n_topics.items()) + ")")
+pivot_arp = arp[arp["system"] == pivot].set_index("snapshot")["arp"]
 
+# ---------------------------------------------------------------------------- ARP per system
 st.subheader("ARP per system")
-figure = alt.Chart(arp).mark_line(point=True).encode(
-    x=alt.X("snapshot:N", sort=chosen, title=None),
-    y=alt.Y("arp:Q", title=f"ARP ({measure})"),
-    color=alt.Color("system:N"),
+top = math.ceil(float(arp["arp"].max()) * 10 + 0.5) / 10  # room above the highest line
+x = alt.X("snapshot:N", sort=chosen, title=None,
+          axis=alt.Axis(labelAngle=0, labelFontSize=12))
+system_colour = alt.Color("system:N", legend=None, scale=alt.Scale(scheme="category10"))
+lines = alt.Chart(arp).mark_line(point=True).encode(
+    x=x, y=alt.Y("arp:Q", title=f"ARP ({measure})", scale=alt.Scale(domain=[0, top])),
+    color=system_colour,
     strokeDash=alt.condition(alt.datum.system == pivot, alt.value([6, 3]), alt.value([1, 0])),
-    tooltip=["system", "snapshot", alt.Tooltip("arp:Q", format=".4f")],
-)
-widgets.chart(figure, arp[["system", "snapshot", "arp"]], f"arp-{collection}-{measure}",
-              caption="The pivot is dashed.")
+    tooltip=["system", "snapshot", alt.Tooltip("arp:Q", title="ARP", format=".4f")])
+moved = table[table["to"] == last].set_index("system")["RΔ"].abs()
+ends = arp[arp["snapshot"] == last].assign(
+    _moved=lambda f: f["system"].map(moved).fillna(0.0) + 10.0 * (f["system"] == pivot),
+    _name=lambda f: f["system"].where(f["system"] != pivot, f"{pivot} (pivot)"))
+named = charts.runs_to_name(ends, "_moved")
+widgets.chart((lines + charts.end_labels(named, x, "arp", "_name", color=system_colour,
+                                         top=top)).properties(height=charts.HEIGHT),
+              arp[["system", "snapshot", "arp"]], f"arp-{collection}-{measure}",
+              caption=f"How to read this: each system's mean {measure} (ARP) in every "
+              "snapshot, on that snapshot's qrels and topics; the pivot is dashed. Lines that "
+              "rise or fall together say the collection got easier or harder; persistence is "
+              f"about each line's distance to {pivot}'s."
+              + ("" if len(named) == len(ends) else f" Named: the pivot and the {len(named) - 1}"
+                 f" systems whose ARP moved most by {last}; hover a line for the others."))
 
-st.subheader("RΔ, ER, ΔRI and p against the first snapshot")
-widgets.table(table, p=st.column_config.NumberColumn("p", format="%.4f"))
+# ------------------------------------------------------------------------------- the table
+st.subheader(f"RΔ, ER, ΔRI and p: each later snapshot against {first}")
+shown = table.assign(_system=table["system"].where(~table["pivot"],
+                                                   table["system"] + " (pivot)"))
+widgets.table(shown, {
+    "_system": c.text("system"),
+    "to": c.text("snapshot", f"The later snapshot, compared with {first}"),
+    f"ARP {first}": c.score(f"ARP {first}", f"Mean {measure} in {first}"),
+    "ARP": c.score("ARP", f"Mean {measure} in the later snapshot"),
+    "RΔ": c.score("RΔ", f"ARP {first} − ARP later: positive when the system scores lower "
+                  "later"),
+    "relative change": c.decimal("RΔ / ARP", 4, f"RΔ as a share of ARP {first}"),
+    "ER": c.decimal("ER", 4, "Effect Ratio: the system's mean per-topic gain over the pivot "
+                    f"later ÷ in {first} (1: persisted)"),
+    "ΔRI": c.decimal("ΔRI", 4, f"RI in {first} − RI later, RI = (ARP − pivot's ARP) ÷ "
+                     "pivot's ARP (0: persisted)"),
+    "p": c.p_value("p", f"Unpaired two-sided t-test, {first} vs the later snapshot"),
+})
+# The example: a system below the pivot that falls and shows ER above 1 (the nearest to 2).
+backwards = table[table["below_pivot"] & ~table["pivot"] & (table["ER"] > 1)
+                  & (table["RΔ"] > 0)]
+if len(backwards):
+    row = backwards.loc[(backwards["ER"] - 2).abs().idxmin()]
+    example = (f"{row['system']} falls from {row[f'ARP {first}']:.4f} to {row['ARP']:.4f} in "
+               f"{row['to']} while {pivot} goes from {pivot_arp[first]:.4f} to "
+               f"{pivot_arp[row['to']]:.4f}, and shows ER {row['ER']:.4f}")
+else:
+    example = ("a system falling from 0.27 to 0.20 under a pivot steady at 0.31 shows "
+               "ER 2.64")
+st.caption(
+    "How to read this:\n"
+    f"- **RΔ** = ARP in {first} − ARP in the later snapshot: positive means the system scores "
+    f"lower later, negative that it gained; RΔ / ARP is RΔ as a share of its {first} ARP.\n"
+    f"- **ER** (Effect Ratio) = the system's mean per-topic gain over {pivot} in the later "
+    f"snapshot ÷ that in {first}. ER 1: the advantage persisted; below 1: it shrank; above 1: "
+    f"it grew. **ΔRI** = RI in {first} − RI later, RI = (ARP − {pivot}'s ARP) ÷ {pivot}'s "
+    f"ARP: 0 is ideal, positive means the relative gain shrank. The pivot {pivot} has ER 1 "
+    "and ΔRI 0 by convention.\n"
+    "- **p**: two-sided unpaired Student t-test (equal variances, `scipy.stats.ttest_ind`, as "
+    f"repro_eval) between the system's per-topic {measure} in {first} and in the later "
+    "snapshot: did its own score change — not its gap to the pivot. Not corrected for the "
+    "number of systems.\n"
+    f"- **ER reads backwards below the pivot**: for a system below {pivot} in {first} the "
+    "“gain” is a shortfall, so ER above 1 means the shortfall grew: " + example + ".")
 
+# ------------------------------------------------------------------------------ ER vs ΔRI
 st.subheader("ER vs ΔRI")
 points = table[~table["pivot"]].dropna(subset=["ER", "ΔRI"])
-ideal = pd.DataFrame({"ER": [1.0], "ΔRI": [0.0], "label": ["ideal (1, 0)"]})
-scatter = alt.Chart(points).mark_circle(size=90).encode(
-    x=alt.X("ER:Q", title="Effect Ratio (ER)"),
-    y=alt.Y("ΔRI:Q", title="Delta Relative Improvement (ΔRI)"),
-    color=alt.Color("system:N"),
-    shape=alt.Shape("to:N", title="snapshot"),
-    tooltip=["system", "to", alt.Tooltip("ER:Q", format=".3f"),
-             alt.Tooltip("ΔRI:Q", format=".3f")],
-)
-marker = alt.Chart(ideal).mark_point(shape="cross", size=300, color="black",
-                                     strokeWidth=3).encode(x="ER:Q", y="ΔRI:Q",
-                                                           tooltip=["label"])
-rule_x = alt.Chart(ideal).mark_rule(strokeDash=[4, 4], color="gray").encode(x="ER:Q")
-rule_y = alt.Chart(ideal).mark_rule(strokeDash=[4, 4], color="gray").encode(y="ΔRI:Q")
-widgets.chart(rule_x + rule_y + scatter + marker,
-              points[["system", "to", "ER", "ΔRI"]], f"er-delta-ri-{collection}-{measure}",
-              caption="A persistent system sits at the ideal point (ER 1, ΔRI 0): the same "
-              "advantage over the pivot in every snapshot.")
+if points.empty:
+    st.caption(f"No system has an ER: every one scores as {pivot} does in {first}.")
+else:
+    later = chosen[1:]
+    lo = max(ER_RANGE[0], min(0.0, float(points["ER"].min())))
+    hi = min(ER_RANGE[1], max(2.0, float(points["ER"].max())))
+    clipped = (points["ER"] < lo) | (points["ER"] > hi)
+    where_from = f"in {first}"
+    start = [f"below {pivot} {where_from}" if b else f"above {pivot} {where_from}"
+             for b in points["below_pivot"]]
+    points = points.assign(
+        _er=points["ER"].clip(lo, hi), _start=start,
+        _name=points["system"].where(~clipped, points["system"] + points["ER"].map(
+            lambda er: f" (ER {er:.2f})")),
+        _named=points["to"] == last, _far=(points["ER"] - 1).abs() + points["ΔRI"].abs(),
+        _order=points["to"].map({s: i for i, s in enumerate(later)}))
+    er_x = alt.X("_er:Q", title="ER (Effect Ratio)", scale=alt.Scale(domain=[lo, hi],
+                                                                      nice=False))
+    dri_y = alt.Y("ΔRI:Q", title="ΔRI (Delta Relative Improvement)")
+    colour = alt.Color("_start:N", title="system", scale=alt.Scale(
+        domain=[f"above {pivot} {where_from}", f"below {pivot} {where_from}"],
+        range=[ABOVE, BELOW]))
+    shape = alt.Shape("to:N", title="snapshot", scale=alt.Scale(
+        domain=later, range=[SHAPES[i % len(SHAPES)] for i in range(len(later))]))
+    scatter = charts.named_points(
+        points, er_x, dri_y, "_name", color=colour, shape=shape, named="_named", by="_far",
+        size=110, tooltip=["system", alt.Tooltip("to:N", title="snapshot"),
+                           alt.Tooltip("ER:Q", format=".4f"),
+                           alt.Tooltip("ΔRI:Q", format=".4f")])
+    ideal = pd.DataFrame({"_er": [1.0], "ΔRI": [0.0], "ideal": [f"pivot {pivot}"]})
+    marker = alt.Chart(ideal).mark_point(size=220, color="#263238", filled=True).encode(
+        x="_er:Q", y="ΔRI:Q", tooltip=["ideal"],
+        shape=alt.Shape("ideal:N", title="ideal (1, 0)", scale=alt.Scale(range=["cross"]),
+                        legend=alt.Legend(symbolFillColor="#263238", symbolStrokeWidth=0)))
+    rules = (alt.Chart(ideal).mark_rule(strokeDash=[4, 4], color="gray").encode(x="_er:Q")
+             + alt.Chart(ideal).mark_rule(strokeDash=[4, 4], color="gray").encode(y="ΔRI:Q"))
+    layers = [rules]
+    if len(later) > 1:
+        layers.append(alt.Chart(points).mark_line(color="#b0bec5", strokeWidth=1).encode(
+            x="_er:Q", y="ΔRI:Q", detail="system:N", order="_order:Q"))
+    figure = alt.layer(*layers, marker, scatter).resolve_scale(shape="independent")
+    joined = (f" (shape: the snapshot; a grey line joins a system's points, named at its "
+              f"{last} one)" if len(later) > 1 else "")
+    widgets.chart(figure.properties(height=charts.SCATTER_HEIGHT),
+                  points[["system", "to", "ER", "ΔRI", "below_pivot"]],
+                  f"er-delta-ri-{collection}-{measure}",
+                  caption=f"How to read this: one point per system and later snapshot{joined}. "
+                  f"The cross is the ideal, where {pivot} sits by convention: the same "
+                  f"advantage over {pivot} as in {first}. Right of it the advantage grew, left "
+                  "of it it shrank (backwards for the orange systems, which start below "
+                  f"{pivot}); above the dashed line the relative gain shrank, below it grew."
+                  + (f" An ER outside {lo:g} to {hi:g} is drawn on the edge, its value in the "
+                     "name." if clipped.any() else ""))
 
+# --------------------------------------------------------------------------- per-topic Δ
 st.subheader("Per-topic Δ against the pivot")
 others = [s for s in table["system"].unique() if s != pivot]
 system = widgets.select("System for per-topic Δ", others, "system", sidebar=False)
@@ -102,16 +216,29 @@ if system:
         st.stop()
     mine = deltas[(deltas["system"] == system) & (deltas["measure"] == measure)]
     mine = mine[["snapshot", "topic", "topic_key", "score", "pivot_score", "delta"]]
-    figure = alt.Chart(mine).mark_bar().encode(
-        x=alt.X("topic_key:N", sort="-y", title="topic", axis=alt.Axis(labels=False)),
-        y=alt.Y("delta:Q", title=f"Δ {measure} ({system} − {pivot})"),
-        color=alt.condition(alt.datum.delta >= 0, alt.value("#43a047"), alt.value("#e53935")),
-        row=alt.Row("snapshot:N", sort=chosen, title=None),
-        tooltip=["snapshot", "topic", "topic_key", alt.Tooltip("score:Q", format=".4f"),
-                 alt.Tooltip("pivot_score:Q", format=".4f"),
-                 alt.Tooltip("delta:Q", format=".4f")],
-    ).properties(height=140)
-    widgets.chart(figure, mine, f"per-topic-delta-{collection}-{system}-{measure}")
+    low = min(0.0, float(mine["delta"].min()))
+    high = max(0.0, float(mine["delta"].max()))
+    figures = []
+    for label in chosen:
+        part = mine[mine["snapshot"] == label]
+        order = part.sort_values("delta", ascending=False, kind="stable")["topic"].tolist()
+        above = int((part["delta"] > 0).sum())
+        title = alt.Title(f"{label}: {system} above {pivot} on {above:,} of {len(part):,} "
+                          "topics", anchor="start", fontSize=13, fontWeight="normal")
+        bars = alt.Chart(part).mark_bar().encode(
+            x=alt.X("topic:N", sort=order, axis=charts.topic_axis(len(part), "largest Δ first")),
+            y=alt.Y("delta:Q", title=f"Δ {measure}", scale=alt.Scale(domain=[low, high])),
+            color=alt.condition(alt.datum.delta >= 0, alt.value(GAIN), alt.value(LOSS)),
+            tooltip=["topic", alt.Tooltip("score:Q", title=system, format=".4f"),
+                     alt.Tooltip("pivot_score:Q", title=pivot, format=".4f"),
+                     alt.Tooltip("delta:Q", title="Δ", format="+.4f")])
+        figures.append((bars + charts.zero_rule("delta")).properties(height=DELTA_HEIGHT,
+                                                                     title=title))
+    widgets.chart(figures, mine, f"per-topic-delta-{collection}-{system}-{measure}",
+                  caption=f"How to read this: one bar per topic, {system}'s {measure} minus "
+                  f"{pivot}'s in that snapshot, largest first; green: {system} better, red: "
+                  f"{pivot} better. ER divides the mean of a later snapshot's bars by the mean "
+                  f"of {first}'s; an advantage carried by a few tall bars is fragile.")
 if len(frames["skipped"]):
     with st.expander(f"{len(frames['skipped'])} system(s) left out"):
-        widgets.table(frames["skipped"])
+        widgets.table(frames["skipped"], {"system": c.text("system"), "reason": c.text("why")})

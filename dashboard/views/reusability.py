@@ -3,132 +3,179 @@ unjudged retrieved per run (the TREC-8 re-judging study's scatter), leave-out qr
 
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from tcdb.dashboard import data, widgets
+from tcdb.dashboard import charts, data, widgets
+from tcdb.dashboard import columns as c
 from tcdb.errors import TcdbError
 
 collection, url = widgets.collection_page("Reusability")
-snapshot = widgets.pick_snapshot(collection)
+all_sets = data.qrels_sets(url, collection)
+per_snapshot = all_sets.groupby("snapshot")["name"].nunique()
+pairs = [s for s in per_snapshot.index if per_snapshot[s] >= 2]
+expanded = set(all_sets.loc[all_sets["kind"] == "expanded", "snapshot"])
+# Open on a snapshot with something to compare: the last with an expanded set, else with two.
+snapshot = widgets.pick_snapshot(collection, prefer=[s for s in pairs if s in expanded] or pairs)
 if snapshot is None:
     st.stop()
-sets = data.qrels_sets(url, collection)
-sets = sets[sets["snapshot"] == snapshot]
+sets = all_sets[all_sets["snapshot"] == snapshot]
 names = sorted(sets["name"], key=lambda n: n != "original")
 if len(names) < 2:
+    where = (f" Snapshot(s) with two: {', '.join(f'**{s}**' for s in pairs)}." if pairs
+             else "")
     st.info(f"Reusability compares two qrels sets of one snapshot; **{snapshot}** has "
-            f"{len(names)}. Build a pool (`tcdb pool build`), import its judgments and expand "
-            "the original qrels (`tcdb pool expand`).")
+            f"{len(names)}.{where} Build a pool (`tcdb pool build`), import its judgments and "
+            "expand the original qrels (`tcdb pool import-judgments … --expand original`).")
     st.stop()
 qrels_a = widgets.select("Qrels A (original)", names, "qrels", default="original")
-expanded = sets.loc[sets["kind"] == "expanded", "name"].tolist()
+expanded_here = sets.loc[sets["kind"] == "expanded", "name"].tolist()
 qrels_b = widgets.select("Qrels B (vs)", [n for n in names if n != qrels_a], "vs",
-                         default=expanded[0] if expanded else None)
+                         default=expanded_here[0] if expanded_here else None)
 measure = widgets.pick_measure()
 depth = widgets.number("Top K for unjudged counts", "depth", 100)
 if not (qrels_a and qrels_b and measure):
     st.stop()
-
-
-def show_pair(a: str, b: str) -> dict | None:
-    try:
-        report = data.reusability(url, collection, snapshot, a, b, measure, depth)
-    except TcdbError as exc:
-        widgets.show_error(exc)
-        return None
-    if "error" in report:
-        st.info(f"Fewer than two runs have {measure} scores under both `{a}` and `{b}`. "
-                f"Evaluate with `tcdb evaluate {collection} {snapshot} --qrels {b}`.")
-        return None
-    if report["missing"]:
-        st.caption("Left out (scored under only one of the two): " + ", ".join(report["missing"]))
-    return report
-
-
-report = show_pair(qrels_a, qrels_b)
-if report is None:
+try:
+    report = data.reusability(url, collection, snapshot, qrels_a, qrels_b, measure, depth)
+except TcdbError as exc:
+    widgets.show_error(exc)
     st.stop()
+if "error" in report:
+    st.info(f"Fewer than two runs have {measure} scores under both `{qrels_a}` and "
+            f"`{qrels_b}`. Evaluate with `tcdb evaluate {collection} {snapshot} --qrels "
+            f"{qrels_b}`.")
+    st.stop()
+if report["missing"]:
+    st.caption("Left out (scored under only one of the two): " + ", ".join(report["missing"]))
+
 runs = report["runs"]
 taus = {name: widgets.fmt(report[key]) for name, key in
         (("τ", "kendall_tau"), ("τ-b", "tau_b"), ("τ_AP", "tau_ap"))}
 cols = st.columns(5)
-cols[0].metric("Kendall's τ", taus["τ"])
-cols[1].metric("τ-b", taus["τ-b"])
-cols[2].metric("τ_AP", taus["τ_AP"])
-cols[3].metric("Runs", report["n_runs"])
-cols[4].metric("Topics", report["n_topics"])
+cols[0].metric("Kendall's τ", taus["τ"], help="Between the run rankings under A and under B "
+               "(1: the same order; ≥ 0.9 is usually read as equivalent)")
+cols[1].metric("τ-b", taus["τ-b"], help="Kendall's τ-b (ties counted as scipy does)")
+cols[2].metric("τ_AP", taus["τ_AP"], help="AP correlation: swaps at the top weigh more")
+cols[3].metric("Runs", f"{report['n_runs']:,}")
+cols[4].metric("Topics", f"{report['n_topics']:,}")
 
 st.subheader(f"Mean {measure}: {qrels_a} vs {qrels_b}")
+RUN_COLUMNS = {
+    "run": c.text("run"), "score_a": c.score(f"{measure} A", f"Mean {measure} under {qrels_a}"),
+    "rank_a": c.count("rank A"),
+    "score_b": c.score(f"{measure} B", f"Mean {measure} under {qrels_b}"),
+    "rank_b": c.count("rank B"),
+    "rank_change": c.signed("rank Δ", "Places gained under B (+) or lost (−)"),
+    "unjudged_top_k": c.count(f"unjudged @{depth}", f"Top-{depth} documents {qrels_a} did not "
+                              "judge"),
+    "new_relevant_top_k": c.count(f"new relevant @{depth}", f"Of those, relevant in {qrels_b}"),
+}
+moved = runs.assign(moved=runs["rank_change"].map(
+    lambda d: "climbed" if d > 0 else ("fell" if d < 0 else "same")))
 lo = float(min(runs["score_a"].min(), runs["score_b"].min()))
 hi = float(max(runs["score_a"].max(), runs["score_b"].max()))
 diagonal = pd.DataFrame({"score_a": [lo, hi], "score_b": [lo, hi]})
-scatter = alt.Chart(runs).transform_calculate(
-    moved="datum.rank_change > 0 ? 'up' : (datum.rank_change < 0 ? 'down' : 'same')",
-).mark_circle(size=70).encode(
-    x=alt.X("score_a:Q", title=f"{measure} under {qrels_a}", scale=alt.Scale(zero=False)),
-    y=alt.Y("score_b:Q", title=f"{measure} under {qrels_b}", scale=alt.Scale(zero=False)),
-    color=alt.Color("moved:N", title="under B", scale=alt.Scale(
-        domain=["up", "same", "down"], range=["#1e88e5", "#757575", "#e53935"])),
-    tooltip=["tag", alt.Tooltip("score_a:Q", format=".4f"), "rank_a",
-             alt.Tooltip("score_b:Q", format=".4f"), "rank_b", "rank_change"],
-).properties(title=", ".join(f"{k} = {v}" for k, v in taus.items()))
+colour = alt.Color("moved:N", title="rank under B", scale=alt.Scale(
+    domain=["climbed", "same", "fell"], range=["#1e6fd9", "#616161", "#d32f2f"]))
+scatter = charts.named_points(
+    moved, alt.X("score_a:Q", title=f"{measure} under {qrels_a}", scale=alt.Scale(zero=False)),
+    alt.Y("score_b:Q", title=f"{measure} under {qrels_b}", scale=alt.Scale(zero=False)),
+    "run", color=colour, by="rank_change",
+    tooltip=["run", alt.Tooltip("score_a:Q", title=f"{measure} A", format=".4f"),
+             alt.Tooltip("rank_a:Q", title="rank A"),
+             alt.Tooltip("score_b:Q", title=f"{measure} B", format=".4f"),
+             alt.Tooltip("rank_b:Q", title="rank B"),
+             alt.Tooltip("rank_change:Q", title="rank Δ", format="+d")])
 line = alt.Chart(diagonal).mark_line(color="gray", strokeDash=[4, 4]).encode(
     x="score_a:Q", y="score_b:Q")
 widgets.chart(line + scatter, runs, f"scores-{snapshot}-{qrels_a}-vs-{qrels_b}-{measure}",
-              caption="One point per run; off the diagonal = scored differently, colour = "
-              "whether its rank moved under B.")
-widgets.table(runs)
+              caption=f"How to read this: one point per run; on the dashed diagonal a run "
+              f"scores the same under both sets, above it {qrels_b} credits it more. Blue: "
+              f"the run climbs in the ranking under {qrels_b}, red: it falls; τ = {taus['τ']} "
+              "between the two rankings.")
+widgets.table(runs, {k: v for k, v in RUN_COLUMNS.items()
+                     if k not in ("unjudged_top_k", "new_relevant_top_k")})
 
 st.subheader("Per-topic τ")
-topic_tau = report["per_topic_tau"]
-figure = alt.Chart(topic_tau.dropna(subset=["tau"])).mark_bar().encode(
-    x=alt.X("topic:N", sort=topic_tau["topic"].tolist()),
-    y=alt.Y("tau:Q", title="τ", scale=alt.Scale(domain=[-1, 1])),
-    color=alt.condition(alt.datum.tau < 0.9, alt.value("#e53935"), alt.value("#90a4ae")),
-    tooltip=["topic", alt.Tooltip("tau:Q", format=".3f"), "n_runs"],
-)
-widgets.chart(figure, topic_tau, f"per-topic-tau-{snapshot}-{qrels_a}-vs-{qrels_b}-{measure}",
-              caption="Red: below 0.9, the usual threshold for 'the same ranking'.")
+topic_tau = report["per_topic_tau"].dropna(subset=["tau"])
+threshold = float(report.get("threshold") or 0.9)
+below = int((topic_tau["tau"] < threshold).sum())
+ranked = topic_tau.sort_values("tau")
+figure = alt.Chart(topic_tau).mark_bar().encode(
+    x=alt.X("topic:N", sort=ranked["topic"].tolist(),
+            axis=charts.topic_axis(len(topic_tau), "lowest τ first")),
+    y=alt.Y("tau:Q", title="τ", scale=alt.Scale(
+        domain=[min(0.0, float(topic_tau["tau"].min()) if len(topic_tau) else 0.0), 1.0])),
+    color=alt.condition(alt.datum.tau < threshold, alt.value("#e53935"), alt.value("#90a4ae")),
+    tooltip=["topic", alt.Tooltip("tau:Q", title="τ", format=".3f"),
+             alt.Tooltip("n_runs:Q", title="runs")],
+).properties(height=charts.HEIGHT)
+rule = alt.Chart(pd.DataFrame({"tau": [threshold]})).mark_rule(
+    strokeDash=[4, 4], color="#37474f").encode(y="tau:Q")
+widgets.chart(figure + rule, topic_tau,
+              f"per-topic-tau-{snapshot}-{qrels_a}-vs-{qrels_b}-{measure}",
+              caption=f"How to read this: τ between the two rankings on each topic alone; "
+              f"{below:,} of {len(topic_tau):,} topics fall below {threshold:g} (red, under "
+              "the dashed line), the usual bar for 'the same ranking'.")
 
 st.subheader(f"New relevant vs unjudged in the top {depth}")
-counts = runs.dropna(subset=["unjudged_top_k"])
+counts = moved.dropna(subset=["unjudged_top_k"])
 if counts.empty:
     st.caption("No run has stored entries (imported scores only): nothing to count.")
 else:
-    counts = counts[["tag", "n_retrieved", "unjudged_top_k", "new_relevant_top_k",
-                     "rank_change"]]
-    figure = alt.Chart(counts).mark_circle(size=70).encode(
-        x=alt.X("unjudged_top_k:Q", title=f"top-{depth} documents unjudged in {qrels_a}"),
-        y=alt.Y("new_relevant_top_k:Q", title=f"of those, relevant in {qrels_b}"),
-        tooltip=["tag", "n_retrieved", "unjudged_top_k", "new_relevant_top_k",
-                 "rank_change"],
-    )
-    widgets.chart(figure, counts,
+    order = counts.sort_values(["new_relevant_top_k", "unjudged_top_k"],
+                               ascending=False)["run"].tolist()
+    tooltip: list[Any] = ["run", alt.Tooltip("n_retrieved:Q", title="retrieved", format=",d"),
+               alt.Tooltip("unjudged_top_k:Q", title=f"unjudged @{depth}", format=",d"),
+               alt.Tooltip("new_relevant_top_k:Q", title=f"new relevant @{depth}", format=",d"),
+               alt.Tooltip("rank_change:Q", title="rank Δ", format="+d")]
+    base = alt.Chart(counts).encode(y=alt.Y("run:N", sort=order, title=None,
+                                            axis=alt.Axis(labelLimit=240, labelFontSize=12)),
+                                    tooltip=tooltip)
+    unjudged = base.mark_bar(color="#cfd8dc").encode(
+        x=alt.X("unjudged_top_k:Q", title=f"documents in its top {depth}, summed over topics",
+                axis=alt.Axis(format=",d")))
+    relevant = base.mark_bar(color="#1e6fd9").encode(x="new_relevant_top_k:Q")
+    said = base.mark_text(align="left", dx=4, fontSize=11, color="#263238").encode(
+        x="unjudged_top_k:Q", text=alt.Text("new_relevant_top_k:Q", format=",d"))
+    figure = (unjudged + relevant + said).properties(height=26 * len(counts) + 60)
+    widgets.chart(figure, counts[["run", "n_retrieved", "unjudged_top_k", "new_relevant_top_k",
+                                  "rank_change"]],
                   f"new-relevant-{snapshot}-{qrels_a}-vs-{qrels_b}-top{depth}",
-                  caption="Runs high on both axes were treated unfairly by the original pool.")
+                  caption=f"How to read this: per run, the grey bar counts its top-{depth} "
+                  f"documents {qrels_a} never judged, the blue part (number at the end) those "
+                  f"of them {qrels_b} judges relevant. A long blue bar: the original pool "
+                  "missed what this run found, and under-scored it.")
+    widgets.table(counts, {k: RUN_COLUMNS[k] for k in (
+        "run", "unjudged_top_k", "new_relevant_top_k", "rank_change")})
 
-st.subheader("Leave-out")
-derived = sets[(sets["kind"] == "derived") & sets["parent"].notna()]
-if derived.empty:
-    st.caption("No derived qrels sets in this snapshot. `tcdb report leave-out` derives one per "
-               "group of contributing runs (Zobel's uniques test).")
-else:
-    name = widgets.select("Derived qrels set", derived["name"].tolist(), "derived",
-                          sidebar=False)
-    parent = derived.loc[derived["name"] == name, "parent"].iloc[0]
-    try:
-        left = data.leave_out(url, collection, snapshot, parent, name, measure)
-    except TcdbError as exc:
-        widgets.show_error(exc)
-        st.stop()
-    if left["runs"].empty:
-        st.caption(f"No {measure} scores under `{name}`: run `tcdb report leave-out` with "
-                   f"--measure {measure}.")
-    else:
-        st.markdown(f"`{parent}` → `{name}`: the left-out group's runs scored on the reduced "
-                    f"qrels, every other run on the full set. τ = "
-                    f"**{widgets.fmt(left['kendall_tau'])}**, τ-b = {widgets.fmt(left['tau_b'])}"
-                    f", τ_AP = {widgets.fmt(left['tau_ap'])}")
-        widgets.table(left["runs"])
+st.subheader("Leave-out (Zobel's uniques test)")
+st.caption("Would a group's runs score the same had the group not contributed to the pools? "
+           f"Each group's runs are scored on `{qrels_a}` without the relevant documents only "
+           "that group found in its top K, and re-ranked among the other runs (nothing is stored).")
+by = widgets.select("Leave out each", ["group", "run-type", "category"], "by", default="group",
+                    sidebar=False) or "group"
+pool_depth = widgets.number("Pool depth K of the contributing runs", "pool_depth", depth,
+                            sidebar=False)
+if not widgets.toggle("Compute the leave-out", "leave_out"):
+    st.stop()
+try:
+    left = data.leave_out(url, collection, snapshot, qrels_a, measure, int(pool_depth), by)
+except TcdbError as exc:
+    widgets.show_error(exc)
+    st.stop()
+for group in left["groups"]:
+    st.markdown(f"**without {group['group']}** — {group['n_removed']:,} relevant removed · "
+                f"τ = **{widgets.fmt(group['kendall_tau'])}**, τ-b = "
+                f"{widgets.fmt(group['tau_b'])}, τ_AP = {widgets.fmt(group['tau_ap'])} · "
+                f"largest drop {group['max_drop']} place(s)")
+    widgets.table(group["runs"], {
+        "run": c.text("run"), "score_full": c.score(f"{measure}, all qrels"),
+        "score_reduced": c.score(f"{measure}, without"), "rank_full": c.count("rank"),
+        "rank_reduced": c.count("rank without"),
+        "rank_change": c.signed("rank Δ", "Places gained (+) or lost (−) without the group's "
+                                "unique relevant documents")})

@@ -21,7 +21,7 @@ import pandas as pd
 from scipy import stats
 
 from tcdb.analysis import json_float
-from tcdb.analysis.means import trec_eval_mean
+from tcdb.analysis.means import DECIMALS, trec_eval_mean
 from tcdb.vocabulary import Correction
 
 __all__ = ["bonferroni", "compare_runs", "correct", "holm", "paired_effect_size", "sign_test"]
@@ -76,9 +76,11 @@ def sign_test(a: np.ndarray, b: np.ndarray) -> tuple[int, int, float]:
 
 def paired_effect_size(difference: np.ndarray) -> float | None:
     """Cohen's d for paired samples (d_z): mean per-topic difference / its standard deviation
-    (ddof 1); None when it is undefined (fewer than two topics, or no spread)."""
+    (ddof 1); None when it is undefined (fewer than two topics, or no spread). Differences
+    are rounded as means are first, so float noise between equal scores is no spread."""
     if len(difference) < 2:
         return None
+    difference = np.round(np.asarray(difference, dtype=float), DECIMALS)
     spread = float(np.std(difference, ddof=1))
     return json_float(float(np.mean(difference)) / spread) if spread > 0 else None
 
