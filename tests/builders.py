@@ -1,16 +1,21 @@
-"""Tiny test collections on disk: TREC documents, topics, qrels and run files, and a snapshot
-ingested from them through the real ingest path (`tcdb.ingest.ingest_snapshot` + `LocalSource`).
+"""What several test modules build alike: tiny test collections on disk (TREC documents,
+topics, qrels and run files), a snapshot ingested from them through the real ingest path
+(`tcdb.ingest.ingest_snapshot` + `LocalSource`), a pool's entries by external ids, and the
+seeded longitudinal collection the dashboard tests look at.
 
-Shared by the run, evaluation, pool and report tests; everything is written under the test's
-`tmp_path`, nothing touches the network.
+Everything is written under the test's `tmp_path`; nothing touches the network. Test modules
+import from here, never from one another.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 
 def write_documents(path: Path, docs: Mapping[str, str]) -> Path:
@@ -90,3 +95,192 @@ def build_snapshot(
     add_collection(collection, doc_identity, topic_identity)
     return ingest_snapshot(collection, label, LocalSource(docs_path, topics_path, qrels_path),
                            date=date, qrels_name=qrels_name)
+
+
+def pool_entries(name: str) -> dict[tuple[str, str], tuple[int, int]]:
+    """(topic, doc) → (best rank, n_runs) of a pool, by external ids."""
+    from sqlalchemy import text
+
+    from tcdb.db import session_scope
+
+    with session_scope() as session:
+        rows = session.connection().execute(text(
+            "SELECT st.external_id, sd.external_id, pe.best_rank, pe.n_runs FROM pool_entry pe "
+            "JOIN pool p ON p.id = pe.pool_id "
+            "JOIN snapshot_topic st ON st.snapshot_id = p.snapshot_id "
+            "AND st.topic_id = pe.topic_id "
+            "JOIN snapshot_document sd ON sd.snapshot_id = p.snapshot_id "
+            "AND sd.document_id = pe.document_id WHERE p.name = :n"), {"n": name}).tuples()
+        return {(t, d): (r, n) for t, d, r, n in rows}
+
+
+# ---------------------------------------------------- a seeded collection for the dashboard
+
+COLLECTION = "dash"
+MEASURES = ["nDCG@10", "AP", "P@10"]
+PAGES = {
+    "overview": "Overview",
+    "drift": "Snapshot drift",
+    "persistence": "Persistence over time",
+    "reusability": "Reusability",
+    "pools": "Assessment pools",
+    "compare": "Compare runs",
+}
+
+
+@dataclass
+class Seeded:
+    """What `seed_collection` built, with the numbers the pages must show."""
+
+    collection: str
+    labels: list[str]
+    systems: list[str]
+    contributing: list[str]
+    n_documents: dict[str, int]
+    churn: dict[str, dict[str, int]]  # "a → b" → added/removed/changed/unchanged
+    topics: dict[str, list[str]]
+    pool: str
+    pool_snapshot: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def seed_collection(
+    tmp_path: Path,
+    *,
+    n_runs: int = 8,
+    n_topics: int = 6,
+    n_documents: int = 40,
+    n_snapshots: int = 3,
+    depth: int = 20,
+    pool_depth: int = 5,
+    seed: int = 7,
+    progress: bool = False,
+) -> Seeded:
+    """Write and ingest a small longitudinal collection, import and evaluate runs, build a pool.
+
+    Snapshot j drops the two oldest documents of j-1, adds two new ones and rewrites one; its
+    topics are j+1 … j+n_topics (one dropped, one added each time). Runs score documents by a
+    hidden truth plus seeded noise; the first half (two groups, `lab-a` and `lab-b`) contributed
+    to the original qrels (their
+    top `pool_depth`, judged by the truth); a depth-10 pool over all runs of the last snapshot,
+    judged by the truth too, expands them into `expanded`.
+    """
+    from tcdb.catalog import add_collection
+    from tcdb.collections.sources import LocalSource
+    from tcdb.evaluation import evaluate
+    from tcdb.ingest import ingest_snapshot
+    from tcdb.judgments import import_judgments
+    from tcdb.pools import build_pool, show_pool
+    from tcdb.runs import import_runs
+
+    rng = np.random.default_rng(seed)
+    n_universe = n_documents + 2 * n_snapshots
+    universe = [f"d{i:05d}" for i in range(n_universe)]
+    position = {d: i for i, d in enumerate(universe)}
+    all_topics = [str(t) for t in range(1, n_topics + n_snapshots + 1)]
+    grades = rng.choice([0, 0, 0, 1, 2], size=(len(all_topics), n_universe))
+    truth = {t: dict(zip(universe, grades[i].tolist(), strict=True))
+             for i, t in enumerate(all_topics)}
+    systems = ["bm25"] + [f"sys{i:03d}" for i in range(1, n_runs)]
+    strength = {s: 0.6 + rng.random() for s in systems}
+    noise = {s: rng.standard_normal((len(all_topics), n_universe)) for s in systems}
+    contributing = systems[: max(1, n_runs // 2)]
+    labels = [f"2024-{m:02d}" for m in range(1, n_snapshots + 1)]
+    add_collection(COLLECTION, "doc_id", "query_id", grade_min=0, grade_max=2)
+
+    present = list(universe[:n_documents])
+    version = dict.fromkeys(universe, 0)
+    churn: dict[str, dict[str, int]] = {}
+    n_docs: dict[str, int] = {}
+    topics: dict[str, list[str]] = {}
+    for j, label in enumerate(labels):
+        if j:
+            removed, present = present[:2], present[2:]
+            added = universe[n_documents + 2 * (j - 1): n_documents + 2 * j]
+            present += added
+            rewritten = present[len(present) // 2]
+            version[rewritten] += 1
+            churn[f"{labels[j - 1]} → {label}"] = {
+                "added": len(added), "removed": len(removed), "changed": 1,
+                "unchanged": len(present) - len(added) - 1}
+        n_docs[label] = len(present)
+        snap_topics = all_topics[j: j + n_topics]
+        topics[label] = snap_topics
+        folder = tmp_path / "seed" / label
+        docs = write_documents(folder / "docs.trec", {
+            d: f"document {d} version {version[d]} words {d[-2:]}" for d in present})
+        topic_file = write_topics(folder / "topics.tsv", {t: f"query {t}" for t in snap_topics})
+        runs_dir = folder / "runs"
+        rankings: dict[str, dict[str, list[str]]] = {}
+        paths = {}
+        columns = np.array([position[d] for d in present])
+        rows_of = np.array([all_topics.index(t) for t in snap_topics])
+        for s in systems:
+            scores = strength[s] * grades[np.ix_(rows_of, columns)] + \
+                noise[s][np.ix_(rows_of, columns)]
+            top = np.argsort(-scores, axis=1, kind="stable")[:, :depth]
+            rows = []
+            rankings[s] = {}
+            for i, t in enumerate(snap_topics):
+                rankings[s][t] = [present[c] for c in top[i]]
+                rows += [(t, present[c], round(float(scores[i, c]), 6)) for c in top[i]]
+            paths[s] = write_run_file(runs_dir, s, rows)
+        judged = {(t, d) for s in contributing for t in snap_topics
+                  for d in rankings[s][t][:pool_depth]}
+        qrels = write_qrels_file(folder / "qrels.txt", sorted(
+            (t, d, truth[t][d]) for t, d in judged))
+        ingest_snapshot(COLLECTION, label, LocalSource(docs, topic_file, qrels),
+                        date=dt.date(2024, j + 1, 1), progress=progress)
+        half = (len(contributing) + 1) // 2
+        for group, members in (("lab-a", contributing[:half]), ("lab-b", contributing[half:])):
+            if members:
+                import_runs(COLLECTION, label, [paths[s] for s in members], group=group,
+                            contributed=True, progress=progress)
+        others = [paths[s] for s in systems if s not in contributing]
+        if others:
+            import_runs(COLLECTION, label, others, progress=progress)
+        evaluate(COLLECTION, label, "original", MEASURES, progress=progress)
+
+    last = labels[-1]
+    pool = f"{last}-depth10"
+    build_pool(COLLECTION, last, pool, 10, all_runs=True, exclude_judged="original")
+    pooled = show_pool(pool)
+    from tcdb.pools import pool_documents
+
+    judgments = sorted((t, d, truth[t][d]) for t, ds in pool_documents(pool).items()
+                       for d in ds)
+    path = write_qrels_file(tmp_path / "seed" / "judgments.txt", judgments)
+    import_judgments(pool, path, expand="original", expanded_name="expanded")
+    evaluate(COLLECTION, last, "expanded", MEASURES, progress=progress)
+    from tcdb.reports.leave_out import leave_out_report
+
+    leave_out = leave_out_report(COLLECTION, last, "original", pool_depth, by="group",
+                                 measures=["AP"]) if len(contributing) > 1 else None
+    return Seeded(COLLECTION, labels, systems, contributing, n_docs, churn, topics, pool, last,
+                  {"pool_size": pooled["n_documents"], "leave_out": leave_out})
+
+
+# ------------------------------------------------------------------ repro_eval's public data
+
+
+def repro_eval_anchors() -> Path:
+    """The per-topic scores and qrels of Breuer et al. (SIGIR 2020) that repro_eval's own
+    measures are checked against: read in place, never copied into the repository.
+
+    `TCDB_REPRO_EVAL_ANCHORS`, else `shared/anchors/repro_eval` in a folder that holds the
+    checkout. Missing: skip, except under CI=true, where it is a failure.
+    """
+    import os
+
+    import pytest
+
+    here = Path(__file__).resolve()
+    candidates = [Path(p) for p in [os.environ.get("TCDB_REPRO_EVAL_ANCHORS")] if p]
+    candidates += [folder / "shared" / "anchors" / "repro_eval" for folder in here.parents[1:]]
+    for folder in candidates:
+        if (folder / "per_topic_scores").is_dir():
+            return folder
+    where = ", ".join(str(c) for c in candidates[:3]) + ", …"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"repro_eval anchors are required under CI=true; looked in {where}")
+    pytest.skip(f"repro_eval anchors not found (looked in {where})")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,71 +24,8 @@ if os.environ.get("PREFECT_API_URL") == "":
     del os.environ["PREFECT_API_URL"]
 
 import pytest  # noqa: E402
-from sqlalchemy import create_engine, text  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 
-POSTGRES_URL = os.environ.get(
-    "TCDB_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-)
-IN_CI = os.environ.get("CI", "").lower() == "true"
-BACKENDS = ["sqlite", "postgres"]
-
-
-def _postgres_unavailable() -> str | None:
-    try:
-        engine = create_engine(POSTGRES_URL, connect_args={"connect_timeout": 3})
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-        engine.dispose()
-    except Exception as exc:  # noqa: BLE001 - any failure means "no server"
-        return f"no PostgreSQL at {POSTGRES_URL}: {str(exc).splitlines()[0]}"
-    return None
-
-
-_PG_REASON: str | None | bool = False
-
-
-def require_postgres() -> None:
-    """Skip (or, under CI=true, fail) when no PostgreSQL server answers."""
-    global _PG_REASON
-    if _PG_REASON is False:
-        _PG_REASON = _postgres_unavailable()
-    if _PG_REASON:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is required under CI=true: {_PG_REASON}")
-        pytest.skip(str(_PG_REASON))
-
-
-def _reset_caches() -> None:
-    from tcdb.settings import get_settings
-
-    get_settings.cache_clear()
-
-
-def create_database(backend: str, folder: Path) -> Iterator[str]:
-    """A fresh, migrated database; yields its URL and removes it afterwards."""
-    from tcdb import db, migrate
-
-    if backend == "sqlite":
-        url = f"sqlite:///{folder / f'tcdb-{uuid.uuid4().hex[:8]}.sqlite'}"
-        migrate.upgrade(url)
-        yield url
-        db.dispose_engine(url)
-        return
-    require_postgres()
-    name = f"tcdb_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    try:
-        migrate.upgrade(url)
-        yield url
-    finally:
-        db.dispose_engine(url)
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+from tests.databases import BACKENDS, create_database  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -106,9 +42,7 @@ def db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
     truncate_all(database_url)
     monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
-    _reset_caches()
     yield database_url
-    _reset_caches()
 
 
 @pytest.fixture
@@ -123,22 +57,3 @@ def cli(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return invoke
-
-
-def repro_eval_anchors() -> Path:
-    """The repro_eval anchor data (`shared/anchors/repro_eval`), read in place, never copied.
-
-    `TCDB_REPRO_EVAL_ANCHORS`, else `shared/` beside the checkout (where CI puts it), else the
-    workplace's `/work/shared`. Missing: skip, except under CI=true, where it is a failure.
-    """
-    candidates = [Path(p) for p in [os.environ.get("TCDB_REPRO_EVAL_ANCHORS")] if p] + [
-        Path(__file__).resolve().parents[2] / "shared" / "anchors" / "repro_eval",
-        Path("/work/shared/anchors/repro_eval"),
-    ]
-    for folder in candidates:
-        if (folder / "per_topic_scores").is_dir():
-            return folder
-    where = ", ".join(str(c) for c in candidates)
-    if IN_CI:
-        pytest.fail(f"repro_eval anchors are required under CI=true; looked in {where}")
-    pytest.skip(f"repro_eval anchors not found (looked in {where})")

@@ -14,13 +14,13 @@ from repro_eval.measure.statistics import ttest
 
 from tcdb.analysis.bootstrap import persistence_ci
 from tcdb.analysis.persistence import per_topic_deltas, persistence_table
-from tests.conftest import repro_eval_anchors
+from tests.builders import repro_eval_anchors
 
 MEASURES = ["ap", "p10", "ndcg10", "ndcg100", "ndcg1000"]
 
 
 def _anchors() -> Path:
-    """The per-topic anchor scores (see `tests.conftest.repro_eval_anchors`)."""
+    """The per-topic anchor scores (see `tests.builders.repro_eval_anchors`)."""
     return repro_eval_anchors() / "per_topic_scores"
 
 

@@ -308,11 +308,11 @@ def test_reusability_report_shape_and_consistency() -> None:
     assert report["tau_ap"] == pytest.approx(_trectools_tau_ap(mean_b, mean_a))
     assert set(report["per_topic_tau"]) == {"min", "median", "below_threshold"}
     first = report["runs"][0]
-    assert {"tag", "score_a", "rank_a", "score_b", "rank_b", "rank_change", "unjudged_a"} <= set(
+    assert {"run", "score_a", "rank_a", "score_b", "rank_b", "rank_change", "unjudged_a"} <= set(
         first
     )
-    assert sorted(r["tag"] for r in report["runs"]) == sorted(mean_a.index)
-    assert all(r["unjudged_a"] == 0 for r in report["runs"] if r["tag"] not in {"runA", "runB"})
+    assert sorted(r["run"] for r in report["runs"]) == sorted(mean_a.index)
+    assert all(r["unjudged_a"] == 0 for r in report["runs"] if r["run"] not in {"runA", "runB"})
 
 
 def test_tau_batch_matches_scalar() -> None:

@@ -12,7 +12,7 @@ import scipy.stats
 
 from tcdb.analysis import wide_scores
 from tcdb.analysis.outcomes import outcome_breakdown, outcome_table
-from tcdb.analysis.significance import bonferroni, compare_runs, holm
+from tcdb.analysis.significance import bonferroni, compare_runs, holm, paired_effect_size
 
 
 def _wide(seed: int = 0, n_topics: int = 30) -> pd.DataFrame:
@@ -134,3 +134,19 @@ def test_outcome_table_topics_union_and_cutoff() -> None:
     assert empty["only_one"]["p_value"] is None and empty["both"]["mrr_a"] is None
     with pytest.raises(ValueError, match="positive integer"):
         outcome_table({"a": 0}, {"a": 1})
+
+
+def test_paired_effect_size_is_cohens_d_z() -> None:
+    """d_z: the mean per-topic difference over its standard deviation (ddof 1); undefined
+    (None) for fewer than two topics or no spread."""
+    difference = np.array([0.1, 0.3, -0.05, 0.2])
+    assert paired_effect_size(difference) == pytest.approx(
+        difference.mean() / difference.std(ddof=1))
+    assert paired_effect_size(np.array([0.2])) is None
+    assert paired_effect_size(np.array([0.25, 0.25, 0.25])) is None
+
+
+def test_float_noise_between_equal_scores_is_no_effect() -> None:
+    # 0.1 + 0.2 and 0.3 differ in the last bit: the runs are equal, d is undefined, not 1e16.
+    noise = np.array([(0.1 + 0.2) - 0.3, 0.0, (0.7 + 0.1) - 0.8])
+    assert paired_effect_size(noise) is None

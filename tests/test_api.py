@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tcdb.errors import OptionError
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(6)}
@@ -68,3 +70,62 @@ def test_per_topic_scores_match_topics_across_snapshots(two_snapshots: None) -> 
     assert external[("s2", "cheap flights")] == "11"
     only = api.per_topic_scores("lx", ["s1", "s2"], "original", "RR", runs=["bm25-s2"])
     assert set(only["snapshot"]) == {"s2"}
+
+
+def test_one_string_is_one_label_and_any_iterable_is_many(two_snapshots: None) -> None:
+    from tcdb import api
+
+    one = api.per_topic_scores("lx", "s2", "original", "RR", runs="bm25-s2")
+    assert set(one["snapshot"]) == {"s2"} and set(one["run"]) == {"bm25-s2"}
+    means = api.scores("lx", "s1", measures="RR", runs=("bm25-s1",))
+    assert list(means["measure"]) == ["RR"]
+    report = api.persistence("lx", (s for s in ["s1", "s2"]), "BM25", "RR", systems="BM25")
+    assert report["snapshots"] == ["s1", "s2"] and list(report["measures"]) == ["RR"]
+    assert [r["system"] for r in report["measures"]["RR"]["systems"]] == ["BM25"]
+    per_snapshot = api.persistence("lx", ["s1", "s2"], "BM25", ["RR"],
+                                   qrels={"s1": "original", "s2": "original"})
+    assert per_snapshot["qrels"] == {"s1": "original", "s2": "original"}
+    deltas = api.per_topic_deltas("lx", ["s1", "s2"], "BM25", "RR", systems=("BM25",))
+    assert deltas.empty and "delta" in deltas.columns  # the pivot alone: no one to compare
+
+
+def _option_error(call: Any) -> OptionError:
+    with pytest.raises(OptionError) as info:
+        call()
+    return info.value
+
+
+def test_errors_name_the_api_parameters_not_cli_options(two_snapshots: None) -> None:
+    from tcdb import api
+
+    # one string with a space is one (unknown) label, never its characters
+    error = _option_error(lambda: api.persistence("lx", "s1 s2", "BM25", "RR"))
+    assert str(error) == "snapshots: persistence compares at least two snapshots"
+    assert error.option == "snapshots"
+    error = _option_error(lambda: api.persistence("lx", ["s1", "s2"], "BM25", []))
+    assert str(error) == "measures: give at least one measure"
+    error = _option_error(lambda: api.persistence("lx", ["s1", "s2"], "BM25", "RR",
+                                                  bootstrap=-1))
+    assert str(error).startswith("bootstrap: ")
+    error = _option_error(lambda: api.persistence("lx", ["s1", "s2"], "BM25", "RR",
+                                                  systems="nobody"))
+    assert str(error) == ("systems: no system 'nobody' has runs in snapshots s1, s2 of 'lx' "
+                          "(systems: BM25)")
+    error = _option_error(lambda: api.per_topic_scores("lx", ["s1", 2], "original", "RR"))
+    assert str(error) == "snapshots: labels are text, not int 2"
+    error = _option_error(lambda: api.reusability("lx", "s1", "original", "original", "RR"))
+    assert str(error).startswith("qrels_b: compare two different qrels sets")
+    error = _option_error(lambda: api.scores("lx", "s1", measures="nonsense"))
+    assert str(error).startswith("measures: 'nonsense' is not a measure")
+
+
+def test_combined_and_argument_options_are_translated_part_by_part() -> None:
+    from tcdb.api import _python_option, _python_reason
+
+    params = ["collection", "snapshot", "runs", "contributed", "residual_of"]
+    assert _python_option("--run/--contributed", params, {}) == "runs/contributed"
+    assert _python_option("SNAPSHOT", params, {}) == "snapshot"
+    assert _python_option("--residual-of", params, {}) == "residual_of"
+    assert _python_option("--vs", params, {"vs": "qrels_b"}) == "qrels_b"
+    assert _python_reason("give --run TAG or --all-runs, not both; see --json", params, {}) == (
+        "give runs TAG or --all-runs, not both; see --json")

@@ -11,8 +11,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from tcdb.db import get_engine, mask_url, normalise_url
-
-from .conftest import require_postgres
+from tests.databases import require_postgres
 
 
 def test_version(cli) -> None:
@@ -23,7 +22,8 @@ def test_version(cli) -> None:
 def test_help_is_fast_and_imports_nothing_heavy(tmp_path: Path) -> None:
     probe = ("import sys; from tcdb.cli.app import app; "
              "heavy = [m for m in ('pandas', 'prefect', 'streamlit', 'ir_datasets', 'scipy', "
-             "'ir_measures') if m in sys.modules]; print(','.join(heavy))")
+             "'ir_measures', 'sqlalchemy', 'sqlmodel', 'numpy') if m in sys.modules]; "
+             "print(','.join(heavy))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             cwd=tmp_path, check=True)
     assert result.stdout.strip() == ""
@@ -76,13 +76,18 @@ def test_older_revision_is_refused(cli, tmp_path: Path) -> None:
     assert cli("--database-url", url, "db", "upgrade")[0] == 0
     with get_engine(url).begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '0000'"))
+    get_engine(url).dispose()  # as another process would: its connections were checked
     code, _, err = cli("--database-url", url, "info")
     assert code == 1 and "run `tcdb db upgrade`" in err
 
 
 def test_empty_database_is_refused(cli, tmp_path: Path) -> None:
+    (tmp_path / "empty.sqlite").touch()
     code, _, err = cli("--database-url", f"sqlite:///{tmp_path / 'empty.sqlite'}", "info")
     assert code == 1 and "no tcdb schema" in err
+    code, _, err = cli("--database-url", f"sqlite:///{tmp_path / 'missing.sqlite'}", "info")
+    assert code == 1 and "no tcdb database at" in err
+    assert not (tmp_path / "missing.sqlite").exists()
 
 
 def test_postgres_upgrade_from_the_cli(cli, database_url: str) -> None:

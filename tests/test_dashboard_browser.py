@@ -1,12 +1,24 @@
-"""One real-browser pass: `tcdb dashboard` as a subprocess, every page in headless Chromium.
+"""The dashboard in a real browser, looked at: `tcdb dashboard` over the demo database (SQLite
+and PostgreSQL), every page in headless Chromium at two window sizes.
 
 Driven by Playwright's Python API with Debian's `chromium` (`executable_path`), so no browser
 download is needed. Skips when chromium or playwright is missing, except under CI=true.
+
+On PostgreSQL the pages are visited once more (at 1400×900) on a second dashboard that reads
+the same database as a role with SELECT only (`tcdb db grant-readonly`).
+
+Each page must show no exception or error box, nothing wider than the window (nor a table that
+scrolls sideways), every chart drawn at a readable size, no "None"/"nan" text, no Deploy button,
+and open on the demo collection although an empty one comes first alphabetically. Screenshots
+go to `$TCDB_SCREENSHOTS/<database>` (the role's to `postgres-readonly`) when set, else under
+pytest's tmp folder; the test prints where.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -16,21 +28,90 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 
-from tests.test_dashboard import PAGES, seed_collection
+from tests.builders import PAGES
+from tests.databases import BACKENDS, create_database, read_only_role
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 IN_CI = os.environ.get("CI", "").lower() == "true"
+VIEWPORTS = [(1400, 900), (1000, 800)]
+DEMO = "longeval-demo"
+EMPTY = "aaa-empty"  # alphabetically first, created first: the pages must not open on it
+MIN_CHART_HEIGHT = 120  # px: below this a chart is squashed
+# Where each page lives: the default page (Overview) at / — Streamlit ignores a default page's
+# url_path, so /overview is "Page not found" and must not be linked from anywhere.
+PATHS = {name: "/" if name == "overview" else f"/{name}" for name in PAGES}
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
+class Served(NamedTuple):
+    """A demo database served: its backend, the dashboard's base URL and, on PostgreSQL, the
+    URL of a read-only role and the base URL of a second dashboard reading as that role."""
+
+    backend: str
+    base: str
+    reader: str | None
+    reader_base: str | None
+
+# Every visible element of the page (outermost only) that reaches past the right edge of the
+# main area, unless a scrolling or hidden box of its own inside the main area clips it (the
+# main area's own scrolling does not count: what it hides is cut off); the page scrolling
+# sideways; every data grid that scrolls sideways.
+OVERFLOW_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const width = document.documentElement.clientWidth;
+  const limit = Math.min(width, main.getBoundingClientRect().right);
+  const name = (e) => (e.dataset.testid || e.className.baseVal || e.className || e.tagName)
+    .toString().slice(0, 60);
+  const found = [];
+  const reported = new Set();
+  if (document.documentElement.scrollWidth > width + 1) found.push('the page scrolls sideways');
+  for (const e of main.querySelectorAll('*')) {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || r.right <= limit + 1) continue;
+    let skip = false;
+    for (let a = e.parentElement; a && a !== main; a = a.parentElement) {
+      if (reported.has(a) || (getComputedStyle(a).overflowX !== 'visible'
+                              && a.getBoundingClientRect().right <= limit + 1)) {
+        skip = true; break;
+      }
+    }
+    if (skip) continue;
+    reported.add(e);
+    const box = e.closest('[data-testid="stElementContainer"]');
+    const what = box ? (box.querySelector('[data-testid]') || box).dataset.testid : '';
+    found.push(`${name(e)} (${what}) reaches ${Math.round(r.right)} px of ${Math.round(limit)}`);
+  }
+  for (const grid of main.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')) {
+    if (grid.scrollWidth > grid.clientWidth + 2) {
+      const box = grid.closest('[data-testid="stDataFrame"]');
+      const header = Array.from(box.querySelectorAll('th')).map((h) => h.textContent).join('|');
+      found.push(`table scrolls sideways (${grid.scrollWidth} > ${grid.clientWidth}): ${header}`);
+    }
+  }
+  return found;
+}"""
+
+# Per chart: the size of what Vega drew (canvas or svg; charts still drawing have none) and
+# the width of the box Streamlit gives it (a wider drawing is cut off on the right).
+CHARTS_JS = """() => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"]'))
+  .map((c) => { const g = c.querySelector('canvas, svg');
+                const box = c.closest('[data-testid="stElementContainer"]')
+                  .getBoundingClientRect().width;
+                if (!g) return [0, 0, box];
+                const r = g.getBoundingClientRect(); return [r.width, r.height, box]; })"""
+
+MISSING = re.compile(r"(?<![\w.])(None|nan|NaN|NaT|null)(?![\w.])")
+
+
 def _missing() -> str | None:
-    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
+    if CHROMIUM is None:
         return "Debian's chromium is not installed (apt-get install chromium)"
     try:
         import playwright.sync_api  # noqa: F401
@@ -60,27 +141,63 @@ def _wait_healthy(port: int, process: subprocess.Popen[bytes], timeout: float = 
     raise AssertionError(f"the dashboard did not answer on port {port} within {timeout} s")
 
 
-@pytest.fixture
-def dashboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A seeded SQLite database served by `tcdb dashboard --port N`; yields the base URL."""
+def _screenshots(backend: str, tmp_path: Path) -> Path:
+    root = os.environ.get("TCDB_SCREENSHOTS")
+    folder = (Path(root) if root else tmp_path / "screenshots") / backend
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
+    print(f"\nscreenshots of the dashboard on {backend}: {folder}")
+    return folder
+
+
+@pytest.fixture(params=BACKENDS)
+def demo_dashboard(request: pytest.FixtureRequest, tmp_path: Path,
+                   monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
+    """The small demo (plus an empty collection) served by `tcdb dashboard --port N` on each
+    database; on PostgreSQL a second dashboard serves the same database as a read-only role
+    made by `tcdb db grant-readonly`."""
     reason = _missing()
     if reason:
         if IN_CI:
             pytest.fail(f"the browser test must run under CI=true: {reason}")
         pytest.skip(reason)
-    from tcdb import db, migrate
-    from tcdb.settings import get_settings
+    backend = str(request.param)
+    databases = create_database(backend, tmp_path)
+    url = next(databases)
+    try:
+        _fill_demo(url, tmp_path, monkeypatch)
+        with contextlib.ExitStack() as stack:
+            base = stack.enter_context(_serve(url, tmp_path / "dashboard.log"))
+            reader = reader_base = None
+            if backend == "postgres":
+                reader = stack.enter_context(read_only_role(url))
+                reader_base = stack.enter_context(_serve(reader,
+                                                         tmp_path / "dashboard-reader.log"))
+            yield Served(backend, base, reader, reader_base)
+    finally:
+        next(databases, None)
 
-    url = f"sqlite:///{tmp_path / 'dashboard.sqlite'}"
-    migrate.upgrade(url)
+
+def _fill_demo(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tcdb import db
+    from tcdb.catalog import add_collection
+    from tcdb.demo import run_demo
+
     monkeypatch.setenv("TCDB_DATABASE_URL", url)
-    get_settings.cache_clear()
-    seed_collection(tmp_path)
+    monkeypatch.setenv("IR_DATASETS_HOME", os.environ.get("IR_DATASETS_HOME", ""))
+    add_collection(EMPTY, description="An empty collection, first in alphabetical order")
+    run_demo(tmp_path / "demo", n_documents=3000, n_topics=40, depth=200)
     db.dispose_engine(url)
+
+
+@contextlib.contextmanager
+def _serve(url: str, log_path: Path) -> Iterator[str]:
+    """`tcdb dashboard --port N` on `url` until the block ends; yields its base URL."""
     port = _free_port()
     tcdb = Path(sys.executable).with_name("tcdb")
     command = [str(tcdb)] if tcdb.exists() else [sys.executable, "-m", "tcdb"]
-    log = (tmp_path / "dashboard.log").open("wb")
+    log = log_path.open("wb")
     process = subprocess.Popen([*command, "dashboard", "--port", str(port)],
                                env={**os.environ, "TCDB_DATABASE_URL": url},
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -95,30 +212,115 @@ def dashboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         log.close()
-        get_settings.cache_clear()
 
 
-def test_every_page_renders_in_chromium(dashboard: str, tmp_path: Path) -> None:
+def _settle(page: Any, title: str) -> None:
+    """Wait until the page's script has finished and every chart is drawn."""
+    page.get_by_role("heading", name=title, level=1).wait_for(timeout=60_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    with contextlib.suppress(Exception):  # the assertions below say which chart is missing
+        page.wait_for_function(f"() => ({CHARTS_JS})().every(([w, h]) => w > 0 && h > 0)",
+                               timeout=15_000)
+    page.wait_for_timeout(400)
+
+
+def _full_screenshot(page: Any, path: Path, width: int, height: int) -> None:
+    """The whole page: Streamlit scrolls inside its main block, so the window grows to fit."""
+    tall = page.evaluate("""() => Math.max(...Array.from(document.querySelectorAll(
+        '[data-testid="stMain"], [data-testid="stAppViewContainer"], section.main'))
+        .map((e) => e.scrollHeight), document.documentElement.scrollHeight)""")
+    page.set_viewport_size({"width": width, "height": max(height, int(tall) + 40)})
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": width, "height": height})
+
+
+def _look(page: Any, name: str) -> list[str]:
+    """What is wrong with the page as shown: one line per problem."""
+    problems = []
+    for kind in ('[data-testid="stException"]', '[data-testid="stAlertContentError"]',
+                 '[role="dialog"]'):
+        boxes = page.locator(kind)
+        if boxes.count():
+            problems.append(f"{kind}: {boxes.first.inner_text()[:300]}")
+    problems += page.evaluate(OVERFLOW_JS)
+    sizes = page.evaluate(CHARTS_JS)
+    if not sizes:
+        problems.append("no chart")
+    for i, (w, h, box) in enumerate(sizes):
+        if w <= 0 or h < MIN_CHART_HEIGHT:
+            problems.append(f"chart {i + 1} drawn at {w:.0f}×{h:.0f} px")
+        if w > box + 2:
+            problems.append(f"chart {i + 1} is {w:.0f} px wide in a {box:.0f} px box")
+    # Table cells are drawn on a canvas: tests/test_dashboard.py checks that every table shows
+    # a dash for a missing value; here, all the text of the page.
+    for line in page.locator('[data-testid="stMain"]').inner_text().splitlines():
+        if MISSING.search(line):
+            problems.append(f"missing value shown: {line.strip()[:120]!r}")
+    if page.locator('[data-testid="stAppDeployButton"]').count():
+        problems.append("a Deploy button")
+    chosen = page.get_by_role("combobox", name="Collection")
+    if chosen.count() and chosen.input_value() != DEMO:
+        problems.append(f"opened on collection {chosen.input_value()!r}, not {DEMO}")
+    if "tcdb" not in page.title():
+        problems.append(f"window title {page.title()!r}")
+    return [f"{name}: {p}" for p in problems]
+
+
+def _visit(browser: Any, base: str, shots: Path, width: int, height: int) -> list[str]:
+    """Every page at one window size: a screenshot each, and what is wrong with it."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    problems: list[str] = []
+    try:
+        for name, title in PAGES.items():
+            page.goto(f"{base}{PATHS[name]}", wait_until="networkidle")
+            _settle(page, title)
+            _full_screenshot(page, shots / f"{name}-{width}.png", width, height)
+            problems += _look(page, f"{name} at {width}×{height}")
+            links = page.locator('[data-testid="stSidebarNav"] a').evaluate_all(
+                "(links) => links.map((a) => a.getAttribute('href'))")
+            if sorted(links) != sorted(f"{base}{path}" for path in PATHS.values()):
+                problems.append(f"{name}: the pages are linked as {links}")
+    finally:
+        page.close()
+    return problems
+
+
+def _connections_of(reader: str) -> int:
+    """How many server connections the role of the URL `reader` holds now."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    from tests.databases import POSTGRES_URL
+
+    engine = create_engine(POSTGRES_URL)
+    with engine.connect() as conn:
+        n = conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE usename = :r"),
+                         {"r": make_url(reader).username}).scalar_one()
+    engine.dispose()
+    return int(n)
+
+
+def test_every_page_looks_right(demo_dashboard: Served, tmp_path: Path) -> None:
+    """… and on PostgreSQL, every page again as the read-only role (one window size)."""
     from playwright.sync_api import sync_playwright
 
-    shots = tmp_path / "screenshots"
-    shots.mkdir()
+    backend, base, reader, reader_base = demo_dashboard
+    shots = _screenshots(backend, tmp_path)
+    problems: list[str] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            for name, title in PAGES.items():
-                page.goto(f"{dashboard}/{name}?collection=dash", wait_until="networkidle")
-                heading = page.get_by_role("heading", name=title, level=1)
-                heading.wait_for(timeout=60_000)
-                page.wait_for_function(
-                    "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                    timeout=60_000)
-                page.wait_for_timeout(500)
-                page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
-                errors = page.locator('[data-testid="stException"]')
-                assert errors.count() == 0, f"{name}: {errors.first.inner_text()}"
-                assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1, name
+            for width, height in VIEWPORTS:
+                problems += _visit(browser, base, shots, width, height)
+            if reader and reader_base:
+                reader_shots = _screenshots(f"{backend}-readonly", tmp_path)
+                problems += [f"as the read-only role: {problem}" for problem in
+                             _visit(browser, reader_base, reader_shots, *VIEWPORTS[0])]
+                assert _connections_of(reader) >= 1  # the pages were read as that role
         finally:
             browser.close()
-    assert sorted(p.name for p in shots.iterdir()) == sorted(f"{n}.png" for n in PAGES)
+    assert sorted(p.name for p in shots.iterdir()) == sorted(
+        f"{n}-{w}.png" for n in PAGES for w, _ in VIEWPORTS)
+    assert not problems, f"screenshots in {shots}:\n" + "\n".join(problems)

@@ -123,7 +123,7 @@ def test_unsupported_backend_is_refused() -> None:
 def test_lookups_find_exactly_the_keys_asked_for(db: str) -> None:
     """`rows_in` passes its values as one array literal on PostgreSQL: quotes, backslashes,
     braces, commas, spaces, NULL-like words, non-ASCII text and every byte must survive it."""
-    from tcdb.lookups import pairs_in, rows_in
+    from tcdb.queries import pairs_in, rows_in
     from tcdb.schema import Content
 
     keys = ['plain', 'a "quoted" key', 'back\\slash', '\\"', '{braces}', 'a,b', ' spaced ',

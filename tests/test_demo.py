@@ -16,12 +16,9 @@ SMALL = {"n_documents": 3000, "n_topics": 40, "depth": 200}
 def demo_summary(tmp_path_factory: pytest.TempPathFactory) -> dict:
     import os
 
-    from tcdb.settings import get_settings
-
     folder = tmp_path_factory.mktemp("demo")
     old = os.environ.get("TCDB_DATABASE_URL")
     os.environ["TCDB_DATABASE_URL"] = f"sqlite:///{folder / 'tcdb.sqlite'}"
-    get_settings.cache_clear()
     try:
         first = run_demo(folder / "data", seed=7, **SMALL)
         second = run_demo(folder / "data", seed=7, **SMALL)
@@ -30,7 +27,6 @@ def demo_summary(tmp_path_factory: pytest.TempPathFactory) -> dict:
             os.environ.pop("TCDB_DATABASE_URL", None)
         else:
             os.environ["TCDB_DATABASE_URL"] = old
-        get_settings.cache_clear()
     return {"first": first, "second": second}
 
 
@@ -45,7 +41,7 @@ def test_planted_behaviours_are_recovered(demo_summary: dict) -> None:
     assert systems[planted["decaying"]]["er"][last] < 0.8
     assert 0.8 <= systems[planted["persistent"]]["er"][last] <= 1.2
     assert systems[planted["improving"]]["er"][last] > 1.2
-    runs = {r["tag"]: r for r in summary["reusability"]["measures"]["AP"]["runs"]}
+    runs = {r["run"]: r for r in summary["reusability"]["measures"]["AP"]["runs"]}
     magic = runs[planted["magical"]]
     assert magic["rank_b"] < magic["rank_a"]
 
@@ -71,9 +67,6 @@ def test_running_it_again_reuses_everything(demo_summary: dict) -> None:
 def test_demo_cli_prints_json(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TCDB_DATABASE_URL", f"sqlite:///{tmp_path / 'tcdb.sqlite'}")
-    from tcdb.settings import get_settings
-
-    get_settings.cache_clear()
     code, out, err = cli("demo", "--json", "--documents", "1500", "--topics", "30",
                          "--depth", "200", "--seed", "3")
     assert code == 0, err
@@ -82,3 +75,45 @@ def test_demo_cli_prints_json(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPat
     assert (tmp_path / "tcdb.sqlite").exists() and (tmp_path / "demo-data").is_dir()
     code, _, err = cli("demo", "--documents", "1500", "--depth", "5000")
     assert code == 1 and "depth must be" in err
+
+
+def test_running_it_again_after_normal_use(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run imported since and a pool of the README's name do not break the demo's re-run:
+    it reuses the pool it made, over its own runs."""
+    from tcdb.demo import COLLECTION, POOL_SNAPSHOT
+    from tcdb.pools import build_pool
+    from tcdb.runs import import_run
+
+    monkeypatch.setenv("TCDB_DATABASE_URL", f"sqlite:///{tmp_path / 'tcdb.sqlite'}")
+    first = run_demo(tmp_path / "data", seed=5, **SMALL)
+    pivot_run = (tmp_path / "data" / "runs" / POOL_SNAPSHOT / "bm25.run").read_text()
+    mine = tmp_path / "mine.run"
+    mine.write_text(pivot_run.replace(" bm25\n", " my-run\n"), encoding="utf-8")
+    import_run(COLLECTION, POOL_SNAPSHOT, mine)
+    build_pool(COLLECTION, POOL_SNAPSHOT, "remainder50", 50, not_contributed=True,
+               exclude_judged="original")
+    second = run_demo(tmp_path / "data", seed=5, **SMALL)
+    assert second["pool"] == first["pool"]
+
+
+def test_demo_command_keeps_out_of_home_and_hints_at_its_database(tmp_path: Path) -> None:
+    """`tcdb demo --database-url X` (the option after the command) leaves ~/.ir_datasets alone
+    and its hints name the database they need."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("IR_DATASETS_HOME", "TCDB_DATABASE_URL")}
+    env["HOME"] = str(tmp_path / "home")
+    url = f"sqlite:///{tmp_path / 'elsewhere.sqlite'}"
+    done = subprocess.run(
+        [sys.executable, "-m", "tcdb", "demo", "--database-url", url, "--data-dir",
+         str(tmp_path / "data"), "--documents", "1500", "--topics", "30", "--depth", "200"],
+        capture_output=True, text=True, env={**env, "COLUMNS": "200"}, cwd=tmp_path,
+        timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "home" / ".ir_datasets").exists()
+    assert (tmp_path / "elsewhere.sqlite").exists()
+    assert f"tcdb dashboard --database-url {url}" in done.stdout

@@ -144,7 +144,7 @@ def test_second_call_computes_nothing_even_without_shared_topics(
 
 
 def test_measure_names_are_canonical() -> None:
-    from tcdb.evaluation import parse_measures
+    from tcdb.measures import parse_measures
 
     assert parse_measures(["ndcg_cut_10", "map", "P_20", "recip_rank", "bpref", "ndcg",
                            "nDCG@10", "Judged@10"]) == ["nDCG@10", "AP", "P@20", "RR", "Bpref",
@@ -222,3 +222,30 @@ def test_later_qrels_set_via_cli_is_evaluated_separately(
     assert code == 1 and f"{bad}:2:" in err and "nowhere" in err
     code, out, _ = cli("qrels", "list", "c", "s1", "--json")
     assert {r["name"] for r in json.loads(out)} == {"original", "later"}
+
+
+def test_tables_read_one_row_per_run_and_topics_in_natural_order(db: str, tmp_path: Path,
+                                                                 cli) -> None:
+    """Topic ids are numbers to people: 1, 2, 3, 10, not 1, 10, 2, 3."""
+    from tcdb.runs import import_run
+
+    topics = {t: f"query {t}" for t in ("1", "10", "2", "3")}
+    build_snapshot(tmp_path, "n", "s", {"a": "x", "b": "y"}, topics,
+                   [(t, "a", 1) for t in topics])
+    for tag in ("r1", "r2"):
+        import_run("n", "s", write_run_file(tmp_path / "runs", tag,
+                                            [(t, "a", 2.0) for t in topics]))
+    code, out, err = cli("evaluate", "n", "s", "-m", "AP", "-m", "P@1")
+    assert code == 0, err
+    lines = out.splitlines()
+    rows = lines[lines.index(next(x for x in lines if x.startswith("---"))) + 1:-1]
+    assert [line.split()[0] for line in rows] == ["r1", "r2"]
+    code, out, _ = cli("scores", "n", "s", "-m", "AP", "--per-topic", "--run", "r1", "--json")
+    assert [r["topic"] for r in json.loads(out)] == ["1", "2", "3", "10"]
+    second = write_qrels_file(tmp_path / "later.txt", [(t, "b", 1) for t in topics])
+    assert cli("qrels", "import", "n", "s", "later", second)[0] == 0
+    code, out, err = cli("report", "reusability", "n", "s", "--qrels", "original", "--vs",
+                         "later", "-m", "AP", "--json")
+    assert code == 0, err
+    per_topic = json.loads(out)["measures"]["AP"]["tau_per_topic"]
+    assert [t["topic"] for t in per_topic] == ["1", "2", "3", "10"]

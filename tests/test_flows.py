@@ -8,6 +8,7 @@ PostgreSQL through the `db` fixture.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -77,7 +78,7 @@ def write_run(path: Path, tag: str, topics: list[str] | None = None, depth: int 
 def test_ingest_new_snapshots_skips_a_missing_source_then_picks_it_up(
     db: str, prefect_api: None, tmp_path: Path
 ) -> None:
-    from tcdb.drift import list_snapshots
+    from tcdb.catalog import list_snapshots
     from tcdb.flows.ingest import ingest_new_snapshots
 
     spec = write_spec(tmp_path)
@@ -108,7 +109,7 @@ def test_ingest_new_snapshots_skips_a_missing_source_then_picks_it_up(
 def test_bad_input_fails_at_once_with_the_core_message(
     db: str, prefect_api: None, tmp_path: Path
 ) -> None:
-    from tcdb.drift import list_snapshots
+    from tcdb.catalog import list_snapshots
     from tcdb.flows.ingest import ingest_new_snapshots
 
     spec = write_spec(tmp_path)
@@ -213,13 +214,88 @@ def test_a_bad_run_file_fails_with_its_line_after_the_good_ones(
     assert [r["run"] for r in list_runs("flowtest")] == ["good"]
 
 
-def test_an_empty_or_missing_drop_folder_imports_nothing(
+def test_an_empty_drop_folder_imports_nothing_and_a_missing_one_fails(
     db: str, prefect_api: None, tmp_path: Path
 ) -> None:
     from tcdb.flows.runs import import_runs
 
-    result = import_runs(drop_folder=str(tmp_path / "nowhere"))
+    (tmp_path / "empty").mkdir()
+    result = import_runs(drop_folder=str(tmp_path / "empty"))
     assert result["imported"] == [] and result["files"] == []
+    missing = tmp_path / "nowhere"
+    with pytest.raises(NotFoundError, match=f"drop folder {missing} does not exist"):
+        import_runs(drop_folder=str(missing))
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    with pytest.raises(InputError, match="a-file: the drop folder is a file"):
+        import_runs(drop_folder=str(tmp_path / "a-file"))
+
+
+@pytest.fixture
+def prefect_records() -> Iterator[list[logging.LogRecord]]:
+    """Every record Prefect's flow and task run loggers let through during the test.
+
+    Kept by a filter, not a handler: Prefect re-applies its logging config when a flow starts,
+    which removes a logger's handlers but keeps its filters (tcdb's come first).
+    """
+    import tcdb.flows  # noqa: F401 - installs tcdb's filter before this one
+
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            records.append(record)
+            return True
+
+    keep = Keep()
+    loggers = [logging.getLogger(n) for n in ("prefect.flow_runs", "prefect.task_runs")]
+    for logger in loggers:
+        logger.addFilter(keep)
+    yield records
+    for logger in loggers:
+        logger.removeFilter(keep)
+
+
+def test_a_bad_run_file_is_logged_as_one_line_without_a_traceback(
+    db: str, prefect_api: None, tmp_path: Path, prefect_records: list[logging.LogRecord]
+) -> None:
+    from tcdb.flows.runs import import_runs
+
+    drop = _ingest_two(tmp_path)
+    bad = drop / "flowtest" / "s1" / "bad.txt"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("q1 Q0 d1 1 notanumber bad\n", encoding="utf-8")
+    with pytest.raises(InputError):
+        import_runs(drop_folder=str(drop))
+    with pytest.raises(NotFoundError):
+        import_runs(drop_folder=str(tmp_path / "nowhere"))
+    text = "\n".join(logging.Formatter().format(r) for r in prefect_records)
+    assert "Traceback" not in text and not any(r.exc_info for r in prefect_records)
+    errors = [r.getMessage() for r in prefect_records if r.levelno >= logging.ERROR
+              and r.name == "prefect.flow_runs"]
+    assert errors == [f"{bad}:1: score 'notanumber' is not a number",
+                      f"drop folder {tmp_path / 'nowhere'} does not exist: create it, or pass "
+                      "another drop_folder"]
+
+
+def test_flows_run_shows_a_bad_run_file_as_one_line(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    """The real command in its own process, on the test's Prefect API: no traceback anywhere."""
+    from prefect.settings import PREFECT_API_URL
+
+    drop = _ingest_two(tmp_path)
+    bad = drop / "flowtest" / "s1" / "bad.txt"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("q1 Q0 d1 1 notanumber bad\n", encoding="utf-8")
+    env = {**os.environ, "TCDB_DATABASE_URL": db, "PREFECT_API_URL": str(PREFECT_API_URL.value()),
+           "PREFECT_LOGGING_LEVEL": "INFO"}
+    result = subprocess.run([sys.executable, "-m", "tcdb", "flows", "run", "import-runs",
+                             "--param", f"drop_folder={drop}"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=180)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "Traceback" not in output
+    assert f"error: {bad}:1: score 'notanumber' is not a number" in result.stderr.splitlines()
 
 
 # --- evaluate and refresh ---------------------------------------------------------------------
@@ -244,6 +320,56 @@ def test_evaluate_computes_only_missing_scores(
     assert all(t["n_computed"] == 0 and t["n_cached"] == 2 for t in again["targets"])
     more = evaluate(collection="flowtest", snapshot="s1", measures=["AP", "nDCG@10"])
     assert [(t["n_computed"], t["n_cached"]) for t in more["targets"]] == [(1, 1)]
+
+
+def test_evaluate_says_which_measures_over_how_many_runs(
+    cli, db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from tcdb.flows.evaluate import evaluate
+    from tcdb.flows.runs import import_runs
+
+    drop = _ingest_two(tmp_path)
+    for tag in ("bm25", "dense"):
+        write_run(drop / "flowtest" / "s1" / f"{tag}.txt", tag)
+    write_run(drop / "flowtest" / "s2" / "bm25.txt", "bm25")
+    import_runs(drop_folder=str(drop))
+    result = evaluate(measures=["AP", "P@5"])
+    assert result["summary"] == ("2 measures (AP, P@5) over 3 runs in 2 (snapshot, qrels) "
+                                 "pairs: 6 (run, measure) scores computed, 0 already stored")
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["evaluate"])))
+    text = str(max(artifacts, key=lambda a: a.created).data)
+    assert result["summary"] in text
+    assert "| runs | (run, measure) computed | already stored |" in text
+    assert "| flowtest | s1 | original | 2 | 4 | 0 |" in text
+
+    code, out, err = cli("flows", "run", "evaluate", "--param", 'measures=["AP", "P@5", "RR"]')
+    assert code == 0, err
+    assert ("evaluate finished: 3 measures (AP, P@5, RR) over 3 runs in 2 (snapshot, qrels) "
+            "pairs: 3 (run, measure) scores computed, 6 already stored") in out
+    assert "AP, P@5, RR" in out and "item(s)" not in out
+
+
+def test_evaluate_takes_the_original_qrels_unless_told(db: str, prefect_api: None,
+                                                       tmp_path: Path) -> None:
+    """Derived and pooled sets are scored when asked for, not every hour."""
+    from tcdb.flows.evaluate import evaluate
+    from tcdb.flows.runs import import_runs
+    from tcdb.qrels import import_qrels
+
+    drop = _ingest_two(tmp_path)
+    write_run(drop / "flowtest" / "s1" / "bm25.txt", "bm25")
+    import_runs(drop_folder=str(drop))
+    import_qrels("flowtest", "s1", "derived", tmp_path / "s1" / "qrels.txt", kind="derived")
+    assert [(t["snapshot"], t["qrels"]) for t in evaluate(measures=["AP"])["targets"]] == [
+        ("s1", "original")]
+    every = evaluate(measures=["AP"], all_qrels=True)["targets"]
+    assert [(t["snapshot"], t["qrels"]) for t in every] == [("s1", "original"),
+                                                            ("s1", "derived")]
 
 
 def test_evaluate_names_an_unknown_qrels_set(db: str, prefect_api: None, tmp_path: Path) -> None:
@@ -296,7 +422,7 @@ def test_build_pool_builds_exports_blind_and_is_idempotent(
     again = build_pool("flowtest", "s2", "p1", depth=6, all_runs=True,
                        exclude_judged="original")
     assert again["pool"]["status"] == "unchanged"
-    with pytest.raises(ConflictError, match="already exists"):
+    with pytest.raises(ConflictError, match="already has a pool 'p1' with other"):
         build_pool("flowtest", "s2", "p1", depth=3, all_runs=True)
 
 
@@ -388,7 +514,7 @@ def test_artifact_keys_are_valid() -> None:
 
 
 def test_deployment_schedules(tmp_path: Path) -> None:
-    from tcdb.collections.specs import list_specs
+    from tcdb.collections.spec import list_specs
     from tcdb.flows.deployments import build_deployments, declared_deployments
 
     declared = {d.name: d for d in declared_deployments()}

@@ -38,9 +38,9 @@ def _expect_error(read: object, path: Path, line: int | None, *fragments: str) -
 def test_trec_qrels_with_negative_grades_and_blank_lines(tmp_path: Path) -> None:
     path = _write(tmp_path, "301 0 FT911-1 1\n\n301 0 LA-2 0\r\n302\t0\tspam-3\t-2\n")
     assert read_qrels(path) == [
-        QrelRecord("301", "FT911-1", 1, str(path), 1),
-        QrelRecord("301", "LA-2", 0, str(path), 3),
-        QrelRecord("302", "spam-3", -2, str(path), 4),
+        QrelRecord("301", "FT911-1", 1, str(path), 1, "0"),
+        QrelRecord("301", "LA-2", 0, str(path), 3, "0"),
+        QrelRecord("302", "spam-3", -2, str(path), 4, "0"),
     ]
 
 

@@ -14,9 +14,9 @@ from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_we
 from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 from tcdb.collections.sources import LocalSource
 from tcdb.db import get_engine
-from tcdb.drift import snapshot_diff
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.ingest import ingest_snapshot
+from tcdb.reports.drift import snapshot_diff
 from tcdb.schema import Content, Snapshot, SnapshotDocument
 
 
@@ -139,11 +139,12 @@ def _nothing_written() -> None:
 def test_the_same_document_twice_writes_nothing(db: str, tmp_path: Path, batch: int,
                                                 monkeypatch: pytest.MonkeyPatch,
                                                 reader: str) -> None:
-    """Within one write batch or across batches (the database's unique constraint finds it)."""
-    monkeypatch.setattr("tcdb.ingest.BATCH", batch)
+    """Within one write batch or across batches (the database's unique constraint finds it):
+    one id with two different texts."""
+    monkeypatch.setattr("tcdb.ingest.documents.BATCH", batch)
     add_collection("c")
     docs = tmp_path / "docs.trec"
-    docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\n{t}\n</DOC>\n"
+    docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\n<TEXT>{t}</TEXT>\n</DOC>\n"
                             for d, t in [("x", "one"), ("y", "two"), ("x", "three")]))
     with pytest.raises(InputError, match="'x' occurs twice"):
         ingest_snapshot("c", "s", LocalSource(docs))
@@ -156,13 +157,25 @@ def test_a_failed_write_stops_the_reader(db: str, tmp_path: Path,
     import multiprocessing
     import threading
 
-    monkeypatch.setattr("tcdb.ingest.BATCH", 1)
+    from tcdb.ingest import documents
+
+    monkeypatch.setattr("tcdb.ingest.documents.BATCH", 1)
+    written = documents._insert_members
+
+    def refuse_the_third(*args: object, **kwargs: object) -> None:
+        refuse_the_third.calls += 1  # type: ignore[attr-defined]
+        if refuse_the_third.calls == 3:  # type: ignore[attr-defined]
+            raise RuntimeError("the database refused batch 3")
+        written(*args, **kwargs)  # type: ignore[arg-type]
+
+    refuse_the_third.calls = 0  # type: ignore[attr-defined]
+    monkeypatch.setattr(documents, "_insert_members", refuse_the_third)
     add_collection("c")
     docs = tmp_path / "docs.trec"
-    ids = ["x", "y", "x"] + [f"d{i}" for i in range(3000)]
+    ids = ["x", "y", "z"] + [f"d{i}" for i in range(3000)]
     docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\ntext {i}\n</DOC>\n"
                             for i, d in enumerate(ids)))
-    with pytest.raises(InputError, match="'x' occurs twice"):
+    with pytest.raises(RuntimeError, match="refused batch 3"):
         ingest_snapshot("c", "s", LocalSource(docs))
     assert multiprocessing.active_children() == []
     assert not [t for t in threading.enumerate() if t.name == "tcdb-ingest-reader"]
@@ -173,7 +186,7 @@ def test_a_failed_write_stops_the_reader(db: str, tmp_path: Path,
 def test_two_documents_with_one_url_write_nothing(db: str, tmp_path: Path, batch: int,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A collection kept by URL cannot hold two documents of one snapshot under one URL."""
-    monkeypatch.setattr("tcdb.ingest.BATCH", batch)
+    monkeypatch.setattr("tcdb.ingest.documents.BATCH", batch)
     add_collection("web", "url")
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps({"_id": d, "text": d, "url": u}) + "\n"
@@ -232,13 +245,14 @@ def test_grade_outside_the_collection_scale(db: str, tmp_path: Path) -> None:
     _nothing_written()
 
 
-def test_a_failed_ingest_is_recorded_and_the_next_one_completes(db: str, tmp_path: Path) -> None:
+def test_a_failed_ingest_leaves_no_row_and_the_next_one_completes(db: str,
+                                                                 tmp_path: Path) -> None:
     add_collection("c")
     bad = write_snapshot(tmp_path / "bad", DOCS_1, TOPICS_1, [("q1", "missing", 1)])
     with pytest.raises(InputError):
         ingest_snapshot("c", "s", bad)
-    with get_engine().connect() as conn:
-        assert conn.execute(select(Snapshot.status)).scalar_one() == "failed"
+    with get_engine().connect() as conn:  # reported, not recorded: no `failed` row
+        assert conn.execute(select(Snapshot.status)).all() == []
     good = write_snapshot(tmp_path / "good", DOCS_1, TOPICS_1, QRELS_1)
     assert ingest_snapshot("c", "s", good).status == "ingested"
     with get_engine().connect() as conn:
@@ -248,7 +262,7 @@ def test_a_failed_ingest_is_recorded_and_the_next_one_completes(db: str, tmp_pat
 def test_url_identity_without_url_is_an_error(db: str, tmp_path: Path) -> None:
     add_collection("web", "url")
     with pytest.raises(InputError, match="has no URL"):
-        ingest_snapshot("web", "s", write_snapshot(tmp_path / "s", DOCS_1, TOPICS_1, []))
+        ingest_snapshot("web", "s", write_snapshot(tmp_path / "s", DOCS_1, TOPICS_1, QRELS_1))
     _nothing_written()
 
 

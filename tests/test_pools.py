@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -14,7 +15,7 @@ from sqlalchemy import func, select
 from tcdb.db import session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.schema import Judgment, Pool, PoolEntry, PoolRun, QrelsSet
-from tests.builders import build_snapshot, write_qrels_file, write_run_file
+from tests.builders import build_snapshot, pool_entries, write_qrels_file, write_run_file
 
 DOCS = {f"d{i}": f"document number {i}" for i in range(12)}
 TOPICS = {"1": "first query", "2": "second query"}
@@ -47,21 +48,6 @@ def snap(db: str, tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _entries(name: str) -> dict[tuple[str, str], tuple[int, int]]:
-    """(topic, doc) → (best rank, n_runs) of a pool, by external ids."""
-    from sqlalchemy import text
-
-    with session_scope() as session:
-        rows = session.connection().execute(text(
-            "SELECT st.external_id, sd.external_id, pe.best_rank, pe.n_runs FROM pool_entry pe "
-            "JOIN pool p ON p.id = pe.pool_id "
-            "JOIN snapshot_topic st ON st.snapshot_id = p.snapshot_id "
-            "AND st.topic_id = pe.topic_id "
-            "JOIN snapshot_document sd ON sd.snapshot_id = p.snapshot_id "
-            "AND sd.document_id = pe.document_id WHERE p.name = :n"), {"n": name}).tuples()
-        return {(t, d): (r, n) for t, d, r, n in rows}
-
-
 def _docs(name: str) -> dict[str, set[str]]:
     from tcdb.pools import pool_documents
 
@@ -91,7 +77,7 @@ def test_build_all_runs_trec_eval_order_records_best_rank_and_runs(snap: Path, c
     assert report["size"] == {"min": 4, "max": 6, "mean": 5.0, "total": 10}
     assert report["runs"] == ["A", "B", "C", "D"] and report["n_unresolved_skipped"] == 0
     assert _docs("p") == FULL
-    entries = _entries("p")
+    entries = pool_entries("p")
     # A's tie d2/d3 at 2.0 goes to d3 (doc id descending, as trec_eval sorts).
     assert entries[("1", "d3")] == (1, 2)  # B rank 1, A rank 2
     assert entries[("1", "d7")] == (1, 2)  # C rank 1, B rank 2
@@ -112,7 +98,7 @@ def test_tie_orders(snap: Path) -> None:
     assert _docs("te")["1"] == {"d1", "d3", "d8", "d0"}
     assert _docs("asc")["1"] == {"d1", "d2", "d8", "d0"}
     assert _docs("rank")["1"] == {"d1", "d2", "d4", "d0"}
-    assert _entries("rank")[("1", "d4")] == (1, 1)
+    assert pool_entries("rank")[("1", "d4")] == (1, 1)
 
 
 def test_run_choice(snap: Path) -> None:
@@ -154,10 +140,10 @@ def test_unresolved_entries_keep_their_rank_but_are_left_out(snap: Path, cli) ->
     assert code == 0, err
     assert "left out 1 top-2 document(s) the snapshot does not have" in out
     assert _docs("pe") == {"1": {"d4"}}  # x1 took rank 1: d2 (rank 3) is not in the top 2
-    assert _entries("pe")[("1", "d4")] == (2, 1)
+    assert pool_entries("pe")[("1", "d4")] == (2, 1)
 
 
-def test_docid_asc_reverses_a_tie_across_the_depth_with_unresolved_entries(snap: Path) -> None:
+def test_docid_asc_reverses_a_tie_across_the_depth_with_unresolvedpool_entries(snap: Path) -> None:
     """Three tied entries straddle depth 2, one of them a document the snapshot lacks: trec_eval
     order takes x1 (left out) and d4, trectools' order d2 and d4."""
     from tcdb.pools import build_pool
@@ -169,9 +155,9 @@ def test_docid_asc_reverses_a_tie_across_the_depth_with_unresolved_entries(snap:
     import_run("c", "s1", path, allow_unknown_docs=True)
     desc = build_pool("c", "s1", "desc", 3, runs=["F"])
     asc = build_pool("c", "s1", "asc", 3, runs=["F"], tie_order="docid-asc")
-    assert _entries("desc") == {("1", "d9"): (1, 1), ("1", "d4"): (3, 1)}
+    assert pool_entries("desc") == {("1", "d9"): (1, 1), ("1", "d4"): (3, 1)}
     assert desc["n_unresolved_skipped"] == 1
-    assert _entries("asc") == {("1", "d9"): (1, 1), ("1", "d2"): (2, 1), ("1", "d4"): (3, 1)}
+    assert pool_entries("asc") == {("1", "d9"): (1, 1), ("1", "d2"): (2, 1), ("1", "d4"): (3, 1)}
     assert asc["n_unresolved_skipped"] == 0
 
 
@@ -181,11 +167,32 @@ def test_build_again_is_unchanged_and_other_parameters_conflict(snap: Path) -> N
     build_pool("c", "s1", "p", 2, all_runs=True)
     before = _counts()
     assert build_pool("c", "s1", "p", 2, all_runs=True)["status"] == "unchanged"
-    with pytest.raises(ConflictError, match="already exists"):
+    with pytest.raises(ConflictError, match="already has a pool 'p'"):
         build_pool("c", "s1", "p", 3, all_runs=True)
-    with pytest.raises(ConflictError, match="already exists"):
+    with pytest.raises(ConflictError, match="already has a pool 'p'"):
         build_pool("c", "s1", "p", 2, runs=["A"])
     assert _counts() == before
+
+
+def test_pool_names_are_unique_per_snapshot(snap: Path, cli: Any) -> None:
+    """Every round gets its own `remainder50`; a name two snapshots share needs them said."""
+    from tcdb.pools import build_pool, show_pool
+    from tcdb.runs import import_run
+
+    build_snapshot(snap / "s2", "c", "s2", DOCS, TOPICS, QRELS)
+    import_run("c", "s2", write_run_file(snap / "s2" / "runs", "A", RUNS["A"]))
+    build_pool("c", "s1", "remainder", 2, all_runs=True)
+    assert build_pool("c", "s2", "remainder", 1, all_runs=True)["status"] == "built"
+    with pytest.raises(InputError, match="exist in c/s1, c/s2: say which with --collection"):
+        show_pool("remainder")
+    assert show_pool("remainder", "c", "s2")["depth"] == 1
+    code, out, err = cli("pool", "show", "remainder", "--snapshot", "s1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["depth"] == 2
+    code, _, err = cli("pool", "show", "remainder")
+    assert code == 1 and "--snapshot" in err
+    code, _, err = cli("pool", "show", "nope", "--snapshot", "s1")
+    assert code == 1 and "no pool 'nope' in s1 (known: remainder)" in err
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
@@ -240,7 +247,7 @@ def test_list_and_show(snap: Path, cli) -> None:
     code, out, err = cli("pool", "show", "p", "--json")
     assert code == 0, err
     info = json.loads(out)
-    assert {r["tag"]: (r["n_pooled"], r["unique"]) for r in info["runs"]} == {
+    assert {r["run"]: (r["n_pooled"], r["unique"]) for r in info["runs"]} == {
         "A": (4, 2), "B": (4, 0), "C": (4, 2), "D": (2, 2)}
     assert info["per_topic"] == [{"topic": "1", "n_documents": 6, "n_judged": 0},
                                  {"topic": "2", "n_documents": 4, "n_judged": 0}]
@@ -475,10 +482,10 @@ def test_grade_outside_the_collections_scale(remainder: Path) -> None:
     from tcdb.catalog import add_collection
     from tcdb.judgments import import_judgments
 
-    add_collection("c", grade_min=0, grade_max=1)
+    add_collection("c", grade_min=0, grade_max=2)  # the stored qrels grade 0 to 2
     before = _counts()
-    path = write_qrels_file(remainder / "j.txt", [("1", "d3", 2)])
-    with pytest.raises(InputError, match=r"j\.txt:1: grade 2 is outside the scale \[0, 1\] "
+    path = write_qrels_file(remainder / "j.txt", [("1", "d3", 3)])
+    with pytest.raises(InputError, match=r"j\.txt:1: grade 3 is outside the scale \[0, 2\] "
                        r"\(the scale of collection 'c'\)"):
         import_judgments("rem", path)
     assert _counts() == before

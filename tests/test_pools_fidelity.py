@@ -105,12 +105,12 @@ def test_trec_eval_order_equals_trec_eval_sorting(runs: dict[str, Path], k: int)
     """trec_eval: score descending, ties by document id descending (strcmp); each document's
     best rank is its best position so sorted."""
     from tcdb.pools import build_pool, pool_documents
-    from tests.test_pools import _entries
+    from tests.builders import pool_entries
 
     build_pool("c", "s1", f"t{k}", k, all_runs=True)
     best = _best_positions(k, lambda e: (e[1], e[0].encode()), reverse=True)
     assert pool_documents(f"t{k}") == _pool_of(best)
-    assert {key: rank for key, (rank, _) in _entries(f"t{k}").items()} == best
+    assert {key: rank for key, (rank, _) in pool_entries(f"t{k}").items()} == best
 
 
 @pytest.mark.parametrize("k", [10, 100])
@@ -118,11 +118,11 @@ def test_docid_asc_best_ranks_are_positions_in_trectools_order(runs: dict[str, P
                                                                k: int) -> None:
     """Not only the set: each document's best rank is its position with ties by id ascending."""
     from tcdb.pools import build_pool
-    from tests.test_pools import _entries
+    from tests.builders import pool_entries
 
     build_pool("c", "s1", f"a{k}", k, all_runs=True, tie_order="docid-asc")
     best = _best_positions(k, lambda e: (-e[1], e[0].encode()), reverse=False)
-    assert {key: rank for key, (rank, _) in _entries(f"a{k}").items()} == best
+    assert {key: rank for key, (rank, _) in pool_entries(f"a{k}").items()} == best
 
 
 def test_docid_asc_and_trec_eval_differ_on_these_ties(runs: dict[str, Path]) -> None:

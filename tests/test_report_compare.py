@@ -101,6 +101,33 @@ def test_cli_json_equals_the_report_and_the_table_names_the_correction(graded: d
     assert "holm" in out and "no outcome breakdown" in out
 
 
+def test_cli_bootstrap_prints_the_intervals(graded: dict, cli) -> None:
+    """`--bootstrap N --seed S`: each run's mean and each pair's difference with the report's
+    95 % interval, printed in the terminal table; the JSON carries the same figures."""
+    from tcdb.reports.compare import compare_report
+
+    args = ("report", "compare", "c", "s", "--run", "a", "--run", "b", "--measure", "AP",
+            "--bootstrap", "500", "--seed", "7")
+    code, out, err = cli(*args, "--json")
+    assert code == 0, err
+    expected = compare_report("c", "s", "original", ["a", "b"], "AP", bootstrap=500, seed=7)
+    assert json.loads(out) == json.loads(json.dumps(expected))
+    assert expected["runs"][0]["ci_low"] <= expected["runs"][0]["mean"]
+    code, out, err = cli(*args)
+    assert code == 0, err
+    assert "95 % bootstrap intervals (500 samples of the topics, seed 7)" in out
+    assert "A − B 95 % low" in out and "A − B 95 % high" in out
+    for run in expected["runs"]:
+        assert f"{run['ci_low']:.4f}" in out and f"{run['ci_high']:.4f}" in out
+    pair = expected["pairs"][0]
+    assert f"{pair['diff_ci_low']:.4f}" in out and f"{pair['diff_ci_high']:.4f}" in out
+    code, out, _ = cli("report", "compare", "c", "s", "--run", "a", "--run", "b", "--measure",
+                       "AP")
+    assert code == 0 and "bootstrap" not in out and "95 %" not in out
+    code, _, err = cli(*args[:-4], "--bootstrap", "-1")
+    assert code == 1 and "--bootstrap" in err
+
+
 # --- outcome breakdown: one relevant document per topic ---------------------------------------
 
 RELEVANT = {f"t{i}": f"r{i}" for i in range(1, 7)}
@@ -141,9 +168,8 @@ def one_relevant(db: str, tmp_path: Path) -> Path:
 def test_relevant_ranks_follow_trec_eval_order(one_relevant: Path) -> None:
     from tcdb.catalog import get_snapshot
     from tcdb.db import session_scope
-    from tcdb.lookups import topic_ids
     from tcdb.qrels import get_qrels_set
-    from tcdb.reports.compare import relevant_ranks
+    from tcdb.queries import relevant_ranks, topic_ids
     from tcdb.runs import get_runs
     from tcdb.scores import score_table
 

@@ -23,8 +23,7 @@ from repro_eval.measure.statistics import ttest
 from scipy import stats
 
 from tcdb.errors import ConflictError, InputError, NotFoundError
-from tests.builders import build_snapshot, write_run_file
-from tests.conftest import repro_eval_anchors
+from tests.builders import build_snapshot, repro_eval_anchors, write_run_file
 
 # file suffix → (trec_eval name written to the -q file, ir_measures name the report uses)
 MEASURES = {"ap": ("map", "AP"), "p10": ("P_10", "P@10"), "ndcg10": ("ndcg_cut_10", "nDCG@10"),
@@ -343,6 +342,8 @@ def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate(db: str, tmp_pa
                          "--pivot", "bm25", "--measure", "nDCG@10", "--bootstrap", "50")
     assert code == 0, err
     assert "bootstrap intervals" in out
+    figures = {line.split()[1] for line in out.splitlines()[3:] if line.strip()}
+    assert {"ARP", "RΔ", "ER", "ΔRI"} <= figures and "result_delta" not in out  # the field's words
 
 
 # --- planted effects -------------------------------------------------------------------------
@@ -400,7 +401,7 @@ def test_system_without_a_run_in_every_snapshot_is_listed_as_skipped(planted: Pa
     report = persistence_report("planted", ["A", "B"], "p", ["AP"])
     assert [r["system"] for r in report["measures"]["AP"]["systems"]] == ["p", "s"]
     assert report["measures"]["AP"]["skipped"] == [
-        {"system": "only-a", "reason": "no run in snapshot 'B'"}]
+        {"system": "only-a", "reason": "no run in snapshot 'B'", "kind": "no_run"}]
 
 
 def test_unknown_pivot_is_not_found(planted: Path, cli) -> None:

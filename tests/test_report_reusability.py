@@ -87,7 +87,8 @@ def build(tmp_path: Path) -> dict[str, Any]:
     for tag in [*CONTRIBUTORS, MAGIC]:
         paths[tag] = write_run_file(tmp_path / "runs", tag, run_rows(tag))
         group, manual, _ = CONTRIBUTORS.get(tag, ("wizards", False, 0))
-        import_run(C, S, paths[tag], group=group, manual=manual, contributed=tag != MAGIC)
+        import_run(C, S, paths[tag], group=group, run_type="manual" if manual else "automatic",
+                   contributed=tag != MAGIC)
     build_pool(C, S, "p1", DEPTH, all_runs=True, exclude_judged="original")
     pooled = pool_documents("p1")
     judgments = write_qrels_file(tmp_path / "pool-judgments.txt", judge(pooled))
@@ -134,8 +135,8 @@ def direct(data: dict[str, Any], measure: str, topics: list[str], depth: int = D
                                  topics=topics)
     counts = unjudged_and_new_relevant(top, qa, qb).set_index("run")
     for entry in figures["runs"]:
-        entry["unjudged_top_k"] = int(counts.loc[entry["tag"], "unjudged_a"])
-        entry["new_relevant_top_k"] = int(counts.loc[entry["tag"], "new_relevant_b"])
+        entry["unjudged_top_k"] = int(counts.loc[entry["run"], "unjudged_a"])
+        entry["new_relevant_top_k"] = int(counts.loc[entry["run"], "new_relevant_b"])
     return figures
 
 
@@ -145,13 +146,13 @@ def same(report: dict[str, Any], expected: dict[str, Any]) -> None:
     ours, theirs = report["per_topic_tau"], expected["per_topic_tau"]
     assert ours["below_threshold"] == theirs["below_threshold"]
     assert (ours["min"], ours["median"]) == pytest.approx((theirs["min"], theirs["median"]))
-    ours = {r["tag"]: r for r in report["runs"]}
+    ours = {r["run"]: r for r in report["runs"]}
     for entry in expected["runs"]:
-        got = ours[entry["tag"]]
+        got = ours[entry["run"]]
         for key in ("score_a", "score_b"):
-            assert got[key] == pytest.approx(entry[key]), (entry["tag"], key)
+            assert got[key] == pytest.approx(entry[key]), (entry["run"], key)
         for key in ("rank_a", "rank_b", "rank_change", "unjudged_top_k", "new_relevant_top_k"):
-            assert got[key] == entry[key], (entry["tag"], key)
+            assert got[key] == entry[key], (entry["run"], key)
 
 
 def test_magical_run_is_flagged_and_figures_equal_the_analysis(db: str, tmp_path: Path) -> None:
@@ -163,14 +164,14 @@ def test_magical_run_is_flagged_and_figures_equal_the_analysis(db: str, tmp_path
     for measure in ("AP", "P@10"):
         result = report["measures"][measure]
         same(result, direct(data, measure, TOPICS))
-        magic = next(r for r in result["runs"] if r["tag"] == MAGIC)
+        magic = next(r for r in result["runs"] if r["run"] == MAGIC)
         assert magic["rank_a"] > 1 and magic["rank_b"] == 1 and magic["rank_change"] >= 3
         # Its top 10: 8 hidden relevant (unjudged in A, relevant in B) + 2 judged relevant.
         assert magic["new_relevant_top_k"] == 8 * len(TOPICS)
         assert magic["unjudged_top_k"] >= magic["new_relevant_top_k"]
-        assert result["largest_rank_changes"][0]["tag"] == MAGIC
+        assert result["largest_rank_changes"][0]["run"] == MAGIC
         assert result["tau_ap"] < 1.0
-    contributors = [r for r in report["measures"]["AP"]["runs"] if r["tag"] != MAGIC]
+    contributors = [r for r in report["measures"]["AP"]["runs"] if r["run"] != MAGIC]
     assert all(r["new_relevant_top_k"] == 0 for r in contributors)
 
 
@@ -187,7 +188,7 @@ def test_topic_set_restricts_the_report(db: str, tmp_path: Path) -> None:
                                 depth=DEPTH)
     assert report["n_topics"] == 3 and report["topic_set"] == "three"
     same(report["measures"]["AP"], direct(data, "AP", subset))
-    magic = next(r for r in report["measures"]["AP"]["runs"] if r["tag"] == MAGIC)
+    magic = next(r for r in report["measures"]["AP"]["runs"] if r["run"] == MAGIC)
     assert magic["new_relevant_top_k"] == 8 * 3
 
 
@@ -200,7 +201,7 @@ def test_run_subset_and_bootstrap(db: str, tmp_path: Path) -> None:
                                 runs=["alpha", "gamma", MAGIC], bootstrap=200, seed=3)
     result = report["measures"]["AP"]
     assert result["n_runs"] == 3
-    assert {r["tag"] for r in result["runs"]} == {"alpha", "gamma", MAGIC}
+    assert {r["run"] for r in result["runs"]} == {"alpha", "gamma", MAGIC}
     ci = result["bootstrap"]["kendall_tau"]
     assert ci["n_samples"] == 200
     assert ci["low"] <= result["kendall_tau"] <= ci["high"]
@@ -238,7 +239,8 @@ def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path)
     from tcdb.reports.leave_out import derived_name, leave_out_report
 
     data = build(tmp_path)
-    report = leave_out_report(C, S, "original", DEPTH, by="group", measures=["AP", "P@10"])
+    report = leave_out_report(C, S, "original", DEPTH, by="group", measures=["AP", "P@10"],
+                              save="loo")
     groups = {g["group"]: g for g in report["measures"]["AP"]["groups"]}
     assert set(groups) == {"g1", "g2", "g3"}
     sets = {q["name"]: q for q in list_qrels(C, S)}
@@ -247,13 +249,13 @@ def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path)
                        columns=["run", "group", "topic", "doc"])
     qrels = pd.DataFrame(data["qrels_a"], columns=["topic", "doc", "grade"])
     for group, result in groups.items():
-        name = derived_name("original", "group", group, DEPTH)
+        name = derived_name("loo", group)
         assert result["qrels"] == name
         assert sets[name]["kind"] == "derived" and sets[name]["parent"] == "original"
         expected = uniques_leave_out(top, qrels, group)
         assert sets[name]["n_judgments"] == len(expected)
         assert result["n_removed"] == len(qrels) - len(expected)
-        assert {r["tag"] for r in result["runs"]} == {
+        assert {r["run"] for r in result["runs"]} == {
             t for t, (g, _, _) in CONTRIBUTORS.items() if g == group}
         for run in result["runs"]:
             assert run["rank_change"] == run["rank_full"] - run["rank_reduced"]
@@ -265,9 +267,34 @@ def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path)
     assert any(g["n_removed"] > 0 for g in groups.values())
     precision_groups = report["measures"]["P@10"]["groups"]
     assert any(r["score_reduced"] < r["score_full"] for g in precision_groups for r in g["runs"])
-    again = leave_out_report(C, S, "original", DEPTH, by="group", measures=["AP", "P@10"])
+    again = leave_out_report(C, S, "original", DEPTH, by="group", measures=["AP", "P@10"],
+                             save="loo")
     assert len(list_qrels(C, S)) == len(sets)
     assert again["measures"] == report["measures"]
+
+
+def test_leave_out_reads_unless_saved(db: str, tmp_path: Path) -> None:
+    """Without `save` the report stores no qrels set and no score on one, and its figures are
+    those of the saved sets."""
+    from tcdb.db import session_scope
+    from tcdb.qrels import list_qrels
+    from tcdb.reports.leave_out import leave_out_report
+
+    build(tmp_path)
+    before = len(list_qrels(C, S))
+    report = leave_out_report(C, S, "original", DEPTH, measures=["AP", "P@10"])
+    assert len(list_qrels(C, S)) == before
+    assert all(g["qrels"] is None for m in report["measures"].values() for g in m["groups"])
+    with session_scope() as session:
+        n_scores = session.connection().exec_driver_sql("SELECT COUNT(*) FROM score").scalar()
+    saved = leave_out_report(C, S, "original", DEPTH, measures=["AP", "P@10"], save="loo")
+    for measure, result in report["measures"].items():
+        for read, stored in zip(result["groups"], saved["measures"][measure]["groups"],
+                                strict=True):
+            assert {**read, "qrels": stored["qrels"]} == stored
+    with session_scope() as session:
+        assert session.connection().exec_driver_sql("SELECT COUNT(*) FROM score").scalar() \
+            > n_scores
 
 
 def test_leave_out_by_manual_and_its_errors(db: str, tmp_path: Path) -> None:
@@ -275,7 +302,7 @@ def test_leave_out_by_manual_and_its_errors(db: str, tmp_path: Path) -> None:
     from tcdb.reports.leave_out import leave_out_report
 
     build(tmp_path)
-    report = leave_out_report(C, S, "original", DEPTH, by="manual")
+    report = leave_out_report(C, S, "original", DEPTH, by="run-type")
     assert {g["group"] for g in report["measures"]["AP"]["groups"]} == {"manual", "automatic"}
     with pytest.raises(InputError, match="single category"):
         leave_out_report(C, S, "original", DEPTH, by="category")
@@ -308,7 +335,7 @@ def test_cli_reusability_and_leave_out(db: str, tmp_path: Path, cli: Any) -> Non
         result = report["measures"][measure]
         assert {"kendall_tau", "tau_b", "tau_ap", "n_runs", "per_topic_tau", "runs"} <= set(result)
         assert {"min", "median", "below_threshold"} <= set(result["per_topic_tau"])
-        assert {"tag", "score_a", "rank_a", "score_b", "rank_b", "unjudged_top_k",
+        assert {"run", "score_a", "rank_a", "score_b", "rank_b", "unjudged_top_k",
                 "new_relevant_top_k"} <= set(result["runs"][0])
     code, out, err = cli("report", "reusability", C, S, "--qrels", "original", "--vs",
                          "expanded", "--measure", "AP", "--all-runs")
@@ -323,7 +350,7 @@ def test_cli_reusability_and_leave_out(db: str, tmp_path: Path, cli: Any) -> Non
     assert {g["group"] for g in json.loads(out)["measures"]["AP"]["groups"]} == {"g1", "g2",
                                                                                  "g3"}
     code, out, err = cli("report", "leave-out", C, S, "--qrels", "original", "--depth", DEPTH,
-                         "--by", "manual")
+                         "--by", "run-type")
     assert code == 0, err
     assert "manual" in out and "automatic" in out
 
@@ -333,8 +360,7 @@ def test_top_k_follows_trec_eval_order_not_the_file_ranks(db: str, tmp_path: Pat
     the top K is the one evaluation sees."""
     from tcdb.catalog import get_snapshot
     from tcdb.db import session_scope
-    from tcdb.lookups import document_ids
-    from tcdb.reports.reusability import load_top_k
+    from tcdb.queries import document_ids, load_top_k
     from tcdb.runs import get_runs, import_run
 
     build_snapshot(tmp_path, C, S, {d: d for d in DOCS[:5]}, {"t1": "q"}, [("t1", "d000", 1)])

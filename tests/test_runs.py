@@ -49,16 +49,16 @@ def _entries(run_tag: str) -> list[tuple[int, int, float]]:
 def test_import_stores_entries_and_metadata(snap: Path, cli) -> None:
     path = write_run_file(snap, "bm25", ROWS)
     code, out, err = cli("run", "import", "c", "s1", path, "--system", "BM25", "--group", "uni",
-                         "--manual", "--contributed", "--category", "lexical", "--date",
+                         "--run-type", "manual", "--contributed", "--category", "lexical", "--date",
                          "2024-05-01", "--description", "baseline", "--json")
     assert code == 0, err
-    (report,) = json.loads(out)
+    (report,) = json.loads(out)["runs"]
     assert report["status"] == "imported" and report["n_entries"] == 5
     assert report["n_unresolved"] == 0 and report["system"] == "BM25"
     with session_scope() as session:
         run = session.execute(select(Run)).scalar_one()
-        assert (run.tag, run.group_name, run.is_manual, run.contributed) == ("bm25", "uni", True,
-                                                                             True)
+        assert (run.tag, run.group_name, run.run_type, run.contributed) == ("bm25", "uni",
+                                                                            "manual", True)
         assert run.category.value == "lexical" and str(run.submitted) == "2024-05-01"
         assert run.description == "baseline" and run.n_entries == 5
         assert run.checksum is not None and len(run.checksum) == 64
@@ -76,7 +76,7 @@ def test_same_file_again_is_a_no_op(snap: Path, cli) -> None:
     assert cli("run", "import", "c", "s1", path)[0] == 0
     before = _counts()
     code, out, _ = cli("run", "import", "c", "s1", path, "--json")
-    assert code == 0 and json.loads(out)[0]["status"] == "unchanged"
+    assert code == 0 and json.loads(out)["runs"][0]["status"] == "unchanged"
     assert _counts() == before
 
 
@@ -102,7 +102,7 @@ def test_replace_keeps_the_run_id_and_drops_old_entries_and_scores(snap: Path, c
     second = write_run_file(snap / "v2", "bm25", [("1", "d7", 9.0), ("3", "d4", 1.0)])
     code, out, err = cli("run", "import", "c", "s1", second, "--replace", "--json")
     assert code == 0, err
-    assert json.loads(out)[0]["status"] == "replaced"
+    assert json.loads(out)["runs"][0]["status"] == "replaced"
     counts = _counts()
     assert counts["run"] == 1 and counts["run_entry"] == 2
     assert counts["score"] == 0 and counts["evaluation"] == 0
@@ -133,7 +133,7 @@ def test_gzip_run_and_several_files_at_once(snap: Path, cli) -> None:
     gz.write_bytes(gzip.compress(plain.read_bytes().replace(b" a\n", b" b\n")))
     code, out, err = cli("run", "import", "c", "s1", plain, gz, "--json")
     assert code == 0, err
-    assert [r["tag"] for r in json.loads(out)] == ["a", "b"]
+    assert [r["run"] for r in json.loads(out)["runs"]] == ["a", "b"]
     assert _counts()["run_entry"] == 10
 
 
@@ -267,3 +267,38 @@ def test_eval_rank_is_trec_eval_order(distinct_scores: int) -> None:
         expected = sorted(mine, key=lambda r: (r[2], r[1]), reverse=True)
         got = sorted(mine, key=lambda r: ranks[rows.index(r)])
         assert got == expected
+
+
+@pytest.mark.parametrize("whole_index", [True, False])
+def test_a_small_run_into_a_big_snapshot_looks_up_only_its_documents(
+        db: str, tmp_path: Path, whole_index: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways of resolving ids store the same entries, ties ranked as trec_eval ranks them
+    (document ids compared as strings: d10 before d9), unknown documents kept unresolved."""
+    from tcdb.runs import import_run, importing
+
+    docs = {f"d{i}": f"document {i}" for i in range(3000)}
+    build_snapshot(tmp_path, "c", "big", docs, TOPICS, QRELS)
+    decided: list[bool] = []
+
+    def spy(files: list[Path], n_documents: int) -> bool:
+        decided.append(real(files, n_documents))
+        return whole_index
+
+    real = importing._names_much_of
+    monkeypatch.setattr(importing, "_names_much_of", spy)
+    rows = [("1", "d9", 1.0), ("1", "d10", 1.0), ("1", "d2999", 2.0), ("1", "nope", 1.0),
+            ("2", "d5", 0.5), ("2", "d4", 0.5)]
+    report = import_run("c", "big", write_run_file(tmp_path / "runs", "small", rows),
+                        allow_unknown_docs=True)
+    assert decided == [False]  # 6 lines against 3,000 documents: look them up
+    assert (report.n_entries, report.n_unresolved) == (5, 1)
+    with session_scope() as session:
+        ranked = session.execute(
+            select(RunEntry.topic_id, RunEntry.eval_rank, RunEntry.score)
+            .order_by(RunEntry.topic_id, RunEntry.eval_rank)).all()
+        unresolved = session.execute(select(UnresolvedRunEntry.external_doc_id,
+                                            UnresolvedRunEntry.eval_rank)).all()
+    # trec_eval's order of the ties at 1.0, document ids by strcmp descending: nope, d9, d10
+    assert [(rank, score) for _, rank, score in ranked] == [
+        (1, 2.0), (3, 1.0), (4, 1.0), (1, 0.5), (2, 0.5)]
+    assert [tuple(u) for u in unresolved] == [("nope", 2)]

@@ -48,6 +48,7 @@ def test_serve_reports_its_deployments_and_stops_on_sigterm(tmp_path: Path) -> N
         assert "15 * * * *" in text and "0 2 * * *" in text
         assert f"state in {home}" in text
         assert (home / "prefect.db").exists()  # Prefect's state went where it was told
+        assert (tmp_path / "runs").is_dir()  # the hourly import's drop folder is there
 
         os.kill(process.pid, signal.SIGTERM)
         code = process.wait(timeout=120)

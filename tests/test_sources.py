@@ -75,7 +75,7 @@ def test_local_source_detects_trec_and_jsonl(tmp_path: Path) -> None:
     assert [d.doc_id for d in source.documents()] == ["A1", "A2", "B1"]
     assert source.qrels() is None
     assert list(source.topics()) == []
-    assert source.documents_count_hint() is None
+    assert source.documents_count_hint() == 3  # counted, for the progress bar
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(BEIR_CORPUS, encoding="utf-8")

@@ -33,7 +33,7 @@ def external(topic_ids: set[int], label: str) -> set[str]:
 
 def members(name: str) -> set[int]:
     from tcdb.db import session_scope
-    from tcdb.topic_sets import topic_set_topic_ids
+    from tcdb.queries import topic_set_topic_ids
 
     with session_scope() as session:
         return topic_set_topic_ids(session, C, name)
@@ -47,7 +47,7 @@ def count_sets() -> int:
 
 def test_core_topic_ids(db: str, tmp_path: Path) -> None:
     from tcdb.db import session_scope
-    from tcdb.topic_sets import core_topic_ids
+    from tcdb.queries import core_topic_ids
 
     two_snapshots(tmp_path)
     with session_scope() as session:

@@ -1,0 +1,126 @@
+"""No schema, no surprise: on a database without tcdb's schema, or at an older revision, every
+command and every `tcdb.api` function says one line naming `tcdb db upgrade`, and a SQLite file
+that does not exist is never created."""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from tcdb import api, migrate
+from tcdb.db import dispose_engine
+from tcdb.errors import DatabaseError
+from tests.databases import BACKENDS, POSTGRES_URL
+
+# Every command that reads or writes tcdb's tables, with arguments that would pass parsing.
+COMMANDS = [
+    ["info"],
+    ["collection", "list"], ["collection", "add", "c"],
+    ["snapshot", "list"], ["snapshot", "ingest", "c", "s", "--docs", "{f}", "--topics", "{f}"],
+    ["snapshot", "diff", "c", "a", "b"],
+    ["topics", "set", "list"], ["topics", "set", "create", "core", "c", "a", "--core", "b"],
+    ["run", "list"], ["run", "import", "c", "s", "{f}"],
+    ["run", "update", "c", "s", "r", "--group", "g"], ["run", "delete", "c", "s", "r", "--yes"],
+    ["qrels", "list"], ["qrels", "import", "c", "s", "q", "{f}"],
+    ["qrels", "export", "c", "s", "q", "--format", "trec", "--out", "{d}/out.txt"],
+    ["evaluate", "c", "s", "-m", "AP"], ["scores", "c", "s", "-m", "AP"],
+    ["scores", "import", "c", "s", "{t}", "--qrels", "q", "--run", "r"],
+    ["pool", "build", "c", "s", "p", "--depth", "5", "--all-runs"], ["pool", "list"],
+    ["pool", "show", "p"], ["pool", "export", "p", "--format", "trec", "--out", "{d}/p.txt"],
+    ["pool", "import-judgments", "p", "{f}"], ["pool", "expand", "p", "--base", "q",
+                                              "--name", "n"],
+    ["report", "persistence", "c", "--snapshots", "a", "b", "--pivot", "x", "-m", "AP"],
+    ["report", "reusability", "c", "s", "--qrels", "a", "--vs", "b", "-m", "AP"],
+    ["report", "compare", "c", "s", "--run", "a", "--run", "b", "-m", "AP"],
+    ["report", "leave-out", "c", "s", "--qrels", "q", "--depth", "5"],
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def bare_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database without tcdb's schema: a SQLite file that does not exist yet, or an empty
+    PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'nothing-here.sqlite'}"
+        return
+    from tests.databases import require_postgres
+
+    require_postgres()
+    name = f"tcdb_bare_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    yield url
+    dispose_engine(url)
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def _call(command: list[str], tmp_path: Path) -> list[str]:
+    some_file = tmp_path / "input.txt"
+    some_file.write_text("1 0 d1 1\n", encoding="utf-8")
+    trec_eval = tmp_path / "scores.txt"
+    trec_eval.write_text("map\t1\t0.5\n", encoding="utf-8")
+    return [a.format(f=some_file, t=trec_eval, d=tmp_path) for a in command]
+
+
+def _one_line_naming_upgrade(err: str) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ") and "tcdb db upgrade" in lines[0], err
+
+
+def _api_calls() -> list[tuple[str, dict[str, Any]]]:
+    """Every public function of tcdb.api, with plausible arguments."""
+    values = {"collection": "c", "snapshot": "s", "snapshots": ["a", "b"], "pivot": "x",
+              "measures": ["AP"], "measure": "AP", "qrels_a": "a", "qrels_b": "b",
+              "qrels": "q", "name": "q", "runs": ["r"]}
+    calls = []
+    for name, function in inspect.getmembers(api, inspect.isfunction):
+        if name.startswith("_") or function.__module__ != api.__name__:
+            continue
+        parameters = inspect.signature(function).parameters.values()
+        calls.append((name, {p.name: values.get(p.name, "x") for p in parameters
+                             if p.default is inspect.Parameter.empty}))
+    return calls
+
+
+def test_every_command_and_api_function_says_run_db_upgrade(
+        bare_url: str, tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TCDB_DATABASE_URL", bare_url)
+    for command in COMMANDS:
+        code, _, err = cli(*_call(command, tmp_path))
+        assert code == 1, (command, err)
+        _one_line_naming_upgrade(err)
+    calls = _api_calls()
+    assert len(calls) >= 8
+    for name, kwargs in calls:
+        with pytest.raises(DatabaseError, match="tcdb db upgrade"):
+            getattr(api, name)(**kwargs)
+    assert not (tmp_path / "nothing-here.sqlite").exists()  # nothing created by surprise
+
+
+def test_an_older_revision_is_refused_by_every_command(bare_url: str, tmp_path: Path,
+                                                       cli: Any,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    migrate.upgrade(bare_url, "0006")
+    monkeypatch.setenv("TCDB_DATABASE_URL", bare_url)
+    for command in COMMANDS:
+        code, _, err = cli(*_call(command, tmp_path))
+        assert code == 1, (command, err)
+        _one_line_naming_upgrade(err)
+        assert "0006" in err and migrate.head_revision() in err
+    code, out, _ = cli("db", "current")
+    assert code == 0 and "current: 0006" in out
+    assert cli("db", "upgrade")[0] == 0
+    assert cli("run", "list")[0] == 0

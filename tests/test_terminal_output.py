@@ -1,0 +1,77 @@
+"""Terminal tables never cut a name or a number: piped, they are plain aligned text as wide as
+they need; on a narrow terminal, a cell wraps instead of ending in '…'."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from tcdb.cli import output
+
+LONG = "noisy-decaying-dense-retriever-with-a-very-long-run-tag"
+ROWS = [(LONG, 0.123456789, 1234567), ("bm25", None, 12)]
+
+
+def test_piped_tables_are_plain_and_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    output.print_table(["run", "AP", "documents"], ROWS, title="c / s")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "c / s"
+    assert lines[1].split() == ["run", "AP", "documents"]
+    assert lines[3].split() == [LONG, "0.1235", "1234567"]
+    assert lines[4].split() == ["bm25", "–", "12"]
+    assert len({len(line) for line in lines[1:]}) == 1  # aligned, numbers to the right
+    assert "…" not in "\n".join(lines)
+
+
+def test_a_narrow_terminal_wraps_instead_of_cutting(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = io.StringIO()
+    monkeypatch.setattr(output, "console", Console(file=screen, force_terminal=True, width=40,
+                                                   color_system=None))
+    output.print_table(["run", "AP", "documents"], ROWS)
+    text = screen.getvalue()
+    assert "…" not in text
+    assert "0.1235" in text and "1234567" in text
+    first_column = "".join(line.split("│")[1].strip() for line in text.splitlines()
+                           if line.startswith("│"))
+    assert first_column == LONG + "bm25"  # folded over lines, every character there
+
+
+def _command_paths() -> list[list[str]]:
+    import typer
+
+    from tcdb.cli.app import app
+
+    def walk(command: object, path: list[str]) -> list[list[str]]:
+        found = [path]
+        for name, sub in getattr(command, "commands", {}).items():
+            found += walk(sub, [*path, name])
+        return found
+
+    return walk(typer.main.get_command(app), [])
+
+
+def test_help_reads_as_a_person_writes_it(cli) -> None:
+    """No Python types (`<bool>`, `<list[str]>`), no braces: `COLLECTION SNAPSHOT FILES...`,
+    `--json` alone, `--date YYYY-MM-DD`."""
+    paths = _command_paths()
+    assert len(paths) > 40
+    for path in paths:
+        code, out, err = cli(*path, "--help")
+        assert code == 0, (path, err)
+        for odd in ("<bool>", "<str>", "<int>", "<list", "<Path>", "{"):
+            assert odd not in out, (path, odd)
+    _, out, _ = cli("run", "import", "--help")
+    assert "Usage: tcdb run import [OPTIONS] COLLECTION SNAPSHOT FILES..." in " ".join(
+        out.split())
+    assert "YYYY-MM-DD" in out and "--json" in out
+
+
+def test_cells_are_text_not_markup(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = io.StringIO()
+    monkeypatch.setattr(output, "console", Console(file=screen, force_terminal=True, width=100,
+                                                   color_system=None))
+    output.print_table(["run"], [("[bold]run :thumbs_up:",)], title="[i]c[/i]")
+    assert "[bold]run :thumbs_up:" in screen.getvalue()
+    assert "[i]c[/i]" in screen.getvalue()
