@@ -25,6 +25,7 @@ if os.environ.get("PREFECT_API_URL") == "":
 
 import pytest  # noqa: E402
 
+from tests.builders import Seeded, seed_collection  # noqa: E402
 from tests.databases import BACKENDS, create_database  # noqa: E402
 
 
@@ -57,3 +58,23 @@ def cli(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return invoke
+
+
+@pytest.fixture(scope="module")
+def seeded_url(database_url: str, tmp_path_factory: pytest.TempPathFactory
+               ) -> Iterator[tuple[str, Seeded]]:
+    """One seeded collection (`tests.builders.seed_collection`) per backend for a whole module
+    whose tests only read it (the dashboard's pages)."""
+    from tcdb.db import truncate_all
+
+    truncate_all(database_url)
+    previous = os.environ.get("TCDB_DATABASE_URL")
+    os.environ["TCDB_DATABASE_URL"] = database_url
+    try:
+        seeded = seed_collection(tmp_path_factory.mktemp("seed"))
+    finally:
+        if previous is None:
+            os.environ.pop("TCDB_DATABASE_URL", None)
+        else:
+            os.environ["TCDB_DATABASE_URL"] = previous
+    yield database_url, seeded

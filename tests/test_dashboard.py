@@ -9,38 +9,16 @@ with the core report the page claims to show.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from tests.builders import COLLECTION, MEASURES, PAGES, Seeded, seed_collection
+from tests.builders import COLLECTION, MEASURES, PAGES, Seeded
 from tests.dashboard_pages import chart_with, charts, clear_cache, downloads, open_page, table_with
 
 # ------------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def seeded_url(database_url: str, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[tuple[str, Seeded]]:
-    """One seeded database per backend for the whole module (pages only read)."""
-    import os
-
-    from tcdb.db import truncate_all
-
-    truncate_all(database_url)
-    previous = os.environ.get("TCDB_DATABASE_URL")
-    os.environ["TCDB_DATABASE_URL"] = database_url
-    try:
-        seeded = seed_collection(tmp_path_factory.mktemp("seed"))
-    finally:
-        if previous is None:
-            os.environ.pop("TCDB_DATABASE_URL", None)
-        else:
-            os.environ["TCDB_DATABASE_URL"] = previous
-    yield database_url, seeded
 
 
 @pytest.fixture

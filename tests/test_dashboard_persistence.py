@@ -8,7 +8,6 @@ last snapshot alone has an `expanded` qrels set, evaluated.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,31 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.builders import COLLECTION, Seeded, seed_collection
+from tests.builders import COLLECTION, Seeded
 from tests.dashboard_pages import chart_with, charts, open_page, table_with
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
-
-
-@pytest.fixture(scope="module")
-def seeded_url(database_url: str, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[tuple[str, Seeded]]:
-    """One seeded database per backend for the module (the page only reads)."""
-    import os
-
-    from tcdb.db import truncate_all
-
-    truncate_all(database_url)
-    previous = os.environ.get("TCDB_DATABASE_URL")
-    os.environ["TCDB_DATABASE_URL"] = database_url
-    try:
-        seeded = seed_collection(tmp_path_factory.mktemp("seed"))
-    finally:
-        if previous is None:
-            os.environ.pop("TCDB_DATABASE_URL", None)
-        else:
-            os.environ["TCDB_DATABASE_URL"] = previous
-    yield database_url, seeded
 
 
 @pytest.fixture

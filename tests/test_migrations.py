@@ -91,3 +91,10 @@ def test_a_database_with_data_migrates_down_and_up(database_url: str, tmp_path: 
     assert counts() == before
     migrate.upgrade(database_url)
     assert counts() == before
+
+
+def test_the_guards_head_revision_is_alembics() -> None:
+    # The guard reads the head from the migration files, without importing alembic.
+    from tcdb.db_guard import head_revision
+
+    assert head_revision() == migrate.head_revision()
