@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import tempfile
 import time
 import uuid
@@ -32,9 +33,7 @@ def temporary_database(backend: str) -> Iterator[str]:
             yield url
         finally:
             db.dispose_engine(url)
-            for f in folder.iterdir():
-                f.unlink()
-            folder.rmdir()
+            shutil.rmtree(folder)  # the database, its WAL and its lock folder
         return
     name = f"tcdb_bench_{uuid.uuid4().hex[:10]}"
     admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
@@ -103,3 +102,26 @@ def peak_rss_mb() -> float:
 
 def rate(n: int, seconds: float) -> str:
     return f"{n / seconds:>12,.0f} rows/s"
+
+
+def children_peak_rss_mb() -> float:
+    """The largest peak RSS among this process's waited-for children, in MB (a forked reader:
+    its figure starts at this process's size at the fork, shared pages included, so it is an
+    upper bound of what the child added)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def run_step(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, dict]:
+    """Run one benchmark step in a fresh Python process: (wall seconds, the JSON object its last
+    line of stdout prints). A process per step makes each peak RSS the step's own."""
+    import json
+    import subprocess
+    import sys
+
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, *argv], env={**os.environ, **(env or {})},
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode:
+        raise SystemExit(f"step {argv[1:3]} failed:\n{done.stderr[-4000:]}")
+    return wall, json.loads(done.stdout.strip().splitlines()[-1])

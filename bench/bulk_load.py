@@ -43,9 +43,9 @@ def _seed(session: Session, n_runs: int) -> tuple[list[int], list[int], list[int
     sid = conn.execute(text("SELECT id FROM snapshot")).scalar_one()
     conn.execute(text("INSERT INTO system (collection_id, name) VALUES (:c, 'sys')"), {"c": cid})
     sysid = conn.execute(text("SELECT id FROM system")).scalar_one()
-    bulk_insert(session, "run", ["snapshot_id", "system_id", "tag", "is_manual", "contributed",
+    bulk_insert(session, "run", ["snapshot_id", "system_id", "tag", "run_type", "contributed",
                                  "n_entries", "n_unresolved", "created_at"],
-                [(sid, sysid, f"run{i}", False, False, 0, 0, _now()) for i in range(n_runs)])
+                [(sid, sysid, f"run{i}", "automatic", False, 0, 0, _now()) for i in range(n_runs)])
     runs = list(conn.execute(text("SELECT id FROM run ORDER BY id")).scalars())
     topics = list(conn.execute(text("SELECT id FROM topic ORDER BY id")).scalars())
     docs = list(conn.execute(text("SELECT id FROM document ORDER BY id")).scalars())

@@ -134,9 +134,6 @@ def ingest_into(backend: str, home: Path, both: bool) -> dict[str, dict]:
 
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
-        from tcdb.settings import get_settings
-
-        get_settings.cache_clear()
         add_collection("longeval-web", "url", "text", id_fallback=True)
         results = {"2022-06": run_child(url, "2022-06", home)}
         if both:

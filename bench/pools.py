@@ -75,12 +75,9 @@ def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: i
     from tcdb.ingest import ingest_snapshot
     from tcdb.pools import build_pool, pool_documents
     from tcdb.runs import import_runs
-    from tcdb.settings import get_settings
-
     times: dict[str, float] = {}
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
-        get_settings.cache_clear()
         add_collection("bench")
         ingest_snapshot("bench", "s1", LocalSource(docs, topics, None), with_text=False)
         with timer() as imported:

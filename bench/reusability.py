@@ -92,12 +92,9 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]]
     from tcdb.qrels import import_qrels
     from tcdb.reports.reusability import reusability_report
     from tcdb.runs import import_runs
-    from tcdb.settings import get_settings
-
     docs, topics, qrels_a, qrels_b, runs = files
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
-        get_settings.cache_clear()
         add_collection("bench")
         with timer() as setup:
             ingest_snapshot("bench", "s1", LocalSource(docs, topics, qrels_a), with_text=False)

@@ -81,11 +81,8 @@ def bench_backend(backend: str, docs: Path, topics: Path, qrels: Path, runs: lis
     from tcdb.evaluation import evaluate
     from tcdb.ingest import ingest_snapshot
     from tcdb.runs import import_runs
-    from tcdb.settings import get_settings
-
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
-        get_settings.cache_clear()
         add_collection("bench")
         with timer() as ingest:
             ingest_snapshot("bench", "s1", LocalSource(docs, topics, qrels), with_text=False)
