@@ -21,7 +21,11 @@ class Pool(Keyed, SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(max_length=200)
     snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE", index=True)
-    method: str = Field(default="depth", max_length=32)
+    method: str = Field(default="depth", max_length=32)  # the strategy's name
+    # The strategy with every parameter (`rbp:p=0.8,aggregate=sum`); None before strategies.
+    parameters: str | None = Field(default=None, sa_column=Column(Text))
+    budget: int | None = None  # at most this many documents (None: a plain depth-k pool)
+    budget_per_topic: bool = False  # the budget is per topic, not in total
     depth: int
     tie_order: str = Field(default="trec_eval", max_length=32)
     max_per_topic: int | None = None
@@ -63,3 +67,7 @@ class PoolEntry(SQLModel, table=True):
     document_id: int = Field(primary_key=True)
     best_rank: int
     n_runs: int  # how many chosen runs retrieved it in their top k
+    # Its place in the topic's judging order (1, 2, …): a budget is a prefix. None for pools
+    # built before strategies (a depth-k pool keeps no order).
+    position: int | None = None
+    round: int | None = None  # the round that added it (adaptive strategies judge in rounds)

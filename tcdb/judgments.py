@@ -204,8 +204,12 @@ def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int
                 pooled.assessor = f"{pooled.assessor}, {assessor}"[:200]
             elif assessor and not pooled.assessor:
                 pooled.assessor = assessor
-    bulk_insert(session, "judgment", JUDGMENT_COLUMNS,
-                ((pooled.id, t, d, g) for (t, d), g in sorted(new.items())))
+    # A budgeted pool's entries know their round: the judgment keeps it as its iteration.
+    rounds = {(t, d): str(r) for t, d, r in session.execute(
+        select(col(PoolEntry.topic_id), col(PoolEntry.document_id), col(PoolEntry.round))
+        .where(col(PoolEntry.pool_id) == pool.id, col(PoolEntry.round).is_not(None))).tuples()}
+    bulk_insert(session, "judgment", [*JUDGMENT_COLUMNS, "iteration"],
+                ((pooled.id, t, d, g, rounds.get((t, d))) for (t, d), g in sorted(new.items())))
     pooled.n_judgments += len(new)
     session.add(pooled)
     session.flush()

@@ -42,6 +42,9 @@ cols[2].metric("Topics", f"{detail['n_topics']:,}")
 cols[3].metric("Judged", f"{detail['judged_fraction']:.0%}")
 said = [f"depth {detail['depth']} ({detail['tie_order']} tie order)",
         f"{detail['n_runs']} run(s)"]
+if detail["budget"]:
+    said.append(f"the first {detail['budget']:,} documents"
+                f"{' per topic' if detail['budget_per_topic'] else ''} of `{detail['strategy']}`")
 if detail["max_per_topic"]:
     said.append(f"at most {detail['max_per_topic']:,} documents per topic")
 if detail["exclude_judged"]:
@@ -89,3 +92,40 @@ st.download_button(
 st.caption("The download carries no run names, ranks or scores. For assessors, export with "
            f"`tcdb pool export {name} --format jsonl` (with query and document text), which "
            "also marks the pool exported.")
+
+st.subheader("Simulate strategies before judging")
+st.caption("Pretend only the documents a strategy pools within a budget had been judged "
+           "(their grades read from a complete qrels set), and see how many relevant ones it "
+           "finds and how well the systems would be ranked: `tcdb pool simulate`.")
+with st.form("simulate"):
+    from tcdb.dashboard import pool_simulation
+    from tcdb.pools.strategies import strategy_names
+
+    names = data.qrels_names(url, collection, [detail["snapshot"]])
+    sim_cols = st.columns(3)
+    sim_qrels = sim_cols[0].selectbox("Complete qrels", names, key="sim_qrels")
+    sim_budgets = sim_cols[1].text_input("Budgets", "100,200,400,800", key="sim_budgets")
+    sim_per_topic = sim_cols[2].toggle("Budgets per topic", key="sim_per_topic")
+    sim_strategies = st.multiselect("Strategies", strategy_names(), default=strategy_names(),
+                                    key="sim_strategies")
+    asked = st.form_submit_button("Simulate")
+if asked and sim_qrels and sim_strategies:
+    from tcdb.pools.simulate import parse_budgets
+
+    try:
+        simulated = pool_simulation.simulate(
+            url, collection, detail["snapshot"], sim_qrels, tuple(parse_budgets([sim_budgets])),
+            tuple(sim_strategies), sim_per_topic)
+    except TcdbError as exc:
+        widgets.show_error(exc)
+        st.stop()
+    widgets.chart(pool_simulation.tau_chart(simulated, sim_strategies), simulated,
+                  f"simulation-{detail['snapshot']}",
+                  caption="How to read this: one colour per strategy; higher is a system "
+                  "ranking closer to the one under the complete qrels. Solid: every run "
+                  "pooled; dashed: each group's runs judged on a pool built without them.")
+    widgets.table(simulated, {
+        "strategy": c.text("strategy"), "budget": c.count("budget"),
+        "n_judged": c.count("judged"), "relevant_found": c.count("relevant found"),
+        "tau_b": c.decimal("τ-b", 3), "tau_ap": c.decimal("τ_AP", 3),
+        "logo_tau_b": c.decimal("LOGO τ-b", 3), "logo_tau_ap": c.decimal("LOGO τ_AP", 3)})

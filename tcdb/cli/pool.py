@@ -1,4 +1,5 @@
-"""`tcdb pool build|list|show|export|import-judgments|expand`: assessment pools."""
+"""`tcdb pool build|list|show|export|import-judgments|expand|simulate|next-round`: assessment
+pools."""
 
 from __future__ import annotations
 
@@ -39,7 +40,9 @@ def build(
     collection: str = typer.Argument(..., help="Collection name."),
     snapshot: str = typer.Argument(..., help="Snapshot label."),
     name: str = typer.Argument(..., help="Name of the new pool."),
-    depth: int = typer.Option(..., "--depth", "-k", help="Top K documents of each run per topic."),
+    depth: int | None = typer.Option(
+        None, "--depth", "-k", help="Top K documents of each run per topic (with --budget: "
+        "read runs only this deep; default whole runs)."),
     run: list[str] | None = typer.Option(None, "--run", help="A run tag to pool (repeatable)."),
     contributed: bool = typer.Option(False, "--contributed",
                                      help="Pool the runs that fed the official pools."),
@@ -56,9 +59,21 @@ def build(
         None, "--max-per-topic",
         help="Cap each topic at N documents: best rank first, then more runs, then doc id."),
     description: str | None = typer.Option(None, "--description", help="Free text."),
+    strategy: str | None = typer.Option(
+        None, "--strategy", help="With --budget: the judging order, NAME or NAME:key=value,… "
+        "(depth, rrf, rbp, mtf, maxmean; default depth)."),
+    budget: int | None = typer.Option(
+        None, "--budget", help="At most N documents, the first N of the strategy's order "
+        "(kept, so an export can be cut at any smaller budget)."),
+    per_topic: bool = typer.Option(False, "--per-topic",
+                                   help="The budget is per topic (default: in total)."),
+    batch: int | None = typer.Option(
+        None, "--batch", help="Pool only the first N now (round 1); `pool next-round` adds "
+        "the next rounds, learning from their judgments, up to the budget."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Build a depth-k pool over chosen runs, computed in the database."""
+    """Build a depth-k pool over chosen runs, computed in the database; or, with --budget,
+    the first N documents of a pooling strategy's order."""
     from tcdb.pools import build_pool
 
     with err_console.status(f"building pool {name} …"):
@@ -66,7 +81,8 @@ def build(
                             contributed=contributed, not_contributed=not_contributed,
                             all_runs=all_runs, exclude_judged=exclude_judged,
                             tie_order=tie_order, max_per_topic=max_per_topic,
-                            description=description)
+                            description=description, strategy=strategy, budget=budget,
+                            per_topic=per_topic, batch=batch)
     if json_output:
         print_json(report)
         return
@@ -75,6 +91,8 @@ def build(
         f"{report['n_topics']} topics · per topic {_size(report['size'])} · "
         f"{len(report['runs'])} {report['chosen']} at depth {report['depth']} "
         f"({report['tie_order']})"
+        + (f" · {report['strategy']}, budget {report['budget']:,}"
+           f"{' per topic' if report['budget_per_topic'] else ''}" if report["budget"] else "")
         + (f" · minus {report['exclude_judged']}" if report["exclude_judged"] else "")
         + f" · {report['seconds']:.2f}s", highlight=False)
     if report["n_unresolved_skipped"]:
@@ -122,6 +140,8 @@ def show(
         f"{info['depth']} ({info['tie_order']})"
         + (f" · minus {info['exclude_judged']}" if info["exclude_judged"] else "")
         + (f" · max {info['max_per_topic']} per topic" if info["max_per_topic"] else "")
+        + (f" · {info['strategy']}, budget {info['budget']:,}"
+           f"{' per topic' if info['budget_per_topic'] else ''}" if info["budget"] else "")
         + f" · status {info['status']} · {info['n_documents']:,} documents, "
         f"{info['n_judged']:,} judged ({info['judged_fraction']:.0%})"
         + (f" in {info['pooled_qrels']}" if info["pooled_qrels"] else ""), highlight=False)
@@ -146,13 +166,22 @@ def export(
     order: PoolExportOrder = typer.Option(PoolExportOrder.docid, "--order",
                                       help="Documents per topic by id, or shuffled."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the shuffle."),
+    budget: int | None = typer.Option(
+        None, "--budget", help="Only the first N documents of a budgeted pool's order (in "
+        "total, or per topic if the pool's budget is)."),
+    overlap: int | None = typer.Option(
+        None, "--overlap", help="Only N documents per topic, drawn with --seed: the overlap a "
+        "second assessor judges too (`tcdb report agreement`)."),
+    round_number: int | None = typer.Option(
+        None, "--round", help="Only the documents this round added (`pool next-round`)."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Export the pool blind for assessors (no run tags, ranks or scores)."""
     from tcdb.pools import export_pool
 
     report = export_pool(name, fmt, out, order=order, seed=seed, collection=collection,
-                         snapshot=snapshot)
+                         snapshot=snapshot, budget=budget, overlap=overlap,
+                         round_number=round_number)
     if json_output:
         print_json(report)
         return
@@ -233,3 +262,80 @@ def expand(
         print_json(report)
         return
     _print_expanded(report)
+
+
+def _tau(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+@app.command("simulate")
+def simulate(
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshot: str = typer.Argument(..., help="Snapshot label."),
+    qrels: str = typer.Option(..., "--qrels", help="The complete qrels set the simulation "
+                              "reads grades from."),
+    strategy: list[str] | None = typer.Option(
+        None, "--strategy", help="A strategy, NAME or NAME:key=value,… (repeatable; default "
+        "all: depth, rrf, rbp, mtf, maxmean)."),
+    budgets: list[str] = typer.Option(..., "--budgets", help="Budgets to simulate, e.g. "
+                                      "500,1000,2000 (repeatable)."),
+    per_topic: bool = typer.Option(False, "--per-topic",
+                                   help="Budgets per topic (default: in total)."),
+    run: list[str] | None = typer.Option(None, "--run", help="A run tag to pool and rank "
+                                         "(repeatable; default every run)."),
+    measure: str = typer.Option("AP", "--measure", help="The measure systems are ranked by."),
+    tie_order: TieOrder = typer.Option(TieOrder.trec_eval, "--tie-order",
+                                       help="How runs are ranked (as in `pool build`)."),
+    depth: int | None = typer.Option(None, "--depth", help="Read each run to this depth "
+                                     "only (default: whole runs)."),
+    no_leave_out: bool = typer.Option(False, "--no-leave-out",
+                                      help="Skip the leave-one-group-out τ (faster)."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Simulate pooling strategies on a complete qrels set before anyone judges: relevant
+    found, τ-b and τ_AP against the complete ranking, leave-one-group-out τ."""
+    from tcdb.pools.simulate import simulate_pool
+
+    with err_console.status("simulating pools …"):
+        report = simulate_pool(collection, snapshot, qrels, budgets, strategies=strategy,
+                               per_topic=per_topic, runs=run, measure=measure,
+                               tie_order=tie_order, depth=depth, leave_out=not no_leave_out)
+    if json_output:
+        print_json(report)
+        return
+    scope = "per topic" if report["per_topic"] else "in total"
+    console.print(
+        f"simulation on {report['qrels']} · {report['collection']} / {report['snapshot']} · "
+        f"{report['n_runs']} runs in {report['n_groups']} groups · {report['n_topics']} topics"
+        f" · {report['relevant_total']:,} relevant · {report['measure']} · budgets {scope} · "
+        f"{report['seconds']:.1f}s", highlight=False)
+    print_table(
+        ["strategy", "budget", "judged", "relevant found", "τ-b", "τ_AP", "LOGO τ-b",
+         "LOGO τ_AP"],
+        [(r["strategy"], f"{r['budget']:,}", f"{r['n_judged']:,}",
+          f"{r['relevant_found']:,} ({r['relevant_fraction']:.0%})", _tau(r["tau_b"]),
+          _tau(r["tau_ap"]), _tau(r["logo_tau_b"]), _tau(r["logo_tau_ap"]))
+         for r in report["rows"]])
+
+
+@app.command("next-round")
+def next_round(
+    name: str = typer.Argument(..., help="Pool name."),
+    collection: str | None = CollectionOption,
+    snapshot: str | None = SnapshotOption,
+    batch: int = typer.Option(..., "--batch", help="Documents to add (per topic if the "
+                              "pool's budget is)."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Add a budgeted pool's next round: the strategy replayed on every judgment so far."""
+    from tcdb.pools.rounds import next_round as add_round
+
+    report = add_round(name, batch, collection=collection, snapshot=snapshot)
+    if json_output:
+        print_json(report)
+        return
+    console.print(f"pool {name}: round {report['round']} added {report['n_added']:,} "
+                  f"document(s) · {report['n_documents']:,} of a budget of "
+                  f"{report['budget']:,}{' per topic' if report['budget_per_topic'] else ''}"
+                  f" · status {report['status']} (export it with --round {report['round']})",
+                  highlight=False)

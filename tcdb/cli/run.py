@@ -1,4 +1,5 @@
-"""`tcdb run import|update|delete|list`: TREC run files into a snapshot, fixed, listed."""
+"""`tcdb run import|update|delete|list|export`: TREC run files into a snapshot, fixed, listed,
+and out again."""
 
 from __future__ import annotations
 
@@ -181,3 +182,23 @@ def list_(
         [(r["collection"], r["snapshot"], r["run"], r["system"], r["group"], r["run_type"],
           r["category"], "yes" if r["contributed"] else "", f"{r['n_entries']:,}",
           f"{r['n_unresolved']:,}") for r in rows])
+
+
+@app.command("export")
+def export(
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshot: str = typer.Argument(..., help="Snapshot label."),
+    tag: str = typer.Argument(..., help="The run's tag."),
+    out: Path = typer.Option(..., "--out", help="File to write (.gz to compress)."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Write a run back out as a TREC run file (ranks and scores as submitted), to release
+    it beside `tcdb qrels export`."""
+    from tcdb.runs.exporting import export_run
+
+    report = export_run(collection, snapshot, tag, out)
+    if json_output:
+        print_json(report)
+        return
+    console.print(f"run {tag}: {report['n_entries']:,} entries over {report['n_topics']} "
+                  f"topics → {report['out']}", highlight=False, markup=False, emoji=False)

@@ -18,6 +18,11 @@ a run's top k is what it submitted — but cannot be judged, so they are left ou
 counted in the report. `max_per_topic` caps each topic at N documents, keeping those with the
 best rank first, then those more runs retrieved, then by document id.
 
+Budgeted pools (`--strategy NAME --budget N`) take the first N documents of a pooling
+strategy's judging order instead (`tcdb.pools.strategies`: depth, rrf, rbp, mtf, maxmean;
+`budgeted`, `rankings`), keep that order, and grow in rounds (`rounds`); `simulation` and
+`simulate` try strategies on a complete qrels set before anyone judges.
+
 Judgments on a pool are imported by `tcdb.judgments`.
 """
 

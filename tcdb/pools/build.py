@@ -16,6 +16,7 @@ from tcdb.errors import ConflictError, OptionError
 from tcdb.pools.inspect import find_pool, pool_run_ids, size_stats, topic_sizes
 from tcdb.pools.results import PoolBuildReport
 from tcdb.pools.sql import create_bounds, drop_bounds, pool_sql, ranked_sql, runs_list
+from tcdb.pools.strategies import Strategy, describe, make_strategy
 from tcdb.qrels import get_qrels_set
 from tcdb.runs import get_runs
 from tcdb.schema import Pool, PoolEntry, QrelsSet, Run, Snapshot
@@ -56,7 +57,7 @@ def build_pool(
     collection: str,
     snapshot: str,
     name: str,
-    depth: int,
+    depth: int | None,
     *,
     runs: Sequence[str] | None = None,
     contributed: bool = False,
@@ -66,14 +67,27 @@ def build_pool(
     tie_order: TieOrder | str = TieOrder.trec_eval,
     max_per_topic: int | None = None,
     description: str | None = None,
+    strategy: str | None = None,
+    budget: int | None = None,
+    per_topic: bool = False,
+    batch: int | None = None,
 ) -> PoolBuildReport:
     """Build a depth-k pool in the database (see the module docstring); idempotent by name.
+
+    With a `budget`, the pool is the first `budget` documents (in total, or `per_topic`) of a
+    `strategy`'s judging order (`tcdb.pools.strategies`; default `depth`), stored with each
+    entry's place in the order (`tcdb.pools.budgeted`); `depth` then only limits how deep the
+    runs are read (default: whole runs). With a `batch`, only the first `batch` documents are
+    pooled now, as round 1; `tcdb.pools.rounds` adds the next rounds up to the budget.
 
     The same name with the same parameters and runs again is a no-op ("unchanged"); with
     different ones it is a ConflictError, since assessors may already hold the first pool.
     """
     started = time.perf_counter()
-    if depth < 1:
+    made = _check_strategy(strategy, budget, per_topic, depth, max_per_topic)
+    if batch is not None and (budget is None or batch < 1):
+        raise OptionError("--batch", "--batch N (≥ 1) goes with --budget: the first round")
+    if depth is not None and depth < 1:
         raise OptionError("--depth", f"depth must be at least 1 (got {depth})")
     tie_order = one_of(TieOrder, tie_order, "--tie-order")
     if max_per_topic is not None and max_per_topic < 1:
@@ -87,7 +101,11 @@ def build_pool(
         run_ids = sorted(r.pk for r in chosen)
         existing = find_pool(session, name, snap.pk)
         if existing is not None:
-            same = (existing.snapshot_id == snap.id and existing.depth == depth
+            wanted = describe(made) if made is not None else None
+            same = (existing.snapshot_id == snap.id
+                    and (existing.depth == depth or (made is not None and depth is None))
+                    and existing.parameters == wanted and existing.budget == budget
+                    and existing.budget_per_topic == per_topic
                     and existing.tie_order == tie_order
                     and existing.max_per_topic == max_per_topic
                     and existing.base_qrels_id == (base.id if base else None)
@@ -98,7 +116,7 @@ def build_pool(
                                     "name")
             return _build_report(session, existing, collection, snapshot, chosen, how, 0,
                                  "unchanged", started)
-        pool = Pool(name=name, snapshot_id=snap.id, depth=depth, tie_order=tie_order,
+        pool = Pool(name=name, snapshot_id=snap.id, depth=depth or 0, tie_order=tie_order,
                     max_per_topic=max_per_topic, base_qrels_id=base.id if base else None,
                     description=description)
         session.add(pool)
@@ -106,6 +124,13 @@ def build_pool(
         assert pool.id is not None
         conn = session.connection()
         bulk_insert(conn, "pool_run", ["pool_id", "run_id"], [(pool.id, r) for r in run_ids])
+        if made is not None:
+            assert budget is not None
+            _build_budgeted(session, pool, made, budget, per_topic, chosen, base, depth,
+                            batch)
+            return _build_report(session, pool, collection, snapshot, chosen, how, 0,
+                                 "built", started)
+        assert depth is not None
         postgres = is_postgres(conn)
         if postgres:
             # The window sorts the candidate entries: keep that sort in memory.
@@ -137,6 +162,51 @@ def build_pool(
                              started)
 
 
+def _check_strategy(strategy: str | None, budget: int | None, per_topic: bool,
+                    depth: int | None, max_per_topic: int | None) -> Strategy | None:
+    """The strategy of a budgeted pool (None for a plain depth-k pool), its options checked."""
+    if budget is None:
+        if strategy is not None or per_topic:
+            raise OptionError("--budget", "--strategy and --per-topic need --budget N (how "
+                              "many documents to judge)")
+        if depth is None:
+            raise OptionError("--depth", "give --depth K, or --budget N with a --strategy")
+        return None
+    if budget < 1:
+        raise OptionError("--budget", f"budget must be at least 1 (got {budget})")
+    if max_per_topic is not None:
+        raise OptionError("--max-per-topic", "a budgeted pool is cut by --budget (with "
+                          "--per-topic for a cap per topic), not --max-per-topic")
+    return make_strategy(strategy or "depth")
+
+
+def _build_budgeted(session: Session, pool: Pool, strategy: Strategy, budget: int,
+                    per_topic: bool, chosen: list[Run], base: QrelsSet | None,
+                    depth: int | None, batch: int | None = None) -> None:
+    """Write a budgeted pool's entries (the first `batch` of them when given: round 1) and
+    record its strategy (`tcdb.pools.budgeted`)."""
+    from tcdb.evaluation import qrels_dict
+    from tcdb.pools.budgeted import strategy_orders, write_entries
+    from tcdb.pools.rankings import load_rankings
+    from tcdb.queries.qrels import qrels_frame
+
+    conn = session.connection()
+    rankings = load_rankings(conn, pool.snapshot_id, [r.pk for r in chosen], pool.tie_order,
+                             any(r.n_unresolved for r in chosen), depth)
+    exclude = qrels_dict(qrels_frame(conn, base.pk)) if base is not None else {}
+    first = budget if batch is None else min(batch, budget)
+    orders = strategy_orders(strategy, rankings, {}, exclude, first)
+    pool.n_documents = write_entries(conn, pool.pk, rankings, orders, first, per_topic)
+    pool.method = strategy.name
+    pool.parameters = describe(strategy)
+    pool.budget = budget
+    pool.budget_per_topic = per_topic
+    pool.depth = depth or max((int(r.ranks[-1]) for t in rankings.topics.values()
+                               for r in t.runs if len(r.ranks)), default=0)
+    session.add(pool)
+    session.flush()
+
+
 def _count_unresolved(conn: Connection, snapshot_id: int, tie_order: str, depth: int,
                       runs: str) -> int:
     """Distinct (topic, document) pairs in the top k that the snapshot does not have."""
@@ -161,7 +231,9 @@ def _build_report(session: Session, pool: Pool, collection: str, snapshot: str,
         "depth": pool.depth, "tie_order": pool.tie_order, "max_per_topic": pool.max_per_topic,
         "runs": [r.tag for r in chosen], "chosen": how,
         "exclude_judged": base.name if base else None,
-        "n_documents": pool.n_documents, "n_topics": len(sizes), "size": size_stats(sizes),
+        "strategy": pool.parameters or pool.method, "budget": pool.budget,
+        "budget_per_topic": pool.budget_per_topic, "n_documents": pool.n_documents,
+        "n_topics": len(sizes), "size": size_stats(sizes),
         "n_unresolved_skipped": skipped, "status": status,
         "seconds": time.perf_counter() - started,
     }

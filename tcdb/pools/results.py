@@ -25,6 +25,9 @@ class PoolParameters(TypedDict):
     tie_order: str
     max_per_topic: int | None
     exclude_judged: str | None  # the qrels set whose judged documents were left out
+    strategy: str  # `depth`, or the strategy with its parameters (`rbp:p=0.8,aggregate=sum`)
+    budget: int | None  # a budgeted pool's budget (None: every document of the depth-k pool)
+    budget_per_topic: bool  # the budget is per topic
     n_documents: int
     n_topics: int
     size: SizeStats

@@ -1,0 +1,113 @@
+"""Simulating pooling strategies before judging: `tcdb pool simulate` on a synthetic collection
+with known relevance.
+
+129 runs (43 groups of 3) × 50 topics × 1,000 documents by default: per topic 100 relevant
+documents among 3,000 candidates, each run ranking the candidates by quality · relevance +
+noise, its quality drawn per run; the qrels judge every candidate. Timed: `simulate_pool` with
+5 strategies (depth, rrf, rbp, mtf, maxmean) × 6 budgets, relevant found, τ-b, τ_AP and the
+leave-one-group-out τ — reading the runs and qrels from the database included.
+
+Goal (issue 24), on PostgreSQL at the default size: ≤ 60 s. Printed as the ratio seconds / 60
+(≤ 1.00 meets it).
+
+    python bench/pool_simulation.py [--runs 129] [--topics 50] [--depth 1000]
+                                    [--candidates 3000] [--relevant 100]
+                                    [--budgets 500,1000,2000,4000,8000,16000]
+                                    [--backends postgres sqlite] [--no-leave-out]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _common import peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
+
+GOAL_SECONDS = 60.0
+STRATEGIES = ["depth", "rrf", "rbp", "mtf", "maxmean"]
+
+
+def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_candidates: int,
+               n_relevant: int) -> tuple[Path, Path, Path, list[Path]]:
+    """Documents, topics, complete qrels and run files of the synthetic snapshot."""
+    from tcdb.collections.runs import write_run
+
+    rng = np.random.default_rng(24)
+    n_docs = n_candidates * 4
+    docs, topics = write_snapshot_files(folder, n_docs, [str(t + 1) for t in range(n_topics)])
+    candidates = [rng.choice(n_docs, n_candidates, replace=False) for _ in range(n_topics)]
+    qrels = folder / "qrels.txt"
+    with qrels.open("w") as out:
+        for t, cand in enumerate(candidates):
+            for i, d in enumerate(cand.tolist()):
+                out.write(f"{t + 1} 0 doc{d} {int(i < n_relevant)}\n")
+    quality = rng.uniform(0.2, 3.0, n_runs)
+    runs = []
+    for r in range(n_runs):
+        rows = []
+        for t, cand in enumerate(candidates):
+            relevance = (np.arange(n_candidates) < n_relevant).astype(float)
+            scores = quality[r] * relevance + rng.normal(0, 1, n_candidates)
+            top = np.argsort(-scores, kind="stable")[:depth]
+            rows += [(str(t + 1), f"doc{cand[i]}", rank, round(float(scores[i]), 6))
+                     for rank, i in enumerate(top.tolist(), start=1)]
+        path = folder / f"run{r:03d}.txt"
+        write_run(path, rows, f"run{r:03d}")
+        runs.append(path)
+    return docs, topics, qrels, runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=129)
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--depth", type=int, default=1000)
+    parser.add_argument("--candidates", type=int, default=3000)
+    parser.add_argument("--relevant", type=int, default=100)
+    parser.add_argument("--budgets", default="500,1000,2000,4000,8000,16000")
+    parser.add_argument("--backends", nargs="+", default=["postgres"])
+    parser.add_argument("--no-leave-out", action="store_true")
+    args = parser.parse_args()
+
+    from tcdb.catalog import add_collection
+    from tcdb.collections.sources import LocalSource
+    from tcdb.ingest import ingest_snapshot
+    from tcdb.pools.simulate import simulate_pool
+    from tcdb.runs import import_runs
+
+    folder = Path(tempfile.mkdtemp(prefix="tcdb-bench-sim-"))
+    with timer() as made:
+        docs, topics, qrels, runs = make_files(folder, args.runs, args.topics, args.depth,
+                                               args.candidates, args.relevant)
+    print(f"{args.runs} runs × {args.topics} topics × {args.depth} documents "
+          f"({args.runs * args.topics * args.depth:,} entries), {len(STRATEGIES)} strategies × "
+          f"{len(args.budgets.split(','))} budgets; files in {made[0]:.1f}s")
+    for backend in args.backends:
+        with temporary_database(backend) as url:
+            os.environ["TCDB_DATABASE_URL"] = url
+            add_collection("bench", "doc_id", "query_id")
+            ingest_snapshot("bench", "s1", LocalSource(docs, topics, qrels))
+            for i in range(0, len(runs), 3):  # groups of three runs
+                import_runs("bench", "s1", runs[i:i + 3], group=f"group{i // 3:02d}")
+            with timer() as took:
+                report = simulate_pool("bench", "s1", "original", [args.budgets],
+                                       strategies=STRATEGIES, leave_out=not args.no_leave_out)
+            verdict = "meets" if took[0] <= GOAL_SECONDS else "misses"
+            print(f"{backend}: simulate {took[0]:.1f}s · ratio to the {GOAL_SECONDS:.0f} s goal "
+                  f"{took[0] / GOAL_SECONDS:.2f} ({verdict} it) · {report['n_groups']} groups · "
+                  f"peak RSS {peak_rss_mb():,.0f} MB")
+            for row in report["rows"]:
+                print(f"  {row['strategy']:<28} {row['budget']:>7,} relevant "
+                      f"{row['relevant_found']:>6,} τ-b {row['tau_b'] or 0:.3f} "
+                      f"τ_AP {row['tau_ap'] or 0:.3f} LOGO τ-b {row['logo_tau_b'] or 0:.3f}")
+
+
+if __name__ == "__main__":
+    main()

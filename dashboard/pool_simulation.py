@@ -1,0 +1,45 @@
+"""The Pools page's simulation: `tcdb pool simulate` on demand, its rows as a frame, and the
+chart of τ against the budget per strategy. Computes nothing of its own: the report does."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from tcdb.dashboard import charts
+
+TTL = 600  # a simulation takes seconds to minutes: keep it ten minutes
+
+
+@st.cache_data(ttl=TTL, show_spinner="simulating pools …")
+def simulate(url: str, collection: str, snapshot: str, qrels: str, budgets: tuple[int, ...],
+             strategies: tuple[str, ...], per_topic: bool) -> pd.DataFrame:
+    """`tcdb pool simulate` (reads only), one row per (strategy, budget)."""
+    from tcdb.pools.simulate import simulate_pool
+
+    report = simulate_pool(collection, snapshot, qrels, list(budgets),
+                           strategies=list(strategies), per_topic=per_topic)
+    return pd.DataFrame(report["rows"], columns=[
+        "strategy", "budget", "n_judged", "relevant_found", "relevant_fraction", "tau_b",
+        "tau_ap", "logo_tau_b", "logo_tau_ap"])
+
+
+def tau_chart(frame: pd.DataFrame, strategies: Sequence[str]) -> alt.Chart:
+    """τ-b (solid) and leave-one-group-out τ-b (dashed) against the budget, one colour per
+    strategy."""
+    long = frame.melt(id_vars=["strategy", "budget"], value_vars=["tau_b", "logo_tau_b"],
+                      var_name="figure", value_name="tau").dropna(subset=["tau"])
+    long["figure"] = long["figure"].map({"tau_b": "τ-b, all runs pooled",
+                                         "logo_tau_b": "τ-b, leave one group out"})
+    return alt.Chart(long).mark_line(point=True).encode(
+        x=alt.X("budget:Q", title="budget (documents judged)", scale=alt.Scale(type="log")),
+        y=alt.Y("tau:Q", title="Kendall's τ-b vs the complete qrels",
+                scale=alt.Scale(zero=False)),
+        color=alt.Color("strategy:N", title="strategy", sort=list(strategies)),
+        strokeDash=alt.StrokeDash("figure:N", title="figure"),
+        tooltip=["strategy:N", alt.Tooltip("budget:Q", format=",d"), "figure:N",
+                 alt.Tooltip("tau:Q", format=".3f")],
+    ).properties(height=charts.HEIGHT)

@@ -1,0 +1,85 @@
+"""The chosen runs' rankings of a snapshot, read once for the pooling strategies.
+
+Positions follow the pool's tie order (`tcdb.pools.sql.ranked_sql`): trec_eval's stored order,
+trectools' `docid-asc`, or the file's rank column. Entries the snapshot lacks keep their
+places, as in a depth-k pool, but are not among the documents a strategy can choose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Connection, text
+
+from tcdb.db import int_rows, is_postgres
+from tcdb.pools.sql import bounds_with, ranked_sql, runs_list
+from tcdb.pools.strategies import RunRanking, TopicRanking
+from tcdb.sorting import natural_key
+
+ALL = 1_000_000_000  # "no depth": every entry of every run (and + 1 stays an integer)
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """Per topic (external id) the runs' rankings, in the order of `run_ids`; and the stored
+    ids of the topics and documents, to write a pool back."""
+
+    run_ids: list[int]
+    topics: dict[str, TopicRanking]
+    topic_ids: dict[str, int]
+    doc_ids: dict[str, int]
+
+    def topic_order(self) -> list[str]:
+        return sorted(self.topics, key=natural_key)
+
+    def without_runs(self, keep: Sequence[bool]) -> dict[str, TopicRanking]:
+        return {t: r.without(keep) for t, r in self.topics.items()}
+
+
+def load_rankings(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
+                  tie_order: str, with_unresolved: bool, depth: int | None = None) -> Rankings:
+    """The runs' top `depth` (every entry when None) per topic, as `TopicRanking`s."""
+    run_ids = list(run_ids)
+    k = ALL if depth is None else int(depth)
+    bounds = (bounds_with(snapshot_id, run_ids, k, with_unresolved)
+              if tie_order == "file-rank" else "")
+    ranked = ranked_sql(tie_order, is_postgres(conn), with_unresolved, runs_list(run_ids))
+    sql = (f"{bounds}SELECT r.run_id, r.topic_id, r.document_id, r.rn FROM ({ranked}) r "
+           "WHERE r.rn <= :depth AND r.document_id IS NOT NULL")
+    # integers only, written into the query so that `int_rows` reads it without Row objects
+    sql = sql.replace(":snapshot_id", str(int(snapshot_id))).replace(":depth", str(k))
+    table = np.asarray(int_rows(conn, sql, 4), dtype=np.int64).reshape(-1, 4)
+    topic_names: dict[int, str] = dict(conn.execute(text(
+        "SELECT topic_id, external_id FROM snapshot_topic WHERE snapshot_id = :s"),
+        {"s": snapshot_id}).tuples().all())
+    doc_rows = conn.execute(text(
+        "SELECT document_id, external_id FROM snapshot_document WHERE snapshot_id = :s "
+        "ORDER BY document_id"), {"s": snapshot_id}).tuples().all()
+    keys = np.fromiter((d for d, _ in doc_rows), dtype=np.int64, count=len(doc_rows))
+    names = np.empty(len(doc_rows), dtype=object)
+    names[:] = [e for _, e in doc_rows]
+    position = {r: i for i, r in enumerate(run_ids)}
+    order = np.lexsort((table[:, 3], table[:, 0], table[:, 1]))  # topic, run, position
+    table = table[order]
+    docs = names[np.searchsorted(keys, table[:, 2])] if len(table) else names[:0]
+    topics: dict[str, TopicRanking] = {}
+    used_docs: dict[str, int] = {}
+    if len(table):
+        change = np.flatnonzero(np.diff(table[:, 1]) != 0) + 1
+        starts = np.concatenate(([0], change)).tolist()
+        ends = [*starts[1:], len(table)]
+        for a, b in zip(starts, ends, strict=True):
+            topic = str(topic_names[int(table[a, 1])])
+            per_run: list[RunRanking] = [RunRanking(names[:0], np.empty(0, dtype=np.int64))
+                                         for _ in run_ids]
+            runs = table[a:b, 0]
+            cuts = np.flatnonzero(np.diff(runs) != 0) + 1
+            for c, d in zip(np.concatenate(([0], cuts)).tolist(),
+                            [*cuts.tolist(), b - a], strict=True):
+                per_run[position[int(runs[c])]] = RunRanking(docs[a + c:a + d],
+                                                             table[a + c:a + d, 3])
+            topics[topic] = TopicRanking(topic, tuple(per_run))
+        used_docs = dict(zip(docs.tolist(), table[:, 2].tolist(), strict=True))
+    return Rankings(run_ids, topics, {str(n): t for t, n in topic_names.items()}, used_docs)

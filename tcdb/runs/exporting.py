@@ -1,0 +1,47 @@
+"""Writing a stored run back out as a TREC run file, to release it beside its qrels.
+
+Entries go per topic (natural order) in the order evaluation sees them (trec_eval's: score
+descending, then document id descending); each keeps the rank and score it was submitted with,
+and entries naming documents the snapshot lacks are written under their submitted ids, so the
+file evaluates exactly as the one imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+
+from tcdb.catalog import get_snapshot
+from tcdb.db import session_scope
+from tcdb.errors import NotFoundError
+from tcdb.runs.listing import get_runs
+from tcdb.sorting import natural_key
+
+
+def export_run(collection: str, snapshot: str, tag: str, out: Path | str) -> dict[str, Any]:
+    """Write run `tag` of the snapshot to `out` (`.gz` compresses); returns what was written."""
+    from tcdb.collections.runs import write_run
+
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise NotFoundError(f"folder {out.parent} does not exist")
+    with session_scope() as session:
+        snap = get_snapshot(session, collection, snapshot)
+        (run,) = get_runs(session, snap, [tag])
+        conn = session.connection()
+        params = {"r": run.pk, "s": snap.pk}
+        rows = list(conn.execute(text(
+            "SELECT st.external_id, sd.external_id, e.rank, e.score, e.eval_rank "
+            "FROM run_entry e JOIN snapshot_topic st ON st.snapshot_id = :s "
+            "AND st.topic_id = e.topic_id JOIN snapshot_document sd ON sd.snapshot_id = :s "
+            "AND sd.document_id = e.document_id WHERE e.run_id = :r"), params).tuples().all())
+        rows += conn.execute(text(
+            "SELECT st.external_id, e.external_doc_id, e.rank, e.score, e.eval_rank "
+            "FROM run_entry_unresolved e JOIN snapshot_topic st ON st.snapshot_id = :s "
+            "AND st.topic_id = e.topic_id WHERE e.run_id = :r"), params).tuples().all()
+    rows.sort(key=lambda r: (natural_key(r[0]), r[4]))
+    n = write_run(out, ((t, d, rank, score) for t, d, rank, score, _ in rows), tag)
+    return {"collection": collection, "snapshot": snapshot, "run": tag, "out": str(out),
+            "n_entries": n, "n_topics": len({r[0] for r in rows})}

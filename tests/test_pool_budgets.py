@@ -1,0 +1,286 @@
+"""Budgeted pools on SQLite and PostgreSQL: `pool build --strategy NAME --budget N
+[--per-topic]` keeps the strategy's order, so an export can be cut at any smaller budget.
+
+The collection: eight topics, twelve runs of growing quality in four groups, 60 relevant
+documents per topic (`original` judges every document; `partial` only some).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from tcdb.db import session_scope
+from tcdb.errors import ConflictError, OptionError
+from tests.builders import build_snapshot, pool_entries, write_qrels_file, write_run_file
+
+N_TOPICS = 6
+N_DOCS = 200
+
+
+@pytest.fixture
+def coll(db: str, tmp_path: Path) -> dict[str, set[str]]:
+    from tcdb.qrels import import_qrels
+    from tcdb.runs import import_run
+
+    rng = random.Random(3)
+    relevant = {str(t): {f"d{i}" for i in rng.sample(range(N_DOCS), 30)}
+                for t in range(1, N_TOPICS + 1)}
+    qrels = [(t, f"d{i}", int(f"d{i}" in rel)) for t, rel in relevant.items()
+             for i in range(N_DOCS)]
+    build_snapshot(tmp_path, "b", "s1", {f"d{i}": f"text {i}" for i in range(N_DOCS)},
+                   {t: f"query {t}" for t in relevant}, qrels)
+    partial = [row for row in qrels if int(row[1][1:]) % 4 == 0]
+    import_qrels("b", "s1", "partial", write_qrels_file(tmp_path / "partial.txt", partial))
+    for r, quality in enumerate([0.3, 1.8, 0.9, 2.4, 0.6, 1.2]):
+        rows = []
+        for topic, rel in relevant.items():
+            scored = sorted(((quality * (f"d{i}" in rel) + rng.gauss(0, 1), f"d{i}")
+                             for i in range(N_DOCS)), reverse=True)[:80]
+            rows += [(topic, doc, round(score, 6)) for score, doc in scored]
+        import_run("b", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows),
+                   group=f"team{r % 3}")
+    return relevant
+
+
+def _positions(name: str) -> dict[str, list[str]]:
+    """Topic → the pool's documents in their stored order."""
+    with session_scope() as session:
+        rows = session.connection().execute(text(
+            "SELECT st.external_id, sd.external_id, pe.position, pe.round FROM pool_entry pe "
+            "JOIN pool p ON p.id = pe.pool_id JOIN snapshot_topic st ON st.snapshot_id = "
+            "p.snapshot_id AND st.topic_id = pe.topic_id JOIN snapshot_document sd ON "
+            "sd.snapshot_id = p.snapshot_id AND sd.document_id = pe.document_id "
+            "WHERE p.name = :n"), {"n": name}).tuples().all()
+    assert {r for *_, r in rows} == {1}
+    result: dict[str, list[tuple[int, str]]] = {}
+    for topic, doc, position, _ in rows:
+        result.setdefault(topic, []).append((position, doc))
+    return {t: [d for _, d in sorted(v)] for t, v in result.items()}
+
+
+def _expected(spec: str) -> dict[str, list[str]]:
+    """The strategy's order computed apart from the build, judge knowing nothing."""
+    from tcdb.catalog import get_snapshot
+    from tcdb.pools.rankings import load_rankings
+    from tcdb.pools.strategies import make_strategy
+    from tcdb.runs import get_runs
+
+    with session_scope() as session:
+        snap = get_snapshot(session, "b", "s1")
+        ids = [r.pk for r in get_runs(session, snap)]
+        rankings = load_rankings(session.connection(), snap.pk, ids, "trec_eval", False)
+    strategy = make_strategy(spec)
+    return {t: strategy.order(r, lambda d: None) for t, r in rankings.topics.items()}
+
+
+def test_budget_in_total_is_a_round_robin_prefix(coll: dict[str, set[str]]) -> None:
+    from tcdb.pools import build_pool
+
+    report = build_pool("b", "s1", "rrf100", None, all_runs=True, strategy="rrf", budget=100)
+    assert report["n_documents"] == 100 and report["strategy"] == "rrf:k=60.0"
+    assert report["budget"] == 100 and report["budget_per_topic"] is False
+    stored = _positions("rrf100")
+    assert sorted(len(d) for d in stored.values()) == [16, 16, 17, 17, 17, 17]
+    expected = _expected("rrf")
+    for topic, docs in stored.items():
+        assert docs == expected[topic][:len(docs)]
+    entries = pool_entries("rrf100")
+    assert all(rank >= 1 and 1 <= n <= 6 for rank, n in entries.values())
+
+
+def test_budget_per_topic_and_export_cut(coll: dict[str, set[str]], tmp_path: Path,
+                                         cli) -> None:
+    code, out, err = cli("pool", "build", "b", "s1", "rbp10", "--all-runs", "--strategy",
+                         "rbp:p=0.9", "--budget", "10", "--per-topic", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["n_documents"] == 10 * N_TOPICS and report["size"]["min"] == 10
+    expected = _expected("rbp:p=0.9")
+    assert _positions("rbp10") == {t: o[:10] for t, o in expected.items()}
+    code, out, err = cli("pool", "export", "rbp10", "--format", "trec", "--out",
+                         str(tmp_path / "cut.txt"), "--budget", "4", "--json")
+    assert code == 0, err
+    assert json.loads(out)["n_documents"] == 4 * N_TOPICS
+    lines = [line.split() for line in (tmp_path / "cut.txt").read_text().splitlines()]
+    exported: dict[str, set[str]] = {}
+    for topic, _, doc, *_ in lines:
+        exported.setdefault(topic, set()).add(doc)
+    assert exported == {t: set(o[:4]) for t, o in expected.items()}
+
+
+def test_adaptive_remainder_pool_learns_from_the_base(coll: dict[str, set[str]]) -> None:
+    """mtf over a remainder: nothing `partial` judged is pooled; what it judged steers it, so
+    the pool differs from mtf knowing nothing and finds more relevant documents."""
+    from tcdb.pools import build_pool, pool_documents
+
+    build_pool("b", "s1", "rest", None, all_runs=True, strategy="mtf", budget=60,
+               exclude_judged="partial")
+    rest = pool_documents("rest")
+    assert sum(map(len, rest.values())) == 60
+    assert all(int(d[1:]) % 4 for docs in rest.values() for d in docs)
+    blind = _expected("mtf")
+    blind_cut = {t: [d for d in o if int(d[1:]) % 4][:10] for t, o in blind.items()}
+    found = sum(len(docs & coll[t]) for t, docs in rest.items())
+    found_blind = sum(len(set(docs) & coll[t]) for t, docs in blind_cut.items())
+    assert rest != {t: set(d) for t, d in blind_cut.items()}
+    assert found > found_blind
+
+
+def test_same_build_is_unchanged_and_other_budget_conflicts(coll: dict[str, set[str]]) -> None:
+    from tcdb.pools import build_pool
+
+    first = build_pool("b", "s1", "m", None, all_runs=True, strategy="maxmean", budget=30)
+    again = build_pool("b", "s1", "m", None, all_runs=True, strategy="maxmean", budget=30)
+    assert (first["status"], again["status"]) == ("built", "unchanged")
+    assert again["n_documents"] == 30
+    with pytest.raises(ConflictError):
+        build_pool("b", "s1", "m", None, all_runs=True, strategy="maxmean", budget=31)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"strategy": "rrf"}, "need --budget"),
+    ({"budget": 0, "strategy": "rrf"}, "budget must be at least 1"),
+    ({"budget": 5, "max_per_topic": 3}, "not --max-per-topic"),
+    ({"budget": 5, "strategy": "bandit"}, "no pooling strategy 'bandit'"),
+    ({}, "give --depth K"),
+])
+def test_budget_errors_write_nothing(coll: dict[str, set[str]], kwargs: dict,
+                                     match: str) -> None:
+    from tcdb.pools import build_pool, list_pools
+
+    with pytest.raises(OptionError, match=match):
+        build_pool("b", "s1", "bad", None, all_runs=True, **kwargs)
+    assert list_pools() == []
+
+
+def test_export_budget_needs_a_budgeted_pool(coll: dict[str, set[str]], tmp_path: Path) -> None:
+    from tcdb.pools import build_pool, export_pool
+
+    build_pool("b", "s1", "d5", 5, all_runs=True)
+    with pytest.raises(OptionError, match="keeps no judging order"):
+        export_pool("d5", "trec", tmp_path / "x.txt", budget=3)
+
+
+def _judge_round(name: str, round_number: int, relevant: dict[str, set[str]],
+                 folder: Path) -> int:
+    """Export one round, judge it from the known relevance, import the judgments."""
+    from tcdb.judgments import import_judgments
+    from tcdb.pools import export_pool
+
+    batch = folder / f"{name}-r{round_number}.txt"
+    export_pool(name, "trec", batch, round_number=round_number)
+    rows = [line.split()[:3] for line in batch.read_text().splitlines()]
+    write_qrels_file(folder / f"{name}-j{round_number}.txt",
+                     [(t, d, int(d in relevant[t])) for t, _, d in rows])
+    import_judgments(name, folder / f"{name}-j{round_number}.txt", assessor="alice")
+    return len(rows)
+
+
+def test_rounds_learn_until_the_budget_is_spent(coll: dict[str, set[str]],
+                                                tmp_path: Path, cli) -> None:
+    from tcdb.pools import build_pool, pool_documents
+    from tcdb.pools.rounds import next_round
+
+    build_pool("b", "s1", "r", None, all_runs=True, strategy="mtf", budget=60, batch=12)
+    assert _judge_round("r", 1, coll, tmp_path) == 12
+    for round_number in range(2, 6):
+        report = next_round("r", 12)
+        assert report["round"] == round_number and report["n_added"] == 12
+        with pytest.raises(ConflictError, match="not judged yet"):
+            next_round("r", 12)
+        assert _judge_round("r", round_number, coll, tmp_path) == 12
+    with pytest.raises(ConflictError, match="spent its budget of 60"):
+        next_round("r", 12)
+    pooled = pool_documents("r")
+    assert sum(map(len, pooled.values())) == 60
+    # judged in rounds, the strategy finds more than blind (nothing known) at the same budget
+    blind = {t: o[:10] for t, o in _expected("mtf").items()}
+    found = sum(len(docs & coll[t]) for t, docs in pooled.items())
+    assert found > sum(len(set(docs) & coll[t]) for t, docs in blind.items())
+    # one qrels file with every round's judgments, each with its round as the iteration
+    code, _, err = cli("qrels", "export", "b", "s1", "r", "--out", str(tmp_path / "r.qrels"))
+    assert code == 0, err
+    lines = [line.split() for line in (tmp_path / "r.qrels").read_text().splitlines()]
+    assert len(lines) == 60
+    assert sorted({int(it) for _, it, _, _ in lines}) == [1, 2, 3, 4, 5]
+    positions = _positions_rounds("r")
+    for topic, rows in positions.items():
+        assert [p for p, _ in rows] == list(range(1, len(rows) + 1)), topic
+        assert [r for _, r in rows] == sorted(r for _, r in rows)
+
+
+def _positions_rounds(name: str) -> dict[str, list[tuple[int, int]]]:
+    with session_scope() as session:
+        rows = session.connection().execute(text(
+            "SELECT pe.topic_id, pe.position, pe.round FROM pool_entry pe JOIN pool p ON "
+            "p.id = pe.pool_id WHERE p.name = :n ORDER BY pe.topic_id, pe.position"),
+            {"n": name}).tuples().all()
+    result: dict[str, list[tuple[int, int]]] = {}
+    for topic, position, round_number in rows:
+        result.setdefault(str(topic), []).append((position, round_number))
+    return result
+
+
+def test_next_round_needs_a_budgeted_pool(coll: dict[str, set[str]]) -> None:
+    from tcdb.pools import build_pool
+    from tcdb.pools.rounds import next_round
+
+    build_pool("b", "s1", "d3", 3, all_runs=True)
+    with pytest.raises(OptionError, match="depth-k pool"):
+        next_round("d3", 5)
+    with pytest.raises(OptionError, match="batch must be at least 1"):
+        next_round("d3", 0)
+
+
+def test_show_names_the_strategy_and_budget(coll: dict[str, set[str]], cli) -> None:
+    from tcdb.pools import build_pool
+
+    build_pool("b", "s1", "rb", None, all_runs=True, strategy="rbp:aggregate=max", budget=25)
+    code, out, err = cli("pool", "show", "rb")
+    assert code == 0, err
+    assert "rbp:p=0.8,aggregate=max, budget 25" in " ".join(out.split())
+    code, out, err = cli("pool", "show", "rb", "--json")
+    shown = json.loads(out)
+    assert (shown["strategy"], shown["budget"], shown["budget_per_topic"]) == (
+        "rbp:p=0.8,aggregate=max", 25, False)
+    assert shown["n_documents"] == 25
+
+
+def test_rounds_from_the_command_line(coll: dict[str, set[str]], tmp_path: Path, cli) -> None:
+    code, out, err = cli("pool", "build", "b", "s1", "cr", "--all-runs", "--strategy",
+                         "maxmean", "--budget", "4", "--per-topic", "--batch", "2", "--json")
+    assert code == 0, err
+    assert json.loads(out)["n_documents"] == 2 * N_TOPICS
+    code, _, err = cli("pool", "next-round", "cr", "--batch", "2")
+    assert code != 0 and "not judged yet" in err
+    _judge_round("cr", 1, coll, tmp_path)
+    code, out, err = cli("pool", "next-round", "cr", "--batch", "5", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["round"], report["n_added"], report["n_documents"]) == (
+        2, 2 * N_TOPICS, 4 * N_TOPICS)  # per topic, the budget of 4 caps the batch of 5
+    code, out, err = cli("pool", "export", "cr", "--round", "2", "--format", "trec", "--out",
+                         str(tmp_path / "r2.txt"), "--json")
+    assert code == 0, err
+    assert json.loads(out)["n_documents"] == 2 * N_TOPICS
+    code, _, err = cli("pool", "export", "cr", "--round", "3", "--format", "trec", "--out",
+                       str(tmp_path / "r3.txt"))
+    assert code != 0 and "no round 3" in err
+
+
+def test_per_topic_rounds_stop_at_the_budget(coll: dict[str, set[str]], tmp_path: Path) -> None:
+    from tcdb.pools import build_pool
+    from tcdb.pools.rounds import next_round
+
+    build_pool("b", "s1", "pt", None, all_runs=True, strategy="mtf", budget=3, per_topic=True,
+               batch=2)
+    _judge_round("pt", 1, coll, tmp_path)
+    assert next_round("pt", 2)["n_added"] == N_TOPICS  # one more each: 3 per topic
+    _judge_round("pt", 2, coll, tmp_path)
+    with pytest.raises(ConflictError, match="spent its budget of 3"):
+        next_round("pt", 2)
