@@ -21,6 +21,7 @@ PAGES = [
     ("reusability", "Reusability", ":material/recycling:"),
     ("pools", "Pools", ":material/inventory_2:"),
     ("compare", "Compare runs", ":material/compare_arrows:"),
+    ("source_bias", "Source bias", ":material/smart_toy:"),
 ]
 
 SIDEBAR_PX = 250  # room for the pickers; the rest of a 1000 px window goes to the figures

@@ -125,6 +125,7 @@ PAGES = {
     "reusability": "Reusability",
     "pools": "Assessment pools",
     "compare": "Compare runs",
+    "source_bias": "Source bias",
 }
 
 

@@ -48,13 +48,18 @@ def test_bulk_insert_rolls_back_with_the_transaction(db: str) -> None:
 def test_bulk_insert_handles_nulls_bytes_and_floats(db: str) -> None:
     engine = get_engine(db)
     with Session(engine) as session:
-        bulk_insert(session, "content", ["hash", "length", "text", "source_label"],
-                    [(b"\x00" * 16, 0, None, None), (b"\x01" * 16, 5, "héllo", "llm")])
+        bulk_insert(session, "content", ["hash", "length", "text"],
+                    [(b"\x00" * 16, 0, None), (b"\x01" * 16, 5, "héllo")])
+        bulk_insert(session, "snapshot_document", ["snapshot_id", "document_id", "external_id",
+                                                   "content_id", "source_label", "twin_of"],
+                    [(1, 1, "a", 1, None, None), (1, 2, "b", 1, "llm", "a")])
         session.commit()
-        rows = session.exec(text("SELECT hash, length, text, source_label FROM content "
+        rows = session.exec(text("SELECT hash, length, text FROM content "
                                  "ORDER BY length")).all()
-    assert [tuple(r) for r in rows] == [(b"\x00" * 16, 0, None, None),
-                                        (b"\x01" * 16, 5, "héllo", "llm")]
+        members = session.exec(text("SELECT external_id, source_label, twin_of "
+                                    "FROM snapshot_document ORDER BY external_id")).all()
+    assert [tuple(r) for r in rows] == [(b"\x00" * 16, 0, None), (b"\x01" * 16, 5, "héllo")]
+    assert [tuple(r) for r in members] == [("a", None, None), ("b", "llm", "a")]
 
 
 def test_bulk_insert_columns_writes_numpy_columns_exactly(db: str) -> None:

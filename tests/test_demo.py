@@ -46,6 +46,22 @@ def test_planted_behaviours_are_recovered(demo_summary: dict) -> None:
     assert magic["rank_b"] < magic["rank_a"]
 
 
+def test_planted_source_bias_is_recovered(demo_summary: dict) -> None:
+    """The LLM-preferring runs come out negative, the human-preferring one positive, the
+    neutral one with 0 in its interval; the re-ranker moves its first stage towards LLM text."""
+    bias = demo_summary["first"]["source_bias"]
+    assert bias["documents"]["llm"] >= bias["documents"]["human"] // 2 > 0
+    planted = {r["run"]: r for r in bias["recovered"]}
+    assert {r["planted"] for r in planted.values()} == {"neutral", "prefers llm",
+                                                        "prefers human"}
+    assert all(r["recovered"] for r in planted.values()), bias["recovered"]
+    assert planted["dense-llm"]["relative_delta"] < 0 < planted["human-pref"]["relative_delta"]
+    [carried] = bias["first_stage"]
+    assert (carried["run"], carried["first_stage"]) == ("rerank-llm", "bm25")
+    assert carried["change"] < 0
+    assert demo_summary["second"]["source_bias"]["recovered"] == bias["recovered"]
+
+
 def test_the_demo_went_through_the_real_paths(demo_summary: dict) -> None:
     summary = demo_summary["first"]
     assert [s["status"] for s in summary["ingest"]] == ["ingested"] * 3

@@ -193,8 +193,12 @@ class IrdsSource:
     def _irds_documents(self) -> Iterator[DocumentRecord]:
         for doc in self.dataset.docs_iter():
             url = getattr(doc, "url", None)
+            # A dataset whose documents carry who wrote them (and the original rewritten).
+            source, twin = getattr(doc, "source", None), getattr(doc, "twin_of", None)
             yield DocumentRecord(doc_id=str(doc.doc_id), text=_default_text(doc),
-                                 url=url if isinstance(url, str) and url else None)
+                                 url=url if isinstance(url, str) and url else None,
+                                 source=source if isinstance(source, str) and source else None,
+                                 twin_of=str(twin) if twin not in (None, "") else None)
 
     def _fast_documents(self, plan: _FastPlan) -> Iterator[DocumentRecord]:
         """The TREC files read directly, URLs looked up a chunk of documents at a time."""

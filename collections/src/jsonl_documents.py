@@ -5,9 +5,10 @@ One JSON object per line. The id is the first of ``_id`` (BEIR), ``doc_id`` or `
 evaluation code and the dense retrievers built on it encode ``title + " " + text``, but in tcdb the
 text is stored and shown, so the title is kept as its own first line: ``title + "\\n" + text``
 (just ``text`` when the title is missing or empty). ``url`` is kept; ``source`` (who wrote the
-document: ``human``, ``llm``, …) is kept for source-bias studies. Other keys (BEIR's ``metadata``)
-are ignored. Blank lines are skipped; anything else that is not such an object is an error naming
-the line.
+document: ``human``, ``llm``, …) and ``twin_of`` (the id of the original an LLM document was
+rewritten from, Cocktail's pairs) are kept for source-bias studies. Other keys (BEIR's
+``metadata``) are ignored. Blank lines are skipped; anything else that is not such an object is
+an error naming the line.
 """
 
 from __future__ import annotations
@@ -89,7 +90,12 @@ def _record(path: Path, line: int, raw: bytes) -> DocumentRecord:
     source = obj.get("source")
     if source is not None and not isinstance(source, str):
         raise InputError(path, line, f"document {doc_id!r}: source is not a string")
-    return DocumentRecord(doc_id=doc_id, text=text, url=url or None, source=source or None)
+    twin = obj.get("twin_of")
+    if twin is not None and (isinstance(twin, bool) or not isinstance(twin, str | int)):
+        raise InputError(path, line, f"document {doc_id!r}: twin_of is not a document id")
+    return DocumentRecord(doc_id=doc_id, text=text, url=url or None,
+                          source=source.strip() or None if source else None,
+                          twin_of=str(twin).strip() or None if twin is not None else None)
 
 
 def _first(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:

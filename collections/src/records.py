@@ -18,6 +18,7 @@ class DocumentRecord:
     text: str
     url: str | None = None
     source: str | None = None  # who wrote it: "human", "llm", … (source-bias studies)
+    twin_of: str | None = None  # the id of the original an LLM text was rewritten from
 
 
 @dataclass(frozen=True, slots=True)

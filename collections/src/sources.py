@@ -115,8 +115,24 @@ class LocalSource:
 
 def open_source(irds_id: str | None = None, docs: Path | str | None = None,
                 topics: Path | str | None = None,
-                qrels: Path | str | None = None) -> SnapshotSource:
-    """The source a snapshot spec or the CLI names: an ir_datasets id, or local files."""
+                qrels: Path | str | None = None,
+                labels: Path | str | None = None,
+                cocktail: Path | str | None = None) -> SnapshotSource:
+    """The source a snapshot spec or the CLI names: an ir_datasets id, local files, or a
+    Cocktail dataset folder (`tcdb.collections.cocktail`); with `labels`, a source-label file
+    (`tcdb.collections.source_labels`) says who wrote what."""
+    if labels is not None:
+        from .source_labels import LabelledSource
+
+        return LabelledSource(open_source(irds_id, docs, topics, qrels, cocktail=cocktail),
+                              _existing(Path(labels), "source labels"))
+    if cocktail is not None:
+        if irds_id is not None or docs is not None or topics is not None or qrels is not None:
+            raise OptionError("--cocktail", "a Cocktail dataset folder holds its documents, "
+                              "topics and qrels: give it alone")
+        from .cocktail import CocktailSource
+
+        return CocktailSource(_existing(Path(cocktail), "Cocktail dataset"))
     if irds_id is not None:
         if docs is not None or topics is not None or qrels is not None:
             raise OptionError("--irds/--docs",

@@ -63,6 +63,14 @@ def _print(summary: dict[str, Any]) -> None:
     print_table(["system", "planted", "evidence", "recovered"],
                 [(r["system"], r["planted"], r["evidence"], "✓" if r["recovered"] else "✗")
                  for r in summary["recovered"]], title="Planted behaviours the reports recovered")
+    bias = summary["source_bias"]
+    print_table(["run", "planted", f"Relative Δ % ({bias['measure']})", "95 % interval",
+                 "recovered"],
+                [(r["run"], r["planted"], f"{r['relative_delta']:+.1f}",
+                  f"[{r['ci_low']:+.1f}, {r['ci_high']:+.1f}]", "✓" if r["recovered"] else "✗")
+                 for r in bias["recovered"]],
+                title=f"Planted source bias the report recovered ({bias['collection']}: "
+                "positive Δ ranks human-written text higher)")
     console.print(f"done in {summary['timings']['total']:.1f} s. Next, try:")
     for command in summary["next"]:
         console.print(f"  [bold cyan]{escape(_on_this_database(command))}[/]",

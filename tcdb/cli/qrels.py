@@ -7,10 +7,12 @@ from pathlib import Path
 import typer
 
 from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli.source_bias import qrels_by_source
 from tcdb.vocabulary import QrelsKind
 
 app = typer.Typer(help="Import and list qrels sets (immutable once imported).",
                   no_args_is_help=True)
+app.command("by-source")(qrels_by_source)
 
 
 

@@ -31,6 +31,7 @@ class IngestReport:
     n_judgments: int = 0
     n_repeated: int = 0  # repeats of a document id with the same text, kept once
     n_conflicting: int = 0  # repeats with another text, resolved by --on-duplicate
+    n_by_source: dict[str, int] = field(default_factory=dict)  # human / llm / …; {} unlabelled
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
 

@@ -35,6 +35,61 @@ def document_drift(conn: Connection, a: int, b: int) -> dict[str, int]:
             "unchanged": int(unchanged), "before": n_a, "after": n_b}
 
 
+UNLABELLED = "unlabelled"  # the source of documents no label names
+
+_DRIFT_AFTER = text(
+    "SELECT COALESCE(b.source_label, ''), COUNT(*), "
+    "SUM(CASE WHEN a.document_id IS NULL THEN 1 ELSE 0 END), "
+    "SUM(CASE WHEN a.content_id = b.content_id THEN 1 ELSE 0 END), "
+    "SUM(CASE WHEN a.document_id IS NOT NULL "
+    "AND COALESCE(a.source_label, '') <> COALESCE(b.source_label, '') THEN 1 ELSE 0 END) "
+    "FROM snapshot_document b LEFT JOIN snapshot_document a "
+    "ON a.document_id = b.document_id AND a.snapshot_id = :a "
+    "WHERE b.snapshot_id = :b GROUP BY COALESCE(b.source_label, '')")
+_DRIFT_BEFORE = text(
+    "SELECT COALESCE(a.source_label, ''), COUNT(*), "
+    "SUM(CASE WHEN b.document_id IS NULL THEN 1 ELSE 0 END) "
+    "FROM snapshot_document a LEFT JOIN snapshot_document b "
+    "ON b.document_id = a.document_id AND b.snapshot_id = :b "
+    "WHERE a.snapshot_id = :a GROUP BY COALESCE(a.source_label, '')")
+
+
+def document_drift_by_source(conn: Connection, a: int, b: int) -> dict[str, dict[str, int]]:
+    """`document_drift` per source label (human, llm, …; `unlabelled`): empty when neither
+    snapshot labels any document.
+
+    Removed documents count under their label in `a`, the others under their label in `b`;
+    `relabelled` counts documents of both whose label changed (they are changed or unchanged
+    too, by their text).
+    """
+    out: dict[str, dict[str, int]] = {}
+
+    def entry(label: str) -> dict[str, int]:
+        return out.setdefault(label or UNLABELLED, {
+            "added": 0, "removed": 0, "changed": 0, "unchanged": 0, "relabelled": 0,
+            "before": 0, "after": 0})
+
+    for label, n, added, unchanged, relabelled in conn.execute(_DRIFT_AFTER, {"a": a, "b": b}):
+        row = entry(label)
+        row["after"], row["added"] = int(n), int(added or 0)
+        row["unchanged"], row["relabelled"] = int(unchanged or 0), int(relabelled or 0)
+        row["changed"] = int(n) - row["added"] - row["unchanged"]
+    for label, n, removed in conn.execute(_DRIFT_BEFORE, {"a": a, "b": b}):
+        row = entry(label)
+        row["before"], row["removed"] = int(n), int(removed or 0)
+    if set(out) <= {UNLABELLED}:
+        return {}
+    return dict(sorted(out.items()))
+
+
+def documents_per_source(conn: Connection, snapshot_id: int) -> dict[str, int]:
+    """Documents of a snapshot per source label (`unlabelled` for none)."""
+    rows = conn.execute(text(
+        "SELECT COALESCE(source_label, ''), COUNT(*) FROM snapshot_document "
+        "WHERE snapshot_id = :s GROUP BY COALESCE(source_label, '')"), {"s": snapshot_id})
+    return dict(sorted((label or UNLABELLED, int(n)) for label, n in rows))
+
+
 def topic_drift(conn: Connection, a: int, b: int) -> dict[str, Any]:
     """Topics added / removed / kept (the core topics of the two snapshots), and per snapshot
     the ambiguous ones: a query text repeated within it matches no topic of the other."""
@@ -74,3 +129,18 @@ def qrels_summary(conn: Connection, snapshot_id: int) -> dict[str, Any]:
     return {"topics": n_topics, "judgments": judged, "relevant": relevant,
             "judgments_per_topic": judged / n_topics if n_topics else 0.0,
             "relevant_per_topic": relevant / n_topics if n_topics else 0.0}
+
+
+def document_sources(conn: Connection, snapshot_id: int) -> Any:
+    """The snapshot's labelled documents as a DataFrame `[doc, external, source, twin]`:
+    document id, external id, source label, and the document id of its twin (the original it
+    was rewritten from; -1 for none)."""
+    import pandas as pd
+
+    rows = conn.execute(text(
+        "SELECT d.document_id, d.external_id, d.source_label, COALESCE(o.document_id, -1) "
+        "FROM snapshot_document d LEFT JOIN snapshot_document o "
+        "ON o.snapshot_id = d.snapshot_id AND o.external_id = d.twin_of "
+        "WHERE d.snapshot_id = :s AND d.source_label IS NOT NULL"), {"s": snapshot_id}).all()
+    frame = pd.DataFrame(rows, columns=["doc", "external", "source", "twin"])
+    return frame.astype({"doc": "int64", "twin": "int64"})

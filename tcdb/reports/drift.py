@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tcdb.catalog import get_snapshot
 from tcdb.db import session_scope
-from tcdb.queries import document_drift, qrels_summary, topic_drift
+from tcdb.queries import document_drift, document_drift_by_source, qrels_summary, topic_drift
 from tcdb.reports.results import SnapshotDiff
 
 
@@ -18,6 +18,7 @@ def snapshot_diff(collection: str, a: str, b: str) -> SnapshotDiff:
         return {
             "collection": collection, "a": a, "b": b,
             "documents": document_drift(conn, snap_a.pk, snap_b.pk),
+            "sources": document_drift_by_source(conn, snap_a.pk, snap_b.pk),
             "topics": topics,
             "qrels": {a: qrels_summary(conn, snap_a.pk), b: qrels_summary(conn, snap_b.pk)},
         }

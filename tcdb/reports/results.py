@@ -100,5 +100,7 @@ class SnapshotDiff(TypedDict):
     a: str
     b: str
     documents: dict[str, int]
+    # per source label (human, llm, …): the same counts; empty when no document is labelled
+    sources: dict[str, dict[str, int]]
     topics: dict[str, Any]
     qrels: dict[str, dict[str, Any]]
