@@ -93,8 +93,11 @@ class Content(Keyed, SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     hash: bytes = Field(sa_column=Column(LargeBinary(16), nullable=False, unique=True))  # xxh3-128
     length: int  # characters of the normalised text
+    # Whitespace tokens of the text (`len(text.split())`), counted by the ingest's reader even
+    # when the text is not kept, so `snapshot stats` reads no text (migration 0011). None on
+    # rows written before 0011 whose text was not kept.
+    n_tokens: int | None = None
     text: str | None = Field(default=None, sa_column=Column(Text))
-    source_label: str | None = Field(default=None, max_length=32)  # human / llm / …
 
 
 class SnapshotDocument(SQLModel, table=True):
@@ -105,6 +108,11 @@ class SnapshotDocument(SQLModel, table=True):
     that only served them, cost a fifth of a LongEval ingest (bench/ingest.py). The ingest
     writes only ids it has just resolved in the same transaction, and `tcdb.housekeeping`
     deletes the rows with their snapshot.
+
+    Who wrote the document (`source_label`: human, llm, …) and the original an LLM text was
+    rewritten from (`twin_of`: that original's external id in the same snapshot) belong here,
+    not to `content`: an LLM rewrite whose text equals its original shares the original's
+    content row but is still the LLM's (migration 0010).
     """
 
     __tablename__ = "snapshot_document"
@@ -114,6 +122,8 @@ class SnapshotDocument(SQLModel, table=True):
     document_id: int = Field(primary_key=True)
     external_id: str = Field(sa_column=Column(Text, nullable=False))
     content_id: int
+    source_label: str | None = Field(default=None, max_length=32)  # human / llm / …
+    twin_of: str | None = Field(default=None, sa_column=Column(Text))
 
 
 class Topic(Keyed, SQLModel, table=True):

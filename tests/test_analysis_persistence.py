@@ -84,8 +84,9 @@ def test_er_dri_pvalues_equal_repro_eval(measure: str) -> None:
             assert record["arp"]["core18"] == pytest.approx(arp2, abs=1e-9, rel=0)
             assert record["result_delta"]["core18"] == pytest.approx(arp1 - arp2, abs=1e-9)
             assert record["relative_change"]["core18"] == pytest.approx((arp1 - arp2) / arp1)
-        assert base["is_pivot"] and base["er"]["core18"] == 1.0
-        assert base["delta_ri"]["core18"] == 0.0
+        # the pivot against itself is 0/0: no ER, no ΔRI (None, shown as –)
+        assert base["is_pivot"] and base["er"]["core18"] is None
+        assert base["delta_ri"]["core18"] is None
         json.dumps(table)
 
 
@@ -101,6 +102,37 @@ def test_baseline_only_constellations_pvalues_equal_repro_eval() -> None:
             (record,) = persistence_table(per_topic, ["s1", "s2"], "base")
             expected = ttest(_nested(org), _nested(rpd), rpd=False)["m"]
             assert record["p_value"]["s2"] == pytest.approx(expected, abs=1e-9, rel=0)
+
+
+def test_paired_pvalues_on_core_topics_equal_repro_eval() -> None:
+    """`paired`: repro_eval's `ttest(..., rpd=True)` (scipy's ttest_rel) on the topics both
+    snapshots share — Core17's 50 and a Core18 re-implementation's 25 have 25 in common."""
+    from scipy import stats
+
+    root = _anchors()
+    checked = 0
+    for measure in MEASURES:
+        org = _column(root / f"org_wcrobust04_{measure}.csv", "WCrobust04")
+        columns = pd.read_csv(root / f"rpd_wcrobust04_{measure}.csv", nrows=0).columns[1:]
+        for column in columns[:5]:
+            rpd = _column(root / f"rpd_wcrobust04_{measure}.csv", column)
+            per_topic = _frame({("base", "s1"): org, ("base", "s2"): rpd})
+            (record,) = persistence_table(per_topic, ["s1", "s2"], "base", paired=True)
+            core = [t for t in org if t in rpd]
+            expected = ttest(_nested({t: org[t] for t in core}),
+                             _nested({t: rpd[t] for t in core}), rpd=True)["m"]
+            assert record["n_paired"]["s2"] == len(core) == 25
+            assert record["p_value_paired"]["s2"] == pytest.approx(expected, abs=1e-9, rel=0)
+            assert record["p_value_paired"]["s2"] == pytest.approx(
+                stats.ttest_rel([org[t] for t in core], [rpd[t] for t in core]).pvalue,
+                abs=1e-12, rel=0)
+            checked += 1
+    assert checked == 5 * len(MEASURES)
+    same = _frame({("base", "s1"): {1: 0.5, 2: 0.25}, ("base", "s2"): {1: 0.5, 2: 0.25, 3: 1.0}})
+    (record,) = persistence_table(same, ["s1", "s2"], "base", paired=True)
+    assert record["p_value_paired"]["s2"] == 1.0 and record["n_paired"]["s2"] == 2  # as repro_eval
+    (record,) = persistence_table(same, ["s1", "s2"], "base")
+    assert "p_value_paired" not in record
 
 
 def _planted(factor: float, topics_1: list[str], topics_2: list[str], seed: int) -> pd.DataFrame:
@@ -124,7 +156,7 @@ def test_planted_effect_ratio(disjoint: bool) -> None:
     table = {r["system"]: r for r in persistence_table(per_topic, ["s1", "s2"], "pivot")}
     assert table["halving"]["er"]["s2"] == pytest.approx(0.5, abs=1e-12)
     assert table["keeping"]["er"]["s2"] == pytest.approx(1.0, abs=1e-12)
-    assert table["pivot"]["er"]["s2"] == 1.0
+    assert table["pivot"]["er"]["s2"] is None and table["pivot"]["delta_ri"]["s2"] is None
     pivot_arp = table["pivot"]["arp"]
     ri_1 = 0.2 / pivot_arp["s1"]
     ri_2 = 0.1 / pivot_arp["s2"]

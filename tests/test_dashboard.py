@@ -320,6 +320,7 @@ def test_every_page_works_as_the_read_only_role(seeded: Seeded, seeded_url: tupl
                         "measure": "AP", "leave_out": "1"},
         "compare": {"collection": COLLECTION, "snapshot": seeded.labels[0], "measure": "AP",
                     "runs": ",".join(seeded.systems[:3])},
+        "source_bias": {"collection": COLLECTION},
     }
     assert set(visits) == set(PAGES)
 

@@ -122,7 +122,7 @@ def test_jsonl_documents_with_source_labels(db: str, tmp_path: Path) -> None:
     report = ingest_snapshot("beir", "v1", LocalSource(corpus, queries))
     assert report.n_documents == 2 and report.n_topics == 1 and report.n_judgments == 0
     with get_engine().connect() as conn:
-        labels = sorted(r[0] for r in conn.execute(select(Content.source_label)))
+        labels = sorted(r[0] for r in conn.execute(select(SnapshotDocument.source_label)))
     assert labels == ["human", "llm"]
 
 
@@ -332,7 +332,8 @@ def test_longeval_web_snapshots_through_ir_datasets(db: str, tmp_path: Path, cli
 
 def test_fast_version_hash_equals_the_reference_normalisation() -> None:
     """`version_of`'s byte path for ASCII gives exactly content_hash(normalise_text(text)), with
-    every character str.split() treats as whitespace (\\x1c-\\x1f included) in every position."""
+    every character str.split() treats as whitespace (\\x1c-\\x1f included) in every position,
+    and the text's tokens as `str.split()` counts them (stored as `content.n_tokens`)."""
     import random
 
     from tcdb.ingest import content_hash, normalise_text, version_of
@@ -346,4 +347,5 @@ def test_fast_version_hash_equals_the_reference_normalisation() -> None:
                       for _ in range(rng.randrange(30))) for i in range(3000)]
     for text_ in texts:
         normalised = normalise_text(text_)
-        assert version_of(text_) == (content_hash(normalised), len(normalised)), repr(text_)
+        assert version_of(text_) == (content_hash(normalised), len(normalised),
+                                     len(text_.split())), repr(text_)

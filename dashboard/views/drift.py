@@ -6,7 +6,7 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from tcdb.dashboard import charts, data, widgets
+from tcdb.dashboard import charts, data, longitudinal, widgets
 from tcdb.dashboard import columns as c
 from tcdb.errors import TcdbError
 
@@ -40,6 +40,23 @@ else:
     wide = wide.reindex(index=documents["transition"].unique(), columns=order).reset_index()
     widgets.table(wide, {"transition": c.text("snapshots")}
                   | {kind: c.count(kind) for kind in order})
+
+    stats = longitudinal.snapshot_stats(url, collection)
+    churn = stats["churn"]
+    figure = alt.Chart(churn).mark_bar().encode(
+        x=alt.X("transition:N", sort=list(documents["transition"].unique()), title=None,
+                axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("direction:N", sort=["grew", "shrank", "same length"]),
+        y=alt.Y("changed documents:Q", title="changed documents"),
+        color=alt.Color("direction:N", title="text", sort=["grew", "shrank", "same length"],
+                        scale=alt.Scale(domain=["grew", "shrank", "same length"],
+                                        range=["#43a047", "#e53935", "#90a4ae"])),
+        tooltip=["transition", "direction", alt.Tooltip("changed documents:Q", format=",d")],
+    ).properties(height=charts.HEIGHT)
+    widgets.chart(figure, churn, f"length-churn-{collection}",
+                  caption="How to read this: the changed documents of each transition (same "
+                  "document, new text) by whether their text grew, shrank or kept its length "
+                  "(characters of the normalised text).")
 
 st.subheader("Topics")
 cols = st.columns(3)
@@ -87,6 +104,22 @@ if not qrels.empty:
         "judgments": c.count("judgments"), "relevant": c.count("relevant"),
         "judgments_per_topic": c.decimal("judged per topic"),
         "relevant_per_topic": c.decimal("relevant per topic")})
+
+grades = longitudinal.snapshot_stats(url, collection)["grades"]
+if not grades.empty:
+    order = sorted(grades["grade"].unique(), key=int)
+    figure = alt.Chart(grades).mark_bar().encode(
+        x=alt.X("snapshot:N", sort=labels, title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("grade:N", sort=order),
+        y=alt.Y("judgments:Q", title="judgments"),
+        color=alt.Color("grade:N", title="grade", sort=order,
+                        scale=alt.Scale(scheme="blues")),
+        tooltip=["snapshot", "grade", alt.Tooltip("judgments:Q", format=",d")],
+    ).properties(height=charts.HEIGHT)
+    widgets.chart(figure, grades, f"judgments-by-grade-{collection}",
+                  caption="How to read this: the original qrels of each snapshot, judgments by "
+                  "grade (0: not relevant); a shift to lower grades makes scores drop with no "
+                  "change in the systems.")
 
 snapshot = widgets.pick_snapshot(collection)
 qrels_name = widgets.pick_qrels(collection, [snapshot]) if snapshot else None

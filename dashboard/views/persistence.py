@@ -15,7 +15,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from tcdb.dashboard import charts, data, widgets
+from tcdb.dashboard import charts, data, longitudinal, widgets
 from tcdb.dashboard import columns as c
 from tcdb.errors import TcdbError
 
@@ -137,8 +137,8 @@ st.caption(
     f"- **ER** (Effect Ratio) = the system's mean per-topic gain over {pivot} in the later "
     f"snapshot ÷ that in {first}. ER 1: the advantage persisted; below 1: it shrank; above 1: "
     f"it grew. **ΔRI** = RI in {first} − RI later, RI = (ARP − {pivot}'s ARP) ÷ {pivot}'s "
-    f"ARP: 0 is ideal, positive means the relative gain shrank. The pivot {pivot} has ER 1 "
-    "and ΔRI 0 by convention.\n"
+    f"ARP: 0 is ideal, positive means the relative gain shrank. The pivot {pivot} has no ER "
+    "or ΔRI (its gain over itself is 0/0): shown as –.\n"
     "- **p**: two-sided unpaired Student t-test (equal variances, `scipy.stats.ttest_ind`, as "
     f"repro_eval) between the system's per-topic {measure} in {first} and in the later "
     "snapshot: did its own score change — not its gap to the pivot. Not corrected for the "
@@ -196,7 +196,7 @@ else:
                   points[["system", "to", "ER", "ΔRI", "below_pivot"]],
                   f"er-delta-ri-{collection}-{measure}",
                   caption=f"How to read this: one point per system and later snapshot{joined}. "
-                  f"The cross is the ideal, where {pivot} sits by convention: the same "
+                  f"The cross is the ideal (1, 0): the same "
                   f"advantage over {pivot} as in {first}. Right of it the advantage grew, left "
                   "of it it shrank (backwards for the orange systems, which start below "
                   f"{pivot}); above the dashed line the relative gain shrank, below it grew."
@@ -239,6 +239,30 @@ if system:
                   f"{pivot}'s in that snapshot, largest first; green: {system} better, red: "
                   f"{pivot} better. ER divides the mean of a later snapshot's bars by the mean "
                   f"of {first}'s; an advantage carried by a few tall bars is fragile.")
+    try:
+        change = longitudinal.topic_change(url, collection, system, first, last, measure,
+                                           (qrels[0], qrels[-1]), pivot)
+    except TcdbError as exc:
+        widgets.show_error(exc)
+        st.stop()
+    st.markdown(f"**{system} from {first} to {last}**, per core topic (`tcdb report "
+                "topic-deltas`)")
+    order = change["topic"].tolist()
+    bars = alt.Chart(change).mark_bar().encode(
+        x=alt.X("topic:N", sort=order, axis=charts.topic_axis(len(change), "largest gain first")),
+        y=alt.Y("delta:Q", title=f"{measure} in {last} − in {first}"),
+        color=alt.condition(alt.datum.delta >= 0, alt.value(GAIN), alt.value(LOSS)),
+        tooltip=["topic", "topic_key", alt.Tooltip("delta:Q", title=system, format="+.4f"),
+                 alt.Tooltip("pivot_delta:Q", title=pivot, format="+.4f")])
+    ticks = alt.Chart(change).mark_tick(color="#263238", thickness=2).encode(
+        x=alt.X("topic:N", sort=order), y="pivot_delta:Q",
+        tooltip=["topic", alt.Tooltip("pivot_delta:Q", title=pivot, format="+.4f")])
+    widgets.chart((bars + ticks + charts.zero_rule("delta")).properties(height=DELTA_HEIGHT),
+                  change, f"topic-change-{collection}-{system}-{measure}",
+                  caption=f"How to read this: one bar per topic in both snapshots, {system}'s "
+                  f"{measure} in {last} minus in {first}, largest gain first; the dark tick is "
+                  f"{pivot}'s own change on that topic. Bars that follow the ticks moved with "
+                  "the collection, not with the system.")
 if len(frames["skipped"]):
     with st.expander(f"{len(frames['skipped'])} system(s) left out"):
         widgets.table(frames["skipped"], {"system": c.text("system"), "reason": c.text("why")})

@@ -3,7 +3,8 @@
 Modules: `reusability` (τ, per-topic τ, rank changes, unjudged/new relevant, uniques),
 `persistence` (ARP, RΔ, ER, ΔRI, p-values across snapshots), `significance` (pairwise tests
 with multiple-comparison correction), `outcomes` (one-relevant-per-topic outcome breakdown),
-`bootstrap` (seeded percentile intervals), `means` (the one mean every ranking uses).
+`bootstrap` (seeded percentile intervals), `means` (the one mean every ranking uses),
+`agreement` (KTU and RBO between two rankings of a topic, as repro_eval computes them).
 
 Shared input convention: per-topic scores as a long DataFrame with columns `run` (or `system`),
 `topic`, `value` for one measure (an optional `measure` column is allowed). Means follow

@@ -14,10 +14,15 @@ that snapshot's own topics (`trec_eval -c`: a topic a system has no score for co
 * p-value: unpaired two-sided Student t-test (`scipy.stats.ttest_ind`, equal variances, as
   repro_eval's `statistics.ttest(..., rpd=False)`) between S's per-topic scores in the first and
   the later snapshot. As repro_eval does, a NaN p-value for identical score lists becomes 1.0.
+* paired p-value (on request): two-sided paired t-test (`scipy.stats.ttest_rel`, as repro_eval's
+  `statistics.ttest(..., rpd=True)`) over the core topics of the two snapshots — those in both
+  topic lists, matched by topic identity — the same NaN → 1.0 rule for identical scores.
 
-The pivot itself gets ER = 1 and ΔRI = 0 by convention. A zero denominator (no improvement in the
-first snapshot, a zero pivot or first-snapshot mean) gives NaN — None in the JSON-able table —
-where repro_eval would return inf or NaN with a numpy warning.
+The pivot itself has no ER or ΔRI: its improvement over itself is 0/0, so both are None (shown
+as –), not a conventional 1 and 0 that would read as a measured perfect persistence. A zero
+denominator (no improvement in the first snapshot, a zero pivot or first-snapshot mean) gives
+NaN — None in the JSON-able table — where repro_eval would return inf or NaN with a numpy
+warning.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ __all__ = [
     "persistence_table",
     "per_topic_deltas",
     "snapshot_matrices",
+    "snapshot_paired_ttest",
     "snapshot_ttest",
 ]
 
@@ -115,11 +121,14 @@ def persistence_table(
     snapshots: Sequence[str],
     pivot: str,
     topics: Mapping[str, Sequence[Any]] | None = None,
+    *,
+    paired: bool = False,
 ) -> list[dict[str, Any]]:
     """One JSON-able record per system (pivot first), each later snapshot against the first.
 
     Record keys: `system`, `is_pivot`, `arp{snapshot}`, and keyed by the later snapshot's label
-    `result_delta`, `relative_change`, `er`, `delta_ri`, `p_value`. NaN is reported as None.
+    `result_delta`, `relative_change`, `er`, `delta_ri` (None for the pivot), `p_value`; with
+    `paired`, also `p_value_paired` and `n_paired` (the core topics it pairs). NaN is None.
     """
     matrices = snapshot_matrices(per_topic, snapshots, topics)
     first = snapshots[0]
@@ -142,6 +151,9 @@ def persistence_table(
             "delta_ri": {},
             "p_value": {},
         }
+        if paired:
+            record["p_value_paired"] = {}
+            record["n_paired"] = {}
         s1 = matrices[first][system].to_numpy()
         p1 = matrices[first][pivot].to_numpy()
         for later in snapshots[1:]:
@@ -151,7 +163,7 @@ def persistence_table(
             record["result_delta"][later] = json_float(delta)
             record["relative_change"][later] = json_float(_ratio(delta, exact[first]))
             if is_pivot:
-                er, dri = 1.0, 0.0
+                er = dri = float("nan")  # 0/0: the pivot's improvement over itself
             else:
                 er = effect_ratio(s1, p1, s2, p2)
                 dri = delta_relative_improvement(s1, p1, s2, p2)
@@ -160,6 +172,10 @@ def persistence_table(
             record["p_value"][later] = json_float(
                 snapshot_ttest(matrices[first][system], matrices[later][system])
             )
+            if paired:
+                p, n = snapshot_paired_ttest(matrices[first][system], matrices[later][system])
+                record["p_value_paired"][later] = json_float(p)
+                record["n_paired"][later] = n
         records.append(record)
     return records
 
@@ -174,6 +190,24 @@ def snapshot_ttest(first: pd.Series, later: pd.Series) -> float:
     if np.isnan(p) and first.to_dict() == later.to_dict():
         return 1.0
     return p
+
+
+def snapshot_paired_ttest(first: pd.Series, later: pd.Series) -> tuple[float, int]:
+    """(p-value, topics paired) of the paired t-test between a system's scores in two
+    snapshots, over the topics both have (the core topics; Series indexed by topic identity).
+
+    Mirrors repro_eval's `ttest(..., rpd=True)`: `ttest_rel`; a NaN p for identical score
+    lists is 1.0. Fewer than two shared topics: NaN.
+    """
+    shared = set(later.index)
+    common = [t for t in first.index if t in shared]
+    if len(common) < 2:
+        return float("nan"), len(common)
+    a, b = first.loc[common].to_numpy(), later.loc[common].to_numpy()
+    p = float(stats.ttest_rel(a, b).pvalue)
+    if np.isnan(p) and np.array_equal(a, b):
+        return 1.0, len(common)
+    return p, len(common)
 
 
 def per_topic_deltas(

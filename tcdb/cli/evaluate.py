@@ -19,6 +19,11 @@ def evaluate(
         help="Remove from every ranking the documents this qrels set judged (NAME, or "
         "SNAPSHOT/NAME of another snapshot) before scoring, as TREC-COVID's residual "
         "evaluation; the scores are kept apart from the run's own."),
+    run_from: str | None = typer.Option(
+        None, "--run-from", metavar="SNAPSHOT_A",
+        help="Score runs of this older snapshot on SNAPSHOT's qrels, documents and topics "
+        "mapped by identity (what cannot be mapped is reported); stored apart from the "
+        "runs' own scores."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."""
@@ -26,6 +31,10 @@ def evaluate(
     from tcdb.evaluation import evaluate as run_evaluation
     from tcdb.scores import score_table
 
+    if run_from is not None:
+        _evaluate_from(collection, snapshot, qrels, measures, run_from, runs, residual_of,
+                       json_output)
+        return
     report = run_evaluation(collection, snapshot, qrels, measures, runs or None,
                             residual_of=residual_of, progress=not json_output)
     table = score_table(collection, snapshot, qrels, report.measures, runs or None,
@@ -39,3 +48,33 @@ def evaluate(
     if report.skipped:
         note += f"; skipped runs without entries: {', '.join(report.skipped)}"
     console.print(f"{note} · {report.seconds:.2f}s", highlight=False)
+
+
+def _evaluate_from(collection: str, snapshot: str, qrels: str, measures: list[str],
+                   run_from: str, runs: list[str] | None, residual_of: str | None,
+                   json_output: bool) -> None:
+    """`--run-from`: runs of an older snapshot on this snapshot's qrels (`tcdb.cross_snapshot`)."""
+    from tcdb.cli.output import print_table
+    from tcdb.cross_snapshot import evaluate_from
+    from tcdb.errors import OptionError
+
+    if residual_of is not None:
+        raise OptionError("--run-from/--residual-of", "give one of them, not both")
+    report = evaluate_from(collection, snapshot, qrels, measures, run_from, runs or None)
+    if json_output:
+        print_json(report.as_dict())
+        return
+    print_table(["run", "measure", "mean", "topics"],
+                [[m["run"], m["measure"], m["mean"], m["n_topics"]] for m in report.means],
+                title=f"{collection} · runs of {run_from} on {snapshot}'s qrels {qrels} "
+                "(trec_eval -c)")
+    print_table(["run", "topics scored", f"topics gone ({run_from} ids)", "entries",
+                 "documents gone",
+                 "unresolved"],
+                [[tag, u["n_topics_scored"], ", ".join(u["topics_gone"]) or "none",
+                  u["n_entries"], u["entries_gone"], u["entries_unresolved"]]
+                 for tag, u in report.unmapped.items()],
+                title=f"what {snapshot} no longer has (documents gone stay in place, unjudged "
+                "unless its qrels judge them)")
+    console.print(f"computed {report.n_computed} (run, measure) pair(s), reused "
+                  f"{report.n_cached} · {report.seconds:.2f}s", highlight=False)

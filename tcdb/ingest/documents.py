@@ -12,14 +12,16 @@ from dataclasses import dataclass
 from itertools import islice, repeat
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, select, text, update
+from sqlalchemy import Connection, bindparam, delete, func, select, text, update
 from sqlmodel import Session, col
 
 from tcdb.collections.records import DocumentRecord
+from tcdb.collections.source_labels import check_label
 from tcdb.collections.sources import SnapshotSource
 from tcdb.db import bulk_insert, is_integrity_error, is_postgres
 from tcdb.errors import InputError
 from tcdb.ingest.report import IngestReport
+from tcdb.ingest.twins import check_twins
 from tcdb.ingest.versions import version_of
 from tcdb.progress import Progress
 from tcdb.queries import pairs_in, rows_in
@@ -30,12 +32,18 @@ from tcdb.vocabulary import OnDuplicate
 BATCH = 5_000
 
 
+# external id, key, content hash, source label, twin (the original's external id)
+Member = tuple[str, str, bytes, str | None, str | None]
+# A version's content row but its id and hash: length, whitespace tokens, text (None: not kept)
+Version = tuple[int, int, str | None]
+
+
 @dataclass
 class Batch:
     """Documents prepared for writing: membership rows and the distinct versions they use."""
 
-    members: list[tuple[str, str, bytes]]  # external id, key, content hash
-    contents: dict[bytes, tuple[int, str | None, str | None]]  # hash → length, text, source
+    members: list[Member]
+    contents: dict[bytes, Version]  # hash → length, tokens, text
 
 
 def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
@@ -50,11 +58,12 @@ def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
         batch = Batch([], {})
         for record in records:
             key = _document_key(record, by_url, id_fallback, source.description)
-            digest, length = version_of(record.text)
-            batch.members.append((record.doc_id, key, digest))
+            digest, length, n_tokens = version_of(record.text)
+            if record.source is not None:
+                check_label(record.source, source.description, None)
+            batch.members.append((record.doc_id, key, digest, record.source, record.twin_of))
             if digest not in batch.contents:
-                batch.contents[digest] = (length, record.text if with_text else None,
-                                          record.source)
+                batch.contents[digest] = (length, n_tokens, record.text if with_text else None)
         yield batch
 
 
@@ -87,7 +96,8 @@ class Repeats:
                 if self.n_conflicting > len(self.conflicts) else ""
             raise InputError(self.where, None,
                              f"document id {self.conflicts[0]!r} occurs twice in the snapshot "
-                             f"with different texts: {self.n_conflicting:,} such repeat(s), of "
+                             f"with different texts (or source labels): {self.n_conflicting:,} "
+                             "such repeat(s), of "
                              f"{shown}{more} (--on-duplicate first|last keeps one text)")
 
 
@@ -113,6 +123,7 @@ def write_documents(session: Session, coll: Collection, snap: Snapshot,
     repeats.check()
     report.n_repeated = repeats.n_identical
     report.n_conflicting = repeats.n_conflicting
+    check_twins(conn, snap, source.description)
 
 
 def _write_batch(conn: Connection, coll: Collection, snap: Snapshot, batch: Batch,
@@ -154,19 +165,16 @@ def _write_batch(conn: Connection, coll: Collection, snap: Snapshot, batch: Batc
     return len(members)
 
 
-Member = tuple[str, str, bytes]  # external id, key, content hash
-
-
 def _settle_within(members: list[Member], repeats: Repeats) -> list[Member]:
     """The batch's members with each external id once: identical repeats dropped, differing
     ones kept as the policy says (the first; the last; the first while collecting errors)."""
     kept: dict[str, Member] = {}
     for member in members:
-        external, _, digest = member
+        external = member[0]
         first = kept.get(external)
         if first is None:
             kept[external] = member
-        elif first[2] == digest:
+        elif first[2:] == member[2:]:
             repeats.n_identical += 1
         else:
             repeats.conflict(external)
@@ -179,19 +187,20 @@ def _settle_earlier(conn: Connection, snap: Snapshot, members: list[Member],
                     repeats: Repeats) -> list[Member]:
     """Members whose external id an earlier batch wrote: identical ones dropped; differing
     ones dropped (first, error) or replacing the earlier membership (last)."""
-    earlier = dict(rows_in(
-        conn, select(col(SnapshotDocument.external_id), col(Content.hash))
+    earlier = {external: (bytes(digest), label, twin) for external, digest, label, twin in rows_in(
+        conn, select(col(SnapshotDocument.external_id), col(Content.hash),
+                     col(SnapshotDocument.source_label), col(SnapshotDocument.twin_of))
         .join(Content, col(Content.id) == col(SnapshotDocument.content_id))
         .where(col(SnapshotDocument.snapshot_id) == snap.pk),
-        col(SnapshotDocument.external_id), [m[0] for m in members]))
+        col(SnapshotDocument.external_id), [m[0] for m in members])}
     if not earlier:
         return members
     kept, replaced = [], []
     for member in members:
-        external, _, digest = member
+        external = member[0]
         if external not in earlier:
             kept.append(member)
-        elif bytes(earlier[external]) == digest:
+        elif earlier[external] == member[2:]:
             repeats.n_identical += 1
         else:
             repeats.conflict(external)
@@ -206,14 +215,15 @@ def _settle_earlier(conn: Connection, snap: Snapshot, members: list[Member],
 
 
 def _insert_members(conn: Connection, coll: Collection, snap: Snapshot, members: list[Member],
-                    contents: dict[bytes, tuple[int, str | None, str | None]],
+                    contents: dict[bytes, Version],
                     report: IngestReport) -> None:
     document_of = _resolve_documents(conn, coll.pk, [m[1] for m in members], report)
     content_of = _resolve_contents(conn, {m[2]: contents[m[2]] for m in members}, report)
     bulk_insert(conn, "snapshot_document",
-                ["snapshot_id", "document_id", "external_id", "content_id"],
-                [(snap.pk, document_of[key], external, content_of[digest])
-                 for external, key, digest in members])
+                ["snapshot_id", "document_id", "external_id", "content_id", "source_label",
+                 "twin_of"],
+                [(snap.pk, document_of[key], external, content_of[digest], label, twin)
+                 for external, key, digest, label, twin in members])
 
 
 def _shared_key_error(conn: Connection, coll: Collection, snap: Snapshot,
@@ -225,7 +235,7 @@ def _shared_key_error(conn: Connection, coll: Collection, snap: Snapshot,
                           f"{key!r} ({coll.doc_identity.value})")
 
     by_key: dict[str, str] = {}
-    for external, key, _ in members:
+    for external, key, *_ in members:
         if key in by_key:
             return shared(by_key[key], external, key)
         by_key[key] = external
@@ -266,26 +276,30 @@ def _resolve_documents(conn: Connection, collection_id: int, keys: list[str],
     return found
 
 
-def _resolve_contents(conn: Connection, contents: dict[bytes, tuple[int, str | None, str | None]],
+def _resolve_contents(conn: Connection, contents: dict[bytes, Version],
                       report: IngestReport) -> dict[bytes, int]:
     """hash → content.id, storing each text once however many snapshots share it."""
     hashes = list(contents)
     found: dict[bytes, int] = {}
     fill: list[dict[str, Any]] = []
-    known = rows_in(conn, select(col(Content.hash), col(Content.id), col(Content.text).is_(None)),
+    known = rows_in(conn, select(col(Content.hash), col(Content.id), col(Content.text).is_(None),
+                                 col(Content.n_tokens).is_(None)),
                     col(Content.hash), hashes)
-    for digest, content_id, text_missing in known:
+    for digest, content_id, text_missing, tokens_missing in known:
         digest = bytes(digest)
         found[digest] = content_id
-        if text_missing and contents[digest][1] is not None:
-            fill.append({"cid": content_id, "t": contents[digest][1]})
-    if fill:  # an earlier --no-text ingest left these without text
+        _, n_tokens, body = contents[digest]
+        if (text_missing and body is not None) or tokens_missing:
+            fill.append({"cid": content_id, "t": body, "n": n_tokens})
+    if fill:  # an earlier --no-text ingest left these without text, or one before migration
+        # 0011 without a token count: the text is kept if there was one
         conn.execute(update(Content).where(col(Content.id) == bindparam("cid"))
-                     .values(text=bindparam("t")), fill)
+                     .values(text=func.coalesce(col(Content.text), bindparam("t")),
+                             n_tokens=bindparam("n")), fill)
     missing = [h for h in hashes if h not in found]
     if missing:
         ids = _new_ids(conn, "content", len(missing))
-        bulk_insert(conn, "content", ["id", "hash", "length", "text", "source_label"],
+        bulk_insert(conn, "content", ["id", "hash", "length", "n_tokens", "text"],
                     ((i, h, *contents[h]) for i, h in zip(ids, missing, strict=True)))
         found.update(zip(missing, ids, strict=True))
         report.n_new_contents += len(missing)

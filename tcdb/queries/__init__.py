@@ -5,7 +5,9 @@ Functions here take a Connection (or a Session, whose transaction they then shar
 open transactions of their own and never write, so the dashboard can use them on a read-only
 engine. By what they read: `lookups` (external ids → integer keys), `runs` (run metadata,
 rankings, top k), `scores` (evaluations and per-topic scores), `qrels` (judgments), `topics`
-(topics across snapshots, core topics, topic sets), `snapshots` (what changed between two).
+(topics across snapshots, core topics, topic sets), `snapshots` (what changed between two);
+imported by module: `rankings` (one system's runs across snapshots, rankings by document
+identity) and `snapshot_stats` (token lengths, churn by length, judgments by grade).
 pandas is imported inside the functions that return DataFrames.
 """
 
@@ -45,7 +47,15 @@ from tcdb.queries.scores import (
     score_rows,
     stored_scores,
 )
-from tcdb.queries.snapshots import document_drift, qrels_summary, topic_drift
+from tcdb.queries.snapshots import (
+    UNLABELLED,
+    document_drift,
+    document_drift_by_source,
+    document_sources,
+    documents_per_source,
+    qrels_summary,
+    topic_drift,
+)
 from tcdb.queries.topics import (
     core_topic_ids,
     get_topic_set,
@@ -54,7 +64,8 @@ from tcdb.queries.topics import (
 )
 
 __all__ = [
-    "RUN_COLUMNS", "RunDict", "ScoreMap", "array_literal", "core_topic_ids", "document_drift",
+    "RUN_COLUMNS", "UNLABELLED", "RunDict", "ScoreMap", "array_literal", "core_topic_ids",
+    "document_drift", "document_drift_by_source", "document_sources", "documents_per_source",
     "document_ids", "document_ids_in_collection", "document_ids_of", "document_names",
     "evaluations", "get_topic_set", "judgment_counts", "load_judgments", "load_top_k",
     "measure_ids", "measure_names", "pairs_in", "qrels_frame", "qrels_records", "qrels_summary",

@@ -20,11 +20,12 @@ The report (`persistence_report`) is a dict::
 
 where a record is `persistence_table`'s — `system, is_pivot, arp{snapshot},
 result_delta{later}, relative_change{later}, er{later}, delta_ri{later}, p_value{later}` — plus
-`runs{snapshot: tag}` and, with a bootstrap, `ci` (`persistence_ci`'s dict). Later snapshots are
-each compared with the first. A system without exactly one evaluated run in every snapshot is
-listed under `skipped` as `{system, reason, kind}` — kind `no_run`, `several_runs` or
-`no_scores`, so that a long list can be summed up — never silently dropped. `systems` restricts
-the report to the systems named (the pivot is always in).
+`runs{snapshot: tag}`, with `paired` `p_value_paired{later}` and `n_paired{later}`, and with a
+bootstrap `ci` (`persistence_ci`'s dict); the pivot's `er`/`delta_ri` are None (0/0). Later
+snapshots are each compared with the first. A system without exactly one evaluated run in
+every snapshot is listed under `skipped` as `{system, reason, kind}` — kind `no_run`,
+`several_runs` or `no_scores`, so that a long list can be summed up — never silently dropped.
+`systems` restricts the report to the systems named (the pivot is always in).
 """
 
 from __future__ import annotations
@@ -305,20 +306,27 @@ def persistence_report(
     alpha: float = 0.05,
     compute: bool = True,
     systems: Sequence[str] | None = None,
+    paired: bool = False,
+    cross_snapshot: bool = False,
 ) -> PersistenceReport:
     """ARP, RΔ, relative change, ER, ΔRI and p-values of every system vs the pivot, per measure.
 
     Why: persistence is judged against a pivot run evaluated in the same snapshots, which
     factors out how much the collection itself got easier or harder (see the module docstring
-    for the returned shape). `systems` keeps only the systems named (and the pivot).
+    for the returned shape). `systems` keeps only the systems named (and the pivot); `paired`
+    adds the paired t-test on the core topics (`p_value_paired`, `n_paired`); `cross_snapshot`
+    scores the first snapshot's runs everywhere (`tcdb.reports.cross_persistence`).
     """
     from tcdb.analysis.bootstrap import persistence_ci
     from tcdb.analysis.persistence import persistence_table
 
     if bootstrap < 0:
         raise OptionError("--bootstrap", "the number of bootstrap samples cannot be negative")
-    data = load_persistence_scores(collection, snapshots, measures, qrels, topics,
-                                   compute=compute, systems=systems, keep=pivot)
+    from tcdb.reports.cross_persistence import cross_snapshot_scores
+
+    load = cross_snapshot_scores if cross_snapshot else load_persistence_scores
+    data = load(collection, snapshots, measures, qrels, topics, compute=compute,
+                systems=systems, keep=pivot)
     _check_pivot(data, pivot)
     report: PersistenceReport = {
         "collection": collection,
@@ -333,7 +341,8 @@ def persistence_report(
         "warnings": data.warnings,
     }
     for name, frame in data.frames.items():
-        records = persistence_table(frame, data.snapshots, pivot, topics=data.topics)
+        records = persistence_table(frame, data.snapshots, pivot, topics=data.topics,
+                                    paired=paired)
         for record in records:
             record["runs"] = data.runs[name][record["system"]]
             if bootstrap:

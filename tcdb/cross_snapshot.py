@@ -1,0 +1,167 @@
+"""An old run on a newer snapshot's qrels: "would last year's system still score this today?"
+
+`evaluate_from` scores runs submitted for snapshot A against a qrels set of snapshot B without
+re-running them. Each ranking is carried over by identity:
+
+* topics by the collection's topic identity (`topic.id`): a topic of A that B lacks cannot be
+  scored and is reported as gone;
+* documents by the collection's document identity (`document_id`, kept by id or URL): each is
+  named as B's qrels name it (B's external id, or its key when B no longer holds it, since
+  B's qrels may still judge it). Documents B lacks stay in place and are counted as gone;
+  entries A itself could not resolve stay in place under their own id, unjudged.
+
+The ranking is the one evaluated in A — trec_eval's order, the stored `eval_rank` — handed to
+ir_measures with scores that keep it exactly (renaming must not re-break ties). Scores are
+stored under (run of A, qrels set of B, measure, topic): a key of their own, since the run's
+own scores are under A's qrels sets, and they are computed once like every score.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from tcdb.db import bulk_insert
+from tcdb.errors import OptionError
+from tcdb.locks import write_session
+from tcdb.measures import parse_measures
+from tcdb.sorting import natural_key
+
+UNRESOLVED = "unresolved:"  # names A's unresolved entries: they match no document of B
+
+
+@dataclass
+class CrossSnapshotReport:
+    """What `evaluate_from` did, what it could not map, and the means on B's qrels topics."""
+
+    collection: str
+    snapshot: str  # B: whose qrels
+    run_from: str  # A: whose runs
+    qrels: str
+    measures: list[str]
+    runs: list[str]
+    n_computed: int = 0
+    n_cached: int = 0
+    n_scores: int = 0
+    # run tag → {topics_gone: [A's ids], n_entries, entries_gone (documents B lacks),
+    #            entries_unresolved, n_topics_scored}
+    unmapped: dict[str, dict[str, Any]] = field(default_factory=dict)
+    means: list[dict[str, Any]] = field(default_factory=list)  # run, measure, mean, n_topics
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence[str],
+                  run_from: str, runs: Sequence[str] | None = None) -> CrossSnapshotReport:
+    """Score runs of snapshot `run_from` (A) on qrels set `qrels` of `snapshot` (B); store the
+    missing scores under their own key and return the means over B's judged topics."""
+    from tcdb.analysis.means import trec_eval_mean
+    from tcdb.catalog import get_snapshot
+    from tcdb.evaluation import EVALUATION_COLUMNS, SCORE_COLUMNS, qrels_dict
+    from tcdb.measures import measure_id
+    from tcdb.qrels import get_qrels_set
+    from tcdb.queries import evaluations, qrels_frame, qrels_topics, stored_scores
+    from tcdb.runs import get_runs
+
+    started = time.perf_counter()
+    if run_from == snapshot:
+        raise OptionError("--run-from", f"the runs are already of snapshot {snapshot!r}: "
+                          "evaluate them without --run-from")
+    names = parse_measures(measures)
+    with write_session(f"runs\x00{collection}", immediate=False,
+                       waiting=f"waiting for another process writing runs or scores of "
+                       f"{collection!r} to finish …") as session:
+        snap_b = get_snapshot(session, collection, snapshot)
+        snap_a = get_snapshot(session, collection, run_from)
+        qset = get_qrels_set(session, snap_b, qrels)
+        run_list = get_runs(session, snap_a, runs)
+        report = CrossSnapshotReport(collection, snapshot, run_from, qrels, names,
+                                     [r.tag for r in run_list])
+        ids = {name: measure_id(session, name) for name in names}
+        conn = session.connection()
+        done = evaluations(conn, qset.pk, [r.pk for r in run_list], list(ids.values()))
+        topics_b = _topic_names(conn, snap_b.pk)
+        topics_a = _topic_names(conn, snap_a.pk)
+        qrels_by_name = qrels_dict(qrels_frame(conn, qset.pk))
+        now = dt.datetime.now(dt.UTC)
+        for run in run_list:
+            ranking, unmapped = mapped_run(conn, run.pk, snap_b.pk, topics_a, topics_b)
+            report.unmapped[run.tag] = unmapped
+            missing = [n for n in names if (run.pk, ids[n]) not in done]
+            report.n_cached += len(names) - len(missing)
+            if not missing:
+                continue
+            values = _score(ranking, missing, qrels_by_name)
+            topic_id = {ext: t for t, ext in topics_b.items()}
+            scores = [(run.pk, qset.pk, 0, ids[n], topic_id[t], v)
+                      for n in missing for t, v in values[n].items()]
+            marks = [(run.pk, qset.pk, 0, ids[n], "ir_measures", len(values[n]), now)
+                     for n in missing]
+            report.n_scores += bulk_insert(conn, "score", SCORE_COLUMNS, scores)
+            report.n_computed += bulk_insert(conn, "evaluation", EVALUATION_COLUMNS, marks)
+        judged = list(qrels_topics(conn, qset.pk, snap_b.pk))
+        stored = stored_scores(conn, qset.pk, [r.pk for r in run_list], list(ids.values()))
+    for run in run_list:
+        for name in names:
+            by_topic = stored.get((run.pk, ids[name]), {})
+            report.means.append({"run": run.tag, "measure": name, "n_topics": len(judged),
+                                 "mean": trec_eval_mean([by_topic.get(t, 0.0) for t in judged],
+                                                        len(judged))})
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _topic_names(conn: Connection, snapshot_id: int) -> dict[int, str]:
+    rows = conn.execute(text("SELECT topic_id, external_id FROM snapshot_topic "
+                             "WHERE snapshot_id = :s"), {"s": snapshot_id})
+    return {int(t): str(ext) for t, ext in rows}
+
+
+def mapped_run(conn: Connection, run_id: int, snapshot_b: int, topics_a: dict[int, str],
+               topics_b: dict[int, str]) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
+    """A run as ir_measures reads it, in snapshot B's names (see the module docstring), and
+    what could not be mapped. Scores are −eval_rank, so the evaluated order is kept exactly."""
+    rows = conn.execute(text(
+        "SELECT e.topic_id, e.eval_rank, COALESCE(sd.external_id, d.key), "
+        "CASE WHEN sd.document_id IS NULL THEN 1 ELSE 0 END FROM run_entry e "
+        "JOIN document d ON d.id = e.document_id "
+        "LEFT JOIN snapshot_document sd ON sd.snapshot_id = :b AND sd.document_id = e.document_id "
+        "WHERE e.run_id = :r UNION ALL "
+        "SELECT topic_id, eval_rank, :prefix || external_doc_id, 2 FROM run_entry_unresolved "
+        "WHERE run_id = :r"), {"b": snapshot_b, "r": run_id, "prefix": UNRESOLVED})
+    ranking: dict[str, dict[str, float]] = {}
+    gone_topics: set[int] = set()
+    n_entries = gone = unresolved = 0
+    for topic_id, eval_rank, name, kind in rows:
+        n_entries += 1
+        gone += kind == 1
+        unresolved += kind == 2
+        if topic_id not in topics_b:
+            gone_topics.add(int(topic_id))
+            continue
+        ranking.setdefault(topics_b[topic_id], {})[str(name)] = -float(eval_rank)
+    return ranking, {
+        "topics_gone": sorted((topics_a.get(t, str(t)) for t in gone_topics), key=natural_key),
+        "n_entries": n_entries, "entries_gone": gone, "entries_unresolved": unresolved,
+        "n_topics_scored": len(ranking)}
+
+
+def _score(ranking: dict[str, dict[str, float]], measures: Sequence[str],
+           qrels: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
+    """measure → {B's topic id: value} with ir_measures, for the topics the ranking answers."""
+    import ir_measures
+
+    parsed = {name: ir_measures.parse_measure(name) for name in measures}
+    name_of = {measure: name for name, measure in parsed.items()}
+    values: dict[str, dict[str, float]] = {name: {} for name in measures}
+    for metric in ir_measures.evaluator(list(parsed.values()), qrels).iter_calc(ranking):
+        if metric.query_id in ranking:
+            values[name_of[metric.measure]][metric.query_id] = float(metric.value)
+    return values
