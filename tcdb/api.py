@@ -33,8 +33,9 @@ R = TypeVar("R")
 Labels = str | Iterable[str]  # one label, or any iterable of labels
 
 __all__ = [
-    "evaluate", "per_topic_deltas", "per_topic_scores", "persistence", "qrels", "qrels_sets",
-    "reusability", "runs", "scores",
+    "documents_by_source", "evaluate", "per_topic_deltas", "per_topic_scores", "persistence",
+    "qrels", "qrels_sets", "ranking_agreement", "reusability", "runs", "scores", "source_bias",
+    "topic_deltas",
 ]
 
 
@@ -229,16 +230,21 @@ def persistence(
     bootstrap: int = 0,
     seed: int = 0,
     systems: Labels | None = None,
+    paired: bool = False,
+    cross_snapshot: bool = False,
 ) -> PersistenceReport:
     """ARP, RΔ, ER, ΔRI and p-values of every system against `pivot` (the report's JSON).
 
     `qrels`: one name for every snapshot, one per snapshot in order, or {snapshot: name};
-    `systems`: only these systems (the pivot is always in)."""
+    `systems`: only these systems (the pivot is always in); `paired`: also the paired t-test
+    on the core topics; `cross_snapshot`: the first snapshot's runs scored on every snapshot's
+    qrels (documents and topics mapped by identity) instead of each snapshot's own runs."""
     from tcdb.reports.persistence import persistence_report
 
     return persistence_report(collection, _as_labels(snapshots, "snapshots"), pivot,
                               _as_labels(measures, "measures"), _qrels(qrels), topics,
-                              bootstrap, seed, systems=_labels_or_none(systems, "systems"))
+                              bootstrap, seed, systems=_labels_or_none(systems, "systems"),
+                              paired=paired, cross_snapshot=cross_snapshot)
 
 
 @_speaks_python()
@@ -281,3 +287,111 @@ def reusability(
 
     return reusability_report(collection, snapshot, qrels_a, qrels_b,
                               _as_labels(measures, "measures"), depth=depth, topics=topics)
+
+
+@_speaks_python()
+def topic_deltas(
+    collection: str,
+    system: str,
+    snapshots: Labels,
+    measure: str = "nDCG@10",
+    qrels: str | Sequence[str] | Mapping[str, str] = "original",
+    pivot: str | None = None,
+) -> pd.DataFrame:
+    """One system's per-topic change from snapshot A to B on the core topics (B − A), largest
+    gain first, with the pivot's beside it: `topic_a, topic_b, topic_key, score_a, score_b,
+    delta, pivot_a, pivot_b, pivot_delta` (LongEval's per-topic Δ figure)."""
+    import pandas as pd
+
+    from tcdb.reports.topic_deltas import topic_deltas_report
+
+    report = topic_deltas_report(collection, system, _as_labels(snapshots, "snapshots"),
+                                 measure, _qrels(qrels), pivot)
+    a, b = report["snapshots"]
+    rows = [{"topic_a": r["topic"][a], "topic_b": r["topic"][b],
+             **{k: v for k, v in r.items() if k != "topic"}} for r in report["topics"]]
+    return pd.DataFrame(rows, columns=["topic_a", "topic_b", "topic_key", "score_a", "score_b",
+                                       "delta", "pivot_a", "pivot_b", "pivot_delta"])
+
+
+@_speaks_python(k="depth")
+def ranking_agreement(
+    collection: str,
+    system: str,
+    snapshots: Labels,
+    depth: int = 1000,
+    rbo_p: float = 0.8,
+) -> pd.DataFrame:
+    """KTU and RBO between the system's rankings of each core topic in snapshots A and B,
+    documents matched by identity (repro_eval's measures): `topic_a, topic_b, topic_key,
+    n_first, n_later, n_compared, common, ktu, rbo, rbo_depth, reason`."""
+    import pandas as pd
+
+    from tcdb.reports.agreement import ranking_agreement_report
+
+    report = ranking_agreement_report(collection, system, _as_labels(snapshots, "snapshots"),
+                                      depth, rbo_p)
+    a, b = report["snapshots"]
+    rows = [{"topic_a": r["topic"][a], "topic_b": r["topic"][b],
+             **{k: v for k, v in r.items() if k != "topic"}} for r in report["topics"]]
+    return pd.DataFrame(rows, columns=["topic_a", "topic_b", "topic_key", "n_first", "n_later",
+                                       "n_compared", "common", "ktu", "rbo", "rbo_depth",
+                                       "reason"])
+
+
+@_speaks_python()
+def pool_simulation(
+    collection: str,
+    snapshot: str,
+    qrels: str,
+    budgets: Sequence[int],
+    strategies: Labels | None = None,
+    per_topic: bool = False,
+    runs: Labels | None = None,
+    measure: str = "AP",
+    leave_out: bool = True,
+) -> pd.DataFrame:
+    """Pooling strategies simulated on a complete qrels set before anyone judges, one row per
+    (strategy, budget): `strategy, budget, n_judged, relevant_found, relevant_fraction, tau_b,
+    tau_ap, logo_tau_b, logo_tau_ap` (`tcdb pool simulate`)."""
+    import pandas as pd
+
+    from tcdb.pools.simulate import simulate_pool
+
+    report = simulate_pool(
+        collection, snapshot, qrels, list(budgets),
+        strategies=_as_labels(strategies, "strategies") if strategies is not None else None,
+        per_topic=per_topic, runs=_labels_or_none(runs, "runs"), measure=measure,
+        leave_out=leave_out)
+    return pd.DataFrame(report["rows"], columns=[
+        "strategy", "budget", "n_judged", "relevant_found", "relevant_fraction", "tau_b",
+        "tau_ap", "logo_tau_b", "logo_tau_ap"])
+
+
+@_speaks_python(vs="versus")
+def assessor_agreement(
+    pool: str,
+    versus: str,
+    qrels: str | None = None,
+    measure: str = "AP",
+    weights: str = "linear",
+) -> pd.DataFrame:
+    """Two assessors on a pool (`tcdb report agreement`), as the confusion matrix of their
+    grades (rows: `qrels`, default the pool's pooled set; columns: `versus`); κ (binary,
+    graded weighted and unweighted), τ-b, τ_AP and the counts are in `.attrs`."""
+    import pandas as pd
+
+    from tcdb.reports.assessor_agreement import assessor_agreement_report
+
+    report = assessor_agreement_report(pool, versus, qrels, measure=measure, weights=weights)
+    frame = pd.DataFrame(report["confusion"], index=report["labels"],
+                         columns=report["labels"])
+    frame.index.name, frame.columns.name = report["qrels"], report["versus"]
+    frame.attrs.update({k: v for k, v in report.items() if k not in ("confusion", "labels")})
+    return frame
+
+
+from tcdb import api_source_bias as _bias  # noqa: E402 - beside this module, for its size
+
+source_bias = _speaks_python()(_bias.source_bias)
+documents_by_source = _speaks_python()(_bias.documents_by_source)

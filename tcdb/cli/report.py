@@ -12,14 +12,17 @@ import typer
 from typer.core import TyperCommand
 
 from tcdb.cli.output import console, err_console, print_json, print_table
+from tcdb.cli.source_bias import source_bias
 from tcdb.vocabulary import PERSISTENCE_FIGURES, Correction, Grouping
 
 if TYPE_CHECKING:
     from tcdb.reports.results import PersistenceReport, ReusabilityReport
 
 app = typer.Typer(help="Reports: reusability (τ, new relevant, leave-out), persistence (ARP, RΔ, "
-                  "ER, ΔRI) and run comparisons.",
+                  "ER, ΔRI), run comparisons, and one system between two snapshots (topic "
+                  "deltas, ranking agreement).",
                   no_args_is_help=True)
+app.command("source-bias")(source_bias)
 
 
 class _ManyValues(TyperCommand):
@@ -30,16 +33,18 @@ class _ManyValues(TyperCommand):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         out: list[str] = []
         option: str | None = None
+        taken = 0  # values the current `--snapshots` took
         for arg in args:
             if arg in self.many:
-                option = arg
+                option, taken = arg, 0
                 continue
             if option is not None and not arg.startswith("-"):
                 out += [option, arg]
+                taken += 1
                 continue
             option = None
             out.append(arg)
-        if option is not None:
+        if option is not None and not taken:
             out.append(option)  # a trailing `--snapshots` with no value: click names the error
         return super().parse_args(ctx, out)
 
@@ -50,7 +55,7 @@ def persistence(
     snapshots: list[str] = typer.Option(
         ..., "--snapshots", "-s",
         help="Snapshot labels, first one first (repeat, or give them space-separated)."),
-    pivot: str = typer.Option(..., "--pivot", help="Pivot system (ER = 1, ΔRI = 0 by convention)."),
+    pivot: str = typer.Option(..., "--pivot", help="Pivot system (its own ER and ΔRI: –)."),
     measures: list[str] = typer.Option(..., "--measure", "-m", help="Measure (repeat)."),
     qrels: list[str] = typer.Option(
         ["original"], "--qrels",
@@ -63,6 +68,12 @@ def persistence(
         None, "--system", help="Only this system (repeat; the pivot is always in)."),
     per_topic: Path | None = typer.Option(
         None, "--per-topic", help="Also write the per-topic deltas vs the pivot to this CSV."),
+    paired: bool = typer.Option(False, "--paired", help="Also a paired t-test on the core "
+                                "topics of the first and each later snapshot."),
+    cross_snapshot: bool = typer.Option(
+        False, "--cross-snapshot", help="Score every system's first-snapshot run on each "
+        "snapshot's qrels (documents and topics mapped by identity) instead of its own runs: "
+        "what the collection's change alone does."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Is each system's effectiveness persistent? Every later snapshot against the first."""
@@ -70,8 +81,14 @@ def persistence(
 
     labels = _split(snapshots)
     chosen = systems or None
+    if per_topic is not None and cross_snapshot:
+        from tcdb.errors import OptionError
+
+        raise OptionError("--per-topic/--cross-snapshot", "the per-topic deltas are of each "
+                          "snapshot's own runs: give one of them")
     report = persistence_report(collection, labels, pivot, measures, qrels, topics, bootstrap,
-                                seed, systems=chosen)
+                                seed, systems=chosen, paired=paired,
+                                cross_snapshot=cross_snapshot)
     if per_topic is not None:
         frame = per_topic_deltas_frame(collection, labels, pivot, measures, qrels, topics,
                                        compute=False, systems=chosen)
@@ -95,6 +112,8 @@ def _show_persistence(report: PersistenceReport) -> None:
     for measure, result in report["measures"].items():
         columns = ["system", "vs " + first, f"ARP {first}", "ARP", "RΔ", "rel. Δ", "ER", "ΔRI",
                    "p"]
+        paired = any("p_value_paired" in r for r in result["systems"])
+        columns += ["p paired", "core"] if paired else []
         rows = []
         for record in result["systems"]:
             name = record["system"] + (" (pivot)" if record["is_pivot"] else "")
@@ -102,7 +121,9 @@ def _show_persistence(report: PersistenceReport) -> None:
                 rows.append([name, label, record["arp"][first], record["arp"][label],
                              record["result_delta"][label], record["relative_change"][label],
                              record["er"][label], record["delta_ri"][label],
-                             record["p_value"][label]])
+                             record["p_value"][label]]
+                            + ([record["p_value_paired"][label], record["n_paired"][label]]
+                               if paired else []))
         n = ", ".join(f"{s}: {v}" for s, v in topics["n_topics"].items())
         print_table(columns, rows, title=f"{report['collection']} · {measure} · pivot "
                     f"{report['pivot']} · topics {topics['selection']} ({n})")
@@ -326,3 +347,15 @@ def leave_out(
                         + (f" (stored as {group['qrels']})" if group["qrels"] else "")
                         + f" · τ {_f(group['kendall_tau'])} · τ-b {_f(group['tau_b'])} · τ_AP "
                         f"{_f(group['tau_ap'])}")
+
+
+# One system between two snapshots, topic by topic (their own module: this one is long enough).
+from tcdb.cli.report_over_time import ranking_agreement, topic_deltas  # noqa: E402
+
+app.command("topic-deltas", cls=_ManyValues)(topic_deltas)
+app.command("ranking-agreement", cls=_ManyValues)(ranking_agreement)
+
+# Assessor agreement on a pool (its own module, beside the pool commands' reports).
+from tcdb.cli.report_pools import agreement  # noqa: E402
+
+app.command("agreement")(agreement)
