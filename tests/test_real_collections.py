@@ -287,7 +287,7 @@ def test_repeated_document_ids(db: str, tmp_path: Path, cli) -> None:
     docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\n<TEXT>{t}</TEXT>\n</DOC>\n"
                             for d, t in entries))
     with pytest.raises(InputError, match=r"'y' occurs twice in the snapshot with different "
-                       r"texts: 2 such repeat\(s\), of 'y', 'z'"):
+                       r"texts \(or source labels\): 2 such repeat\(s\), of 'y', 'z'"):
         ingest_snapshot("c", "s", LocalSource(docs))
     report = ingest_snapshot("c", "s", LocalSource(docs), on_duplicate="last")
     assert (report.n_documents, report.n_repeated, report.n_conflicting) == (5, 1, 2)

@@ -84,7 +84,7 @@ def _api_calls() -> list[tuple[str, dict[str, Any]]]:
     """Every public function of tcdb.api, with plausible arguments."""
     values = {"collection": "c", "snapshot": "s", "snapshots": ["a", "b"], "pivot": "x",
               "measures": ["AP"], "measure": "AP", "qrels_a": "a", "qrels_b": "b",
-              "qrels": "q", "name": "q", "runs": ["r"]}
+              "qrels": "q", "name": "q", "runs": ["r"], "budgets": [100]}
     calls = []
     for name, function in inspect.getmembers(api, inspect.isfunction):
         if name.startswith("_") or function.__module__ != api.__name__:
