@@ -27,6 +27,14 @@ def documents_by_source(url: str, collection: str) -> pd.DataFrame:
     return frame
 
 
+def labelled_collections(url: str) -> list[str]:
+    """The collections with documents that say who wrote them: the page opens on one."""
+    from tcdb.dashboard.data import collections
+
+    return [c["name"] for c in collections(url)
+            if (documents_by_source(url, c["name"])["source"] != "unlabelled").any()]
+
+
 @st.cache_data(ttl=TTL, show_spinner="Scoring the runs against each source's judgments …")
 def source_bias(url: str, collection: str, snapshot: str, measure: str) -> dict[str, Any]:
     """`tcdb report source-bias` for one measure, every run of the snapshot."""

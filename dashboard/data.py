@@ -76,14 +76,16 @@ def snapshots(url: str, collection: str | None = None) -> pd.DataFrame:
     return pd.DataFrame(list_snapshots(collection), columns=columns)
 
 
-def latest_collection(url: str) -> str | None:
-    """The collection that changed last: the latest snapshot ingested, run imported or qrels
-    set created (None when no collection has any of these yet)."""
+def latest_collection(url: str, among: Sequence[str] | None = None) -> str | None:
+    """The collection that changed last (of `among`, when given): the latest snapshot
+    ingested, run imported or qrels set created (None when none has any of these yet)."""
     stamps = [(frame["collection"], pd.to_datetime(frame[column], utc=True, errors="coerce"))
               for frame, column in ((snapshots(url), "completed_at"), (runs(url), "created_at"),
                                     (qrels_sets(url), "created_at"))]
     latest = pd.concat([pd.DataFrame({"collection": c, "when": w}) for c, w in stamps])
     latest = latest.dropna(subset=["when"])
+    if among is not None:
+        latest = latest[latest["collection"].isin(list(among))]
     if latest.empty:
         return None
     return str(latest.sort_values("when").iloc[-1]["collection"])

@@ -8,7 +8,7 @@ which clears the query string and forgets the widgets of the page left behind).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -105,28 +105,34 @@ def toggle(label: str, param: str, default: bool = False, *, sidebar: bool = Fal
 # ---------------------------------------------------------------------------- the pickers
 
 
-def collection_page(title: str) -> tuple[str, str]:
+def collection_page(title: str, prefer: Callable[[str], Sequence[str]] | None = None
+                    ) -> tuple[str, str]:
     """A page's title and its collection picker, with the database URL; stops the page (after
-    showing how to fill the database) when there is no collection yet."""
+    showing how to fill the database) when there is no collection yet. `prefer(url)` names
+    the collections that have something to show on the page: it opens on one of them."""
     st.title(title)
-    collection = pick_collection()
+    collection = pick_collection(prefer)
     if collection is None:
         st.stop()
     return collection, data.database_url()
 
 
-def pick_collection() -> str | None:
+def pick_collection(prefer: Callable[[str], Sequence[str]] | None = None) -> str | None:
     """The collection picker every page shares; shows how to fill an empty database.
 
     It opens on the collection named in the URL, else the one the user had picked on another
-    page, else the most recently changed one (an empty collection is rarely what one came for).
+    page, else the most recently changed one (an empty collection is rarely what one came for)
+    of those `prefer` names, if any.
     """
     url = data.database_url()
     names = [c["name"] for c in data.collections(url)]
     if not names:
         empty_database()
         return None
-    return select("Collection", names, "collection", default=data.latest_collection(url))
+    preferred = list(prefer(url)) if prefer is not None else []
+    default = (data.latest_collection(url, preferred) if preferred else None) or \
+        data.latest_collection(url)
+    return select("Collection", names, "collection", default=default)
 
 
 def pick_snapshot(collection: str, param: str = "snapshot", label: str = "Snapshot",

@@ -78,3 +78,12 @@ def seeded_url(database_url: str, tmp_path_factory: pytest.TempPathFactory
         else:
             os.environ["TCDB_DATABASE_URL"] = previous
     yield database_url, seeded
+
+
+@pytest.fixture
+def twins(db: str, tmp_path: Path) -> Path:
+    """The source-bias corpus ingested as `cocktail/s1` with three runs
+    (`tests.source_bias_corpus`)."""
+    from tests.source_bias_corpus import ingest_twins
+
+    return ingest_twins(tmp_path)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.dashboard_pages import chart_with, clear_cache, open_page
-from tests.test_source_bias import twins  # noqa: F401 - the fixture
 
 
 def test_the_page_draws_the_report(twins: Path) -> None:  # noqa: F811

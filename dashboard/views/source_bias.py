@@ -12,7 +12,7 @@ from tcdb.dashboard import bias_data, data, widgets
 from tcdb.dashboard import columns as c
 from tcdb.errors import TcdbError
 
-collection, url = widgets.collection_page("Source bias")
+collection, url = widgets.collection_page("Source bias", prefer=bias_data.labelled_collections)
 documents = bias_data.documents_by_source(url, collection)
 labelled = documents[documents["source"] != "unlabelled"]
 
