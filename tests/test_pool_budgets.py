@@ -284,3 +284,14 @@ def test_per_topic_rounds_stop_at_the_budget(coll: dict[str, set[str]], tmp_path
     _judge_round("pt", 2, coll, tmp_path)
     with pytest.raises(ConflictError, match="spent its budget of 3"):
         next_round("pt", 2)
+
+
+def test_an_adaptive_budget_without_rounds_says_it_learns_nothing(coll: dict[str, set[str]],
+                                                                  cli) -> None:
+    code, _, err = cli("pool", "build", "b", "s1", "mtf-once", "--all-runs", "--strategy", "mtf",
+                       "--budget", "4", "--per-topic")
+    assert code == 0, err
+    assert "note: mtf learns from judgments as it goes; without --batch" in err
+    code, _, err = cli("pool", "build", "b", "s1", "rrf-once", "--all-runs", "--strategy", "rrf",
+                       "--budget", "4", "--per-topic")
+    assert code == 0 and "note:" not in err, err

@@ -75,7 +75,12 @@ def build(
     """Build a depth-k pool over chosen runs, computed in the database; or, with --budget,
     the first N documents of a pooling strategy's order."""
     from tcdb.pools import build_pool
+    from tcdb.pools.strategies import make_strategy
 
+    if strategy and budget and batch is None and make_strategy(strategy).adaptive:
+        err_console.print(f"note: {strategy} learns from judgments as it goes; without --batch "
+                          "it orders the whole budget knowing none (judge in rounds: --batch B,"
+                          " then `tcdb pool next-round`)", highlight=False, markup=False)
     with err_console.status(f"building pool {name} …"):
         report = build_pool(collection, snapshot, name, depth, runs=run or None,
                             contributed=contributed, not_contributed=not_contributed,
