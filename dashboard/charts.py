@@ -16,6 +16,8 @@ LABELLED_RUNS = 12  # up to this many runs every point is named; beyond, those t
 TOPIC_LABELS = 25  # up to this many topics the axis names each one; beyond, hover for them
 HEIGHT = 320
 SCATTER_HEIGHT = 380
+# Judged documents grey, the relevant among them blue, on every judgments chart.
+JUDGED_RELEVANT = alt.Scale(domain=["judged", "relevant"], range=["#b0bec5", "#1e88e5"])
 
 
 def runs_to_name(frame: pd.DataFrame, by: str | None = None,

@@ -92,8 +92,7 @@ if not qrels.empty:
         xOffset=alt.XOffset("documents:N", sort=["judged", "relevant"]),
         y=alt.Y("per topic:Q", title="documents per judged topic"),
         color=alt.Color("documents:N", title="documents", sort=["judged", "relevant"],
-                        scale=alt.Scale(domain=["judged", "relevant"],
-                                        range=["#b0bec5", "#1e88e5"])),
+                        scale=charts.JUDGED_RELEVANT),
         tooltip=["snapshot", "documents", alt.Tooltip("per topic:Q", format=".1f")],
     ).properties(height=charts.HEIGHT)
     widgets.chart(figure, melted, f"judgments-per-topic-{collection}",
@@ -137,8 +136,7 @@ if snapshot and qrels_name:
                 axis=charts.topic_axis(len(per_topic), "most judged first")),
         y=alt.Y("count:Q", stack=None, title="documents"),
         color=alt.Color("documents:N", title="documents",
-                        scale=alt.Scale(domain=["judged", "relevant"],
-                                        range=["#b0bec5", "#1e88e5"])),
+                        scale=charts.JUDGED_RELEVANT),
         tooltip=["topic:N", "documents:N", alt.Tooltip("count:Q", format=",d")],
     ).properties(height=charts.HEIGHT)
     widgets.chart(figure, per_topic, f"judgments-{collection}-{snapshot}-{qrels_name}",
