@@ -120,7 +120,7 @@ def test_errors_name_the_api_parameters_not_cli_options(two_snapshots: None) -> 
 
 
 def test_combined_and_argument_options_are_translated_part_by_part() -> None:
-    from tcdb.api import _python_option, _python_reason
+    from tcdb.api._labels import _python_option, _python_reason
 
     params = ["collection", "snapshot", "runs", "contributed", "residual_of"]
     assert _python_option("--run/--contributed", params, {}) == "runs/contributed"

@@ -87,7 +87,7 @@ def _api_calls() -> list[tuple[str, dict[str, Any]]]:
               "qrels": "q", "name": "q", "runs": ["r"], "budgets": [100]}
     calls = []
     for name, function in inspect.getmembers(api, inspect.isfunction):
-        if name.startswith("_") or function.__module__ != api.__name__:
+        if name.startswith("_") or not function.__module__.startswith(api.__name__):
             continue
         parameters = inspect.signature(function).parameters.values()
         calls.append((name, {p.name: values.get(p.name, "x") for p in parameters

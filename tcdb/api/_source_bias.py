@@ -1,16 +1,17 @@
-"""The Python API's source-bias functions (Cocktail), kept beside `tcdb.api` for its size and
-exposed there as `api.source_bias` and `api.documents_by_source`, with the same conventions:
-DataFrames, and errors that name the function's parameters."""
+"""Source bias (Cocktail): human-written vs LLM-generated documents."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tcdb.api._labels import _as_labels, _labels_or_none, _speaks_python
+
 if TYPE_CHECKING:
     import pandas as pd
 
 
+@_speaks_python()
 def source_bias(
     collection: str,
     snapshot: str,
@@ -27,7 +28,6 @@ def source_bias(
     """Source bias (Cocktail), one row per measure and run: effectiveness (mixed corpus), the
     scores against the human and the LLM documents' judgments, Relative Δ (%, positive: human
     ranked higher) with its bootstrap CI, and paired p-values. See `tcdb report source-bias`."""
-    from tcdb.api import _as_labels, _labels_or_none
     from tcdb.reports.source_bias import source_bias_frame, source_bias_report
 
     return source_bias_frame(source_bias_report(
@@ -36,6 +36,7 @@ def source_bias(
         bootstrap=bootstrap, seed=seed))
 
 
+@_speaks_python()
 def documents_by_source(collection: str) -> pd.DataFrame:
     """Documents per source label (human, llm, …, unlabelled) per snapshot."""
     from tcdb.reports.source_bias import documents_by_source as table
