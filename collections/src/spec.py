@@ -13,6 +13,13 @@ ingested. Example::
     snapshots:
       - {label: 2022-06, date: 2022-06-01, irds: longeval-web/2022-06}
       - {label: local-1, docs: data/docs, topics: data/topics.tsv, qrels: data/qrels.txt}
+      - {label: mixed, docs: data/mixed.jsonl, topics: data/t.tsv, source_labels: data/who.tsv}
+      - {label: cocktail-nq, cocktail: data/cocktail/nq}
+
+A snapshot's documents come from exactly one of `irds`, `docs` or `cocktail` (a Cocktail
+dataset folder: documents, topics and qrels with their source labels and twins). Documents
+whose format has no field for who wrote them take it from `source_labels`, a side file
+(`doc_id<TAB>source[<TAB>twin_of]`, see `tcdb.collections.source_labels`).
 
 Relative local paths are resolved against the spec file's folder.
 """
@@ -41,6 +48,8 @@ class SnapshotSpec:
     docs: Path | None = None
     topics: Path | None = None
     qrels: Path | None = None
+    source_labels: Path | None = None
+    cocktail: Path | None = None
 
     def availability(self) -> str | None:
         """None when the source can be read now, else the reason it cannot (yet)."""
@@ -54,7 +63,8 @@ class SnapshotSpec:
             return None if empty is None else \
                 f"ir_datasets {self.irds}: {empty} holds no documents yet"
         for role, path in (("documents", self.docs), ("topics", self.topics),
-                           ("qrels", self.qrels)):
+                           ("qrels", self.qrels), ("source labels", self.source_labels),
+                           ("Cocktail dataset", self.cocktail)):
             if path is not None and not path.exists():
                 return f"{role} not found: {path}"
         if self.docs is not None and self.docs.is_dir():
@@ -67,10 +77,13 @@ class SnapshotSpec:
     def open_source(self) -> SnapshotSource:
         from tcdb.collections.sources import open_source
 
-        return open_source(self.irds, self.docs, self.topics, self.qrels)
+        return open_source(self.irds, self.docs, self.topics, self.qrels,
+                           labels=self.source_labels, cocktail=self.cocktail)
 
     def describe(self) -> str:
-        return f"irds:{self.irds}" if self.irds else str(self.docs)
+        if self.irds:
+            return f"irds:{self.irds}"
+        return str(self.docs if self.cocktail is None else self.cocktail)
 
 
 @dataclass(frozen=True)
@@ -196,10 +209,13 @@ def _snapshot(path: Path, index: int, raw: Any, list_line: int | None) -> Snapsh
         raise InputError(path, _line(raw, "label") or list_line,
                          f"snapshot #{index + 1} needs a `label`")
     label = str(raw["label"])
-    if bool(raw.get("irds")) == bool(raw.get("docs")):
+    if sum(bool(raw.get(key)) for key in ("irds", "docs", "cocktail")) != 1:
         raise InputError(path, _line(raw, "label"), f"snapshot {label!r} needs exactly one of "
-                         "`irds` or `docs`")
-    for key in ("irds", "docs", "topics", "qrels"):
+                         "`irds`, `docs` or `cocktail`")
+    if raw.get("cocktail") and (raw.get("topics") or raw.get("qrels")):
+        raise InputError(path, _line(raw, "cocktail"), f"snapshot {label!r}: a Cocktail "
+                         "dataset folder holds its topics and qrels: give `cocktail` alone")
+    for key in ("irds", "docs", "topics", "qrels", "source_labels", "cocktail"):
         if raw.get(key) is not None and not isinstance(raw[key], str):
             raise InputError(path, _line(raw, key), f"snapshot {label!r}: `{key}` is a text")
     date = raw.get("date")
@@ -221,7 +237,8 @@ def _snapshot(path: Path, index: int, raw: Any, list_line: int | None) -> Snapsh
         return p if p.is_absolute() else (path.parent / p)
 
     return SnapshotSpec(label=label, date=date, irds=raw.get("irds"),
-                        docs=local("docs"), topics=local("topics"), qrels=local("qrels"))
+                        docs=local("docs"), topics=local("topics"), qrels=local("qrels"),
+                        source_labels=local("source_labels"), cocktail=local("cocktail"))
 
 
 def list_specs() -> list[Path]:
