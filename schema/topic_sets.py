@@ -18,6 +18,10 @@ class TopicSet(Keyed, SQLModel, table=True):
     collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE")
     name: str = Field(max_length=200)
     description: str | None = Field(default=None, sa_column=Column(Text))
+    # the model the set was derived for (an LLM's not-seen topics); None: any model
+    for_model: str | None = Field(default=None, max_length=200)
+    # how: `contamination-quiz`, `core of A, B`, `file`, `list`, or the user's word
+    method: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
 
 

@@ -4,7 +4,9 @@ Only the topics a run answered are stored (`tcdb.evaluation`). A mean follows `t
 the sum over the qrels set's topics (every topic with at least one judgment) divided by their
 number, so an unanswered topic counts 0; `intersection=True` averages over the answered topics
 instead (plain `trec_eval`). A (run, measure) that was never evaluated — an imported run without
-that measure — is missing (NaN), never 0.
+that measure — is missing (NaN), never 0. `topics` (a topic set name) averages over the qrels
+set's topics that are in the set — `topic_set` names it in every row, so a subset mean is never
+read as the full one; nothing is stored either way (means are computed on demand).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 MEAN_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "measure", "value",
-                "n_topics", "n_answered", "source"]
+                "n_topics", "n_answered", "source", "topic_set"]
 PER_TOPIC_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "topic", "topic_id",
                      "topic_key", "measure", "value", "answered"]
 
@@ -45,12 +47,14 @@ def score_table(
     *,
     residual_of: str | None = None,
     compute: bool = True,
+    topics: str | None = None,
 ) -> pd.DataFrame:
     """Means (or per-topic values) of runs on one snapshot and qrels set, one row per value.
 
     With `compute`, missing scores are evaluated first (stored ones are reused). Per-topic rows
     cover every qrels topic (0 for unanswered ones, `answered` False) unless `intersection`.
-    `residual_of` reads the residual scores (`tcdb.evaluation.evaluate`).
+    `residual_of` reads the residual scores (`tcdb.evaluation.evaluate`). `topics`: only the
+    qrels topics in this topic set (means over them, `trec_eval -c` over the subset).
     """
     from tcdb.evaluation import evaluate, residual_set
     from tcdb.measures import parse_measures
@@ -66,7 +70,7 @@ def score_table(
         qset = get_qrels_set(session, snap, qrels)
         residual_id = residual_set(session, snap, residual_of).pk if residual_of else 0
         return _table(session, collection, snap, qset, names, runs, per_topic, intersection,
-                      residual_id)
+                      residual_id, topics)
 
 
 def _table(
@@ -79,6 +83,7 @@ def _table(
     per_topic: bool,
     intersection: bool,
     residual_of_id: int = 0,
+    topic_set: str | None = None,
 ) -> pd.DataFrame:
     import pandas as pd
 
@@ -103,6 +108,10 @@ def _table(
                                                    residual_of_id):
         values.setdefault((run_id, mid), {})[topic_id] = value
     qtopics = qrels_topics(conn, qset.pk, snap.pk)
+    if topic_set is not None:
+        qtopics = _in_topic_set(session, collection, qtopics, topic_set, qset.name)
+        values = {key: {t: v for t, v in got.items() if t in qtopics}
+                  for key, got in values.items()}
     all_topics = snapshot_topics(conn, snap.pk)
     n_topics = len(qtopics)
     rows: list[tuple[Any, ...]] = []
@@ -114,7 +123,7 @@ def _table(
             got = values.get((run.pk, mid), {})
             if not per_topic:
                 rows.append((*base, name, *_mean(got, qtopics, n_topics, intersection,
-                                                 source is not None), source))
+                                                 source is not None), source, topic_set))
                 continue
             if source is None:
                 continue
@@ -126,6 +135,20 @@ def _table(
                              topic_id in got))
     columns = PER_TOPIC_COLUMNS if per_topic else MEAN_COLUMNS
     return pd.DataFrame(rows, columns=columns)
+
+
+def _in_topic_set(session: Session, collection: str, qtopics: dict[int, str], topic_set: str,
+                  qrels: str) -> dict[int, str]:
+    """The qrels topics in the topic set; none is an error (a mean over nothing is no mean)."""
+    from tcdb.errors import OptionError
+    from tcdb.queries import topic_set_topic_ids
+
+    members = topic_set_topic_ids(session, collection, topic_set)
+    kept = {t: name for t, name in qtopics.items() if t in members}
+    if not kept:
+        raise OptionError("--topics", f"topic set {topic_set!r} has no topic judged in qrels "
+                          f"set {qrels!r}")
+    return kept
 
 
 def _mean(got: dict[int, float], qtopics: dict[int, str], n_topics: int, intersection: bool,
@@ -148,12 +171,13 @@ def per_topic_scores(
     *,
     intersection: bool = False,
     compute: bool = True,
+    topics: str | None = None,
 ) -> pd.DataFrame:
     """Per-topic values of one measure across snapshots (each with its qrels set of that name).
 
     `topic_key` is the topic's identity across snapshots (its id or normalised query text),
-    `topic` the id it has in each snapshot. Runs are matched by tag; a tag missing from a
-    snapshot is skipped there.
+    `topic` the id it has in each snapshot; `topics`: only the members of this topic set. Runs
+    are matched by tag; a tag missing from a snapshot is skipped there.
     """
     import pandas as pd
 
@@ -170,7 +194,7 @@ def per_topic_scores(
             if not wanted:
                 continue
         frames.append(score_table(collection, label, qrels, [measure], wanted, per_topic=True,
-                                  intersection=intersection, compute=compute))
+                                  intersection=intersection, compute=compute, topics=topics))
     if not frames:
         return pd.DataFrame(columns=PER_TOPIC_COLUMNS)
     return pd.concat(frames, ignore_index=True)

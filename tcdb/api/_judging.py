@@ -66,15 +66,18 @@ def assessor_agreement(
     qrels: str | None = None,
     measure: str = "AP",
     weights: str = "linear",
+    topics: str | None = None,
 ) -> pd.DataFrame:
     """Two assessors on a pool (`tcdb report agreement`), as the confusion matrix of their
     grades (rows: `qrels`, default the pool's pooled set; columns: `versus`); κ (binary,
-    graded weighted and unweighted), τ-b, τ_AP and the counts are in `.attrs`."""
+    graded weighted and unweighted), τ-b, τ_AP and the counts are in `.attrs`. `topics`: only
+    the topics of this topic set."""
     import pandas as pd
 
     from tcdb.reports.assessor_agreement import assessor_agreement_report
 
-    report = assessor_agreement_report(pool, versus, qrels, measure=measure, weights=weights)
+    report = assessor_agreement_report(pool, versus, qrels, measure=measure, weights=weights,
+                                       topics=topics)
     frame = pd.DataFrame(report["confusion"], index=report["labels"],
                          columns=report["labels"])
     frame.index.name, frame.columns.name = report["qrels"], report["versus"]

@@ -67,16 +67,18 @@ def topic_deltas(
     measure: str = "nDCG@10",
     qrels: str | Sequence[str] | Mapping[str, str] = "original",
     pivot: str | None = None,
+    topics: str | None = None,
 ) -> pd.DataFrame:
     """One system's per-topic change from snapshot A to B on the core topics (B − A), largest
     gain first, with the pivot's beside it: `topic_a, topic_b, topic_key, score_a, score_b,
-    delta, pivot_a, pivot_b, pivot_delta` (LongEval's per-topic Δ figure)."""
+    delta, pivot_a, pivot_b, pivot_delta` (LongEval's per-topic Δ figure). `topics`: only the
+    core topics in this topic set."""
     import pandas as pd
 
     from tcdb.reports.topic_deltas import topic_deltas_report
 
     report = topic_deltas_report(collection, system, _as_labels(snapshots, "snapshots"),
-                                 measure, _qrels(qrels), pivot)
+                                 measure, _qrels(qrels), pivot, topics=topics)
     a, b = report["snapshots"]
     rows = [{"topic_a": r["topic"][a], "topic_b": r["topic"][b],
              **{k: v for k, v in r.items() if k != "topic"}} for r in report["topics"]]
@@ -91,16 +93,18 @@ def ranking_agreement(
     snapshots: Labels,
     depth: int = 1000,
     rbo_p: float = 0.8,
+    topics: str | None = None,
 ) -> pd.DataFrame:
     """KTU and RBO between the system's rankings of each core topic in snapshots A and B,
     documents matched by identity (repro_eval's measures): `topic_a, topic_b, topic_key,
-    n_first, n_later, n_compared, common, ktu, rbo, rbo_depth, reason`."""
+    n_first, n_later, n_compared, common, ktu, rbo, rbo_depth, reason`. `topics`: only the
+    core topics in this topic set."""
     import pandas as pd
 
     from tcdb.reports.agreement import ranking_agreement_report
 
     report = ranking_agreement_report(collection, system, _as_labels(snapshots, "snapshots"),
-                                      depth, rbo_p)
+                                      depth, rbo_p, topics=topics)
     a, b = report["snapshots"]
     rows = [{"topic_a": r["topic"][a], "topic_b": r["topic"][b],
              **{k: v for k, v in r.items() if k != "topic"}} for r in report["topics"]]

@@ -64,16 +64,18 @@ def scores(
     intersection: bool = False,
     residual_of: str | None = None,
     compute: bool = True,
+    topics: str | None = None,
 ) -> pd.DataFrame:
     """Means (`trec_eval -c`; `intersection=True` for answered topics only) or per-topic values.
 
     `residual_of` names a qrels set (`NAME`, or `SNAPSHOT/NAME`) whose judged documents are
-    removed from every ranking before scoring (residual evaluation)."""
+    removed from every ranking before scoring (residual evaluation). `topics`: a topic set;
+    means over its judged topics only, named in the `topic_set` column."""
     from tcdb.scores import score_table
 
     return score_table(collection, snapshot, qrels, _as_labels(measures, "measures"),
                        _labels_or_none(runs, "runs"), per_topic, intersection,
-                       residual_of=residual_of, compute=compute)
+                       residual_of=residual_of, compute=compute, topics=topics)
 
 
 @_speaks_python()
@@ -86,12 +88,15 @@ def per_topic_scores(
     *,
     intersection: bool = False,
     compute: bool = True,
+    topics: str | None = None,
 ) -> pd.DataFrame:
-    """Per-topic values of one measure across snapshots; `topic_key` matches topics over time."""
+    """Per-topic values of one measure across snapshots; `topic_key` matches topics over time.
+    `topics`: only the members of this topic set."""
     from tcdb.scores import per_topic_scores as table
 
     return table(collection, _as_labels(snapshots, "snapshots"), qrels, measure,
-                 _labels_or_none(runs, "runs"), intersection=intersection, compute=compute)
+                 _labels_or_none(runs, "runs"), intersection=intersection, compute=compute,
+                 topics=topics)
 
 
 @_speaks_python()
@@ -103,6 +108,9 @@ def evaluate(
     runs: Labels | None = None,
     *,
     residual_of: str | None = None,
+    topics: str | None = None,
 ) -> pd.DataFrame:
-    """Compute the missing scores, then return the table of means."""
-    return scores(collection, snapshot, qrels, measures, runs, residual_of=residual_of)
+    """Compute the missing scores, then return the table of means (over the topic set
+    `topics` when given: every topic is still scored and stored)."""
+    return scores(collection, snapshot, qrels, measures, runs, residual_of=residual_of,
+                  topics=topics)

@@ -24,30 +24,49 @@ def evaluate(
         help="Score runs of this older snapshot on SNAPSHOT's qrels, documents and topics "
         "mapped by identity (what cannot be mapped is reported); stored apart from the "
         "runs' own scores."),
+    topics: str | None = typer.Option(
+        None, "--topics", metavar="SET",
+        help="Show the means over this topic set's judged topics only (every topic is still "
+        "scored and stored; unanswered ones count 0)."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."""
-    from tcdb.cli.scores import show_means
+    from tcdb.cli.scores import show_means, subset_title
     from tcdb.evaluation import evaluate as run_evaluation
     from tcdb.scores import score_table
 
     if run_from is not None:
+        if topics is not None:
+            from tcdb.errors import OptionError
+
+            raise OptionError("--run-from/--topics", "give one of them, not both")
         _evaluate_from(collection, snapshot, qrels, measures, run_from, runs, residual_of,
                        json_output)
         return
+    if topics is not None:  # an unknown set fails before anything is computed
+        _check_topic_set(collection, topics)
     report = run_evaluation(collection, snapshot, qrels, measures, runs or None,
                             residual_of=residual_of, progress=not json_output)
     table = score_table(collection, snapshot, qrels, report.measures, runs or None,
-                        residual_of=residual_of, compute=False)
+                        residual_of=residual_of, compute=False, topics=topics)
     if json_output:
         print_json({"report": report.as_dict(), "means": table.to_dict(orient="records")})
         return
     residual = f" · residual of {residual_of}" if residual_of else ""
-    show_means(table, f"{collection} / {snapshot} · qrels {qrels}{residual}")
+    show_means(table, f"{collection} / {snapshot} · qrels {qrels}{residual}"
+               f"{subset_title(table, topics)}")
     note = f"computed {report.n_computed} (run, measure) pair(s), reused {report.n_cached}"
     if report.skipped:
         note += f"; skipped runs without entries: {', '.join(report.skipped)}"
     console.print(f"{note} · {report.seconds:.2f}s", highlight=False)
+
+
+def _check_topic_set(collection: str, topics: str) -> None:
+    from tcdb.db import session_scope
+    from tcdb.queries import topic_set_topic_ids
+
+    with session_scope() as session:
+        topic_set_topic_ids(session, collection, topics)
 
 
 def _evaluate_from(collection: str, snapshot: str, qrels: str, measures: list[str],

@@ -26,6 +26,10 @@ def _n(value: float | None) -> str:
     return format_cell(value)
 
 
+def _in_set(report: dict[str, Any]) -> str:
+    return f" in topic set {report['topic_set']}" if report.get("topic_set") else ""
+
+
 def topic_deltas(
     collection: str = typer.Argument(..., help="Collection name."),
     system: str = typer.Option(..., "--system", help="The system followed (name or group/name)."),
@@ -37,12 +41,15 @@ def topic_deltas(
         help="Qrels set name, once for both snapshots or once per snapshot in order."),
     pivot: str | None = typer.Option(None, "--pivot",
                                      help="Also show this system's change per topic."),
+    topics: str | None = typer.Option(None, "--topics", metavar="SET",
+                                      help="Only the core topics in this topic set."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Per core topic, the system's score in B minus its score in A, largest gain first."""
     from tcdb.reports.topic_deltas import topic_deltas_report
 
-    report = topic_deltas_report(collection, system, _split(snapshots), measure, qrels, pivot)
+    report = topic_deltas_report(collection, system, _split(snapshots), measure, qrels, pivot,
+                                 topics=topics)
     if json_output:
         print_json(report)
         return
@@ -58,7 +65,8 @@ def topic_deltas(
         rows.append(cells)
     pivot = f" · pivot {report['pivot']}" if report["pivot"] else ""
     print_table(columns, rows, title=f"{report['collection']} · {report['system']} · "
-                f"{report['measure']} · {b} − {a} · {report['n_topics']} core topics{pivot}")
+                f"{report['measure']} · {b} − {a} · {report['n_topics']} core topics"
+                f"{_in_set(report)}{pivot}")
     console.print(f"mean Δ {_n(report['mean_delta'])} ({report['improved']} improved, "
                   f"{report['declined']} declined, {report['unchanged']} unchanged)"
                   + (f"; pivot mean Δ {_n(report['pivot_mean_delta'])}" if report["pivot"]
@@ -76,13 +84,16 @@ def ranking_agreement(
     depth: int = typer.Option(1000, "--depth", "-k",
                               help="Documents of each ranking compared (repro_eval: 1000)."),
     rbo_p: float = typer.Option(0.8, "--rbo-p", help="RBO's persistence p (top-heaviness)."),
+    topics: str | None = typer.Option(None, "--topics", metavar="SET",
+                                      help="Only the core topics in this topic set."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Kendall's τ Union and rank-biased overlap between the system's rankings of each core
     topic in A and B, documents matched by the collection's identity (e.g. URL)."""
     from tcdb.reports.agreement import ranking_agreement_report
 
-    report = ranking_agreement_report(collection, system, _split(snapshots), depth, rbo_p)
+    report = ranking_agreement_report(collection, system, _split(snapshots), depth, rbo_p,
+                                      topics=topics)
     if json_output:
         print_json(report)
         return
@@ -96,4 +107,5 @@ def ranking_agreement(
                 f"{report['depth']} · RBO p {report['rbo_p']}")
     console.print(f"mean KTU {_n(report['mean_ktu'])} over {report['n_ktu']} topics · mean RBO "
                   f"{_n(report['mean_rbo'])} over {report['n_rbo']} topics "
-                  f"({report['n_topics']} core topics)", highlight=False, markup=False)
+                  f"({report['n_topics']} core topics{_in_set(report)})", highlight=False,
+                  markup=False)

@@ -28,6 +28,8 @@ def agreement(
                                  "(binary κ)."),
     weights: str = typer.Option("linear", "--weights", help="Graded κ weights: linear, "
                                 "quadratic or none."),
+    topics: str | None = typer.Option(None, "--topics", metavar="SET",
+                                      help="Only the topics of this topic set (κ and τ)."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Assessor agreement on a pool: Cohen's κ (binary, graded weighted), the confusion
@@ -37,12 +39,13 @@ def agreement(
     with err_console.status("comparing assessors …"):
         report = assessor_agreement_report(pool, versus, qrels, collection=collection,
                                            snapshot=snapshot, measure=measure, runs=run,
-                                           relevant=relevant, weights=weights)
+                                           relevant=relevant, weights=weights, topics=topics)
     if json_output:
         print_json(report)
         return
     console.print(
-        f"pool {report['pool']} · {report['qrels']} vs {report['versus']} · "
+        f"pool {report['pool']} · {report['qrels']} vs {report['versus']}"
+        + (f" · topic set {report['topic_set']}" if report["topic_set"] else "") + " · "
         f"{report['n_overlap']:,} document(s) judged by both (of {report['n_documents']:,}; "
         f"{report['n_judged'][0]:,} and {report['n_judged'][1]:,} judged) · κ binary "
         f"(grade ≥ {report['relevant']}) {_f(report['kappa_binary'])} · κ graded "

@@ -43,6 +43,9 @@ def table(
     residual_of: str | None = typer.Option(
         None, "--residual-of", metavar="QRELS",
         help="The residual scores: rankings without what this qrels set judged."),
+    topics: str | None = typer.Option(
+        None, "--topics", metavar="SET",
+        help="Only the qrels topics of this topic set (means over them, unanswered ones 0)."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
     csv_output: bool = typer.Option(False, "--csv", help="Print CSV."),
 ) -> None:
@@ -53,7 +56,7 @@ def table(
     if json_output and csv_output:
         raise OptionError("--json/--csv", "choose one of --json and --csv")
     frame = score_table(collection, snapshot, qrels, measures, runs or None, per_topic,
-                        intersection, residual_of=residual_of)
+                        intersection, residual_of=residual_of, topics=topics)
     if json_output:
         print_json(frame.to_dict(orient="records"))
     elif csv_output:
@@ -63,10 +66,23 @@ def table(
     elif per_topic:
         wide = frame.pivot_table(index=["run", "topic"], columns="measure", values="value",
                                  sort=False).reset_index()
-        _print_frame(wide, f"{collection} / {snapshot} · qrels {qrels} · per topic")
+        _print_frame(wide, f"{collection} / {snapshot} · qrels {qrels}"
+                     f"{subset_title(frame, topics)} · per topic")
     else:
         show_means(frame, f"{collection} / {snapshot} · qrels {qrels}"
-                   + (" · intersection" if intersection else ""))
+                   f"{subset_title(frame, topics)}" + (" · intersection" if intersection else ""))
+
+
+def subset_title(frame: pd.DataFrame, topics: str | None) -> str:
+    """` · topic set S (n topics)` over a topic set, so nobody takes its means for the full
+    ones; empty without one."""
+    if topics is None:
+        return ""
+    if "n_topics" in frame and not frame.empty:
+        return f" · topic set {topics} ({int(frame['n_topics'].max())} topics)"
+    if "topic_id" in frame:
+        return f" · topic set {topics} ({frame['topic_id'].nunique()} topics)"
+    return f" · topic set {topics}"
 
 
 def show_means(frame: pd.DataFrame, title: str) -> None:

@@ -1,4 +1,5 @@
-"""`tcdb topics set create|list`: named topic subsets that every report can be restricted to."""
+"""`tcdb topics set create|import|list`: named topic subsets that every report can be restricted
+to, optionally derived for one model (an LLM's topics free of contamination)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from tcdb.cli.output import console, print_json, print_table
 
 app = typer.Typer(help="Topics of a collection: named topic sets for restricting reports.",
                   no_args_is_help=True)
-set_app = typer.Typer(help="Create and list topic sets (core topics, curated subsets).",
+set_app = typer.Typer(help="Create, import and list topic sets (core topics, curated subsets, "
+                      "topics a model has not seen).",
                       no_args_is_help=True)
 app.add_typer(set_app, name="set")
 
@@ -27,6 +29,11 @@ def create(
         "list them after --core)."),
     description: str | None = typer.Option(None, "--description", help="Free text."),
     replace: bool = typer.Option(False, "--replace", help="Replace a set of that name."),
+    for_model: str | None = typer.Option(
+        None, "--for-model", help="The model the set was derived for (e.g. an LLM's name)."),
+    method: str | None = typer.Option(
+        None, "--method", help="How the topics were chosen (e.g. contamination-quiz; default: "
+        "file, list or core of …)."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
     extra: list[str] | None = typer.Argument(None, hidden=True),
 ) -> None:
@@ -40,7 +47,8 @@ def create(
             raise OptionError("TOPICS", f"unexpected argument(s): {' '.join(extra)}")
         core = [*core, *extra]
     result = create_topic_set(collection, name, snapshot, from_file=from_file, core=core,
-                              description=description, replace=replace)
+                              description=description, replace=replace,
+                              for_model=for_model, method=method)
     if json_output:
         print_json(result)
         return
@@ -53,12 +61,40 @@ def list_(
     collection: str | None = typer.Argument(None, help="Only this collection."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """List topic sets with their sizes."""
+    """List topic sets with their sizes, the model each was derived for, and how."""
     from tcdb.topic_sets import list_topic_sets
 
     rows = list_topic_sets(collection)
     if json_output:
         print_json(rows)
         return
-    print_table(["collection", "name", "topics", "description"],
-                [(r["collection"], r["name"], r["n_topics"], r["description"]) for r in rows])
+    print_table(["collection", "name", "topics", "for model", "method", "description"],
+                [(r["collection"], r["name"], r["n_topics"], r["for_model"] or "–",
+                  r["method"] or "–", r["description"]) for r in rows])
+
+
+@set_app.command("import")
+def import_(
+    collection: str = typer.Argument(..., help="Collection name."),
+    snapshot: str = typer.Argument(..., help="Snapshot whose topic ids the file uses."),
+    file: Path = typer.Argument(..., help="TSV or CSV with a header: model, topic, score"
+                                "[, threshold]."),
+    threshold: float | None = typer.Option(
+        None, "--threshold", help="Score at or above which a model has likely seen a topic, "
+        "for rows without their own threshold."),
+    prefix: str = typer.Option("clean", "--prefix", help="Sets are named PREFIX-MODEL."),
+    replace: bool = typer.Option(False, "--replace", help="Replace sets of those names."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """One topic set per model of a contamination file: the topics it has likely NOT seen."""
+    from tcdb.contamination import import_contamination
+
+    result = import_contamination(collection, snapshot, file, threshold=threshold,
+                                  prefix=prefix, replace=replace)
+    if json_output:
+        print_json(result)
+        return
+    print_table(["set", "for model", "status", "clean topics", "seen topics"],
+                [(r["name"], r["for_model"], r["status"], r["n_topics"], r["n_seen"])
+                 for r in result["sets"]],
+                title=f"{collection} / {snapshot} · contamination sets from {file}")

@@ -41,7 +41,7 @@ def get_topic_set(session: Session, collection: str, name: str) -> TopicSet:
             col(TopicSet.collection_id) == coll.id).order_by(col(TopicSet.name))).scalars().all()
         known = ", ".join(names) or "none yet"
         raise NotFoundError(f"no topic set {name!r} in {collection!r} (known: {known}); create "
-                            "it with `tcdb topics set create`")
+                            "it with `tcdb topics set create` or `tcdb topics set import`")
     return found
 
 

@@ -7,7 +7,8 @@ against a pivot across snapshots), `compare` (pairwise significance, outcome bre
 length, judgments by grade), `topic_deltas` and `agreement` (one system's per-topic change and
 ranking agreement between two snapshots), `cross_persistence` (the first snapshot's runs on
 every snapshot's qrels), `source_bias` (human-written against LLM-generated documents,
-Cocktail's Relative Δ) — and `common`, what several assemble alike.
+Cocktail's Relative Δ), `subset` (a run's mean over a topic subset against the bootstrap
+interval of its full mean) — and `common`, what several assemble alike.
 
 Each report reads through `tcdb.queries`, hands plain DataFrames to the pure functions of
 `tcdb.analysis` (never re-implementing them) and returns JSON-able dicts. A report reads: it
@@ -18,4 +19,5 @@ the functions, so importing this package is cheap.
 from __future__ import annotations
 
 __all__ = ["agreement", "common", "compare", "cross_persistence", "drift", "leave_out",
-           "persistence", "reusability", "snapshot_stats", "source_bias", "topic_deltas"]
+           "persistence", "reusability", "snapshot_stats", "source_bias", "subset",
+           "topic_deltas"]

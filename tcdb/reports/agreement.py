@@ -5,12 +5,12 @@ in both snapshots, matched by the collection's topic identity) are read by docum
 (`tcdb.queries.rankings.ranking_keys`: a document renamed between snapshots but kept by URL is
 the same document) and compared with KTU and RBO (`tcdb.analysis.agreement`, equal to
 repro_eval's). No other tool can do this across snapshots: none knows which documents are the
-same.
+same. `topics` (a topic set) keeps only the core topics in it.
 
 The report is a dict::
 
     {collection, system, snapshots: [a, b], runs: {a: tag, b: tag}, depth, rbo_p,
-     n_topics, mean_ktu, mean_rbo, n_ktu, n_rbo,
+     topic_set, n_topics, mean_ktu, mean_rbo, n_ktu, n_rbo,
      topics: [{topic: {a: external id, b: external id}, topic_key, n_first, n_later,
                n_compared, common, ktu, rbo, reason}…]}
 """
@@ -37,11 +37,13 @@ def two_snapshots(snapshots: Sequence[str]) -> tuple[str, str]:
 
 
 def ranking_agreement_report(collection: str, system: str, snapshots: Sequence[str],
-                             depth: int = 1000, rbo_p: float = 0.8) -> dict[str, Any]:
-    """KTU and RBO per core topic between the system's runs in snapshots A and B, and means."""
+                             depth: int = 1000, rbo_p: float = 0.8,
+                             topics: str | None = None) -> dict[str, Any]:
+    """KTU and RBO per core topic (in the topic set `topics`, when given) between the system's
+    runs in snapshots A and B, and means."""
     from tcdb.analysis.agreement import ranking_agreement
     from tcdb.catalog import get_snapshot
-    from tcdb.queries import core_topic_ids, snapshot_topics
+    from tcdb.queries import core_topic_ids, snapshot_topics, topic_set_topic_ids
     from tcdb.queries.rankings import ranking_keys, system_runs
 
     a, b = two_snapshots(snapshots)
@@ -54,8 +56,13 @@ def ranking_agreement_report(collection: str, system: str, snapshots: Sequence[s
         conn = session.connection()
         names = {label: snapshot_topics(conn, get_snapshot(session, collection, label).pk)
                  for label in (a, b)}
-        core = sorted(core_topic_ids(session, collection, [a, b]),
-                      key=lambda t: natural_key(names[b][t][0]))
+        common = core_topic_ids(session, collection, [a, b])
+        if topics is not None:
+            common &= topic_set_topic_ids(session, collection, topics)
+            if not common:
+                raise OptionError("--topics", f"topic set {topics!r} has no topic both "
+                                  f"{a} and {b} have")
+        core = sorted(common, key=lambda t: natural_key(names[b][t][0]))
         first = ranking_keys(conn, runs[a][0], depth)
         later = ranking_keys(conn, runs[b][0], depth)
     result = ranking_agreement(first, later, core, depth=depth, p=rbo_p)
@@ -65,6 +72,6 @@ def ranking_agreement_report(collection: str, system: str, snapshots: Sequence[s
         row["topic_key"] = names[b][topic][1]
     return {"collection": collection, "system": system, "snapshots": [a, b],
             "runs": {label: tag for label, (_, tag) in runs.items()},
-            "depth": depth, "rbo_p": rbo_p, "n_topics": len(core),
+            "depth": depth, "rbo_p": rbo_p, "topic_set": topics, "n_topics": len(core),
             "mean_ktu": result["mean_ktu"], "mean_rbo": result["mean_rbo"],
             "n_ktu": result["n_ktu"], "n_rbo": result["n_rbo"], "topics": result["topics"]}

@@ -3,13 +3,14 @@
 LongEval's per-topic Δ figure: for every core topic (judged in both snapshots, matched by the
 collection's topic identity) the system's score in B minus its score in A, sorted, with the
 pivot's own change beside it when a pivot is named — a system whose topics all drop as much as
-the pivot's lost nothing of its own. Scores are the persistence report's
-(`load_persistence_scores`, `trec_eval -c`: a topic the run did not answer counts 0).
+the pivot's lost nothing of its own. `topics` (a topic set) keeps only the core topics in it.
+Scores are the persistence report's (`load_persistence_scores`, `trec_eval -c`: a topic the
+run did not answer counts 0).
 
 The report is a dict::
 
     {collection, system, pivot, measure, snapshots: [a, b], qrels: {a, b}, runs: {a, b},
-     n_topics, mean_delta, pivot_mean_delta, improved, declined, unchanged,
+     topic_set, n_topics, mean_delta, pivot_mean_delta, improved, declined, unchanged,
      topics: [{topic: {a, b}, topic_key, score_a, score_b, delta,
                pivot_a, pivot_b, pivot_delta}…]}   # sorted by delta, largest gain first
 
@@ -29,12 +30,17 @@ from tcdb.sorting import natural_key
 
 def topic_deltas_report(collection: str, system: str, snapshots: Sequence[str],
                         measure: str = "nDCG@10", qrels: QrelsChoice = "original",
-                        pivot: str | None = None, *, compute: bool = True) -> dict[str, Any]:
-    """Per core topic, the system's score in B minus A (and the pivot's), largest gain first."""
+                        pivot: str | None = None, *, compute: bool = True,
+                        topics: str | None = None) -> dict[str, Any]:
+    """Per core topic (in the topic set `topics`, when given), the system's score in B minus A
+    (and the pivot's), largest gain first."""
     from tcdb.analysis import json_float
     from tcdb.analysis.means import DECIMALS, exact_mean
+    from tcdb.errors import OptionError
+    from tcdb.topic_sets import topic_set_members
 
     a, b = two_snapshots(snapshots)
+    members = topic_set_members(collection, topics) if topics is not None else None
     data = load_persistence_scores(collection, [a, b], [measure], qrels, "core",
                                    compute=compute, systems=[system], keep=pivot)
     name = next(iter(data.frames))
@@ -43,7 +49,11 @@ def topic_deltas_report(collection: str, system: str, snapshots: Sequence[str],
     frame = data.frames[name]
     values = {(s, snap, t): v for s, snap, t, v in frame.itertuples(index=False)}
     rows: list[dict[str, Any]] = []
-    for topic in data.topics[a]:
+    kept = [t for t in data.topics[a] if members is None or t in members]
+    if not kept:
+        raise OptionError("--topics", f"topic set {topics!r} has none of the {len(data.topics[a])}"
+                          f" core topics of {a} and {b}")
+    for topic in kept:
         ext_a, key = data.topic_names[a][topic]
         ext_b = data.topic_names[b][topic][0]
         score_a, score_b = values[(followed, a, topic)], values[(followed, b, topic)]
@@ -61,7 +71,7 @@ def topic_deltas_report(collection: str, system: str, snapshots: Sequence[str],
     return {
         "collection": collection, "system": followed, "pivot": pivot_label, "measure": name,
         "snapshots": [a, b], "qrels": data.qrels, "runs": data.runs[name][followed],
-        "n_topics": len(rows),
+        "topic_set": topics, "n_topics": len(rows),
         "mean_delta": json_float(round(exact_mean(deltas), DECIMALS)),
         "pivot_mean_delta": (json_float(round(exact_mean(pivot_deltas), DECIMALS))
                              if pivot_deltas else None),

@@ -1,0 +1,187 @@
+"""Contamination files: per (model, topic) a score of how likely the model has seen the topic.
+
+A contamination quiz (e.g. asking an LLM to complete a topic's narrative, or to pick the real
+query among paraphrases) gives each (model, topic) a score; a score at or above its threshold
+means the model has likely seen the topic. `import_contamination` turns such a file into one
+topic set per model of the topics it has NOT likely seen — the subset its results should be
+re-evaluated on (`tcdb report subset`) — with `for_model` the model and `method`
+`contamination-quiz`.
+
+The file is a TSV or CSV with a header naming the columns `model`, `topic`, `score` and
+optionally `threshold` (a row's own threshold; `--threshold` for rows without one). A set holds
+only topics the file scores for that model: a topic it does not list is not known to be clean.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tcdb.errors import InputError, NotFoundError, OptionError
+
+METHOD = "contamination-quiz"
+COLUMNS = ("model", "topic", "score")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row of a contamination file: did `model` likely see `topic`?"""
+
+    line: int
+    model: str
+    topic: str
+    score: float
+    threshold: float
+
+    @property
+    def seen(self) -> bool:
+        return self.score >= self.threshold
+
+
+def read_contamination(path: Path, threshold: float | None = None) -> list[Verdict]:
+    """Every row of a contamination file, checked: columns, numbers, thresholds, duplicates.
+
+    The delimiter is the tab when the header has one, else the comma; CRLF line endings and a
+    byte-order mark are fine; blank lines are skipped. Errors name the file and line.
+    """
+    if not path.is_file():
+        raise NotFoundError(f"contamination file not found: {path}")
+    rows = _rows(path)
+    header = next(rows, None)
+    if header is None:
+        raise InputError(path, None, "empty file: expected a header with the columns "
+                         "model, topic, score[, threshold]")
+    line, names = header
+    columns = [n.strip().lower() for n in names]
+    missing = [c for c in COLUMNS if c not in columns]
+    if missing:
+        raise InputError(path, line, f"missing column(s) {', '.join(missing)} (header: "
+                         f"{', '.join(names)}; expected model, topic, score[, threshold])")
+    repeated = sorted({c for c in columns if c and columns.count(c) > 1})
+    if repeated:
+        raise InputError(path, line, f"column(s) named twice: {', '.join(repeated)}")
+    at = {c: columns.index(c) for c in (*COLUMNS, "threshold") if c in columns}
+    seen: dict[tuple[str, str], int] = {}
+    out: list[Verdict] = []
+    for line, fields in rows:
+        if len(fields) < len(columns):
+            raise InputError(path, line, f"{len(fields)} field(s), the header has "
+                             f"{len(columns)}")
+        model = fields[at["model"]].strip()
+        topic = fields[at["topic"]].strip()
+        if not model or not topic:
+            raise InputError(path, line, "empty " + ("model" if not model else "topic"))
+        score = _number(path, line, "score", fields[at["score"]])
+        own = fields[at["threshold"]].strip() if "threshold" in at else ""
+        if own:
+            limit = _number(path, line, "threshold", own)
+        elif threshold is not None:
+            limit = threshold
+        else:
+            raise InputError(path, line, "no threshold: give the row one in a threshold "
+                             "column, or --threshold for every row")
+        if (model, topic) in seen:
+            raise InputError(path, line, f"model {model!r} and topic {topic!r} listed twice "
+                             f"(first at line {seen[(model, topic)]})")
+        seen[(model, topic)] = line
+        out.append(Verdict(line, model, topic, score, limit))
+    if not out:
+        raise InputError(path, None, "no rows below the header")
+    return out
+
+
+def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(line, fields) of the non-blank lines, as the csv module splits them (quotes honoured)."""
+    text = path.read_text(encoding="utf-8-sig")
+    lines = text.splitlines()
+    first = next((s for s in lines if s.strip()), "")
+    delimiter = "\t" if "\t" in first else ","
+    for number, fields in enumerate(csv.reader(lines, delimiter=delimiter), start=1):
+        if any(f.strip() for f in fields):
+            yield number, fields
+
+
+def _number(path: Path, line: int, column: str, text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise InputError(path, line, f"{column} {text.strip()!r} is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(path, line, f"{column} {text.strip()!r} is not a finite number")
+    return value
+
+
+def set_name(model: str, prefix: str) -> str:
+    """`<prefix>-<model>`, the model's spaces as dashes so the name is one shell word."""
+    return prefix + "-" + re.sub(r"\s+", "-", model)
+
+
+def import_contamination(
+    collection: str,
+    snapshot: str,
+    path: Path | str,
+    *,
+    threshold: float | None = None,
+    prefix: str = "clean",
+    replace: bool = False,
+) -> dict[str, Any]:
+    """One topic set per model of the file: the topics it scores below their threshold.
+
+    All sets are written in one transaction (an error leaves none); the same file again
+    changes nothing. Topic ids are `snapshot`'s; one unknown to it is an error with its line.
+    """
+    from sqlmodel import col, select
+
+    from tcdb.catalog import get_collection, get_snapshot
+    from tcdb.db import session_scope
+    from tcdb.schema import SnapshotTopic
+    from tcdb.topic_sets import store_topic_set
+
+    path = Path(path)
+    if threshold is not None and not math.isfinite(threshold):
+        raise OptionError("--threshold", f"{threshold} is not a finite number")
+    if not prefix.strip():
+        raise OptionError("--prefix", "give a non-empty prefix")
+    verdicts = read_contamination(path, threshold)
+    models = list(dict.fromkeys(v.model for v in verdicts))
+    names: dict[str, str] = {}
+    for model in models:
+        name = set_name(model, prefix)
+        if name in names:
+            raise InputError(path, None, f"models {names[name]!r} and {model!r} would both "
+                             f"be topic set {name!r}")
+        names[name] = model
+    with session_scope() as session:
+        coll = get_collection(session, collection)
+        snap = get_snapshot(session, collection, snapshot)
+        ids = dict(session.execute(select(col(SnapshotTopic.external_id),
+                                          col(SnapshotTopic.topic_id))
+                                   .where(col(SnapshotTopic.snapshot_id) == snap.id)).tuples()
+                   .all())
+        clean: dict[str, set[int]] = {m: set() for m in models}
+        n_seen = dict.fromkeys(models, 0)
+        for verdict in verdicts:
+            if verdict.topic not in ids:
+                raise InputError(path, verdict.line, f"topic {verdict.topic!r} is not in "
+                                 f"snapshot {snapshot!r}")
+            if verdict.seen:
+                n_seen[verdict.model] += 1
+            else:
+                clean[verdict.model].add(ids[verdict.topic])
+        default = f"{threshold:g}" if threshold is not None else "none"
+        results = []
+        for name, model in names.items():
+            description = (f"topics {model} has likely not seen: contamination score below "
+                           f"the threshold (row's own, else {default}) in {path.name} "
+                           f"({snapshot})")
+            result = store_topic_set(session, coll.pk, collection, name, clean[model],
+                                     description=description, for_model=model, method=METHOD,
+                                     replace=replace)
+            results.append({**result, "n_seen": n_seen[model]})
+        return {"collection": collection, "snapshot": snapshot, "file": str(path),
+                "threshold": threshold, "sets": results}
