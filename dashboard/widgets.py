@@ -122,7 +122,8 @@ def pick_collection(prefer: Callable[[str], Sequence[str]] | None = None) -> str
 
     It opens on the collection named in the URL, else the one the user had picked on another
     page, else the most recently changed one (an empty collection is rarely what one came for)
-    of those `prefer` names, if any.
+    of those `prefer` names, if any (the first of them when none changed yet: a collection
+    with reported results only).
     """
     url = data.database_url()
     names = [c["name"] for c in data.collections(url)]
@@ -130,8 +131,8 @@ def pick_collection(prefer: Callable[[str], Sequence[str]] | None = None) -> str
         empty_database()
         return None
     preferred = list(prefer(url)) if prefer is not None else []
-    default = (data.latest_collection(url, preferred) if preferred else None) or \
-        data.latest_collection(url)
+    default = ((data.latest_collection(url, preferred) or preferred[0]) if preferred
+               else None) or data.latest_collection(url)
     return select("Collection", names, "collection", default=default)
 
 

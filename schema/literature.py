@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Text
+from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from tcdb.schema.base import Keyed, enum_column
@@ -10,14 +10,22 @@ from tcdb.schema.enums import ResultRole
 
 
 class ReportedResult(Keyed, SQLModel, table=True):
+    """One figure of one publication: a model's best or baseline value of a metric.
+
+    A publication reports a (model, role, metric) once: the key that makes a re-import of the
+    same file a no-op.
+    """
+
     __tablename__ = "reported_result"
+    __table_args__ = (UniqueConstraint("collection_id", "publication", "model", "role", "metric"),)
 
     id: int | None = Field(default=None, primary_key=True)
     collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE", index=True)
     publication: str = Field(sa_column=Column(Text, nullable=False))
     year: int
+    venue: str | None = Field(default=None, max_length=200)
     model: str = Field(max_length=200)
-    category: str | None = Field(default=None, max_length=32)  # lexical / neural / llm
+    category: str | None = Field(default=None, max_length=32)  # tcdb.vocabulary.ModelCategory
     role: ResultRole = Field(
         default=ResultRole.other,
         sa_column=Column(enum_column(ResultRole, "result_role"), nullable=False),

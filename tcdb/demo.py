@@ -103,10 +103,12 @@ def run_demo(
     say(f"pooled {pool['n_documents']:,} unjudged documents, judged them, expanded the qrels")
 
     t0 = time.perf_counter()
+    literature = _literature()
     summary = _reports(demo)
     step("reports", t0)
     summary.update({
         "source_bias": bias,
+        "literature": literature,
         "collection": COLLECTION,
         "database_reused": reused_db,
         "files_reused": demo.reused,
@@ -122,6 +124,8 @@ def run_demo(
             f"--pivot {demo.pivot} --measure nDCG@10",
             f"tcdb report source-bias {bias['collection']} {bias['snapshot']} "
             f"--measure {bias['measure']}",
+            f"tcdb literature report {COLLECTION} --metric nDCG@10 --reference-run "
+            f"{demo.labels[0]}/{demo.pivot}",
             "tcdb report --help",
         ],
     })
@@ -137,6 +141,16 @@ def _has_demo() -> bool:
     with session_scope() as session:
         return session.exec(select(Collection.id).where(
             Collection.name == COLLECTION)).first() is not None
+
+
+def _literature() -> dict[str, Any]:
+    """Illustrative reported results (shipped beside the generator) for the trend chart."""
+    from importlib.resources import as_file, files
+
+    from tcdb.literature import import_literature
+
+    with as_file(files("tcdb.collections.demo") / "literature.csv") as path:
+        return import_literature(path, COLLECTION)
 
 
 def _ingest(demo: Any) -> list[dict[str, Any]]:

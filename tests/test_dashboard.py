@@ -321,6 +321,7 @@ def test_every_page_works_as_the_read_only_role(seeded: Seeded, seeded_url: tupl
         "compare": {"collection": COLLECTION, "snapshot": seeded.labels[0], "measure": "AP",
                     "runs": ",".join(seeded.systems[:3])},
         "source_bias": {"collection": COLLECTION},
+        "literature": {"collection": COLLECTION, "metric": "nDCG@10", "reference": "0.45"},
     }
     assert set(visits) == set(PAGES)
 

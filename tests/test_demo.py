@@ -133,3 +133,11 @@ def test_demo_command_keeps_out_of_home_and_hints_at_its_database(tmp_path: Path
     assert not (tmp_path / "home" / ".ir_datasets").exists()
     assert (tmp_path / "elsewhere.sqlite").exists()
     assert f"tcdb dashboard --database-url {url}" in done.stdout
+
+
+def test_the_demo_ships_reported_results_once(demo_summary: dict) -> None:
+    """The Literature page's illustrative figures, imported from the file shipped with the
+    package; the second run finds them stored."""
+    first, second = demo_summary["first"]["literature"], demo_summary["second"]["literature"]
+    assert (first["status"], first["n_added"]) == ("added", 17)
+    assert (second["status"], second["n_unchanged"]) == ("unchanged", 17)

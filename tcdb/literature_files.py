@@ -1,0 +1,287 @@
+"""Reading files of results reported in the literature (CSV, TSV or YAML), validated row by row.
+
+One row is one figure of one publication: publication, year, venue, model, category
+(probabilistic / neural / llm), role (baseline / best), metric, value, cross_validated, notes.
+Every problem is an `InputError` naming the file, the line (a CSV record's first line; a YAML
+item's first line, with its item number) and the reason — before anything is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tcdb.errors import InputError, NotFoundError
+from tcdb.vocabulary import ModelCategory, ResultRole
+
+FIELDS = ("publication", "year", "venue", "model", "category", "role", "metric", "value",
+          "cross_validated", "notes")
+REQUIRED = ("publication", "year", "model", "category", "role", "metric", "value")
+EARLIEST_YEAR = 1950  # before any IR test collection: a typo
+TRUE, FALSE = ("true", "yes", "1", "y"), ("false", "no", "0", "n", "")
+# Measures whose values are counts, not fractions in [0, 1].
+COUNT_PREFIX = "Num"
+
+
+@dataclass(frozen=True)
+class ReportedRow:
+    """One validated figure and where it was read (`line`, and `item` for YAML)."""
+
+    line: int
+    publication: str
+    year: int
+    venue: str | None
+    model: str
+    category: ModelCategory
+    role: ResultRole
+    metric: str
+    value: float
+    cross_validated: bool
+    notes: str | None
+    item: int | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What a publication reports once: (publication, model, role, metric)."""
+        return (self.publication, self.model, self.role.value, self.metric)
+
+    def where(self) -> str:
+        return f"line {self.line}" if self.item is None else f"item {self.item}"
+
+
+def normalise_metric(name: str) -> str:
+    """The ir_measures spelling of a metric when it parses, in any case (`ndcg@10`, `MAP`,
+    `ndcg_cut_10` → nDCG@10, AP, nDCG@10); otherwise the name as written (`Success@5 (dev)`)."""
+    from tcdb.errors import OptionError
+    from tcdb.measures import canonical_measure
+
+    text = name.strip()
+    for attempt in dict.fromkeys([text, _registry_case(text), text.lower()]):
+        try:
+            return canonical_measure(attempt)
+        except OptionError:
+            continue
+    return text
+
+
+def _registry_case(text: str) -> str:
+    """`text` with its leading measure name spelled as ir_measures registers it (`ndcg@10` →
+    `nDCG@10`, `mrr@10` → `MRR@10`), so that ir_measures' case-sensitive parser reads it."""
+    import ir_measures
+
+    cut = len(text)
+    for stop in "@(_":
+        if stop in text:
+            cut = min(cut, text.index(stop))
+    head, tail = text[:cut], text[cut:]
+    names = {n.lower(): n for n in sorted(ir_measures.measures.registry, reverse=True)}
+    return names.get(head.lower(), head) + tail
+
+
+def read_reported(path: Path | str) -> list[ReportedRow]:
+    """Every row of a literature file, validated; an InputError at the first bad one (a row
+    reported twice included: the first place is named too)."""
+    path = Path(path)
+    if not path.is_file():
+        raise NotFoundError(f"literature file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".tsv", ".yaml", ".yml"):
+        raise InputError(path, None, "a literature file is .csv, .tsv, .yaml or .yml")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError(path, line, "not UTF-8 text (save the file as UTF-8)") from None
+    records = _yaml_records(path, text) if suffix in (".yaml", ".yml") else \
+        _csv_records(path, text, "\t" if suffix == ".tsv" else ",")
+    rows: list[ReportedRow] = []
+    seen: dict[tuple[str, str, str, str], ReportedRow] = {}
+    for line, item, record in records:
+        row = _row(path, line, item, record)
+        if row.key in seen:
+            first = seen[row.key]
+            raise InputError(path, line, f"{_item(item)}duplicated row: {row.publication!r} "
+                             f"reports the {row.role.value} {row.metric} of {row.model!r} "
+                             f"already at {first.where()}")
+        seen[row.key] = row
+        rows.append(row)
+    if not rows:
+        raise InputError(path, None, "no results in the file")
+    return rows
+
+
+def _item(item: int | None) -> str:
+    return "" if item is None else f"item {item}: "
+
+
+def _column(name: str) -> str:
+    return name.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def _csv_records(path: Path, text: str, delimiter: str
+                 ) -> list[tuple[int, int | None, dict[str, Any]]]:
+    """(first line, None, {field: text}) per non-blank record; the header names the fields."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    records: list[tuple[int, int | None, dict[str, Any]]] = []
+    header: list[str] | None = None
+    end = 0  # the last physical line read so far
+    try:
+        for fields in reader:
+            start, end = end + 1, reader.line_num
+            if not any(f.strip() for f in fields):
+                continue
+            if header is None:
+                header = [_column(f) for f in fields]
+                _check_header(path, start, header, delimiter)
+                continue
+            if len(fields) != len(header):
+                raise InputError(path, start, f"{len(fields)} fields, the header has "
+                                 f"{len(header)} (a field with a {delimiter!r} inside needs "
+                                 "double quotes)")
+            records.append((start, None, dict(zip(header, fields, strict=True))))
+    except csv.Error as exc:
+        raise InputError(path, reader.line_num, f"not valid CSV: {exc}") from None
+    if header is None:
+        raise InputError(path, None, "the file is empty: the first line names the columns "
+                         f"({', '.join(FIELDS)})")
+    return records
+
+
+def _check_header(path: Path, line: int, header: list[str], delimiter: str) -> None:
+    for name in header:
+        if name not in FIELDS:
+            hint = " (columns are separated by commas)" if ";" in name and delimiter == "," \
+                else ""
+            raise InputError(path, line, f"unknown column {name!r}{hint}: the columns are "
+                             f"{', '.join(FIELDS)}")
+    missing = [f for f in REQUIRED if f not in header]
+    if missing:
+        raise InputError(path, line, f"missing column(s) {', '.join(missing)}")
+    twice = sorted({n for n in header if header.count(n) > 1})
+    if twice:
+        raise InputError(path, line, f"column(s) {', '.join(twice)} named twice")
+
+
+def _yaml_records(path: Path, text: str) -> list[tuple[int, int | None, dict[str, Any]]]:
+    """(first line, item number, mapping) per item of a list — the whole document, or its
+    `results:` — with the line each item starts on."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(path, None if mark is None else mark.line + 1,
+                         f"not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    if isinstance(data, dict) and isinstance(node, yaml.MappingNode):
+        if set(data) != {"results"}:
+            raise InputError(path, 1, "a literature YAML file is a list of results, or a "
+                             "mapping with one key, `results:`, holding that list")
+        data = data["results"]
+        node = next(v for k, v in node.value if k.value == "results")
+    if data is None:
+        return []
+    if not isinstance(data, list) or not isinstance(node, yaml.SequenceNode):
+        raise InputError(path, 1, "a literature YAML file is a list of results")
+    records: list[tuple[int, int | None, dict[str, Any]]] = []
+    for number, (item, item_node) in enumerate(zip(data, node.value, strict=True), start=1):
+        line = item_node.start_mark.line + 1
+        if not isinstance(item, dict):
+            raise InputError(path, line, f"item {number}: a result is a mapping of "
+                             f"{', '.join(FIELDS)}")
+        fields = {_column(str(k)): v for k, v in item.items()}
+        unknown = [k for k in fields if k not in FIELDS]
+        if unknown:
+            raise InputError(path, line, f"item {number}: unknown field {unknown[0]!r}: the "
+                             f"fields are {', '.join(FIELDS)}")
+        records.append((line, number, fields))
+    return records
+
+
+def _row(path: Path, line: int, item: int | None, record: dict[str, Any]) -> ReportedRow:
+    """One record as a validated row."""
+    def fail(reason: str) -> InputError:
+        return InputError(path, line, _item(item) + reason)
+
+    def text(name: str, limit: int | None = None) -> str | None:
+        value = record.get(name)
+        if value is None:
+            found = ""
+        elif isinstance(value, str | int | float) and not isinstance(value, bool):
+            found = str(value).strip()
+        else:
+            raise fail(f"{name} {value!r} is not text")
+        if not found:
+            if name in REQUIRED:
+                raise fail(f"missing {name}")
+            return None
+        if limit is not None and len(found) > limit:
+            raise fail(f"{name} is longer than {limit} characters")
+        return found
+
+    publication, model = str(text("publication")), str(text("model", 200))
+    year = _year(str(text("year")), fail)
+    category = _word(ModelCategory, "category", str(text("category")), fail)
+    role = _word(ResultRole, "role", str(text("role")), fail)
+    metric = normalise_metric(str(text("metric", 100)))
+    raw_value = record.get("value")
+    if isinstance(raw_value, bool):
+        raise fail(f"value {raw_value!r} is not a number")
+    value = _value(str(text("value")), metric, fail)
+    return ReportedRow(line, publication, year, text("venue", 200), model, category, role, metric,
+                       value, _flag(record.get("cross_validated"), fail), text("notes"), item)
+
+
+def _year(raw: str, fail: Any) -> int:
+    try:
+        year = int(raw)
+    except ValueError:
+        raise fail(f"year {raw!r} is not a whole number") from None
+    this_year = dt.datetime.now(dt.UTC).year
+    if year > this_year:
+        raise fail(f"year {year} is in the future (it is {this_year})")
+    if year < EARLIEST_YEAR:
+        raise fail(f"year {year} is implausible (before {EARLIEST_YEAR})")
+    return year
+
+
+def _word(kind: Any, name: str, raw: str, fail: Any) -> Any:
+    try:
+        return kind(raw.lower())
+    except ValueError:
+        choices = " / ".join(member.value for member in kind)
+        raise fail(f"unknown {name} {raw!r}: one of {choices}") from None
+
+
+def _value(raw: str, metric: str, fail: Any) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise fail(f"value {raw!r} is not a number") from None
+    if not math.isfinite(value):
+        raise fail(f"value {raw!r} is not a finite number")
+    from tcdb.collections.trec_eval_output import canonical_measure
+
+    measured = canonical_measure(metric) is not None and not metric.startswith(COUNT_PREFIX)
+    if measured and not 0.0 <= value <= 1.0:
+        hint = f" (a percentage? write {value / 100:g})" if 1.0 < value <= 100.0 else ""
+        raise fail(f"value {raw} of {metric} is outside [0, 1]{hint}")
+    return value
+
+
+def _flag(raw: Any, fail: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = "" if raw is None else str(raw).strip().lower()
+    if text in TRUE:
+        return True
+    if text in FALSE:
+        return False
+    raise fail(f"cross_validated {raw!r} is not one of true / false / yes / no / 1 / 0")
