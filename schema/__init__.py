@@ -1,6 +1,7 @@
 """The relational model of tcdb (see DESIGN.md): SQLModel tables and enums, nothing else."""
 
 from tcdb.schema.base import metadata
+from tcdb.schema.churn import SnapshotChurn
 from tcdb.schema.collection import (
     Collection,
     Content,
@@ -30,6 +31,7 @@ __all__ = [
     "Collection", "Content", "DocIdentity", "Document", "Evaluation", "Judgment", "Measure",
     "Pool", "PoolEntry", "PoolRun", "PoolStatus", "QrelsKind", "QrelsSet", "ReportedResult",
     "ResultRole", "Run", "RunCategory", "RunEntry", "RunType", "Score", "Snapshot",
-    "SnapshotDocument", "SnapshotStatus", "SnapshotTopic", "System", "Topic", "TopicIdentity",
+    "SnapshotChurn", "SnapshotDocument", "SnapshotStatus", "SnapshotTopic", "System", "Topic",
+    "TopicIdentity",
     "TopicSet", "TopicSetMember", "UnresolvedJudgment", "UnresolvedRunEntry", "metadata",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
@@ -60,6 +60,12 @@ class Snapshot(Keyed, SQLModel, table=True):
     n_documents: int = 0
     n_topics: int = 0
     n_judgments: int = 0
+    # Whitespace tokens over the documents whose version has a count (`content.n_tokens`),
+    # filled at ingest like the sizes above so `snapshot stats` reads four numbers, not 1M rows.
+    tokens_counted: int | None = None
+    tokens_total: int | None = Field(default=None, sa_type=BigInteger)
+    tokens_min: int | None = None
+    tokens_max: int | None = None
     created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
     completed_at: dt.datetime | None = Field(default=None, sa_type=aware_datetime())
     error: str | None = Field(default=None, sa_column=Column(Text))

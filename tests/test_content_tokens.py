@@ -147,3 +147,54 @@ def test_migration_0011_counts_the_stored_texts(db: str, tmp_path: Path) -> None
     report = snapshot_stats(COLLECTION)["per_snapshot"]
     assert report[0]["tokens"] == expected_stats(with_texts)
     assert report[1]["tokens"] == {"n_with_text": 0, "mean": None, "min": None, "max": None}
+
+
+def snapshot_totals(label: str) -> tuple[int | None, ...]:
+    from tcdb.db import session_scope
+
+    with session_scope() as session:
+        return tuple(session.connection().execute(text(
+            "SELECT tokens_counted, tokens_total, tokens_min, tokens_max FROM snapshot"
+            " WHERE label = :label"), {"label": label}).one())
+
+
+def test_ingest_keeps_each_snapshots_totals_and_stats_reads_them(db: str, tmp_path: Path) -> None:
+    """The ingest stores a snapshot's token totals (migration 0014) as `str.split()` counts;
+    stats reads those four numbers instead of the snapshot's rows, and aggregates live when
+    some document of the snapshot has no count."""
+    from tcdb.db import session_scope
+    from tcdb.reports.snapshot_stats import snapshot_stats
+
+    texts = generated_texts(11, 50, "d")
+    ingest(tmp_path, "s1", texts, with_text=False)
+    counts = [len(t.split()) for t in texts.values()]
+    assert snapshot_totals("s1") == (50, sum(counts), min(counts), max(counts))
+    with session_scope() as session:  # the stored totals, not the rows, are what stats reads
+        session.connection().execute(text(
+            "UPDATE snapshot SET tokens_total = tokens_total + tokens_counted"))
+    assert snapshot_stats(COLLECTION)["per_snapshot"][0]["tokens"]["mean"] == pytest.approx(
+        sum(counts) / 50 + 1)
+    with session_scope() as session:  # a version without a count: the rows are read again
+        session.connection().execute(text(
+            "UPDATE content SET n_tokens = NULL WHERE id = (SELECT MIN(content_id)"
+            " FROM snapshot_document)"))
+        session.connection().execute(text("UPDATE snapshot SET tokens_counted = 49"))
+    tokens = snapshot_stats(COLLECTION)["per_snapshot"][0]["tokens"]
+    assert tokens["n_with_text"] == 49 and tokens["mean"] < sum(counts) / 50 + 0.5
+
+
+def test_migration_0014_totals_the_existing_snapshots(db: str, tmp_path: Path) -> None:
+    from tcdb import migrate
+    from tcdb.db import get_engine
+
+    first, second = generated_texts(12, 40, "d"), generated_texts(13, 25, "e")
+    ingest(tmp_path, "s1", first)
+    ingest(tmp_path, "s2", {**first, **second}, with_text=False)
+    before = snapshot_totals("s1"), snapshot_totals("s2")
+    try:
+        migrate.downgrade("0013", db)
+    finally:
+        migrate.upgrade(db)
+    assert migrate.current_revision(get_engine(db)) == migrate.head_revision()
+    assert (snapshot_totals("s1"), snapshot_totals("s2")) == before
+    assert before[1][0] == 65

@@ -25,13 +25,15 @@ from sqlmodel import Session, col, select
 
 from tcdb.catalog import get_collection
 from tcdb.collections.sources import SnapshotSource
-from tcdb.db import get_engine, session_scope
+from tcdb.db import bulk_insert, get_engine, session_scope
 from tcdb.errors import ConflictError, InputError
 from tcdb.ingest.documents import write_documents
 from tcdb.ingest.report import IngestReport
 from tcdb.ingest.topics import write_topics
 from tcdb.locks import ingest_lock_name, write_session
-from tcdb.queries import UNLABELLED, document_drift, documents_per_source
+from tcdb.queries import UNLABELLED, documents_per_source
+from tcdb.queries.churn import count_churn, drift_counts
+from tcdb.queries.snapshot_stats import live_token_totals
 from tcdb.schema import Collection, Snapshot, SnapshotDocument, SnapshotStatus
 from tcdb.vocabulary import OnDuplicate, one_of
 
@@ -90,6 +92,9 @@ def ingest_snapshot(
         snap.n_documents = report.n_documents
         snap.n_topics = report.n_topics
         snap.n_judgments = report.n_judgments
+        (snap.tokens_counted, snap.tokens_total, snap.tokens_min,
+         snap.tokens_max) = live_token_totals(session.connection(), [snap.pk]).get(
+             snap.pk, (0, 0, None, None))
         snap.status = SnapshotStatus.complete
         snap.completed_at = dt.datetime.now(dt.UTC)
         session.add(snap)
@@ -149,7 +154,8 @@ def _already_there(session: Session, coll: Collection, label: str, source: Snaps
 def _compare_with_previous(session: Session, coll: Collection, snap: Snapshot,
                            report: IngestReport) -> None:
     """Count the documents changed and unchanged since the snapshot before this one (in
-    snapshot order: date, then label), as `tcdb snapshot diff` would, for the summary."""
+    snapshot order: date, then label), as `tcdb snapshot diff` would, for the summary — and
+    keep the pair's churn rows, so that `snapshot diff` and `stats` read them later."""
     def order(s: Snapshot) -> tuple[dt.date, str]:
         return (s.date or dt.date.max, s.label)
 
@@ -165,7 +171,11 @@ def _compare_with_previous(session: Session, coll: Collection, snap: Snapshot,
     if not earlier:
         return
     previous = max(earlier, key=order)
-    drift = document_drift(conn, previous.pk, snap.pk)
+    rows = count_churn(conn, previous.pk, snap.pk)
+    bulk_insert(conn, "snapshot_churn",
+                ["snapshot_a_id", "snapshot_b_id", "source_a", "source_b", "state", "n"],
+                [(previous.pk, snap.pk, *row) for row in rows])
+    drift = drift_counts(rows)
     report.previous_snapshot = previous.label
     report.n_changed_documents = drift["changed"]
     report.n_unchanged_documents = drift["unchanged"]

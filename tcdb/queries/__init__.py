@@ -6,8 +6,9 @@ open transactions of their own and never write, so the dashboard can use them on
 engine. By what they read: `lookups` (external ids → integer keys), `runs` (run metadata,
 rankings, top k), `scores` (evaluations and per-topic scores), `qrels` (judgments), `topics`
 (topics across snapshots, core topics, topic sets), `snapshots` (what changed between two);
-imported by module: `rankings` (one system's runs across snapshots, rankings by document
-identity) and `snapshot_stats` (token lengths, churn by length, judgments by grade).
+imported by module: `churn` (how one snapshot's documents became another's), `rankings`
+(one system's runs across snapshots, rankings by document identity) and `snapshot_stats`
+(token lengths, churn by length, judgments by grade).
 pandas is imported inside the functions that return DataFrames.
 """
 

@@ -13,19 +13,48 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from tcdb.queries.churn import churn_rows, length_counts
+
+Totals = tuple[int, int, int | None, int | None]  # documents counted, tokens, min, max
+
 
 def token_lengths(conn: Connection, snapshot_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
     """Per snapshot, whitespace tokens per document: mean, min, max over the documents whose
     count is known (`n_with_text`), else None figures.
 
     The ingest stores each version's count (`content.n_tokens`, `len(text.split())`, migration
-    0011), texts kept or not, so this is one aggregate over membership and versions: reading
-    every text instead took ~90 s at 1,000,000 documents. Versions written before 0011 whose
-    text the migration could not count are counted here from their text, if stored, with the
-    same `str.split()`; versions with neither count nor text are left out.
+    0011) and each snapshot's totals (`snapshot.tokens_*`, migration 0014), so a snapshot whose
+    every document is counted costs one row here. Others (a version from before 0011 without a
+    count) are aggregated live: see `live_token_totals`.
     """
     ids = ",".join(str(int(s)) for s in snapshot_ids) or "NULL"
-    per_snapshot: dict[int, tuple[int, int, int | None, int | None]] = {}
+    per_snapshot: dict[int, Totals] = {}
+    live: list[int] = []
+    for sid, documents, n, total, low, high in conn.execute(text(
+            "SELECT id, n_documents, tokens_counted, tokens_total, tokens_min, tokens_max"
+            f" FROM snapshot WHERE id IN ({ids})")):
+        if n is None or int(n) < int(documents):  # not counted, or some count may come later
+            live.append(int(sid))
+        else:
+            per_snapshot[int(sid)] = (int(n), int(total or 0), low, high)
+    if live:
+        per_snapshot.update(live_token_totals(conn, live))
+    out = {}
+    for sid in snapshot_ids:
+        n, total, low, high = per_snapshot.get(int(sid), (0, 0, None, None))
+        out[int(sid)] = {"n_with_text": n, "mean": float(total) / n if n else None,
+                         "min": int(low) if low is not None else None,
+                         "max": int(high) if high is not None else None}
+    return out
+
+
+def live_token_totals(conn: Connection, snapshot_ids: Sequence[int]) -> dict[int, Totals]:
+    """Token totals aggregated from the snapshots' versions: one aggregate over membership and
+    `content.n_tokens` (no texts read: ~90 s at 1,000,000 documents); versions written before
+    0011 whose text the migration could not count are counted here from their text, if stored,
+    with the same `str.split()`; versions with neither count nor text are left out."""
+    ids = ",".join(str(int(s)) for s in snapshot_ids) or "NULL"
+    per_snapshot: dict[int, Totals] = {}
     uncounted = 0  # memberships of versions without a count
     for sid, n, total, low, high, everyone in conn.execute(text(  # no text: rows stay narrow
             "SELECT sd.snapshot_id, COUNT(c.n_tokens), SUM(c.n_tokens), MIN(c.n_tokens),"
@@ -43,13 +72,7 @@ def token_lengths(conn: Connection, snapshot_ids: Sequence[int]) -> dict[int, di
         per_snapshot[int(sid)] = (n + 1, total + count,
                                   count if low is None else min(low, count),
                                   count if high is None else max(high, count))
-    out = {}
-    for sid in snapshot_ids:
-        n, total, low, high = per_snapshot.get(int(sid), (0, 0, None, None))
-        out[int(sid)] = {"n_with_text": n, "mean": float(total) / n if n else None,
-                         "min": int(low) if low is not None else None,
-                         "max": int(high) if high is not None else None}
-    return out
+    return per_snapshot
 
 
 def present_in_all(conn: Connection, snapshot_ids: Sequence[int]) -> int:
@@ -64,17 +87,7 @@ def present_in_all(conn: Connection, snapshot_ids: Sequence[int]) -> int:
 def length_churn(conn: Connection, a: int, b: int) -> dict[str, int]:
     """Documents kept from `a` to `b` whose text changed, by length direction: grew, shrank or
     same length (characters of the normalised text, `content.length`), and unchanged ones."""
-    row = conn.execute(text(
-        "SELECT COALESCE(SUM(CASE WHEN ca.id = cb.id THEN 1 ELSE 0 END), 0),"
-        " COALESCE(SUM(CASE WHEN ca.id <> cb.id AND cb.length > ca.length THEN 1 ELSE 0 END), 0),"
-        " COALESCE(SUM(CASE WHEN ca.id <> cb.id AND cb.length < ca.length THEN 1 ELSE 0 END), 0),"
-        " COALESCE(SUM(CASE WHEN ca.id <> cb.id AND cb.length = ca.length THEN 1 ELSE 0 END), 0)"
-        " FROM snapshot_document sa JOIN snapshot_document sb"
-        " ON sb.document_id = sa.document_id AND sb.snapshot_id = :b"
-        " JOIN content ca ON ca.id = sa.content_id JOIN content cb ON cb.id = sb.content_id"
-        " WHERE sa.snapshot_id = :a"), {"a": a, "b": b}).one()
-    unchanged, grew, shrank, same = (int(v) for v in row)
-    return {"unchanged": unchanged, "grew": grew, "shrank": shrank, "same_length": same}
+    return length_counts(churn_rows(conn, a, b))
 
 
 def judgments_by_grade(conn: Connection, qrels_set_id: int) -> dict[int, dict[int, int]]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Integer, and_, func, select, text
-from sqlalchemy.orm import aliased
+from sqlalchemy import Connection, select, text
 from sqlmodel import col
 
-from tcdb.schema import QrelsSet, Snapshot, SnapshotDocument, SnapshotTopic
+from tcdb.queries.churn import UNLABELLED, churn_rows, drift_by_source, drift_counts
+from tcdb.schema import QrelsSet, Snapshot, SnapshotTopic
 from tcdb.sorting import natural_key
 
 
@@ -18,40 +18,9 @@ def document_drift(conn: Connection, a: int, b: int) -> dict[str, int]:
     """Documents added / removed / changed / unchanged from snapshot `a` to snapshot `b`.
 
     A document is the same across snapshots by the collection's identity rule (its key);
-    changed means its content hash differs.
+    changed means its content hash differs. From the pair's churn rows (`tcdb.queries.churn`).
     """
-    sa_, sb = aliased(SnapshotDocument), aliased(SnapshotDocument)
-    snapshot = col(SnapshotDocument.snapshot_id)
-    n_a = conn.execute(select(func.count()).where(snapshot == a)).scalar_one()
-    n_b = conn.execute(select(func.count()).where(snapshot == b)).scalar_one()
-    both, unchanged = conn.execute(
-        select(func.count(), func.coalesce(func.sum(
-            (col(sa_.content_id) == col(sb.content_id)).cast(Integer)), 0))
-        .select_from(sa_)
-        .join(sb, and_(col(sb.document_id) == col(sa_.document_id), col(sb.snapshot_id) == b))
-        .where(col(sa_.snapshot_id) == a)
-    ).one()
-    return {"added": n_b - both, "removed": n_a - both, "changed": both - int(unchanged),
-            "unchanged": int(unchanged), "before": n_a, "after": n_b}
-
-
-UNLABELLED = "unlabelled"  # the source of documents no label names
-
-_DRIFT_AFTER = text(
-    "SELECT COALESCE(b.source_label, ''), COUNT(*), "
-    "SUM(CASE WHEN a.document_id IS NULL THEN 1 ELSE 0 END), "
-    "SUM(CASE WHEN a.content_id = b.content_id THEN 1 ELSE 0 END), "
-    "SUM(CASE WHEN a.document_id IS NOT NULL "
-    "AND COALESCE(a.source_label, '') <> COALESCE(b.source_label, '') THEN 1 ELSE 0 END) "
-    "FROM snapshot_document b LEFT JOIN snapshot_document a "
-    "ON a.document_id = b.document_id AND a.snapshot_id = :a "
-    "WHERE b.snapshot_id = :b GROUP BY COALESCE(b.source_label, '')")
-_DRIFT_BEFORE = text(
-    "SELECT COALESCE(a.source_label, ''), COUNT(*), "
-    "SUM(CASE WHEN b.document_id IS NULL THEN 1 ELSE 0 END) "
-    "FROM snapshot_document a LEFT JOIN snapshot_document b "
-    "ON b.document_id = a.document_id AND b.snapshot_id = :b "
-    "WHERE a.snapshot_id = :a GROUP BY COALESCE(a.source_label, '')")
+    return drift_counts(churn_rows(conn, a, b))
 
 
 def document_drift_by_source(conn: Connection, a: int, b: int) -> dict[str, dict[str, int]]:
@@ -62,24 +31,7 @@ def document_drift_by_source(conn: Connection, a: int, b: int) -> dict[str, dict
     `relabelled` counts documents of both whose label changed (they are changed or unchanged
     too, by their text).
     """
-    out: dict[str, dict[str, int]] = {}
-
-    def entry(label: str) -> dict[str, int]:
-        return out.setdefault(label or UNLABELLED, {
-            "added": 0, "removed": 0, "changed": 0, "unchanged": 0, "relabelled": 0,
-            "before": 0, "after": 0})
-
-    for label, n, added, unchanged, relabelled in conn.execute(_DRIFT_AFTER, {"a": a, "b": b}):
-        row = entry(label)
-        row["after"], row["added"] = int(n), int(added or 0)
-        row["unchanged"], row["relabelled"] = int(unchanged or 0), int(relabelled or 0)
-        row["changed"] = int(n) - row["added"] - row["unchanged"]
-    for label, n, removed in conn.execute(_DRIFT_BEFORE, {"a": a, "b": b}):
-        row = entry(label)
-        row["before"], row["removed"] = int(n), int(removed or 0)
-    if set(out) <= {UNLABELLED}:
-        return {}
-    return dict(sorted(out.items()))
+    return drift_by_source(churn_rows(conn, a, b))
 
 
 def documents_per_source(conn: Connection, snapshot_id: int) -> dict[str, int]:
