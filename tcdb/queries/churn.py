@@ -44,7 +44,12 @@ _LIVE = text(
 
 
 def count_churn(conn: Connection, a: int, b: int) -> list[ChurnRow]:
-    """The churn from snapshot `a` to `b`, counted from their memberships (two joins)."""
+    """The churn from snapshot `a` to `b`, counted from their memberships (two joins).
+
+    PostgreSQL's JIT compiler is switched off for the rest of the transaction: compiling this
+    plan took longer than it saved (~20 % of the query at 2 × 1,000,000 documents)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SET LOCAL jit = off"))
     return [ChurnRow(sa, sb, state, int(n)) for sa, sb, state, n
             in conn.execute(_LIVE, {"a": a, "b": b}) if int(n)]
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tcdb.catalog import get_snapshot
 from tcdb.db import session_scope
-from tcdb.queries import document_drift, document_drift_by_source, qrels_summary, topic_drift
+from tcdb.queries import qrels_summary, topic_drift
+from tcdb.queries.churn import churn_rows, drift_by_source, drift_counts
 from tcdb.reports.results import SnapshotDiff
 
 
@@ -15,10 +16,11 @@ def snapshot_diff(collection: str, a: str, b: str) -> SnapshotDiff:
         snap_b = get_snapshot(session, collection, b)
         conn = session.connection()
         topics = topic_drift(conn, snap_a.pk, snap_b.pk)
+        churn = churn_rows(conn, snap_a.pk, snap_b.pk)  # kept by the ingest, or counted once
         return {
             "collection": collection, "a": a, "b": b,
-            "documents": document_drift(conn, snap_a.pk, snap_b.pk),
-            "sources": document_drift_by_source(conn, snap_a.pk, snap_b.pk),
+            "documents": drift_counts(churn),
+            "sources": drift_by_source(churn),
             "topics": topics,
             "qrels": {a: qrels_summary(conn, snap_a.pk), b: qrels_summary(conn, snap_b.pk)},
         }
