@@ -111,12 +111,13 @@ def test_outcome_breakdown_hand_example() -> None:
     assert result["shares"] == {"neither": 0.2, "only_a": 0.3, "only_b": 0.1, "both": 0.4}
     both_a, both_b = np.array([1.0, 3, 2, 7]), np.array([2.0, 1, 5, 10])
     assert result["both"]["n"] == 4
-    assert result["both"]["mean_esl_a"] == pytest.approx(2.25)  # (0 + 2 + 1 + 6) / 4
-    assert result["both"]["mean_esl_b"] == pytest.approx(3.5)  # (1 + 0 + 4 + 9) / 4
+    # ESL = rank (rank 1 scores 1, as Lin et al. define it)
+    assert result["both"]["mean_esl_a"] == pytest.approx(3.25)  # (1 + 3 + 2 + 7) / 4
+    assert result["both"]["mean_esl_b"] == pytest.approx(4.5)  # (2 + 1 + 5 + 10) / 4
     assert result["both"]["mrr_a"] == pytest.approx(np.mean(1 / both_a))
     assert result["both"]["mrr_b"] == pytest.approx(np.mean(1 / both_b))
     assert result["both"]["p_esl"] == pytest.approx(
-        scipy.stats.ttest_rel(both_a - 1, both_b - 1).pvalue
+        scipy.stats.ttest_rel(both_a, both_b).pvalue
     )
     assert result["both"]["p_rr"] == pytest.approx(
         scipy.stats.ttest_rel(1 / both_a, 1 / both_b).pvalue

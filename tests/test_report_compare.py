@@ -123,7 +123,7 @@ def test_cli_bootstrap_prints_the_intervals(graded: dict, cli) -> None:
     assert f"{pair['diff_ci_low']:.4f}" in out and f"{pair['diff_ci_high']:.4f}" in out
     code, out, _ = cli("report", "compare", "c", "s", "--run", "a", "--run", "b", "--measure",
                        "AP")
-    assert code == 0 and "bootstrap" not in out and "95 %" not in out
+    assert code == 0 and "bootstrap" not in out and "A − B 95 % low" not in out
     code, _, err = cli(*args[:-4], "--bootstrap", "-1")
     assert code == 1 and "--bootstrap" in err
 
@@ -192,7 +192,7 @@ def test_relevant_ranks_follow_trec_eval_order(one_relevant: Path) -> None:
 def test_outcome_breakdown_on_a_hand_built_example(one_relevant: Path, cli) -> None:
     from tcdb.reports.compare import compare_report
 
-    report = compare_report("marco", "dev", "original", ["A", "B"], "RR@10")
+    report = compare_report("marco", "dev", "original", ["A", "B"], "RR@10", k=10)
     outcomes = report["outcomes"]
     assert outcomes["applicable"] is True and outcomes["k"] == 10
     (pair,) = outcomes["pairs"]
@@ -202,8 +202,8 @@ def test_outcome_breakdown_on_a_hand_built_example(one_relevant: Path, cli) -> N
     assert pair["shares"]["only_b"] == pytest.approx(2 / 6)
     both = pair["both"]  # t1 (A 1, B 2) and t6 (A 1, B 3)
     assert both["n"] == 2
-    assert (both["mean_esl_a"], both["mean_esl_b"]) == (0.0, 1.5)
-    assert both["p_esl"] == pytest.approx(stats.ttest_rel([0, 0], [1, 2]).pvalue)
+    assert (both["mean_esl_a"], both["mean_esl_b"]) == (1.0, 2.5)  # ESL = rank
+    assert both["p_esl"] == pytest.approx(stats.ttest_rel([1, 1], [2, 3]).pvalue)
     assert both["mrr_a"] == 1.0 and both["mrr_b"] == pytest.approx((1 / 2 + 1 / 3) / 2)
     assert both["p_rr"] == pytest.approx(stats.ttest_rel([1, 1], [1 / 2, 1 / 3]).pvalue)
     assert pair["only_one"] == {"n_only_a": 1, "n_only_b": 2,

@@ -1,5 +1,6 @@
 """Compare runs: means with bootstrap intervals, the pairwise significance matrix as a heat map,
-effect sizes, and, for one-relevant-per-topic qrels, the outcome breakdown."""
+effect sizes, for one-relevant-per-topic qrels the outcome breakdown, and the leaderboard over
+time (mean by submission date, the SOTA chain, its significant steps)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import pandas as pd
 import streamlit as st
 
 from tcdb.dashboard import columns as c
-from tcdb.dashboard import data, widgets
+from tcdb.dashboard import data, leaderboard_data, widgets
 from tcdb.errors import TcdbError
 
 TESTS = {"paired t-test": "t", "Wilcoxon signed-rank": "wilcoxon", "sign test": "sign",
-         "Wilcoxon rank-sum": "ranksum"}
+         "randomisation test": "permutation", "Wilcoxon rank-sum": "ranksum"}
 P_BINS = ["p < 0.001", "p < 0.01", "p < 0.05", "p ≥ 0.05"]
 
 collection, url = widgets.collection_page("Compare runs")
@@ -27,9 +28,9 @@ if len(tags) < 2:
 qrels = widgets.pick_qrels(collection, [snapshot])
 measure = widgets.pick_measure()
 chosen = widgets.multiselect("Runs", tags, "runs", default=tags[:3])
-correction = widgets.select("Correction", ["holm", "bonferroni", "none"], "correction")
+correction = widgets.select("Correction", ["holm", "bonferroni", "bh", "none"], "correction")
 test_name = widgets.select("Test", list(TESTS), "test", default="paired t-test") or "paired t-test"
-k = widgets.number("Outcome cut-off k", "k", 10)
+k = widgets.number("Outcome cut-off k", "k", 100)
 if not (qrels and measure and correction):
     st.stop()
 if len(chosen) < 2:
@@ -162,3 +163,37 @@ else:
         "mrr_b": c.score("RR B"), "p_rr": c.p_value("p RR", "Paired test of RR A vs B"),
         "n_only_a": c.count("only A"), "n_only_b": c.count("only B"),
         "p_binomial": c.p_value("p only-one", "Binomial test: only-A vs only-B topics")})
+
+st.subheader("Leaderboard over time")
+try:
+    board = leaderboard_data.leaderboard(url, collection, snapshot, qrels, measure, test,
+                                         correction)
+except TcdbError as exc:
+    st.caption(f"Not available: {exc}.")
+    st.stop()
+runs = leaderboard_data.leaderboard_frame(board)
+when = alt.X("submitted:T", title="submitted", axis=alt.Axis(format="%Y-%m-%d", labelAngle=0))
+step = alt.Chart(runs).mark_line(interpolate="step-after", color="#90a4ae", strokeWidth=2).encode(
+    x=when, y=alt.Y("state_of_the_art:Q", title=f"mean {measure}", scale=alt.Scale(zero=False)),
+    tooltip=[alt.Tooltip("state_of_the_art:Q", title="state of the art", format=".4f")])
+kinds = leaderboard_data.KINDS
+marks = alt.Chart(runs).mark_point(filled=True, size=110, opacity=1).encode(
+    x=when, y="mean:Q",
+    color=alt.Color("kind:N", title=None, sort=kinds, scale=alt.Scale(
+        domain=kinds, range=["#c62828", "#ef9a9a", "#1f6fb2", "#90a4ae"]),
+        legend=alt.Legend(orient="bottom", direction="horizontal")),
+    shape=alt.Shape("kind:N", sort=kinds, scale=alt.Scale(
+        domain=kinds, range=["diamond", "diamond", "circle", "circle"]), legend=None),
+    tooltip=["run", alt.Tooltip("submitted:T", format="%Y-%m-%d"),
+             alt.Tooltip("mean:Q", format=".4f"), alt.Tooltip("vs:N", title="vs SOTA"),
+             alt.Tooltip("p:Q", title=f"p ({correction})", format=".4f")])
+names = alt.Chart(runs[runs["kind"] != kinds[3]]).mark_text(dy=-12, fontSize=12).encode(
+    x=when, y="mean:Q", text="run:N")
+widgets.chart((step + marks + names).properties(height=340), runs,
+              f"leaderboard-{snapshot}-{measure}-{test}",
+              caption=f"How to read this: each point is a run's mean {measure} on the date it "
+              "was submitted; the grey steps are the state of the art (the best mean so far). A "
+              f"diamond is a new SOTA, dark red when the {test_name} against the SOTA it "
+              f"replaced is significant at 0.05 ({correction} within its family: it vs every "
+              f"earlier SOTA). {board['n_significant']} of {board['n_steps']} steps "
+              "significant.")

@@ -4,9 +4,14 @@ Every p-value comes straight from scipy on the two per-topic score vectors, so t
 what a reader gets by calling scipy themselves: paired t-test (`ttest_rel`), Wilcoxon
 signed-rank (`wilcoxon`, scipy defaults: zero differences dropped), Wilcoxon rank-sum
 (`ranksums`, unpaired), sign test (`binomtest` on the count of positive among non-zero
-differences, p = 0.5, two-sided). Where scipy's test is undefined (identical vectors in a
-t-test, no non-zero difference in the sign test) the p-value is NaN and stays NaN after
-correction; corrections count only the defined p-values of a test.
+differences, p = 0.5, two-sided) and the randomisation test (`permutation_test`,
+`permutation_type='samples'`: each topic's two scores swapped or not, statistic the mean
+difference, two-sided, `n_resamples` and `random_state` as given). Where scipy's test is
+undefined (identical vectors in a t-test, no non-zero difference in the sign test) the p-value
+is NaN and stays NaN after correction; corrections count only the defined p-values of a test.
+
+A family is the set of comparisons one claim rests on (all pairs; every run vs a baseline; one
+new run vs each earlier one): p-values are corrected within their family, never across families.
 """
 
 from __future__ import annotations
@@ -24,9 +29,12 @@ from tcdb.analysis import json_float
 from tcdb.analysis.means import DECIMALS, trec_eval_mean
 from tcdb.vocabulary import Correction
 
-__all__ = ["bonferroni", "compare_runs", "correct", "holm", "paired_effect_size", "sign_test"]
+__all__ = ["benjamini_hochberg", "bonferroni", "compare_runs", "correct", "correct_within",
+           "holm", "paired_effect_size", "p_value", "permutation_p", "sign_test", "t_interval"]
 
-TESTS = ("t", "wilcoxon", "ranksum", "sign")
+TESTS = ("t", "wilcoxon", "ranksum", "sign", "permutation")
+PERMUTATIONS = 10_000  # resamples of the randomisation test unless told otherwise
+_CELLS = 2_000_000  # resampled topic scores held at once (scipy's `batch`; same p-value)
 
 
 def bonferroni(p_values: Sequence[float]) -> np.ndarray:
@@ -54,15 +62,75 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
+def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values (false discovery rate): scipy's
+    `false_discovery_control(p, method='bh')` over the defined p-values; NaN stays NaN."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    defined = ~np.isnan(p)
+    if defined.any():
+        out[defined] = stats.false_discovery_control(p[defined], method="bh")
+    return out
+
+
 def correct(p_values: Sequence[float], method: Correction | str) -> np.ndarray:
     """Apply the named correction to one family of p-values."""
     if method == "holm":
         return holm(p_values)
     if method == "bonferroni":
         return bonferroni(p_values)
+    if method == "bh":
+        return benjamini_hochberg(p_values)
     if method == "none":
         return np.asarray(p_values, dtype=float).copy()
-    raise ValueError(f"unknown correction {method!r}; use bonferroni, holm or none")
+    raise ValueError(f"unknown correction {method!r}; use {', '.join(Correction)}")
+
+
+def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+    return np.mean(x - y, axis=axis)
+
+
+def permutation_p(x: np.ndarray, y: np.ndarray, n_resamples: int = PERMUTATIONS,
+                  seed: int = 0) -> float:
+    """Two-sided paired randomisation test of the mean difference: scipy's `permutation_test`
+    with `permutation_type='samples'` and `random_state=seed` (exact when 2^topics ≤
+    n_resamples, as scipy decides). NaN for no topics or `n_resamples` 0 (not run)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if not len(x) or n_resamples < 1:
+        return float("nan")
+    batch = max(1, min(n_resamples, _CELLS // (2 * len(x))))
+    result = stats.permutation_test((x, y), _mean_difference, permutation_type="samples",
+                                    vectorized=True, n_resamples=n_resamples, batch=batch,
+                                    alternative="two-sided", random_state=seed)
+    return float(result.pvalue)
+
+
+def t_interval(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The paired t-test's confidence interval of the mean difference x − y (scipy's
+    `ttest_rel(x, y).confidence_interval(level)`); NaN where it is undefined."""
+    if len(x) < 2:
+        return float("nan"), float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = stats.ttest_rel(x, y).confidence_interval(confidence_level=level)
+    return float(ci.low), float(ci.high)
+
+
+def p_value(test: str, x: np.ndarray, y: np.ndarray, permutations: int = PERMUTATIONS,
+            seed: int = 0) -> float:
+    """One test's two-sided p-value for runs x and y (per-topic scores in the same order)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if test == "t":
+        return _safe_p(stats.ttest_rel, x, y)
+    if test == "wilcoxon":
+        return _safe_p(stats.wilcoxon, x, y)
+    if test == "ranksum":
+        return _safe_p(stats.ranksums, x, y)
+    if test == "sign":
+        return sign_test(x, y)[2]
+    if test == "permutation":
+        return permutation_p(x, y, permutations, seed)
+    raise ValueError(f"unknown test {test!r}; use {', '.join(TESTS)}")
 
 
 def sign_test(a: np.ndarray, b: np.ndarray) -> tuple[int, int, float]:
@@ -103,49 +171,78 @@ def compare_runs(
     wide: pd.DataFrame,
     pairs: Iterable[tuple[Any, Any]] | None = None,
     correction: Correction | str = Correction.holm,
+    *,
+    families: Sequence[Any] | None = None,
+    permutations: int = PERMUTATIONS,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Test each pair of runs (columns of a topic × run frame; NaN scores count 0).
 
-    `pairs` defaults to all pairs in column order. One row per pair: `run_a, run_b, n_topics,
-    mean_a, mean_b, mean_diff` (a − b), `p_t, p_wilcoxon, p_ranksum, p_sign`, `wins, losses`, and
-    `p_<test>_corrected` with the correction applied across the pairs, per test.
+    `pairs` defaults to all pairs in column order. One row per pair: `run_a, run_b, family,
+    n_topics, mean_a, mean_b, mean_diff` (a − b), `diff_t_low, diff_t_high` (the t-test's 95 %
+    interval of the mean difference), `p_t, p_wilcoxon, p_ranksum, p_sign, p_permutation`
+    (`permutations` resamples seeded with `seed`; 0 skips it: NaN), `wins, losses`, and
+    `p_<test>_corrected` with the correction applied per test within each family (`families`:
+    one label per pair; default one family of all pairs).
     Why: comparing many runs inflates false positives; correcting per test family keeps the
     reported significance honest.
     """
-    if correction not in ("bonferroni", "holm", "none"):
-        raise ValueError(f"unknown correction {correction!r}; use bonferroni, holm or none")
+    if correction not in tuple(Correction):
+        raise ValueError(f"unknown correction {correction!r}; use {', '.join(Correction)}")
     scores = wide.astype(float).fillna(0.0)
     pair_list = list(combinations(scores.columns, 2)) if pairs is None else list(pairs)
     for a, b in pair_list:
         for name in (a, b):
             if name not in scores.columns:
                 raise ValueError(f"run {name!r} is not a column of the score table")
+    labels = ["all"] * len(pair_list) if families is None else list(families)
+    if len(labels) != len(pair_list):
+        raise ValueError("give one family label per pair")
     rows = []
-    for a, b in pair_list:
+    for (a, b), family in zip(pair_list, labels, strict=True):
         x = scores[a].to_numpy()
         y = scores[b].to_numpy()
         wins, losses, p_sign = sign_test(x, y)
+        low, high = t_interval(x, y)
         rows.append(
             {
                 "run_a": a,
                 "run_b": b,
+                "family": family,
                 "n_topics": len(x),
                 "mean_a": trec_eval_mean(x.tolist()),
                 "mean_b": trec_eval_mean(y.tolist()),
                 "mean_diff": float((x - y).mean()) if len(x) else float("nan"),
+                "diff_t_low": low,
+                "diff_t_high": high,
                 "p_t": _safe_p(stats.ttest_rel, x, y),
                 "p_wilcoxon": _safe_p(stats.wilcoxon, x, y),
                 "p_ranksum": _safe_p(stats.ranksums, x, y),
                 "p_sign": p_sign,
+                "p_permutation": permutation_p(x, y, permutations, seed),
                 "wins": wins,
                 "losses": losses,
             }
         )
     columns = [
-        "run_a", "run_b", "n_topics", "mean_a", "mean_b", "mean_diff",
-        "p_t", "p_wilcoxon", "p_ranksum", "p_sign", "wins", "losses",
+        "run_a", "run_b", "family", "n_topics", "mean_a", "mean_b", "mean_diff", "diff_t_low",
+        "diff_t_high", "p_t", "p_wilcoxon", "p_ranksum", "p_sign", "p_permutation", "wins",
+        "losses",
     ]  # fmt: skip
     table = pd.DataFrame(rows, columns=columns)
     for test in TESTS:
-        table[f"p_{test}_corrected"] = correct(table[f"p_{test}"].to_numpy(), correction)
+        table[f"p_{test}_corrected"] = correct_within(table[f"p_{test}"].to_numpy(), labels,
+                                                      correction)
     return table
+
+
+def correct_within(p_values: Sequence[float], families: Sequence[Any],
+                   method: Correction | str) -> np.ndarray:
+    """`correct` applied to each family's p-values on their own (one label per p-value)."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    labels = list(families)
+    for family in dict.fromkeys(labels):
+        members = np.array([i for i, label in enumerate(labels) if label == family], dtype=int)
+        out[members] = correct(p[members], method)
+    return out

@@ -1,151 +1,182 @@
-"""Are these runs' differences on one snapshot significant? Pairwise tests and outcome breakdown.
+"""Are these runs' differences on one snapshot significant? Test families and outcome breakdown.
 
 The per-topic scores of the chosen runs (one measure, one qrels set; every topic the qrels set
-judges, unanswered ones 0 as `trec_eval -c`) go to `tcdb.analysis.significance.compare_runs`:
-paired t-test, Wilcoxon signed-rank, Wilcoxon rank-sum and sign test per pair, corrected across
-the pairs. When the qrels set has exactly one relevant document (grade > 0) per topic — MS MARCO
+judges, ∩ a topic set when one is named, unanswered ones 0 as `trec_eval -c`;
+`tcdb.reports.run_scores`) go to `tcdb.analysis.significance.compare_runs`: paired t-test,
+Wilcoxon signed-rank, Wilcoxon rank-sum, sign test and the randomisation (permutation) test per
+pair, corrected within the pair's family (`tcdb.analysis.families`): all pairs (one family), every
+run vs a baseline (one family), or each run vs every run submitted before it (one family per
+run). When the qrels set has exactly one relevant document (grade > 0) per topic — MS MARCO
 style — the rank of that document in each run, in trec_eval's order (score descending, then
 document id descending, unresolved entries included), feeds
-`tcdb.analysis.outcomes.outcome_breakdown` for every pair, cut at the top k.
+`tcdb.analysis.outcomes.outcome_breakdown` for the same pairs, cut at the top k (100, as in Lin
+et al.'s study), with its decision rules at level α.
 
-Each pair also carries its effect size: Cohen's d for paired samples (d_z, the mean of the
-per-topic differences over their standard deviation). With `bootstrap=S` samples, each run's
-mean and each pair's mean difference get a percentile bootstrap interval over topics
-(`tcdb.analysis.bootstrap.bootstrap_ci`; every run with the same seed, so the same resampled
-topic sets).
+Each pair also carries its effect size, Cohen's d for paired samples (d_z, the mean of the
+per-topic differences over their standard deviation), and the t-test's 95 % interval of the mean
+difference. With `bootstrap=S` samples, each run's mean and each pair's mean difference also get
+a percentile bootstrap interval over topics (`tcdb.analysis.bootstrap.bootstrap_ci`; every run
+with the same seed, so the same resampled topic sets).
 
 The report (`compare_report`) is a dict::
 
-    {collection, snapshot, qrels, measure, correction, n_topics, bootstrap,
-     runs: [{run, system, mean[, ci_low, ci_high]}],
+    {collection, snapshot, qrels, measure, correction, family{design, baseline, n_families},
+     topic_set, n_topics, alpha, permutations, seed, bootstrap,
+     runs: [{run, system, submitted, mean[, ci_low, ci_high]}],
      pairs: [compare_runs row… + effect_size[, diff_ci_low, diff_ci_high]],
-     outcomes: {applicable, reason, k, pairs: [{run_a, run_b, **outcome_breakdown}]}}
+     outcomes: {applicable, reason, k, alpha, pairs: [{run_a, run_b, family,
+                                                       **outcome_breakdown}]}}
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
-from sqlmodel import col
 
 from tcdb.analysis.means import trec_eval_mean
-from tcdb.db import session_scope
-from tcdb.errors import InputError, NotFoundError, OptionError
-from tcdb.queries import relevant_documents, relevant_ranks
+from tcdb.errors import NotFoundError, OptionError
 from tcdb.reports.results import CompareReport
-from tcdb.sorting import natural_key
 from tcdb.vocabulary import Correction, one_of
+
+K = 100  # the outcome breakdown's cutoff, as in Lin et al.'s study (MRR@100)
+PERMUTATIONS = 10_000
 
 
 def compare_report(
     collection: str,
     snapshot: str,
     qrels: str,
-    runs: Sequence[str],
+    runs: Sequence[str] | None,
     measure: str,
     correction: Correction | str = Correction.holm,
-    k: int = 10,
+    k: int = K,
     *,
     compute: bool = True,
     bootstrap: int = 0,
     seed: int = 0,
+    baseline: str | None = None,
+    vs_earlier: bool = False,
+    permutations: int = PERMUTATIONS,
+    alpha: float = 0.05,
+    topics: str | None = None,
 ) -> CompareReport:
-    """Pairwise significance tests between runs on one snapshot, and the outcome breakdown.
+    """Significance tests between runs on one snapshot within test families, and the outcome
+    breakdown.
 
-    Why: a difference in means is only worth reporting with its p-values, corrected for the
-    number of pairs; with one relevant document per topic, where each run finds it says more.
+    Why: a difference in means is only worth reporting with its p-values, corrected within the
+    family of comparisons the claim rests on; with one relevant document per topic, where each
+    run finds it says more. `runs` None: every run of the snapshot (the baseline is added when
+    missing).
     """
-    import pandas as pd
-
+    from tcdb.analysis.families import all_pairs, baseline_pairs, submission_order
     from tcdb.analysis.outcomes import outcome_breakdown
     from tcdb.analysis.significance import compare_runs, paired_effect_size
-    from tcdb.catalog import get_snapshot
-    from tcdb.evaluation import evaluate
-    from tcdb.measures import parse_measures
-    from tcdb.qrels import get_qrels_set
-    from tcdb.queries import evaluations, measure_ids, qrels_topics, score_rows
-    from tcdb.runs import get_runs
-    from tcdb.schema import System
+    from tcdb.reports.run_scores import load_run_scores
 
-    tags = list(dict.fromkeys(runs))
-    if len(tags) < 2:
+    tags = None if runs is None else list(dict.fromkeys(runs))
+    if tags is not None and baseline is not None and baseline not in tags:
+        tags = [baseline, *tags]
+    if tags is not None and len(tags) < 2:
         raise OptionError("--run", "compare needs at least two different runs")
     correction = one_of(Correction, correction, "--correction",
                         "unknown correction {value!r}; use {choices}")
-    if k < 1:
-        raise OptionError("--k", "k must be at least 1")
-    name = parse_measures([measure])[0]
-    if compute:
-        evaluate(collection, snapshot, qrels, [name], tags)
-    with session_scope() as session:
-        snap = get_snapshot(session, collection, snapshot)
-        qset = get_qrels_set(session, snap, qrels)
-        run_list = get_runs(session, snap, tags)
-        conn = session.connection()
-        snap_id, qset_id = snap.pk, qset.pk
-        mid = measure_ids(conn, [name]).get(name, -1)
-        run_ids = [r.pk for r in run_list]
-        done = evaluations(conn, qset_id, run_ids, [mid])
-        for run in run_list:
-            if (run.id, mid) not in done:
-                raise NotFoundError(f"run {run.tag!r} of {snapshot!r} has no {name} scores on "
-                                    f"qrels {qrels!r} (no stored entries to compute them from; "
-                                    "import them with `tcdb scores import`)")
-        systems = dict(conn.execute(select(col(System.id), col(System.name)).where(
-            col(System.id).in_([r.system_id for r in run_list]))).tuples().all())
-        judged = qrels_topics(conn, qset_id, snap_id)
-        if not judged:
-            raise InputError(qrels, None, f"qrels set {qrels!r} judges no topics")
-        got: dict[int, dict[int, float]] = {}
-        for run_id, _, topic_id, value in score_rows(conn, qset_id, run_ids, [mid]):
-            got.setdefault(run_id, {})[topic_id] = value
-        topic_order = sorted(judged, key=lambda t: natural_key(judged[t]))
-        wide = pd.DataFrame(
-            {run.tag: [got.get(run.pk, {}).get(t, 0.0) for t in topic_order]
-             for run in run_list},
-            index=pd.Index([judged[t] for t in topic_order], name="topic"))
-        relevant = relevant_documents(conn, qset_id, snap_id)
-        reason = _outcome_reason(judged, relevant, run_list)
-        ranks: dict[str, dict[str, int | None]] = {}
-        if reason is None:
-            for run in run_list:
-                found = relevant_ranks(conn, run.pk, qset_id)
-                ranks[run.tag] = {judged[t]: found.get(t) for t in topic_order}
-    if bootstrap < 0:
-        raise OptionError("--bootstrap", "the number of bootstrap samples cannot be negative")
-    table = compare_runs(wide, list(combinations(tags, 2)), correction=correction)
-    pairs = table.astype(object).where(table.notna(), None).to_dict(orient="records")
-    for pair in pairs:
-        difference = (wide[pair["run_a"]] - wide[pair["run_b"]]).to_numpy(dtype=float)
-        pair["effect_size"] = paired_effect_size(difference)
+    _check(k, bootstrap, permutations, alpha, baseline, vs_earlier)
+    data = load_run_scores(collection, snapshot, qrels, tags, measure, compute=compute,
+                           topics=topics, ranks=True)
+    wide, tags = data.wide, list(data.wide.columns)
+    if len(tags) < 2:
+        raise OptionError("--run", f"snapshot {snapshot!r} has {len(tags)} run(s); compare "
+                          "needs at least two")
+    if baseline is not None:
+        if baseline not in tags:
+            raise NotFoundError(f"no run {baseline!r} in snapshot {snapshot!r} to be the "
+                                "baseline")
+        pairs, design = baseline_pairs(tags, baseline), "baseline"
+    elif vs_earlier:
+        pairs, design = _earlier(data.submitted), "vs-earlier"
+        tags = submission_order(data.submitted)  # the runs table in the order they came
+    else:
+        pairs, design = all_pairs(tags), "all-pairs"
+    table = compare_runs(wide, [(a, b) for a, b, _ in pairs], correction=correction,
+                         families=[f for _, _, f in pairs], permutations=permutations,
+                         seed=seed)
+    rows = table.astype(object).where(table.notna(), None).to_dict(orient="records")
+    for row in rows:
+        difference = (wide[row["run_a"]] - wide[row["run_b"]]).to_numpy(dtype=float)
+        row["effect_size"] = paired_effect_size(difference)
         if bootstrap:
             ci = mean_ci(difference, bootstrap, seed)
-            pair["diff_ci_low"], pair["diff_ci_high"] = ci["low"], ci["high"]
-    outcomes: dict[str, Any] = {"applicable": reason is None, "reason": reason, "k": k,
+            row["diff_ci_low"], row["diff_ci_high"] = ci["low"], ci["high"]
+    outcomes: dict[str, Any] = {"applicable": data.outcome_reason is None,
+                                "reason": data.outcome_reason, "k": k, "alpha": alpha,
                                 "pairs": []}
-    if reason is None:
-        for a, b in combinations(tags, 2):
-            outcomes["pairs"].append({"run_a": a, "run_b": b,
-                                      **outcome_breakdown(ranks[a], ranks[b], k)})
+    if data.outcome_reason is None:
+        for a, b, family in pairs:
+            outcomes["pairs"].append({"run_a": a, "run_b": b, "family": family,
+                                      **outcome_breakdown(data.ranks[a], data.ranks[b], k,
+                                                          alpha)})
     return {
         "collection": collection,
         "snapshot": snapshot,
         "qrels": qrels,
-        "measure": name,
+        "measure": data.measure,
         "correction": correction,
-        "n_topics": len(topic_order),
+        "family": {"design": design, "baseline": baseline,
+                   "n_families": len({f for _, _, f in pairs})},
+        "topic_set": topics,
+        "n_topics": len(wide),
+        "alpha": alpha,
+        "permutations": permutations,
+        "seed": seed,
         "bootstrap": bootstrap,
-        "runs": [{"run": run.tag, "system": systems.get(run.system_id),
-                  "mean": trec_eval_mean(wide[run.tag].tolist()),
-                  **_interval(wide[run.tag].to_numpy(dtype=float), bootstrap, seed)}
-                 for run in run_list],
-        "pairs": pairs,
+        "runs": [{"run": tag, "system": data.systems[tag],
+                  "submitted": _iso(data.submitted[tag]),
+                  "mean": trec_eval_mean(wide[tag].tolist()),
+                  **_interval(wide[tag].to_numpy(dtype=float), bootstrap, seed)}
+                 for tag in tags],
+        "pairs": rows,
         "outcomes": outcomes,
     }
+
+
+def _check(k: int, bootstrap: int, permutations: int, alpha: float, baseline: str | None,
+           vs_earlier: bool) -> None:
+    """Refuse options that cannot mean anything, before any work is done."""
+    if k < 1:
+        raise OptionError("--k", "k must be at least 1")
+    if bootstrap < 0:
+        raise OptionError("--bootstrap", "the number of bootstrap samples cannot be negative")
+    if permutations < 0:
+        raise OptionError("--permutations", "the number of permutations cannot be negative "
+                          "(0: no randomisation test)")
+    if not 0 < alpha < 1:
+        raise OptionError("--alpha", f"the significance level must be between 0 and 1, not "
+                          f"{alpha}")
+    if baseline is not None and vs_earlier:
+        raise OptionError("--baseline/--vs-earlier", "give one family design: every run vs a "
+                          "baseline, or each run vs the earlier ones")
+
+
+def _earlier(submitted: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Each run vs every earlier-submitted one; clear errors for undated runs or no order."""
+    from tcdb.analysis.families import earlier_pairs
+
+    undated = [tag for tag, date in submitted.items() if date is None]
+    if undated:
+        raise OptionError("--vs-earlier", f"run(s) without a submitted date: "
+                          f"{', '.join(undated)} (set it with `tcdb run update COLLECTION "
+                          "SNAPSHOT TAG --date YYYY-MM-DD`, or leave them out with --run)")
+    pairs = earlier_pairs(submitted)
+    if not pairs:
+        raise OptionError("--vs-earlier", "every run has the same submitted date: none was "
+                          "submitted earlier than another")
+    return pairs
+
+
+def _iso(date: Any) -> str | None:
+    return None if date is None else date.isoformat()
 
 
 def mean_ci(values: np.ndarray, n_samples: int, seed: int) -> dict[str, Any]:
@@ -161,21 +192,3 @@ def _interval(values: np.ndarray, n_samples: int, seed: int) -> dict[str, Any]:
         return {}
     ci = mean_ci(values, n_samples, seed)
     return {"ci_low": ci["low"], "ci_high": ci["high"]}
-
-
-def _outcome_reason(judged: dict[int, str], relevant: dict[int, list[tuple[int, str]]],
-                    run_list: Sequence[Any]) -> str | None:
-    """Why the outcome breakdown does not apply (None when it does)."""
-    several = sum(1 for t in judged if len(relevant.get(t, [])) > 1)
-    none = sum(1 for t in judged if not relevant.get(t))
-    if several or none:
-        parts = []
-        if several:
-            parts.append(f"{several} topic(s) have more than one relevant document")
-        if none:
-            parts.append(f"{none} topic(s) have none")
-        return "the qrels set is not one-relevant-per-topic: " + ", ".join(parts)
-    without = [r.tag for r in run_list if r.n_entries + r.n_unresolved == 0]
-    if without:
-        return f"run(s) {', '.join(without)} have no stored entries to rank the relevant document"
-    return None

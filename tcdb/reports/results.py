@@ -78,15 +78,20 @@ class PersistenceReport(TypedDict):
 
 
 class CompareReport(TypedDict):
-    """`tcdb report compare`: pairwise tests between runs on one snapshot, and the outcome
-    breakdown when the qrels have one relevant document per topic."""
+    """`tcdb report compare`: pairwise tests between runs on one snapshot within test families,
+    and the outcome breakdown when the qrels have one relevant document per topic."""
 
     collection: str
     snapshot: str
     qrels: str
     measure: str
     correction: str
+    family: dict[str, Any]  # design (all-pairs, baseline, vs-earlier), baseline, n_families
+    topic_set: str | None
     n_topics: int
+    alpha: float
+    permutations: int
+    seed: int
     bootstrap: int
     runs: list[dict[str, Any]]
     pairs: list[dict[str, Any]]

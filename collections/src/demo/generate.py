@@ -31,7 +31,7 @@ from .truth import Truth, draw_relevance, original_qrels
 from .words import make_queries, make_urls
 
 # Bumped when the files written change shape, so an older demo-data/ is written anew.
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 
 CANDIDATES = 1.45  # candidates per topic, as a multiple of the run depth
 

@@ -5,12 +5,13 @@ as TREC files.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import shutil
 from pathlib import Path
 
 import numpy as np
 
-from .systems import PIVOT, SYSTEMS
+from .systems import DEMO_SNAPSHOTS, PIVOT, SYSTEMS
 from .truth import Truth
 
 RUN_METADATA = "runs.csv"  # each snapshot's table of its runs, beside them
@@ -62,17 +63,21 @@ def write_runs(runs_dir: Path, truth: Truth,
             path = paths[system.tag]
             path.parent.mkdir(parents=True, exist_ok=True)
             write_run_lines(path, truth, j, rankings[j][s], system.tag, id_text, rank_text)
-        write_run_metadata(next(iter(paths.values())).parent / RUN_METADATA)
+        write_run_metadata(next(iter(paths.values())).parent / RUN_METADATA,
+                           DEMO_SNAPSHOTS[j][1])
 
 
-def write_run_metadata(path: Path) -> None:
-    """The systems as a `tcdb run import --metadata` table."""
+def write_run_metadata(path: Path, released: dt.date) -> None:
+    """The systems as a `tcdb run import --metadata` table; in each snapshot the systems are
+    submitted a week apart in `SYSTEMS` order after its release (a leaderboard over time)."""
     with path.open("w", encoding="utf-8", newline="") as f:
         table = csv.writer(f)
-        table.writerow(["tag", "group", "runtype", "contributed", "category", "description"])
-        for system in SYSTEMS:
+        table.writerow(["tag", "group", "runtype", "contributed", "category", "submitted",
+                        "description"])
+        for i, system in enumerate(SYSTEMS):
             table.writerow([system.tag, system.group, system.run_type,
                             "yes" if system.contributing else "no", system.category,
+                            (released + dt.timedelta(days=7 * (i + 1))).isoformat(),
                             system.description])
 
 
