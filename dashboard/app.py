@@ -22,6 +22,7 @@ PAGES = [
     ("pools", "Pools", ":material/inventory_2:"),
     ("compare", "Compare runs", ":material/compare_arrows:"),
     ("source_bias", "Source bias", ":material/smart_toy:"),
+    ("literature", "Literature", ":material/menu_book:"),
 ]
 
 SIDEBAR_PX = 250  # room for the pickers; the rest of a 1000 px window goes to the figures

@@ -78,6 +78,14 @@ class ResultRole(StrEnum):
     other = "other"
 
 
+class ModelCategory(StrEnum):
+    """What kind of model a figure reported in the literature is for (trend lines per kind)."""
+
+    probabilistic = "probabilistic"  # BM25, query likelihood, RM3, …
+    neural = "neural"  # learned sparse or dense retrievers, cross-encoders
+    llm = "llm"  # large language models as rankers or generators
+
+
 class TieOrder(StrEnum):
     """How equal scores are broken when a run is ranked for a pool (see `tcdb.pools`)."""
 
@@ -120,7 +128,18 @@ class Correction(StrEnum):
 
     holm = "holm"
     bonferroni = "bonferroni"
+    bh = "bh"  # Benjamini–Hochberg: controls the false discovery rate, not the family-wise error
     none = "none"
+
+
+class PairedTest(StrEnum):
+    """A significance test of two runs' per-topic scores (`tcdb.analysis.significance`)."""
+
+    t = "t"
+    wilcoxon = "wilcoxon"
+    permutation = "permutation"
+    sign = "sign"
+    ranksum = "ranksum"
 
 
 class OnDuplicate(StrEnum):

@@ -126,6 +126,7 @@ PAGES = {
     "pools": "Assessment pools",
     "compare": "Compare runs",
     "source_bias": "Source bias",
+    "literature": "Literature",
 }
 
 
@@ -257,6 +258,12 @@ def seed_collection(
 
     leave_out = leave_out_report(COLLECTION, last, "original", pool_depth, by="group",
                                  measures=["AP"]) if len(contributing) > 1 else None
+    from importlib.resources import as_file, files
+
+    from tcdb.literature import import_literature
+
+    with as_file(files("tcdb.collections.demo") / "literature.csv") as shipped:
+        import_literature(shipped, COLLECTION)  # the Literature page's trend chart
     return Seeded(COLLECTION, labels, systems, contributing, n_docs, churn, topics, pool, last,
                   {"pool_size": pooled["n_documents"], "leave_out": leave_out})
 

@@ -42,6 +42,7 @@ COMMANDS: list[tuple[str, str, str, str]] = [
     ("scores", "app", "scores", "Runs, qrels and scores"),
     ("pool", "app", "pool", "Assessment"),
     ("report", "app", "report", "Reports"),
+    ("literature", "app", "literature", "Reports"),
     ("flows", "app", "flows", "Operations"),
     ("serve", "serve", "serve", "Operations"),
     ("db", "app", "db", "Operations"),

@@ -13,7 +13,7 @@ from typer.core import TyperCommand
 
 from tcdb.cli.output import console, err_console, print_json, print_table
 from tcdb.cli.source_bias import source_bias
-from tcdb.vocabulary import PERSISTENCE_FIGURES, Correction, Grouping
+from tcdb.vocabulary import PERSISTENCE_FIGURES, Grouping
 
 if TYPE_CHECKING:
     from tcdb.reports.results import PersistenceReport, ReusabilityReport
@@ -178,66 +178,6 @@ def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[
                 f"seed {boot['seed']})")
 
 
-@app.command("compare")
-def compare(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    qrels: str = typer.Option("original", "--qrels", help="Qrels set name."),
-    runs: list[str] = typer.Option(..., "--run", help="Run tag (repeat; at least two)."),
-    measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
-    correction: str = typer.Option(
-        Correction.holm.value, "--correction",
-        help=f"Multiple-comparison correction across the pairs: {', '.join(Correction)}."),
-    k: int = typer.Option(10, "--k", help="Cutoff of the outcome breakdown."),
-    bootstrap: int = typer.Option(0, "--bootstrap", metavar="N",
-                                  help="Bootstrap samples for 95 % intervals of each run's mean "
-                                  "and each pair's mean difference (e.g. 10000; 0: none)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """Significance tests per pair of runs; outcome breakdown for one-relevant qrels.
-
-    Paired t-test, Wilcoxon signed-rank, Wilcoxon rank-sum and sign test, corrected across pairs.
-    """
-    from tcdb.reports.compare import compare_report
-
-    report = compare_report(collection, snapshot, qrels, runs, measure, correction, k,
-                            bootstrap=bootstrap, seed=seed)
-    if json_output:
-        print_json(report)
-        return
-    title = (f"{report['collection']} / {report['snapshot']} · qrels {report['qrels']} · "
-             f"{report['measure']} · {report['n_topics']} topics · {report['correction']}")
-    if bootstrap:
-        print_table(["run", "system", "mean", "95 % low", "95 % high"],
-                    [[r["run"], r["system"], r["mean"], r.get("ci_low"), r.get("ci_high")]
-                     for r in report["runs"]],
-                    title=f"mean {report['measure']} with 95 % bootstrap intervals "
-                    f"({bootstrap} samples of the topics, seed {seed})")
-    intervals = ["A − B 95 % low", "A − B 95 % high"] if bootstrap else []
-    print_table(["run A", "run B", "mean A", "mean B", "A − B", *intervals, "p t", "p wilcoxon",
-                 "p rank-sum", "p sign", "wins", "losses"],
-                [[p["run_a"], p["run_b"], p["mean_a"], p["mean_b"], p["mean_diff"],
-                  *([p.get("diff_ci_low"), p.get("diff_ci_high")] if bootstrap else []),
-                  p["p_t_corrected"], p["p_wilcoxon_corrected"], p["p_ranksum_corrected"],
-                  p["p_sign_corrected"], p["wins"], p["losses"]] for p in report["pairs"]],
-                title=title)
-    outcomes = report["outcomes"]
-    if not outcomes["applicable"]:
-        console.print(f"no outcome breakdown: {outcomes['reason']}", highlight=False)
-        return
-    rows = []
-    for pair in outcomes["pairs"]:
-        shares, both, only = pair["shares"], pair["both"], pair["only_one"]
-        rows.append([pair["run_a"], pair["run_b"], shares["neither"], shares["only_a"],
-                     shares["only_b"], shares["both"], both["mean_esl_a"], both["mean_esl_b"],
-                     both["p_esl"], both["mrr_a"], both["mrr_b"], both["p_rr"],
-                     only["p_value"]])
-    print_table(["run A", "run B", "neither", "only A", "only B", "both", "ESL A", "ESL B",
-                 "p ESL", "RR A", "RR B", "p RR", "p only-one"], rows,
-                title=f"outcome breakdown · top {outcomes['k']} (p-values uncorrected)")
-
-
 @app.command("reusability")
 def reusability(
     collection: str = typer.Argument(..., help="Collection name."),
@@ -355,7 +295,19 @@ from tcdb.cli.report_over_time import ranking_agreement, topic_deltas  # noqa: E
 app.command("topic-deltas", cls=_ManyValues)(topic_deltas)
 app.command("ranking-agreement", cls=_ManyValues)(ranking_agreement)
 
+# Significance within test families, and the leaderboard over time (their own modules).
+from tcdb.cli.report_compare import compare  # noqa: E402
+from tcdb.cli.report_leaderboard import leaderboard  # noqa: E402
+
+app.command("compare")(compare)
+app.command("leaderboard")(leaderboard)
+
 # Assessor agreement on a pool (its own module, beside the pool commands' reports).
 from tcdb.cli.report_pools import agreement  # noqa: E402
 
 app.command("agreement")(agreement)
+
+# A run's mean over a topic subset against its full mean's bootstrap interval.
+from tcdb.cli.report_subset import subset  # noqa: E402
+
+app.command("subset")(subset)
