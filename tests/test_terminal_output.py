@@ -75,3 +75,11 @@ def test_cells_are_text_not_markup(monkeypatch: pytest.MonkeyPatch) -> None:
     output.print_table(["run"], [("[bold]run :thumbs_up:",)], title="[i]c[/i]")
     assert "[bold]run :thumbs_up:" in screen.getvalue()
     assert "[i]c[/i]" in screen.getvalue()
+
+
+def test_p_values_keep_their_size() -> None:
+    """A p-value below 0.0001 shows its order of magnitude, never a bare 0.0000."""
+    from tcdb.cli.output import format_p
+
+    assert [format_p(p) for p in (0.04321, 1e-4, 3.14e-9, 0.0, 1.0, None, float("nan"))] == [
+        "0.0432", "0.0001", "3.1e-09", "0.0000", "1.0000", "–", "–"]

@@ -82,7 +82,7 @@ y = alt.Y("value:Q", title=metric, scale=alt.Scale(zero=False))
 marks = alt.Chart(points).mark_point(filled=True, size=90, strokeWidth=2).encode(
     x=x, y=y,
     color=alt.Color("category:N", title="category", scale=colour),
-    stroke=alt.Stroke("category:N", scale=colour, legend=None),
+    stroke=alt.Stroke("category:N", title="category", scale=colour),  # one legend with color
     fillOpacity=alt.FillOpacity("role:N", title="role (hollow: baseline)",
                                 scale=alt.Scale(domain=["best", "baseline", "other"],
                                                 range=[1.0, 0.0, 0.35])),
@@ -99,7 +99,7 @@ layers: list[alt.Chart] = [marks]
 if len(lines):
     layers.insert(0, alt.Chart(lines).mark_line(strokeWidth=2, opacity=0.8).encode(
         x=x, y=alt.Y("trend:Q", title=metric),
-        color=alt.Color("category:N", scale=colour, legend=None),
+        color=alt.Color("category:N", title="category", scale=colour),
         detail="category:N",
         tooltip=["category:N", alt.Tooltip("slope:Q", title="slope / year", format="+.4f")]))
 if reference is not None:

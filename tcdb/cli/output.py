@@ -97,6 +97,14 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def format_p(value: float | None) -> str:
+    """A p-value as a lab reads it: 4 decimals, and below 0.0001 two significant digits
+    (`3.1e-09`), never a bare 0.0000 that hides how small it is."""
+    if value is None or math.isnan(value):
+        return "–"
+    return f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.1e}"
+
+
 def format_cell(value: Any) -> str:
     if value is None:
         return "–"

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli.output import console, format_p, print_json, print_table
 from tcdb.vocabulary import Correction
 
 _DESIGN = {"all-pairs": "all pairs, one family", "baseline": "every run vs {baseline}",
@@ -98,9 +98,8 @@ def show_compare(report: Any) -> None:
     design = _DESIGN[family["design"]].format(baseline=family["baseline"])
     perm = f"perm. ({report['permutations']})" if report["permutations"] else "perm."
     print_table(["run A", "run B", "t", "Wilcoxon", "rank-sum", "sign", perm],
-                [[p["run_a"], p["run_b"], p["p_t_corrected"], p["p_wilcoxon_corrected"],
-                  p["p_ranksum_corrected"], p["p_sign_corrected"],
-                  p["p_permutation_corrected"]] for p in pairs],
+                [[p["run_a"], p["run_b"], *(format_p(p[f"p_{test}_corrected"]) for test in (
+                    "t", "wilcoxon", "ranksum", "sign", "permutation"))] for p in pairs],
                 title=f"p-values, {report['correction']} within each family: {design}")
     show_outcomes(report["outcomes"])
 
@@ -116,17 +115,19 @@ def show_outcomes(outcomes: dict[str, Any]) -> None:
     print_table(["run A", "run B", "neither", "only A", "only B", "both", "p binomial"],
                 [[p["run_a"], p["run_b"], *(p["counts"][o] for o in
                                             ("neither", "only_a", "only_b", "both")),
-                  p["only_one"]["p_value"]] for p in pairs],
+                  format_p(p["only_one"]["p_value"])] for p in pairs],
                 title=f"outcome breakdown: relevant document in the top {k} of … "
                 "(p uncorrected)")
     print_table(["run A", "run B", "ESL A", "ESL B", "p t", "p Wilcoxon"],
                 [[p["run_a"], p["run_b"], p["both"]["mean_esl_a"], p["both"]["mean_esl_b"],
-                  p["both"]["p_esl"], p["both"]["p_esl_wilcoxon"]] for p in pairs],
+                  format_p(p["both"]["p_esl"]), format_p(p["both"]["p_esl_wilcoxon"])]
+                 for p in pairs],
                 title="on \"both\" topics: mean ESL (the relevant document's rank; lower is "
                 "better)")
     print_table(["run A", "run B", "MRR A", "MRR B", "p t", "p Wilcoxon"],
                 [[p["run_a"], p["run_b"], p["both"]["mrr_a"], p["both"]["mrr_b"],
-                  p["both"]["p_rr"], p["both"]["p_rr_wilcoxon"]] for p in pairs],
+                  format_p(p["both"]["p_rr"]), format_p(p["both"]["p_rr_wilcoxon"])]
+                 for p in pairs],
                 title="on \"both\" topics: mean reciprocal rank")
     print_table(["run A", "run B", "A better", "A no harm"],
                 [[p["run_a"], p["run_b"], _yes(p["decision"]["significantly_better"]),

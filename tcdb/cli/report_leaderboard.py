@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli.output import console, format_p, print_json, print_table
 from tcdb.vocabulary import Correction, PairedTest
 
 
@@ -61,7 +61,7 @@ def show_leaderboard(report: Any) -> None:
     for r in report["runs"]:
         step = r["previous_sota"] is not None
         rows.append([r["submitted"], r["run"], r["mean"], "new" if r["is_sota"] else "",
-                     r["previous_sota"] or "", r["p_corrected"] if step else "",
+                     r["previous_sota"] or "", format_p(r["p_corrected"]) if step else "",
                      _yes(r["significant"]), _yes(r["significant_vs_all"])])
     print_table(["submitted", "run", "mean", "SOTA", "vs SOTA", "p", "sig.", "vs all"], rows,
                 title=f"{report['test']} test vs every earlier SOTA, {report['correction']} "
