@@ -195,14 +195,18 @@ def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     Only the topics the run answered get a value; a qrels topic it did not answer counts 0 in
     `trec_eval -c` means, which the readers of scores apply. `removed` (topic → documents)
     are taken out of every ranking first: what is left keeps its order, since ir_measures
-    ranks by score.
+    ranks by score. Measures that all stop at a cutoff read only that deep into each ranking
+    (`tcdb.measures.ranking_depth`).
     """
     import ir_measures
+
+    from tcdb.measures import ranking_depth
 
     parsed = {name: ir_measures.parse_measure(name) for name in measures}
     name_of = {measure: name for name, measure in parsed.items()}
     evaluator = ir_measures.evaluator(list(parsed.values()), qrels)
-    for run_id, run in read_runs(conn, snapshot_id, run_ids):
+    depth = None if removed else ranking_depth(measures)  # removing documents moves ranks up
+    for run_id, run in read_runs(conn, snapshot_id, run_ids, depth):
         if removed:
             run = {topic: {doc: score for doc, score in docs.items()
                            if doc not in removed.get(topic, ())}

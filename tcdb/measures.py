@@ -54,3 +54,37 @@ def measure_id(session: Session, name: str) -> int:
     created = session.exec(select(col(Measure.id)).where(col(Measure.name) == name)).one()
     assert created is not None
     return created
+
+
+def ranking_depth(names: Iterable[str]) -> int | None:
+    """How deep into each ranking these measures look: the largest cutoff when every measure
+    has one and ir_measures computes it with pytrec_eval; None when one needs the whole run.
+
+    Why: nDCG@10 reads ten documents of a thousand; reading and scoring only those is ~100×
+    less work. pytrec_eval ranks as trec_eval does (score descending, document id descending),
+    which is the stored `eval_rank`, so the top `depth` by `eval_rank` is exactly what it would
+    take from the whole run. Other providers may break ties otherwise: no depth for them.
+    """
+    import ir_measures
+
+    depth = 0
+    for name in names:
+        measure = ir_measures.parse_measure(name)
+        cutoff = measure.params.get("cutoff")
+        if cutoff is None or _provider(measure) != "pytrec_eval":
+            return None
+        depth = max(depth, int(cutoff))
+    return depth or None
+
+
+def _provider(measure: object) -> str | None:
+    """The provider ir_measures' default pipeline computes `measure` with (its first that can)."""
+    import ir_measures
+
+    for provider in ir_measures.DefaultPipeline.providers:
+        try:
+            if provider.supports(measure):
+                return str(provider.NAME)
+        except Exception:  # noqa: BLE001, S112 - a provider that cannot load supports nothing
+            continue
+    return None

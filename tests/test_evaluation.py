@@ -249,3 +249,45 @@ def test_tables_read_one_row_per_run_and_topics_in_natural_order(db: str, tmp_pa
     assert code == 0, err
     per_topic = json.loads(out)["measures"]["AP"]["tau_per_topic"]
     assert [t["topic"] for t in per_topic] == ["1", "2", "3", "10"]
+
+
+CUTOFF_MEASURES = ["nDCG@10", "P@5", "AP@3", "R@7", "Success@2", "nDCG@1"]
+
+
+def test_measures_with_cutoffs_read_only_that_deep_and_equal_ir_measures(
+        collection: dict[str, Path]) -> None:
+    """Cutoff-only measures score each ranking's top `eval_rank`s; on runs whose ties straddle
+    the cutoff, with documents the snapshot lacks among the top, the values equal ir_measures
+    on the whole files."""
+    import ir_measures
+
+    from tcdb.evaluation import evaluate
+    from tcdb.measures import ranking_depth
+    from tcdb.scores import score_table
+
+    assert ranking_depth(CUTOFF_MEASURES) == 10
+    evaluate("c", "s1", "original", CUTOFF_MEASURES)
+    per_topic = score_table("c", "s1", "original", CUTOFF_MEASURES, per_topic=True,
+                            compute=False)
+    measures = [ir_measures.parse_measure(m) for m in CUTOFF_MEASURES]
+    qrels = list(ir_measures.read_trec_qrels(str(collection["qrels"])))
+    for tag in ["full", "ties", "missing", "shallow", "unknown", "stranger"]:
+        run = list(ir_measures.read_trec_run(str(collection[tag])))
+        expected = {(str(m.measure), m.query_id): m.value
+                    for m in ir_measures.iter_calc(measures, qrels, run)}
+        rows = per_topic[per_topic["run"] == tag]
+        got = dict(zip(zip(rows["measure"], rows["topic"]), rows["value"], strict=True))
+        assert set(got) == set(expected), tag
+        for key, value in expected.items():
+            assert got[key] == pytest.approx(value, abs=1e-12), (tag, key)
+
+
+@pytest.mark.parametrize(("measures", "depth"), [
+    (["nDCG@10", "P@20"], 20), (["nDCG@10", "AP"], None), (["RR@10"], None),
+    (["Judged@10"], None), (["ERR@20"], None)])
+def test_a_depth_only_where_every_measure_stops_at_a_cutoff_pytrec_eval_ranks(
+        measures: list[str], depth: int | None) -> None:
+    """RR@10 (msmarco provider), Judged@10 and ERR@20 may break ties otherwise: whole runs."""
+    from tcdb.measures import ranking_depth
+
+    assert ranking_depth(measures) == depth

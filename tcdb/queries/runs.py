@@ -79,12 +79,14 @@ def runs_frame(bind: Connection | Session, **filters: Any) -> pd.DataFrame:
     return pd.DataFrame(run_rows(bind, **filters), columns=RUN_COLUMNS)
 
 
-def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int]
-              ) -> Iterator[tuple[int, RunDict]]:
+def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
+              depth: int | None = None) -> Iterator[tuple[int, RunDict]]:
     """Each run as ir_measures' dict of dicts {topic: {doc: score}}, with external ids.
 
     Entries come in batches of runs, one Core query (or COPY on PostgreSQL) per batch, ordered by
-    run and topic; unresolved entries (documents the snapshot lacks) are merged in.
+    run and topic; unresolved entries (documents the snapshot lacks) are merged in. With
+    `depth`, only each topic's top `depth` in trec_eval's order (`eval_rank`, both kinds of
+    entries counted): what a measure with that cutoff sees (`tcdb.measures.ranking_depth`).
     """
     if not run_ids:
         return
@@ -97,7 +99,7 @@ def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int]
     for start in range(0, len(ordered), RUNS_PER_BATCH):
         batch = ordered[start:start + RUNS_PER_BATCH]
         runs: dict[int, RunDict] = {r: {} for r in batch}
-        run_col, topic_col, doc_col, score_col = _read_entries(conn, batch)
+        run_col, topic_col, doc_col, score_col = _read_entries(conn, batch, depth, snapshot_id)
         if len(doc_col):
             position = np.searchsorted(doc_keys, doc_col)
             position[position >= len(doc_keys)] = 0
@@ -114,10 +116,12 @@ def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int]
                 a, b = bounds[i], bounds[i + 1]
                 runs[run_at[i]][topic_names[topic_at[i]]] = dict(zip(docs[a:b], values[a:b],
                                                                      strict=True))
-        unresolved = conn.execute(
-            select(col(UnresolvedRunEntry.run_id), col(UnresolvedRunEntry.topic_id),
-                   col(UnresolvedRunEntry.external_doc_id), col(UnresolvedRunEntry.score))
-            .where(col(UnresolvedRunEntry.run_id).in_(batch)))
+        query = (select(col(UnresolvedRunEntry.run_id), col(UnresolvedRunEntry.topic_id),
+                        col(UnresolvedRunEntry.external_doc_id), col(UnresolvedRunEntry.score))
+                 .where(col(UnresolvedRunEntry.run_id).in_(batch)))
+        if depth is not None:
+            query = query.where(col(UnresolvedRunEntry.eval_rank) <= depth)
+        unresolved = conn.execute(query)
         for run_id, topic_id, doc, score in unresolved:
             runs[run_id].setdefault(topic_names[topic_id], {})[doc] = score
         yield from runs.items()
@@ -134,18 +138,20 @@ def _document_names(conn: Connection, snapshot_id: int) -> tuple[np.ndarray, np.
     return keys, names
 
 
-def _read_entries(conn: Connection, run_ids: Sequence[int]
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(run, topic, document, score) columns of the runs' entries, ordered by run and topic."""
+def _read_entries(conn: Connection, run_ids: Sequence[int], depth: int | None = None,
+                  snapshot_id: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(run, topic, document, score) columns of the runs' entries, ordered by run and topic;
+    with `depth`, each topic's entries up to that `eval_rank` (the runs are of `snapshot_id`)."""
     if is_postgres(conn):
-        return _read_entries_copy(conn, run_ids)
+        return _read_entries_copy(conn, run_ids, depth, snapshot_id)
     # SQLite: the driver's own tuples straight into one array. SQLAlchemy's Row objects cost
     # twice the fetch itself (bench/runs.py: evaluation 1.7× → 1.1× ir_measures' time).
     raw = conn.connection.driver_connection
     assert raw is not None
     ids = ",".join(str(int(r)) for r in run_ids)
+    within = "" if depth is None else f" AND eval_rank <= {int(depth)}"
     rows = raw.execute("SELECT run_id, topic_id, document_id, score FROM run_entry "
-                       f"WHERE run_id IN ({ids}) ORDER BY run_id, topic_id").fetchall()
+                       f"WHERE run_id IN ({ids}){within} ORDER BY run_id, topic_id").fetchall()
     if not rows:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty, empty, np.empty(0, dtype=np.float64)
@@ -154,18 +160,31 @@ def _read_entries(conn: Connection, run_ids: Sequence[int]
     return ids_part[:, 0], ids_part[:, 1], ids_part[:, 2], table[:, 3].copy()
 
 
-def _read_entries_copy(conn: Connection, run_ids: Sequence[int]
+def _read_entries_copy(conn: Connection, run_ids: Sequence[int], depth: int | None = None,
+                       snapshot_id: int = 0
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """PostgreSQL: `COPY (SELECT …) TO STDOUT` parsed by pyarrow — several times faster than
-    materialising a Python row per entry. Same transaction as the caller."""
+    materialising a Python row per entry. Same transaction as the caller. With `depth`, one
+    index range scan of (run, topic, eval_rank) per run and topic reads only the top rows."""
     import io
 
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     ids = ",".join(str(int(r)) for r in run_ids)
-    sql = (f"COPY (SELECT run_id, topic_id, document_id, score FROM run_entry "
-           f"WHERE run_id IN ({ids}) ORDER BY run_id, topic_id) TO STDOUT")
+    if depth is None:
+        select_sql = (f"SELECT run_id, topic_id, document_id, score FROM run_entry "
+                      f"WHERE run_id IN ({ids}) ORDER BY run_id, topic_id")
+    else:
+        select_sql = (
+            "SELECT e.run_id, e.topic_id, e.document_id, e.score"
+            f" FROM unnest(ARRAY[{ids}]::bigint[]) AS r(id)"
+            " CROSS JOIN (SELECT topic_id FROM snapshot_topic"
+            f"  WHERE snapshot_id = {int(snapshot_id)}) t"
+            " CROSS JOIN LATERAL (SELECT run_id, topic_id, document_id, score FROM run_entry"
+            "  WHERE run_id = r.id AND topic_id = t.topic_id"
+            f"  AND eval_rank <= {int(depth)}) e ORDER BY e.run_id, e.topic_id")
+    sql = f"COPY ({select_sql}) TO STDOUT"
     raw = conn.connection.driver_connection
     assert raw is not None
     buffer = io.BytesIO()

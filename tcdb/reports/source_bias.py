@@ -107,6 +107,7 @@ def _score_in_memory(conn: Any, snapshot_id: int, run_ids: list[int], names: lis
     """Every run, read once, scored by ir_measures against each source's qrels."""
     import ir_measures
 
+    from tcdb.measures import ranking_depth
     from tcdb.queries import document_names, read_runs
     from tcdb.source_qrels import as_ir_measures
 
@@ -119,7 +120,7 @@ def _score_in_memory(conn: Any, snapshot_id: int, run_ids: list[int], names: lis
                                                 as_ir_measures(q, topics, doc_names))
                   for source, q in derived.items()}
     out: Scores = {}
-    for run_id, run in read_runs(conn, snapshot_id, run_ids):
+    for run_id, run in read_runs(conn, snapshot_id, run_ids, ranking_depth(names)):
         run = {t: docs_ for t, docs_ in run.items() if t in topic_of}
         for source, evaluator in evaluators.items():
             for name in names:
