@@ -71,13 +71,13 @@ def ranking_depth(names: Iterable[str]) -> int | None:
     for name in names:
         measure = ir_measures.parse_measure(name)
         cutoff = measure.params.get("cutoff")
-        if cutoff is None or _provider(measure) != "pytrec_eval":
+        if cutoff is None or provider_of(measure) != "pytrec_eval":
             return None
         depth = max(depth, int(cutoff))
     return depth or None
 
 
-def _provider(measure: object) -> str | None:
+def provider_of(measure: object) -> str | None:
     """The provider ir_measures' default pipeline computes `measure` with (its first that can)."""
     import ir_measures
 

@@ -13,7 +13,6 @@ reads them from the database.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
@@ -21,8 +20,10 @@ import pandas as pd
 
 from tcdb.analysis.means import trec_eval_mean
 from tcdb.analysis.reusability import tau_ap, tau_b
-from tcdb.pools.strategies import Strategy, TopicRanking, cut, describe
-from tcdb.pools.strategies.base import is_relevant
+from tcdb.pools.pooled_scores import PooledScores, relevant_only
+from tcdb.pools.strategies import Judge, Strategy, TopicRanking, describe
+from tcdb.pools.strategies.base import cut_lengths, is_relevant
+from tcdb.pools.strategies.leave_out import Order, aggregates, orders_without
 
 RunDict = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
@@ -45,15 +46,14 @@ class SimulationRow(TypedDict):
 def orders_for(strategy: Strategy, topics: Mapping[str, TopicRanking], qrels: Qrels,
                limit: int | None) -> dict[str, list[str]]:
     """Each topic's judging order, the judge reading the complete qrels (unjudged: grade 0)."""
-    result = {}
-    for topic, ranking in topics.items():
-        grades = qrels.get(topic, {})
+    return {topic: strategy.order(ranking, _judge(qrels, topic), limit)
+            for topic, ranking in topics.items()}
 
-        def judge(doc: str, grades: dict[str, int] = grades) -> int:
-            return grades.get(doc, 0)
 
-        result[topic] = strategy.order(ranking, judge, limit)
-    return result
+def _judge(qrels: Qrels, topic: str) -> Judge:
+    """The judge of a simulation: the complete qrels' grade (unjudged: None, which every
+    strategy takes as not relevant, as it would grade 0)."""
+    return qrels.get(topic, {}).get
 
 
 def orders_for_budget(strategy: Strategy, topics: Mapping[str, TopicRanking], qrels: Qrels,
@@ -76,17 +76,6 @@ def orders_for_budget(strategy: Strategy, topics: Mapping[str, TopicRanking], qr
         limit = min(budget, limit * 2)
 
 
-def pooled_qrels(chosen: Mapping[str, list[str]], qrels: Qrels) -> Qrels:
-    """The complete qrels restricted to the chosen documents: what judging them would give."""
-    result: Qrels = {}
-    for topic, docs in chosen.items():
-        grades = qrels.get(topic, {})
-        judged = {d: grades[d] for d in docs if d in grades}
-        if judged:
-            result[topic] = judged
-    return result
-
-
 def mean_scores(runs: Mapping[str, RunDict], qrels: Qrels, measure: str, n_topics: int
                 ) -> dict[str, float]:
     """Each run's mean of `measure` over the complete qrels' `n_topics` topics (trec_eval -c:
@@ -104,11 +93,6 @@ def mean_scores(runs: Mapping[str, RunDict], qrels: Qrels, measure: str, n_topic
     return means
 
 
-# Measures whose value depends only on where the relevant documents are and how many there are:
-# documents ranked below a run's last relevant one (in the complete qrels) cannot change them.
-_RELEVANT_ONLY = ("AP", "nDCG", "RR", "Rprec", "R", "P", "Success")
-
-
 def cut_after_last_relevant(runs: Mapping[str, RunDict], qrels: Qrels, measure: str
                             ) -> Mapping[str, RunDict]:
     """Each run's topics without the documents scored below all its documents relevant in the
@@ -117,11 +101,7 @@ def cut_after_last_relevant(runs: Mapping[str, RunDict], qrels: Qrels, measure: 
     and a document scored lower than every relevant one is ranked after them whatever the tie
     order, so the cut changes no value and spares ir_measures the rest of the ranking, 60
     evaluations over. Other measures (Bpref, Judged@k, …) see the runs whole."""
-    import ir_measures
-
-    parsed = ir_measures.parse_measure(measure)
-    if parsed.NAME not in _RELEVANT_ONLY or (parsed.NAME == "P" and "cutoff" not in
-                                              parsed.params):
+    if not relevant_only(measure):
         return runs
     cut: dict[str, RunDict] = {}
     for tag, run in runs.items():
@@ -167,59 +147,83 @@ def simulate_strategies(
     """Rows per (strategy, budget), and the full-qrels figures they are measured against.
 
     `run_tags` name the runs of the rankings in their order; `groups` maps a tag to its group.
+    Each strategy orders each topic once for all runs and once per left-out group, and every
+    pooled set is scored by one `PooledScores`.
     """
     n_topics = len(qrels)
-    full = mean_scores(runs, qrels, measure, n_topics)
-    runs = cut_after_last_relevant(runs, qrels, measure)
-    seen: dict[bytes, dict[str, float]] = {}
-
-    def memo(chosen: Mapping[str, RunDict], judged: Qrels) -> dict[str, float]:
-        """`mean_scores`, once per (runs, qrels): budgets past the point where a pool holds
-        every document, and strategies that pool alike, judge the same set. Keyed by a
-        digest of both, not the sets themselves, to keep memory small."""
-        digest = hashlib.blake2b(digest_size=32)
-        for part in (sorted(chosen), sorted((t, d, g) for t, docs in judged.items()
-                                            for d, g in docs.items())):
-            digest.update(repr(part).encode())
-        key = digest.digest()
-        if key not in seen:
-            seen[key] = mean_scores(chosen, judged, measure, n_topics)
-        return seen[key]
-
+    scores = PooledScores(runs, qrels, measure, n_topics)
+    # the complete qrels: one more subset, the one pools that find everything judge too
+    ((complete, _),) = scores.add({t: list(docs) for t, docs in qrels.items()},
+                                  [{t: len(docs) for t, docs in qrels.items()}], list(runs))
     total_relevant = sum(is_relevant(g) for docs in qrels.values() for g in docs.values())
     limit = max(budgets)
     by_group: dict[str, list[int]] = {}
     for i, tag in enumerate(run_tags):
         by_group.setdefault(groups.get(tag) or tag, []).append(i)
-    rows: list[SimulationRow] = []
+    logo = leave_out and len(by_group) > 1
+    planned = []
     for strategy in strategies:
         orders = orders_for_budget(strategy, topics, qrels, limit, per_topic)
-        cuts = {b: cut(orders, b, per_topic, topic_order) for b in budgets}
-        pooled = {b: pooled_qrels(cuts[b], qrels) for b in budgets}
-        means = {b: memo(runs, pooled[b]) for b in budgets}
-        logo = {b: dict(means[b]) for b in budgets}
-        if leave_out and len(by_group) > 1:
-            for members in by_group.values():
-                keep = [i not in members for i in range(len(run_tags))]
-                reduced = {t: r.without(keep) for t, r in topics.items()}
-                left_orders = orders_for_budget(strategy, reduced, qrels, limit, per_topic)
-                tags = {run_tags[i]: runs[run_tags[i]] for i in members if run_tags[i] in runs}
-                for b in budgets:
-                    reduced_qrels = pooled_qrels(cut(left_orders, b, per_topic, topic_order),
-                                                 qrels)
-                    logo[b].update(memo(tags, reduced_qrels))
-        for b in budgets:
-            found = sum(is_relevant(g) for docs in pooled[b].values() for g in docs.values())
-            t_b, t_ap = _taus(full, means[b])
-            l_b, l_ap = _taus(full, logo[b]) if leave_out and len(by_group) > 1 else (None,
-                                                                                      None)
+        cuts = [cut_lengths(_lengths(orders), b, per_topic, topic_order) for b in budgets]
+        main = scores.add(orders, cuts, [t for t in run_tags if t in runs])
+        left: list[list[int]] = []
+        if logo:
+            for (members, left_orders) in zip(by_group.values(), _left_out_orders(
+                    strategy, topics, qrels, limit, per_topic, list(by_group.values())),
+                    strict=True):
+                left_cuts = [cut_lengths(_lengths(left_orders), b, per_topic, topic_order)
+                             for b in budgets]
+                tags = [run_tags[i] for i in members if run_tags[i] in runs]
+                left.append([h for h, _ in scores.add(left_orders, left_cuts, tags)])
+        planned.append((strategy, cuts, main, left))
+    full = scores.means(complete)
+    rows: list[SimulationRow] = []
+    all_means: dict[tuple[str, int], dict[str, float]] = {}
+    all_logo: dict[tuple[str, int], dict[str, float]] = {}
+    for strategy, cuts, main, left in planned:
+        for k, b in enumerate(budgets):
+            handle, found = main[k]
+            means = scores.means(handle)
+            t_b, t_ap = _taus(full, means)
+            mixed = dict(means)
+            for handles in left:
+                mixed.update(scores.means(handles[k]))
+            l_b, l_ap = _taus(full, mixed) if logo else (None, None)
+            all_means[(describe(strategy), b)], all_logo[(describe(strategy), b)] = means, mixed
             rows.append({
                 "strategy": describe(strategy), "budget": b,
-                "n_judged": sum(len(d) for d in cuts[b].values()),
+                "n_judged": sum(cuts[k].values()),
                 "relevant_found": found,
                 "relevant_fraction": found / total_relevant if total_relevant else 0.0,
                 "tau_b": t_b, "tau_ap": t_ap, "logo_tau_b": l_b, "logo_tau_ap": l_ap,
             })
     context = {"n_runs": len(run_tags), "n_groups": len(by_group), "n_topics": n_topics,
-               "relevant_total": total_relevant, "full_means": full}
+               "relevant_total": total_relevant, "full_means": full, "means": all_means,
+               "logo_means": all_logo}
     return rows, context
+
+
+def _lengths(orders: Mapping[str, Order]) -> dict[str, int]:
+    return {t: len(o) for t, o in orders.items()}
+
+
+def _left_out_orders(strategy: Strategy, topics: Mapping[str, TopicRanking], qrels: Qrels,
+                     limit: int, per_topic: bool, left_out: list[list[int]]
+                     ) -> list[Mapping[str, Order]]:
+    """Per left-out run set, each topic's order without those runs: all sets at once where
+    the strategy's order is an aggregate of the runs' entries (`orders_without`), else
+    `orders_for_budget` again on the reduced rankings. A longer order only adds documents
+    after the ones a cut takes, so whole orders cut alike."""
+    n = len(next(iter(topics.values())).runs) if topics else 0
+    if aggregates(strategy):
+        per_topic_orders = {t: orders_without(strategy, r, left_out, _judge(qrels, t),
+                                              limit if per_topic else None)
+                            for t, r in topics.items()}
+        return [{t: o[j] for t, o in per_topic_orders.items()} for j in range(len(left_out))]
+    result: list[Mapping[str, Order]] = []
+    for members in left_out:
+        gone = set(members)
+        keep = [i not in gone for i in range(n)]
+        reduced = {t: r.without(keep) for t, r in topics.items()}
+        result.append(orders_for_budget(strategy, reduced, qrels, limit, per_topic))
+    return result

@@ -7,41 +7,41 @@ judge does not know yet (`None`, a round not judged yet) counts as not relevant.
 
 from __future__ import annotations
 
+import bisect
+import heapq
+import math
 from dataclasses import dataclass
 from typing import ClassVar
-
-import numpy as np
 
 from tcdb.errors import OptionError
 from tcdb.pools.strategies.base import Judge, TopicRanking, is_relevant, register
 
 
 class _Sources:
-    """The runs' rankings with a read position each, skipping documents already chosen."""
+    """The runs' rankings with a read position each, skipping documents already chosen. The
+    rankings are read where they stand (no copy): a simulation asks for a few hundred
+    documents of runs a thousand deep, once per left-out group."""
 
     def __init__(self, topic: TopicRanking) -> None:
         self.topic = topic
-        self.docs = [r.docs.tolist() for r in topic.runs]
+        self.docs = [r.docs for r in topic.runs]
         self.at = [0] * len(self.docs)
         self.chosen: set[str] = set()
         self.order: list[str] = []
 
     def next_of(self, run: int) -> str | None:
         """The run's next document not chosen yet (and choose it), or None when it has none."""
-        docs, i = self.docs[run], self.at[run]
-        while i < len(docs) and docs[i] in self.chosen:
+        docs, i, chosen = self.docs[run], self.at[run], self.chosen
+        n = len(docs)
+        while i < n and docs[i] in chosen:
             i += 1
         self.at[run] = i + 1
-        if i >= len(docs):
+        if i >= n:
             return None
-        self.chosen.add(docs[i])
-        self.order.append(docs[i])
-        return str(docs[i])
-
-    def total(self) -> int:
-        """How many distinct documents the runs hold (from the topic's shared codes)."""
-        codes = self.topic.flat[0]
-        return int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0
+        doc = docs[i]
+        chosen.add(doc)
+        self.order.append(doc)
+        return str(doc)
 
 
 @register
@@ -62,26 +62,33 @@ class MoveToFront:
     def order(self, topic: TopicRanking, judge: Judge, limit: int | None = None) -> list[str]:
         sources = _Sources(topic)
         n = len(sources.docs)
-        limit = sources.total() if limit is None else min(limit, sources.total())
-        priority = np.zeros(n)
-        live = np.ones(n, dtype=bool)
-        current = 0
-        while len(sources.order) < limit and live.any():
+        stop = math.inf if limit is None else limit  # or until every run is read to its end
+        # the live runs by priority, each level's runs in run order: the next run is the
+        # first after the current one (cyclically) on the highest level
+        priority = [0] * n
+        levels: dict[int, list[int]] = {0: list(range(n))}
+        top, n_live, current = 0, n, 0
+        order = sources.order
+        while len(order) < stop and n_live:
             doc = sources.next_of(current)
+            level = levels[priority[current]]
             if doc is None:
-                live[current] = False
+                del level[bisect.bisect_left(level, current)]
+                n_live -= 1
             elif is_relevant(judge(doc), self.relevant_grade):
                 continue
             else:
+                del level[bisect.bisect_left(level, current)]
                 priority[current] -= 1
-            if not live.any():
+                bisect.insort(levels.setdefault(priority[current], []), current)
+            if not n_live:
                 break
-            best = priority[live].max()
-            # the highest priority, first after the current run in cyclic order
-            candidates = np.flatnonzero(live & (priority == best))
-            after = candidates[candidates > current]
-            current = int(after[0] if len(after) else candidates[0])
-        return sources.order
+            while not levels.get(top):  # priorities only fall: the top level only falls
+                top -= 1
+            best = levels[top]
+            after = bisect.bisect_right(best, current)
+            current = best[after] if after < len(best) else best[0]
+        return order
 
 
 @register
@@ -102,14 +109,18 @@ class MaxMean:
     def order(self, topic: TopicRanking, judge: Judge, limit: int | None = None) -> list[str]:
         sources = _Sources(topic)
         n = len(sources.docs)
-        limit = sources.total() if limit is None else min(limit, sources.total())
-        relevant = np.zeros(n)
-        pulled = np.zeros(n)
-        mean = np.full(n, 0.5)
-        while len(sources.order) < limit:
-            arm = int(np.argmax(mean))
-            if mean[arm] < 0:
-                break  # every arm is exhausted
+        stop = math.inf if limit is None else limit  # or until every arm is exhausted
+        relevant = [0] * n
+        pulled = [0] * n
+        mean = [0.5] * n
+        # arms by (-mean, arm): the highest mean, the first arm on a tie; an entry whose mean
+        # is no longer the arm's is stale and skipped (an exhausted arm's mean is -1)
+        heap = [(-0.5, arm) for arm in range(n)]
+        while len(sources.order) < stop and heap:
+            key, arm = heap[0]
+            if -key != mean[arm]:
+                heapq.heappop(heap)
+                continue
             doc = sources.next_of(arm)
             if doc is None:
                 mean[arm] = -1.0
@@ -117,4 +128,5 @@ class MaxMean:
             pulled[arm] += 1
             relevant[arm] += is_relevant(judge(doc), self.relevant_grade)
             mean[arm] = (relevant[arm] + 1) / (pulled[arm] + 2)
+            heapq.heapreplace(heap, (-mean[arm], arm))
         return sources.order

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -51,6 +51,12 @@ class TopicRanking:
         `names[codes]` are the documents, and the codes are numbered in the documents' sorted
         order, so sorting by code sorts by document id. Built once, read by every strategy
         that scores documents from their ranks (integer keys group and sort fast)."""
+        source = self.__dict__.get("_source")
+        if source is not None:  # made by `without`: the source's codes, masked
+            parent, keep = source
+            codes, ranks, names = parent.flat
+            mask = np.repeat(keep, [len(r.docs) for r in parent.runs])
+            return (codes[mask], ranks[mask], names)
         runs = [r for r in self.runs if len(r.docs)]
         if not runs:
             return (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
@@ -61,14 +67,11 @@ class TopicRanking:
 
     def without(self, keep: Sequence[bool]) -> TopicRanking:
         """The same topic with only the runs whose `keep` is true (leave-one-group-out); it
-        shares this ranking's document codes, computed once."""
+        shares this ranking's document codes, computed once, and masks them only when a
+        strategy reads them (the adaptive ones never do)."""
         reduced = TopicRanking(self.topic, tuple(r for r, k in zip(self.runs, keep, strict=True)
                                                  if k))
-        codes, ranks, names = self.flat
-        mask = np.concatenate([np.full(len(r.docs), bool(k)) for r, k
-                               in zip(self.runs, keep, strict=True) if len(r.docs)] or
-                              [np.empty(0, dtype=bool)])
-        reduced.__dict__["flat"] = (codes[mask], ranks[mask], names)
+        reduced.__dict__["_source"] = (self, np.array(keep, dtype=bool))
         return reduced
 
 
@@ -150,22 +153,37 @@ def cut(orders: dict[str, list[str]], budget: int, per_topic: bool,
     documents are chosen; a topic that runs out leaves its share to the others. A depth-k
     order cut this way grows like a depth-k pool, level by level.
     """
+    lengths = {t: len(orders.get(t, [])) for t in topic_order}
+    return {t: orders.get(t, [])[:n] for t, n in cut_lengths(lengths, budget, per_topic,
+                                                              topic_order).items()}
+
+
+def cut_lengths(lengths: Mapping[str, int], budget: int, per_topic: bool,
+                topic_order: Sequence[str]) -> dict[str, int]:
+    """How long a prefix of each topic's order `cut` takes, from the orders' lengths alone.
+
+    In total, the round robin completes `level` rounds — every topic gives min(length, level)
+    — for the highest level whose rounds fit the budget; what is left goes one each to the
+    first topics (in `topic_order`) that still have documents.
+    """
+    sizes = [lengths.get(t, 0) for t in topic_order]
     if per_topic:
-        return {t: orders.get(t, [])[:budget] for t in topic_order}
-    taken = {t: 0 for t in topic_order}
-    left = budget
-    level = 0
-    live = [t for t in topic_order if orders.get(t)]
-    while left > 0 and live:
-        still = []
-        for t in live:
-            if left == 0:
-                break
-            if level < len(orders[t]):
-                taken[t] += 1
-                left -= 1
-                if level + 1 < len(orders[t]):
-                    still.append(t)
-        live = still
-        level += 1
-    return {t: orders.get(t, [])[:n] for t, n in taken.items()}
+        return {t: min(n, budget) for t, n in zip(topic_order, sizes, strict=True)}
+    if sum(sizes) <= budget:
+        return dict(zip(topic_order, sizes, strict=True))
+    low, high = 0, max(sizes)  # rounds(low) <= budget < rounds(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if sum(min(n, middle) for n in sizes) <= budget:
+            low = middle
+        else:
+            high = middle
+    taken = [min(n, low) for n in sizes]
+    left = budget - sum(taken)
+    for i, n in enumerate(sizes):
+        if left == 0:
+            break
+        if n > low:
+            taken[i] += 1
+            left -= 1
+    return dict(zip(topic_order, taken, strict=True))
