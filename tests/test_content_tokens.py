@@ -184,8 +184,11 @@ def test_ingest_keeps_each_snapshots_totals_and_stats_reads_them(db: str, tmp_pa
 
 
 def test_migration_0014_totals_the_existing_snapshots(db: str, tmp_path: Path) -> None:
+    """Down to 0013 (totals and churn rows go) and up again: each snapshot's totals, and the
+    churn of each snapshot against the one before it, equal what the ingest kept."""
     from tcdb import migrate
-    from tcdb.db import get_engine
+    from tcdb.db import get_engine, session_scope
+    from tcdb.queries.churn import count_churn, stored_churn
 
     first, second = generated_texts(12, 40, "d"), generated_texts(13, 25, "e")
     ingest(tmp_path, "s1", first)
@@ -198,3 +201,9 @@ def test_migration_0014_totals_the_existing_snapshots(db: str, tmp_path: Path) -
     assert migrate.current_revision(get_engine(db)) == migrate.head_revision()
     assert (snapshot_totals("s1"), snapshot_totals("s2")) == before
     assert before[1][0] == 65
+    with session_scope() as session:
+        conn = session.connection()
+        a, b = (conn.execute(text("SELECT id FROM snapshot WHERE label = :l"), {"l": label})
+                .scalar_one() for label in ("s1", "s2"))
+        assert sorted(stored_churn(conn, a, b) or [], key=repr) == sorted(
+            count_churn(conn, a, b), key=repr)

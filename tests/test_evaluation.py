@@ -276,7 +276,8 @@ def test_measures_with_cutoffs_read_only_that_deep_and_equal_ir_measures(
         expected = {(str(m.measure), m.query_id): m.value
                     for m in ir_measures.iter_calc(measures, qrels, run)}
         rows = per_topic[per_topic["run"] == tag]
-        got = dict(zip(zip(rows["measure"], rows["topic"]), rows["value"], strict=True))
+        keys = zip(rows["measure"], rows["topic"], strict=True)
+        got = dict(zip(keys, rows["value"], strict=True))
         assert set(got) == set(expected), tag
         for key, value in expected.items():
             assert got[key] == pytest.approx(value, abs=1e-12), (tag, key)

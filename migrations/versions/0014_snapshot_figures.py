@@ -12,9 +12,9 @@
   `snapshot diff` and `stats` read these rows instead of joining two snapshots' memberships
   (~2 s at 1,000,000 documents each on PostgreSQL). Pairs without rows are counted live.
 
-Existing snapshots get their token totals here, one aggregate each; their churn is left to
-be counted live (a migration should not spend minutes joining every pair). The downgrade drops
-the table and the columns.
+Existing snapshots get their token totals here, one aggregate each, and each complete snapshot
+its churn against the one before it in snapshot order (date, then label), as the ingest would
+have kept it: one join per consecutive pair. The downgrade drops the table and the columns.
 
 Revision ID: 0014
 Revises: 0013
@@ -66,6 +66,41 @@ def upgrade() -> None:
         " COALESCE(SUM(c.n_tokens), 0) AS total, MIN(c.n_tokens) AS low,"
         " MAX(c.n_tokens) AS high FROM snapshot_document sd JOIN content c"
         " ON c.id = sd.content_id GROUP BY sd.snapshot_id) t WHERE snapshot.id = t.sid"))
+    _churn_of_consecutive_snapshots(conn)
+
+
+# The churn of snapshot :a to :b (as `tcdb.queries.churn` counts it, written out here so that
+# this revision keeps meaning what it meant when the code moves on).
+_CHURN = (
+    "SELECT a.source_label, b.source_label, CASE WHEN b.document_id IS NULL THEN 'removed'"
+    " WHEN a.content_id = b.content_id THEN 'unchanged'"
+    " WHEN cb.length > ca.length THEN 'grew' WHEN cb.length < ca.length THEN 'shrank'"
+    " ELSE 'same_length' END AS state, COUNT(*)"
+    " FROM snapshot_document a"
+    " LEFT JOIN snapshot_document b ON b.document_id = a.document_id AND b.snapshot_id = :b"
+    " LEFT JOIN content ca ON ca.id = a.content_id AND a.content_id <> b.content_id"
+    " LEFT JOIN content cb ON cb.id = b.content_id AND a.content_id <> b.content_id"
+    " WHERE a.snapshot_id = :a GROUP BY a.source_label, b.source_label, state"
+    " UNION ALL"
+    " SELECT NULL, b.source_label, 'added', COUNT(*) FROM snapshot_document b"
+    " WHERE b.snapshot_id = :b AND NOT EXISTS (SELECT 1 FROM snapshot_document a"
+    " WHERE a.snapshot_id = :a AND a.document_id = b.document_id) GROUP BY b.source_label")
+
+
+def _churn_of_consecutive_snapshots(conn: sa.Connection) -> None:
+    rows = conn.execute(sa.text(
+        "SELECT id, collection_id, date, label FROM snapshot WHERE status = 'complete'")).all()
+    by_collection: dict[int, list[tuple[str, str, int]]] = {}
+    for sid, collection_id, date, label in rows:  # the ingest's order: date (none last), label
+        when = str(date) if date is not None else '9999-12-31'
+        by_collection.setdefault(int(collection_id), []).append((when, str(label), int(sid)))
+    insert = sa.text(
+        "INSERT INTO snapshot_churn (snapshot_a_id, snapshot_b_id, source_a, source_b, state, n)"
+        f" SELECT :a, :b, c.* FROM ({_CHURN}) c")
+    for snapshots in by_collection.values():
+        ordered = [sid for *_, sid in sorted(snapshots)]
+        for a, b in zip(ordered, ordered[1:], strict=False):
+            conn.execute(insert, {"a": a, "b": b})
 
 
 def downgrade() -> None:

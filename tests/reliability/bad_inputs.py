@@ -240,7 +240,7 @@ CASES: list[Case] = [
          "two integers", 2),
     Case("spec-irds-and-docs",
          _spec("name: x\nsnapshots:\n  - {label: a, irds: vaswani, docs: d.trec}\n"),
-         "exactly one of `irds` or `docs`", 3),
+         "exactly one of `irds`, `docs` or `cocktail`", 3),
     Case("spec-bad-date", _spec(SPEC.replace("docs.trec}", "docs.trec,\n      date: 2022-13-01}")),
          "bad date", 5),
     Case("spec-label-twice", _spec(SPEC + "  - {label: a, irds: vaswani}\n"),
