@@ -235,3 +235,14 @@ def test_cli_json_is_the_report_and_tables_fit_80_columns(dated: Path, cli,
         assert f"{pair['p_permutation_corrected']:.4f}" in text
         assert f"{pair['diff_t_low']:.4f}" in text
     assert "bh within each family: every run vs base" in text
+
+
+def test_every_pair_is_reported_as_it_is_tested() -> None:
+    """`on_pair` (the report's progress bar) is called once per pair, after its row."""
+    from tcdb.analysis.significance import compare_runs
+
+    rng = np.random.default_rng(3)
+    wide = pd.DataFrame(rng.random((12, 5)), columns=[f"r{i}" for i in range(5)])
+    calls: list[int] = []
+    table = compare_runs(wide, permutations=0, on_pair=lambda: calls.append(1))
+    assert len(calls) == len(table) == 10

@@ -17,7 +17,7 @@ new run vs each earlier one): p-values are corrected within their family, never 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -175,6 +175,7 @@ def compare_runs(
     families: Sequence[Any] | None = None,
     permutations: int = PERMUTATIONS,
     seed: int = 0,
+    on_pair: Callable[[], object] | None = None,
 ) -> pd.DataFrame:
     """Test each pair of runs (columns of a topic × run frame; NaN scores count 0).
 
@@ -183,7 +184,8 @@ def compare_runs(
     interval of the mean difference), `p_t, p_wilcoxon, p_ranksum, p_sign, p_permutation`
     (`permutations` resamples seeded with `seed`; 0 skips it: NaN), `wins, losses`, and
     `p_<test>_corrected` with the correction applied per test within each family (`families`:
-    one label per pair; default one family of all pairs).
+    one label per pair; default one family of all pairs). `on_pair` is called after each pair
+    (a progress bar: all pairs of 129 runs take minutes).
     Why: comparing many runs inflates false positives; correcting per test family keeps the
     reported significance honest.
     """
@@ -224,6 +226,8 @@ def compare_runs(
                 "losses": losses,
             }
         )
+        if on_pair is not None:
+            on_pair()
     columns = [
         "run_a", "run_b", "family", "n_topics", "mean_a", "mean_b", "mean_diff", "diff_t_low",
         "diff_t_high", "p_t", "p_wilcoxon", "p_ranksum", "p_sign", "p_permutation", "wins",

@@ -61,7 +61,7 @@ def compare(
     report = compare_report(collection, snapshot, qrels, runs or None, measure, correction, k,
                             bootstrap=bootstrap, seed=seed, baseline=baseline,
                             vs_earlier=vs_earlier, permutations=permutations, alpha=alpha,
-                            topics=topics)
+                            topics=topics, progress=not json_output)
     if json_output:
         print_json(report)
         return

@@ -37,6 +37,7 @@ import numpy as np
 
 from tcdb.analysis.means import trec_eval_mean
 from tcdb.errors import NotFoundError, OptionError
+from tcdb.progress import Progress
 from tcdb.reports.results import CompareReport
 from tcdb.vocabulary import Correction, one_of
 
@@ -61,6 +62,7 @@ def compare_report(
     permutations: int = PERMUTATIONS,
     alpha: float = 0.05,
     topics: str | None = None,
+    progress: bool = False,
 ) -> CompareReport:
     """Significance tests between runs on one snapshot within test families, and the outcome
     breakdown.
@@ -68,7 +70,7 @@ def compare_report(
     Why: a difference in means is only worth reporting with its p-values, corrected within the
     family of comparisons the claim rests on; with one relevant document per topic, where each
     run finds it says more. `runs` None: every run of the snapshot (the baseline is added when
-    missing).
+    missing). `progress`: a bar on stderr (a terminal's) while the pairs are tested.
     """
     from tcdb.analysis.families import all_pairs, baseline_pairs, submission_order
     from tcdb.analysis.outcomes import outcome_breakdown
@@ -99,9 +101,11 @@ def compare_report(
         tags = submission_order(data.submitted)  # the runs table in the order they came
     else:
         pairs, design = all_pairs(tags), "all-pairs"
-    table = compare_runs(wide, [(a, b) for a, b, _ in pairs], correction=correction,
-                         families=[f for _, _, f in pairs], permutations=permutations,
-                         seed=seed)
+    with Progress("testing pairs of runs", total=len(pairs),
+                  enabled=progress and len(pairs) > 1) as bar:
+        table = compare_runs(wide, [(a, b) for a, b, _ in pairs], correction=correction,
+                             families=[f for _, _, f in pairs], permutations=permutations,
+                             seed=seed, on_pair=bar.advance)
     rows = table.astype(object).where(table.notna(), None).to_dict(orient="records")
     for row in rows:
         difference = (wide[row["run_a"]] - wide[row["run_b"]]).to_numpy(dtype=float)
