@@ -33,9 +33,20 @@ def test_a_narrow_terminal_wraps_instead_of_cutting(monkeypatch: pytest.MonkeyPa
     text = screen.getvalue()
     assert "…" not in text
     assert "0.1235" in text and "1234567" in text
-    first_column = "".join(line.split("│")[1].strip() for line in text.splitlines()
-                           if line.startswith("│"))
+    # Too wide for boxes: plain columns two spaces apart, the long name folded over lines.
+    assert "│" not in text
+    width = text.splitlines()[1].index("  ")  # the first column's, from its first row
+    first_column = "".join(line[:width].strip() for line in text.splitlines()[1:])
     assert first_column == LONG + "bm25"  # folded over lines, every character there
+
+
+def test_a_table_that_fits_keeps_its_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = io.StringIO()
+    monkeypatch.setattr(output, "console", Console(file=screen, force_terminal=True, width=100,
+                                                   color_system=None))
+    output.print_table(["run", "AP", "documents"], ROWS)
+    rows = [line for line in screen.getvalue().splitlines() if line.startswith("│")]
+    assert [r.split("│")[1].strip() for r in rows] == [LONG, "bm25"]
 
 
 def _command_paths() -> list[list[str]]:

@@ -49,24 +49,36 @@ def print_json(obj: Any) -> None:
 def print_table(
     columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None
 ) -> None:
-    """A table that never cuts a name or a number: boxed for a terminal (a cell too wide for
-    the screen wraps), plain aligned text when piped (as wide as it needs)."""
+    """A table that never cuts a name or a number: boxed for a terminal, without lines when
+    the boxes would not fit (a cell still too wide for the screen wraps), plain aligned text
+    when piped (as wide as it needs)."""
     cells = [[format_cell(v) for v in row] for row in rows]
     numeric = [bool(cells) and all(_is_number(row[i]) for row in cells)
                for i in range(len(columns))]
     if not console.is_terminal:
         _print_plain([str(c) for c in columns], cells, numeric, title)
         return
+    from rich import box
+    from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
 
-    # Text, not markup: a run tagged `[bold]` or a qrels set named `:thumbs_up:` is shown as is.
-    table = Table(title=Text(title) if title else None, header_style="bold")
-    for column, right in zip(columns, numeric, strict=True):
-        table.add_column(Text(column), overflow="fold", justify="right" if right else "left")
-    for row in cells:
-        table.add_row(*(Text(cell) for cell in row))
-    console.print(table, emoji=False)
+    def build(lines: box.Box | None) -> Table:
+        # Text, not markup: a run tagged `[bold]` or a qrels set named `:thumbs_up:` is shown
+        # as is. Without lines, two spaces part the columns, as in the piped table.
+        table = Table(title=Text(title) if title else None, header_style="bold underline"
+                      if lines is None else "bold", box=lines, pad_edge=lines is not None)
+        for column, right in zip(columns, numeric, strict=True):
+            table.add_column(Text(column), overflow="fold", justify="right" if right else "left")
+        for row in cells:
+            table.add_row(*(Text(cell) for cell in row))
+        return table
+
+    widths = [max([cell_len(str(column)), *(cell_len(row[i]) for row in cells)])
+              for i, column in enumerate(columns)]
+    boxed = sum(widths) + 3 * len(widths) + 1  # a cell's padding and border, one edge more
+    # Too wide with borders: without them each cell keeps 3 more columns before it folds.
+    console.print(build(box.HEAVY_HEAD if boxed <= console.width else None), emoji=False)
 
 
 def _print_plain(columns: list[str], cells: list[list[str]], numeric: list[bool],
