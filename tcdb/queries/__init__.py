@@ -8,7 +8,7 @@ rankings, top k), `scores` (evaluations and per-topic scores), `qrels` (judgment
 (topics across snapshots, core topics, topic sets), `snapshots` (what changed between two);
 imported by module: `churn` (how one snapshot's documents became another's), `rankings`
 (one system's runs across snapshots, rankings by document identity) and `snapshot_stats`
-(token lengths, churn by length, judgments by grade).
+(token lengths, documents in all, judgments by grade).
 pandas is imported inside the functions that return DataFrames.
 """
 
@@ -51,7 +51,6 @@ from tcdb.queries.scores import (
 from tcdb.queries.snapshots import (
     UNLABELLED,
     document_drift,
-    document_drift_by_source,
     document_sources,
     documents_per_source,
     qrels_summary,
@@ -66,7 +65,7 @@ from tcdb.queries.topics import (
 
 __all__ = [
     "RUN_COLUMNS", "UNLABELLED", "RunDict", "ScoreMap", "array_literal", "core_topic_ids",
-    "document_drift", "document_drift_by_source", "document_sources", "documents_per_source",
+    "document_drift", "document_sources", "documents_per_source",
     "document_ids", "document_ids_in_collection", "document_ids_of", "document_names",
     "evaluations", "get_topic_set", "judgment_counts", "load_judgments", "load_top_k",
     "measure_ids", "measure_names", "pairs_in", "qrels_frame", "qrels_records", "qrels_summary",

@@ -1,6 +1,6 @@
-"""Snapshot statistics as LongEval's collection table and churn figure report them: document
-token lengths, documents present in every snapshot, changed documents by length direction,
-judgments per topic by grade, and runs' empty or short rankings.
+"""Snapshot statistics as LongEval's collection table reports them: document token lengths,
+documents present in every snapshot, judgments per topic by grade, and runs' empty or short
+rankings (the churn figure, changed documents by length direction, is `tcdb.queries.churn`).
 
 Read-only Core SQL over membership (`snapshot_document`), versions (`content`), judgments and
 run entries; one aggregate query per figure, so it runs on a read-only role.
@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, text
-
-from tcdb.queries.churn import churn_rows, length_counts
 
 Totals = tuple[int, int, int | None, int | None]  # documents counted, tokens, min, max
 
@@ -82,12 +80,6 @@ def present_in_all(conn: Connection, snapshot_ids: Sequence[int]) -> int:
         f"SELECT COUNT(*) FROM (SELECT document_id FROM snapshot_document WHERE snapshot_id IN "
         f"({ids}) GROUP BY document_id HAVING COUNT(*) = {len(set(snapshot_ids))}) t"
     )).scalar_one())
-
-
-def length_churn(conn: Connection, a: int, b: int) -> dict[str, int]:
-    """Documents kept from `a` to `b` whose text changed, by length direction: grew, shrank or
-    same length (characters of the normalised text, `content.length`), and unchanged ones."""
-    return length_counts(churn_rows(conn, a, b))
 
 
 def judgments_by_grade(conn: Connection, qrels_set_id: int) -> dict[int, dict[int, int]]:

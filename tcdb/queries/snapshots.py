@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, select, text
 from sqlmodel import col
 
-from tcdb.queries.churn import UNLABELLED, churn_rows, drift_by_source, drift_counts
+from tcdb.queries.churn import UNLABELLED, churn_rows, drift_counts
 from tcdb.schema import QrelsSet, Snapshot, SnapshotTopic
 from tcdb.sorting import natural_key
 
@@ -21,17 +21,6 @@ def document_drift(conn: Connection, a: int, b: int) -> dict[str, int]:
     changed means its content hash differs. From the pair's churn rows (`tcdb.queries.churn`).
     """
     return drift_counts(churn_rows(conn, a, b))
-
-
-def document_drift_by_source(conn: Connection, a: int, b: int) -> dict[str, dict[str, int]]:
-    """`document_drift` per source label (human, llm, …; `unlabelled`): empty when neither
-    snapshot labels any document.
-
-    Removed documents count under their label in `a`, the others under their label in `b`;
-    `relabelled` counts documents of both whose label changed (they are changed or unchanged
-    too, by their text).
-    """
-    return drift_by_source(churn_rows(conn, a, b))
 
 
 def documents_per_source(conn: Connection, snapshot_id: int) -> dict[str, int]:

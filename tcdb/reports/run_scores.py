@@ -34,6 +34,8 @@ class RunScores:
     wide: pd.DataFrame  # topic (external id) × run tag
     systems: dict[str, str | None]  # run tag → system name
     submitted: dict[str, dt.date | None]  # run tag → submitted date
+    topic_ids: list[int] = field(default_factory=list)  # topic.id of each row of `wide`
+    skipped: list[str] = field(default_factory=list)  # runs without scores (`skip_unscored`)
     ranks: dict[str, dict[str, int | None]] = field(default_factory=dict)
     outcome_reason: str | None = "not asked"
 
@@ -48,11 +50,13 @@ def load_run_scores(
     compute: bool = True,
     topics: str | None = None,
     ranks: bool = False,
+    skip_unscored: bool = False,
 ) -> RunScores:
     """Per-topic scores of `runs` (None: every run of the snapshot, by tag) under `measure`.
 
     With `compute`, missing scores are computed and stored first. A run without scores for the
-    measure (imported scores lacking it) is a NotFoundError that names it.
+    measure (imported scores lacking it) is a NotFoundError that names it, or, with
+    `skip_unscored`, left out and listed in `skipped`.
     """
     import pandas as pd
 
@@ -84,6 +88,9 @@ def load_run_scores(
         mid = measure_ids(conn, [name]).get(name, -1)
         run_ids = [r.pk for r in run_list]
         done = evaluations(conn, qset.pk, run_ids, [mid])
+        skipped = [r.tag for r in run_list if (r.pk, mid) not in done]
+        if skip_unscored:
+            run_list = [r for r in run_list if (r.pk, mid) in done]
         for run in run_list:
             if (run.id, mid) not in done:
                 raise NotFoundError(f"run {run.tag!r} of {snapshot!r} has no {name} scores on "
@@ -108,7 +115,8 @@ def load_run_scores(
             {run.tag: [got.get(run.pk, {}).get(t, 0.0) for t in order] for run in run_list},
             index=pd.Index([judged[t] for t in order], name="topic"))
         result = RunScores(name, wide, {r.tag: systems.get(r.system_id) for r in run_list},
-                           {r.tag: r.submitted for r in run_list})
+                           {r.tag: r.submitted for r in run_list}, topic_ids=order,
+                           skipped=skipped if skip_unscored else [])
         if ranks:
             relevant = relevant_documents(conn, qset.pk, snap.pk)
             result.outcome_reason = outcome_reason(judged, relevant, run_list)

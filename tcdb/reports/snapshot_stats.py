@@ -42,9 +42,9 @@ def snapshot_stats(collection: str, labels: Sequence[str] | None = None, short: 
     out (None), `runs=False` the runs' rankings (every entry of every run is counted)."""
     from tcdb.catalog import get_collection, get_snapshot
     from tcdb.queries import snapshot_topics
+    from tcdb.queries.churn import churn_rows, drift_counts, length_counts
     from tcdb.queries.snapshot_stats import (
         judgments_by_grade,
-        length_churn,
         present_in_all,
         ranking_lengths,
         token_lengths,
@@ -101,16 +101,12 @@ def snapshot_stats(collection: str, labels: Sequence[str] | None = None, short: 
                          for run_id, tag in listed],
             })
         churn: list[dict[str, Any]] = []
-        size = {snap.label: snap.n_documents for snap in snaps}
         for before, after in zip(snaps, snaps[1:], strict=False):
-            # one join gives kept (unchanged + changed) and the changed ones by length, so
-            # added / removed follow from the sizes (document_drift's figures, one scan less)
-            kept = length_churn(conn, before.pk, after.pk)
-            changed = kept["grew"] + kept["shrank"] + kept["same_length"]
-            both = changed + kept["unchanged"]
-            churn.append({"a": before.label, "b": after.label,
-                          "added": size[after.label] - both,
-                          "removed": size[before.label] - both, "changed": changed, **kept})
+            rows = churn_rows(conn, before.pk, after.pk)  # kept by the ingest, or counted now
+            drift = drift_counts(rows)
+            churn.append({"a": before.label, "b": after.label, "added": drift["added"],
+                          "removed": drift["removed"], "changed": drift["changed"],
+                          **length_counts(rows)})
         if len(snaps) == 2:
             in_all = churn[0]["unchanged"] + churn[0]["changed"]
         else:
