@@ -21,22 +21,40 @@ from tcdb.analysis.means import rounded
 
 __all__ = [
     "bootstrap_ci",
-    "bootstrap_weights",
+    "percentile_bounds",
     "persistence_ci",
+    "resample_weights",
     "tau_ci",
 ]
 
 Statistic = Callable[[Sequence[np.ndarray]], np.ndarray]
 
 
-def bootstrap_weights(n_topics: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-    """S × T matrix of resampling weights (each row sums to 1) from one drawn index matrix."""
-    if n_topics < 1:
+def resample_weights(n_topics: int, size: int, n_samples: int, rng: np.random.Generator
+                     ) -> np.ndarray:
+    """S × T weights of `size` topics drawn with replacement from `n_topics` (rows sum to 1).
+
+    One drawn index matrix (`rng.integers(0, n_topics, (n_samples, size))`), counted per row:
+    `weights @ scores` is then the mean of every resample at once. `size = n_topics` is the
+    ordinary bootstrap; a smaller `size` draws subsets of that size (`tcdb.analysis.subset`).
+    """
+    if n_topics < 1 or size < 1:
         raise ValueError("cannot resample an empty topic set")
-    index = rng.integers(0, n_topics, size=(n_samples, n_topics))
+    index = rng.integers(0, n_topics, size=(n_samples, size))
     offsets = (np.arange(n_samples) * n_topics)[:, None]
     counts = np.bincount((index + offsets).ravel(), minlength=n_samples * n_topics)
-    return counts.reshape(n_samples, n_topics) / n_topics
+    return counts.reshape(n_samples, n_topics) / size
+
+
+def percentile_bounds(values: np.ndarray, alpha: float) -> np.ndarray:
+    """The α/2 and 1 − α/2 percentiles of resampled values along the first axis (samples).
+
+    Why not `scipy.stats.bootstrap(method="percentile")`: it resamples each sample to its own
+    size (the subset check draws n of T topics), keeps NaN resamples (which make its interval
+    NaN, where `bootstrap_ci` leaves them out and counts them) and re-derives α from the
+    confidence level as (1 − (1 − α)) / 2, which moves about half the bounds by an ulp.
+    """
+    return np.percentile(values, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
 
 
 def bootstrap_ci(
@@ -59,13 +77,13 @@ def bootstrap_ci(
     if n_samples < 1:
         raise ValueError("n_samples must be positive")
     rng = np.random.default_rng(seed)
-    weights = [bootstrap_weights(size, n_samples, rng) for size in group_sizes]
+    weights = [resample_weights(size, size, n_samples, rng) for size in group_sizes]
     uniform = [np.full((1, size), 1.0 / size) for size in group_sizes]
     estimate = float(np.asarray(statistic(uniform), dtype=float).reshape(-1)[0])
     values = np.asarray(statistic(weights), dtype=float).reshape(-1)
     finite = values[np.isfinite(values)]
     if finite.size:
-        low, high = np.percentile(finite, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+        low, high = percentile_bounds(finite, alpha)
     else:
         low = high = float("nan")
     return {

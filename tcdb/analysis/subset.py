@@ -19,22 +19,12 @@ from typing import Any
 import numpy as np
 
 from tcdb.analysis import json_float
+from tcdb.analysis.bootstrap import percentile_bounds, resample_weights
 from tcdb.analysis.means import rounded, trec_eval_mean
 
-__all__ = ["resample_weights", "subset_intervals"]
+__all__ = ["subset_intervals"]
 
 BELOW, INSIDE, ABOVE = "below", "inside", "above"
-
-
-def resample_weights(n_topics: int, size: int, n_samples: int, rng: np.random.Generator
-                     ) -> np.ndarray:
-    """S × T weights of `size` topics drawn with replacement from `n_topics` (rows sum to 1)."""
-    if n_topics < 1 or size < 1:
-        raise ValueError("cannot resample an empty topic set")
-    index = rng.integers(0, n_topics, size=(n_samples, size))
-    offsets = (np.arange(n_samples) * n_topics)[:, None]
-    counts = np.bincount((index + offsets).ravel(), minlength=n_samples * n_topics)
-    return counts.reshape(n_samples, n_topics) / size
 
 
 def subset_intervals(
@@ -66,7 +56,7 @@ def subset_intervals(
         raise ValueError("alpha must be between 0 and 1")
     weights = resample_weights(n_topics, subset.size, n_samples, np.random.default_rng(seed))
     means = weights @ scores.T  # S × runs
-    bounds = rounded(np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0))
+    bounds = rounded(percentile_bounds(means, alpha))
     out = []
     for i, row in enumerate(scores.tolist()):
         full = trec_eval_mean(row)
