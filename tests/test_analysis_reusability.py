@@ -15,15 +15,18 @@ from trectools import TrecQrel, TrecRun
 from trectools.misc import get_correlation, sort_systems_by
 
 from tcdb.analysis import mean_scores, wide_scores
-from tcdb.analysis.bootstrap import _tau_b_matrix, tau_ci
+from tcdb.analysis.bootstrap import tau_ci
+from tcdb.analysis.rank_correlation import (
+    goodman_kruskal_gamma,
+    goodman_kruskal_gamma_matrix,
+    tau_ap,
+    tau_b,
+    tau_b_matrix,
+)
 from tcdb.analysis.reusability import (
-    kendall_tau_omit_ties,
     per_topic_tau,
     rank_changes,
     reusability_report,
-    tau_ap,
-    tau_b,
-    tau_omit_ties_matrix,
     uniques_leave_out,
     unjudged_and_new_relevant,
 )
@@ -59,7 +62,7 @@ tied_pairs = st.integers(min_value=2, max_value=12).flatmap(
 def test_tau_omit_ties_equals_definition(pair: tuple[list[int], list[int]]) -> None:
     a, b = ([x / 4 for x in v] for v in pair)
     expected = _direct_tau_omit_ties(a, b)
-    got = kendall_tau_omit_ties(a, b)
+    got = goodman_kruskal_gamma(a, b)
     if np.isnan(expected):
         assert np.isnan(got)
     else:
@@ -68,13 +71,13 @@ def test_tau_omit_ties_equals_definition(pair: tuple[list[int], list[int]]) -> N
 
 def test_tau_omit_ties_hand_example() -> None:
     a = [3, 3, 2, 1]
-    assert kendall_tau_omit_ties(a, [3, 4, 1, 1]) == pytest.approx(1.0)  # untied pairs agree
+    assert goodman_kruskal_gamma(a, [3, 4, 1, 1]) == pytest.approx(1.0)  # untied pairs agree
     # (0,1) tied in a → omitted; (0,2) C, (0,3) D, (1,2) C, (1,3) C, (2,3) D → (3 − 2) / 5
-    assert kendall_tau_omit_ties(a, [1, 4, 0, 2]) == pytest.approx(0.2)
-    assert np.isnan(kendall_tau_omit_ties([1, 1, 1], [1, 2, 3]))
+    assert goodman_kruskal_gamma(a, [1, 4, 0, 2]) == pytest.approx(0.2)
+    assert np.isnan(goodman_kruskal_gamma([1, 1, 1], [1, 2, 3]))
     named_a = pd.Series({"x": 0.3, "y": 0.2, "z": 0.1})
     named_b = pd.Series({"z": 0.3, "y": 0.2, "x": 0.1})  # aligned by name, not position
-    assert kendall_tau_omit_ties(named_a, named_b) == pytest.approx(-1.0)
+    assert goodman_kruskal_gamma(named_a, named_b) == pytest.approx(-1.0)
 
 
 @given(tied_pairs)
@@ -83,7 +86,7 @@ def test_tau_b_equals_scipy(pair: tuple[list[int], list[int]]) -> None:
     a, b = pair
     expected = scipy.stats.kendalltau(a, b).statistic
     got = tau_b(a, b)
-    batched = _tau_b_matrix(np.array([a], dtype=float), np.array([b], dtype=float))[0]
+    batched = tau_b_matrix(np.array([a], dtype=float), np.array([b], dtype=float))[0]
     if np.isnan(expected):
         assert np.isnan(got) and np.isnan(batched)
     else:
@@ -136,7 +139,7 @@ def test_tau_ap_is_top_weighted_in_the_estimate() -> None:
     assert tau_ap(truth, truth) == pytest.approx(1.0)
     assert tau_ap(truth, pd.Series([1.0, 2, 3, 4, 5], index=names)) == pytest.approx(-1.0)
     # both have Kendall τ = 0.8, but a swap at the top costs more under τ_AP
-    assert kendall_tau_omit_ties(truth, swap_top) == pytest.approx(0.8)
+    assert goodman_kruskal_gamma(truth, swap_top) == pytest.approx(0.8)
     assert tau_ap(truth, swap_top) < tau_ap(truth, swap_bottom) < 1.0
     assert tau_ap(truth, swap_top) == pytest.approx(0.5)  # p = (0 + 1 + 1 + 1)/4 = 0.75
 
@@ -303,7 +306,7 @@ def test_reusability_report_shape_and_consistency() -> None:
     json.dumps(report)
     assert report["n_runs"] == 12 and report["n_topics"] == 40
     mean_a, mean_b = mean_scores(a), mean_scores(b)
-    assert report["kendall_tau"] == pytest.approx(kendall_tau_omit_ties(mean_a, mean_b))
+    assert report["kendall_tau"] == pytest.approx(goodman_kruskal_gamma(mean_a, mean_b))
     assert report["tau_b"] == pytest.approx(scipy.stats.kendalltau(mean_a, mean_b).statistic)
     assert report["tau_ap"] == pytest.approx(_trectools_tau_ap(mean_b, mean_a))
     assert set(report["per_topic_tau"]) == {"min", "median", "below_threshold"}
@@ -319,7 +322,7 @@ def test_tau_batch_matches_scalar() -> None:
     rng = np.random.default_rng(0)
     x = rng.integers(0, 5, size=(50, 9)).astype(float)
     y = rng.integers(0, 5, size=(50, 9)).astype(float)
-    batch = tau_omit_ties_matrix(x, y)
+    batch = goodman_kruskal_gamma_matrix(x, y)
     for row in range(50):
         expected = _direct_tau_omit_ties(list(x[row]), list(y[row]))
         assert batch[row] == pytest.approx(expected, nan_ok=True)
@@ -330,7 +333,7 @@ def test_tau_bootstrap_deterministic_and_covers_estimate() -> None:
     first = tau_ci(a, b, n_samples=3000, seed=42)
     assert first == tau_ci(a, b, n_samples=3000, seed=42)
     assert first != tau_ci(a, b, n_samples=3000, seed=43)
-    point = kendall_tau_omit_ties(mean_scores(a), mean_scores(b))
+    point = goodman_kruskal_gamma(mean_scores(a), mean_scores(b))
     assert first["estimate"] == pytest.approx(point)
     assert first["low"] <= point <= first["high"]
     assert first["low"] < first["high"]

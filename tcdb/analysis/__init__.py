@@ -1,10 +1,11 @@
 """Pure analysis over DataFrames of per-topic scores: no database, no I/O.
 
-Modules: `reusability` (τ, per-topic τ, rank changes, unjudged/new relevant, uniques),
+Modules: `rank_correlation` (τ-b, Goodman–Kruskal γ — the tie-omitting τ —, τ_AP: every τ of
+the project), `reusability` (τ, per-topic τ, rank changes, unjudged/new relevant, uniques),
 `persistence` (ARP, RΔ, ER, ΔRI, p-values across snapshots), `significance` (pairwise tests
 with multiple-comparison correction), `outcomes` (one-relevant-per-topic outcome breakdown),
 `bootstrap` (seeded percentile intervals), `means` (the one mean every ranking uses),
-`agreement` (KTU and RBO between two rankings of a topic, as repro_eval computes them).
+`ranking_agreement` (KTU and RBO between two rankings of a topic, as repro_eval computes them).
 
 Shared input convention: per-topic scores as a long DataFrame with columns `run` (or `system`),
 `topic`, `value` for one measure (an optional `measure` column is allowed). Means follow

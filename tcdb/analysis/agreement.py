@@ -7,13 +7,14 @@ renamed between snapshots is still the same document. Both follow repro_eval 0.5
 (`repro_eval.measure.document_order`) to the bit:
 
 * KTU: the documents of both rankings (top `depth` of each) form a union sorted by name; each
-  ranking becomes the list of its documents' positions in that union, and KTU is scipy's
-  Kendall τ between the two lists, rounded to 14 decimals. repro_eval needs two lists of one
-  length; when one ranking is shorter, both are cut to the shorter one's length (`n`), which
-  is repro_eval's computation on those two lists. One document, or no order to compare: None.
-  Note what repro_eval's construction measures: it pairs the two rankings rank by rank, so
-  identical rankings give 1, but a reversed ranking gives −1 only when the ranking runs in
-  name order (in general it gives whatever τ the two position lists have).
+  ranking becomes the list of its documents' positions in that union, and KTU is scipy's Kendall
+  τ-b (`tcdb.analysis.rank_correlation.tau_b`) between the two lists, rounded to 14 decimals.
+  repro_eval needs two lists of one length; when one ranking is shorter, both are cut to the
+  shorter one's length (`n`), which is repro_eval's computation on those two lists. One
+  document, or no order to compare: None. Note what repro_eval's construction measures: it pairs
+  the two rankings rank by rank, so identical rankings give 1, but a reversed ranking gives −1
+  only when the ranking runs in name order (in general it gives whatever τ the two position
+  lists have).
 * RBO: Clarke et al.'s normalised form as repro_eval reproduces it — Σ_{i<depth} p^i ·
   |A[:i+1] ∩ B[:i+1]| / (i+1), divided by Σ_{i<depth} p^i; a ranking shorter than `depth`
   simply stops growing. `ranking_agreement` evaluates it to `depth` but never past the longer
@@ -29,10 +30,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scipy import stats
-
 from tcdb.analysis import json_float
 from tcdb.analysis.means import trec_eval_mean
+from tcdb.analysis.rank_correlation import tau_b
 
 __all__ = ["ktu", "rbo", "ranking_agreement"]
 
@@ -47,7 +47,7 @@ def ktu(first: Sequence[str], later: Sequence[str], depth: int = 1000) -> float 
         return None
     union = sorted(set(a) | set(b))
     position = {doc: i for i, doc in enumerate(union)}
-    tau = float(stats.kendalltau([position[d] for d in a], [position[d] for d in b]).statistic)
+    tau = tau_b([position[d] for d in a], [position[d] for d in b])
     if math.isnan(tau):
         return None
     return float(round(tau, KTU_DECIMALS))

@@ -18,6 +18,7 @@ import pandas as pd
 
 from tcdb.analysis import json_float, union_topics, wide_scores
 from tcdb.analysis.means import rounded
+from tcdb.analysis.rank_correlation import goodman_kruskal_gamma_matrix, tau_b_matrix
 
 __all__ = [
     "bootstrap_ci",
@@ -96,25 +97,6 @@ def bootstrap_ci(
     }
 
 
-def _tau_b_matrix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """τ-b for each row of two (samples × systems) arrays, the formula scipy uses."""
-    n = x.shape[1]
-    upper = np.triu(np.ones((n, n), dtype=bool), k=1)
-    out = np.empty(x.shape[0])
-    chunk = max(1, 4_000_000 // max(1, n * n))
-    for start in range(0, x.shape[0], chunk):
-        sx = np.sign(x[start : start + chunk, :, None] - x[start : start + chunk, None, :])
-        sy = np.sign(y[start : start + chunk, :, None] - y[start : start + chunk, None, :])
-        sx, sy = sx[:, upper], sy[:, upper]
-        numerator = (sx * sy).sum(axis=1)
-        denominator = np.sqrt(np.abs(sx).sum(axis=1) * np.abs(sy).sum(axis=1))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start : start + chunk] = np.where(
-                denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
-            )
-    return out
-
-
 def tau_ci(
     per_topic_a: pd.DataFrame,
     per_topic_b: pd.DataFrame,
@@ -127,10 +109,9 @@ def tau_ci(
     """Bootstrap CI of τ between the run rankings by mean score under A and under B.
 
     Topics are resampled jointly for A and B (the same resampled topic list scores both), the
-    means recomputed, then τ (tie-omitting, or τ-b) between the two rankings.
+    means recomputed, then τ between the two rankings: `omit_ties` is Goodman–Kruskal γ (the
+    tie-omitting τ), `b` is τ-b (`tcdb.analysis.rank_correlation`).
     """
-    from tcdb.analysis.reusability import tau_omit_ties_matrix
-
     topic_list = union_topics(per_topic_a, per_topic_b, topics)
     wa = wide_scores(per_topic_a, topics=topic_list)
     wb = wide_scores(per_topic_b, topics=topic_list)
@@ -139,9 +120,9 @@ def tau_ci(
     xa = wa.to_numpy()
     xb = wb[wa.columns].to_numpy()
     if method == "omit_ties":
-        tau_fn = tau_omit_ties_matrix
+        tau_fn = goodman_kruskal_gamma_matrix
     elif method == "b":
-        tau_fn = _tau_b_matrix
+        tau_fn = tau_b_matrix
     else:
         raise ValueError(f"unknown tau method {method!r}; use 'omit_ties' or 'b'")
 

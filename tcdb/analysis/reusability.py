@@ -9,133 +9,27 @@ for Zobel's leave-one-group-out uniques test.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal, TypeAlias
+from collections.abc import Iterable
+from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
-from scipy import stats
 
 from tcdb.analysis import json_float, mean_scores, union_topics, wide_scores
-
-ScoreVector: TypeAlias = "pd.Series | np.ndarray | Sequence[float]"
+from tcdb.analysis.rank_correlation import ScoreVector, goodman_kruskal_gamma, tau_ap, tau_b
 
 __all__ = [
-    "kendall_tau_omit_ties",
     "per_topic_tau",
     "rank_changes",
     "reusability_report",
-    "tau_ap",
-    "tau_b",
-    "tau_omit_ties_matrix",
     "unjudged_and_new_relevant",
     "uniques_leave_out",
 ]
 
 
-def _aligned(a: ScoreVector, b: ScoreVector) -> tuple[np.ndarray, np.ndarray, list[Any]]:
-    """Two score vectors over the same systems, aligned by name when both are Series."""
-    if isinstance(a, pd.Series) and isinstance(b, pd.Series):
-        if set(a.index) != set(b.index) or a.index.has_duplicates or b.index.has_duplicates:
-            raise ValueError("score vectors must cover the same systems, each once")
-        b = b.reindex(a.index)
-        names = list(a.index)
-        return a.to_numpy(dtype=float), b.to_numpy(dtype=float), names
-    x = np.asarray(a, dtype=float)
-    y = np.asarray(b, dtype=float)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"score vectors must be 1-d of equal length, got {x.shape} and {y.shape}")
-    names = list(a.index) if isinstance(a, pd.Series) else list(range(len(x)))
-    return x, y, names
-
-
-def _pair_signs(x: np.ndarray) -> np.ndarray:
-    """Sign of x[..., i] − x[..., j] for every pair (upper triangle used by callers)."""
-    return np.sign(x[..., :, None] - x[..., None, :])
-
-
-def tau_omit_ties_matrix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Tie-omitting τ for each row of two (samples × systems) arrays; NaN if no untied pair.
-
-    Why vectorised: the bootstrap needs τ for ten thousand resampled rankings.
-    """
-    x = np.atleast_2d(np.asarray(x, dtype=float))
-    y = np.atleast_2d(np.asarray(y, dtype=float))
-    n = x.shape[-1]
-    upper = np.triu(np.ones((n, n), dtype=bool), k=1)
-    out = np.empty(x.shape[0])
-    chunk = max(1, 4_000_000 // max(1, n * n))
-    for start in range(0, x.shape[0], chunk):
-        prod = _pair_signs(x[start : start + chunk]) * _pair_signs(y[start : start + chunk])
-        prod = prod[:, upper]
-        concordant = (prod > 0).sum(axis=1)
-        discordant = (prod < 0).sum(axis=1)
-        total = concordant + discordant
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start : start + chunk] = np.where(
-                total > 0, (concordant - discordant) / np.maximum(total, 1), np.nan
-            )
-    return out
-
-
-def kendall_tau_omit_ties(a: ScoreVector, b: ScoreVector) -> float:
-    """Kendall's τ over the pairs of systems that are ordered in both rankings.
-
-    Definition: over all pairs (i, j), a pair is concordant if a and b order it the same way,
-    discordant if opposite ways, and omitted if it is tied in a or in b;
-    τ = (concordant − discordant) / (concordant + discordant), NaN when no pair is left.
-    Why: with many tied scores (per-topic rankings, shallow measures) τ-b's tie correction
-    mixes tie structure into the agreement; omitting tied pairs measures order agreement only.
-    """
-    x, y, _ = _aligned(a, b)
-    if len(x) < 2:
-        return float("nan")
-    return float(tau_omit_ties_matrix(x, y)[0])
-
-
-def tau_b(a: ScoreVector, b: ScoreVector) -> float:
-    """Kendall's τ-b (`scipy.stats.kendalltau`, variant "b"), the usual tie-corrected τ."""
-    x, y, _ = _aligned(a, b)
-    if len(x) < 2:
-        return float("nan")
-    return float(stats.kendalltau(x, y, variant="b").statistic)
-
-
-def _descending_order(scores: np.ndarray, names: list[Any]) -> list[int]:
-    """Positions sorted by score descending, ties by name ascending (trectools' order)."""
-    keys = [str(n) for n in names]
-    return sorted(range(len(scores)), key=lambda i: (-scores[i], keys[i]))
-
-
-def tau_ap(truth: ScoreVector, estimate: ScoreVector) -> float:
-    """AP rank correlation τ_AP (Yilmaz, Aslam, Robertson 2008) of `estimate` against `truth`.
-
-    Both rankings sort systems by score descending, ties broken by name ascending, as trectools'
-    `sort_systems_by` does. With the estimated ranking e_1..e_N, C(i) counts the systems above
-    e_i in the estimate that are also above it in the truth; p = Σ_{i=2..N} C(i)/(i−1) / (N−1),
-    τ_AP = 2p − 1. Asymmetric: swaps at the top of the *estimate* cost most. This equals
-    `trectools.misc.get_correlation(sorted_truth, sorted_estimate, "tauap")[0]` — trectools
-    treats its first argument as the ground truth.
-    """
-    x, y, names = _aligned(truth, estimate)
-    n = len(x)
-    if n < 2:
-        return float("nan")
-    truth_pos = np.empty(n, dtype=int)
-    truth_pos[_descending_order(x, names)] = np.arange(n)
-    order = _descending_order(y, names)
-    pos = truth_pos[order]  # truth position of each system, in estimate order
-    above = pos[None, :] < pos[:, None]  # above[i, j]: j ranked above i in truth
-    lower = np.tril(np.ones((n, n), dtype=bool), k=-1)  # j above i in the estimate
-    correct = (above & lower).sum(axis=1)[1:]
-    p = float(np.sum(correct / np.arange(1, n))) / (n - 1)
-    return 2.0 * p - 1.0
-
-
 def _tau(method: Literal["omit_ties", "b"], a: ScoreVector, b: ScoreVector) -> float:
     """Dispatch to the chosen τ variant."""
     if method == "omit_ties":
-        return kendall_tau_omit_ties(a, b)
+        return goodman_kruskal_gamma(a, b)
     if method == "b":
         return tau_b(a, b)
     raise ValueError(f"unknown tau method {method!r}; use 'omit_ties' or 'b'")
@@ -354,7 +248,7 @@ def reusability_report(
             )
         runs.append(entry)
     return {
-        "kendall_tau": json_float(kendall_tau_omit_ties(mean_a, mean_b)),
+        "kendall_tau": json_float(goodman_kruskal_gamma(mean_a, mean_b)),
         "tau_b": json_float(tau_b(mean_a, mean_b)),
         "tau_ap": json_float(tau_ap(truth, estimate)),
         "tau_ap_truth": tau_ap_truth,

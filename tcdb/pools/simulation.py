@@ -19,7 +19,7 @@ from typing import Any, TypedDict
 import pandas as pd
 
 from tcdb.analysis.means import trec_eval_mean
-from tcdb.analysis.reusability import tau_ap, tau_b
+from tcdb.analysis.rank_correlation import tau_ap, tau_b
 from tcdb.pools.pooled_scores import PooledScores, relevant_only
 from tcdb.pools.strategies import Judge, Strategy, TopicRanking, describe
 from tcdb.pools.strategies.base import cut_lengths, is_relevant

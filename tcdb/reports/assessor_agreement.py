@@ -3,7 +3,7 @@ another qrels set) agree on a pool's documents, and would they rank the systems 
 
 Cohen's κ — binary (relevant or not) and graded with weights — and the confusion matrix over
 the pool's documents both sets judged (`tcdb.analysis.assessors`); then Kendall's τ-b and τ_AP
-between the system rankings under each set as a whole (`tcdb.analysis.reusability`), scores
+between the system rankings under each set as a whole (`tcdb.analysis.rank_correlation`), scores
 from ir_measures. `topics` (a topic set) keeps only its topics, for κ and for τ. Reads only.
 """
 
@@ -54,7 +54,7 @@ def assessor_agreement_report(
     from sqlalchemy import text
 
     from tcdb.analysis.assessors import WEIGHTS, cohen_kappa, confusion_matrix, grade_labels
-    from tcdb.analysis.reusability import tau_ap, tau_b
+    from tcdb.analysis.rank_correlation import tau_ap, tau_b
     from tcdb.evaluation import qrels_dict
     from tcdb.measures import parse_measures
     from tcdb.pools.inspect import get_pool

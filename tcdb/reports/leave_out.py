@@ -172,7 +172,8 @@ def _group_figures(group: str, mine: list[int], full_scores: ScoreMap, reduced_s
                    topic_names: dict[int, str]) -> LeaveOutGroup:
     """One group's rank changes and τ: its runs on the reduced qrels, the others on the full."""
     from tcdb.analysis import json_float, mean_scores
-    from tcdb.analysis.reusability import kendall_tau_omit_ties, rank_changes, tau_ap, tau_b
+    from tcdb.analysis.rank_correlation import goodman_kruskal_gamma, tau_ap, tau_b
+    from tcdb.analysis.reusability import rank_changes
     from tcdb.reports.common import per_topic_frame
 
     topic_list = list(topic_names.values())
@@ -191,7 +192,7 @@ def _group_figures(group: str, mine: list[int], full_scores: ScoreMap, reduced_s
                for row in own.itertuples(index=False)]
     return {
         "group": group, "qrels": None, "n_removed": 0, "runs": entries,
-        "kendall_tau": json_float(kendall_tau_omit_ties(mean_full, mean_reduced)),
+        "kendall_tau": json_float(goodman_kruskal_gamma(mean_full, mean_reduced)),
         "tau_b": json_float(tau_b(mean_full, mean_reduced)),
         "tau_ap": json_float(tau_ap(mean_full, mean_reduced)),
         "max_drop": max((-e["rank_change"] for e in entries), default=0),
