@@ -63,6 +63,7 @@ class ReciprocalRankFusion:
     k: float = 60.0
     name: ClassVar[str] = "rrf"
     adaptive: ClassVar[bool] = False
+    aggregate: ClassVar[str] = "sum"
 
     def check(self, option: str) -> None:
         if self.k < 0:
@@ -70,8 +71,13 @@ class ReciprocalRankFusion:
 
     def order(self, topic: TopicRanking, judge: Judge, limit: int | None = None) -> list[str]:
         codes, ranks, names = topic.flat
-        present, scores = _sums(codes, 1.0 / (self.k + ranks), "sum")
+        present, scores = _sums(codes, self.weights(ranks), self.aggregate)
         return _by_score(present, names, scores, limit)
+
+    def weights(self, ranks: np.ndarray) -> np.ndarray:
+        """Each entry's weight 1 / (k + rank), the one definition `order` and the
+        leave-one-group-out orders sum."""
+        return 1.0 / (self.k + ranks)
 
 
 @register
@@ -94,6 +100,10 @@ class RankBiasedPrecision:
 
     def order(self, topic: TopicRanking, judge: Judge, limit: int | None = None) -> list[str]:
         codes, ranks, names = topic.flat
-        weights = (1.0 - self.p) * self.p ** (ranks - 1)  # as trectools writes it
-        present, scores = _sums(codes, weights, self.aggregate)
+        present, scores = _sums(codes, self.weights(ranks), self.aggregate)
         return _by_score(present, names, scores, limit)
+
+    def weights(self, ranks: np.ndarray) -> np.ndarray:
+        """Each entry's weight (1 − p)·p^(rank − 1), written as trectools writes it (the same
+        last bit); the one definition `order` and the leave-one-group-out orders aggregate."""
+        return (1.0 - self.p) * self.p ** (ranks - 1)

@@ -62,10 +62,8 @@ def _by_aggregates(strategy: Depth | ReciprocalRankFusion | RankBiasedPrecision,
             count[:, j] -= np.bincount(np.concatenate(own), minlength=len(names))
     if isinstance(strategy, Depth):
         values, how = ranks.astype(float), "min"
-    elif isinstance(strategy, ReciprocalRankFusion):
-        values, how = 1.0 / (strategy.k + ranks), "sum"
     else:
-        values, how = (1.0 - strategy.p) * strategy.p ** (ranks - 1), strategy.aggregate
+        values, how = strategy.weights(ranks), strategy.aggregate
     matrix = np.empty((len(values), len(left_out)))
     matrix[:] = values[:, None]
     for j, runs in enumerate(left_out):
