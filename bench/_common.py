@@ -23,7 +23,7 @@ POSTGRES_ADMIN_URL = os.environ.get(
 @contextmanager
 def temporary_database(backend: str) -> Iterator[str]:
     """A fresh, migrated tcdb database (SQLite file or PostgreSQL database), removed afterwards."""
-    from tcdb import db, migrate
+    from tcdb.storage import db, migrate
 
     if backend == "sqlite":
         folder = Path(tempfile.mkdtemp(prefix="tcdb-bench-"))

@@ -1,5 +1,5 @@
-"""Bulk writer vs. ORM: 1,000,000 run_entry rows through `tcdb.db.bulk_insert` (COPY binary on
-PostgreSQL, executemany on SQLite) beside 50,000 through `session.add_all`, in one run.
+"""Bulk writer vs. ORM: 1,000,000 run_entry rows through `tcdb.storage.db.bulk_insert` (COPY binary
+on PostgreSQL, executemany on SQLite) beside 50,000 through `session.add_all`, in one run.
 
 Goal (issue 2): on PostgreSQL ≥ 300,000 rows/s and ≥ 40× the add_all rate.
 
@@ -18,8 +18,8 @@ from _common import rate, temporary_database, timer  # noqa: E402
 from sqlalchemy import func, select, text
 from sqlmodel import Session  # noqa: E402
 
-from tcdb.db import bulk_insert, get_engine  # noqa: E402
 from tcdb.schema import Collection, RunEntry  # noqa: E402
+from tcdb.storage.db import bulk_insert, get_engine  # noqa: E402
 
 N_TOPICS, N_DOCS = 100, 1000
 

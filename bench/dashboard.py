@@ -101,7 +101,7 @@ def main() -> None:
         for backend in args.backend or ["sqlite", "postgres"]:
             folder = Path(tmp) / backend
             if backend == "sqlite":  # a file in this folder, which goes with it
-                from tcdb import migrate
+                from tcdb.storage import migrate
 
                 folder.mkdir()
                 url = f"sqlite:///{folder / 'bench.sqlite'}"

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import temporary_database  # noqa: E402
 from runs import MEASURES, make_files  # noqa: E402
 
-NOTHING = ("from tcdb.prefect_env import configure_prefect; configure_prefect(); "
+NOTHING = ("from tcdb.flows.prefect_env import configure_prefect; configure_prefect(); "
            "from prefect import flow; flow(name='nothing')(lambda: None)()")
 
 
@@ -37,7 +37,7 @@ def seconds(*command: str) -> float:
 
 
 def fill(url: str, folder: Path, runs: list[Path]) -> None:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.runs import import_runs

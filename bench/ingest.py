@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np
 from _common import median, peak_rss_mb, temporary_database
 
-from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 
 RATE, RATIO = "{:,.0f}", "{:.1f}"  # how docs/s and ratios print
@@ -85,7 +85,7 @@ def write_collection(home: Path, n: int, seed: int = 0) -> None:
 
 def irds_child() -> None:
     """Iterate the first snapshot with ir_datasets-longeval in this (fresh) process."""
-    from tcdb.collections.irds import load_dataset
+    from tcdb.collections.ir_datasets_source import load_dataset
 
     dataset = load_dataset("longeval-web/2022-06")
     start = time.perf_counter()
@@ -108,11 +108,11 @@ def irds_rate(home: Path) -> float:
 def child(url: str, label: str) -> None:
     """Ingest one snapshot in this (fresh) process and report time and peak RSS as JSON."""
     os.environ["TCDB_DATABASE_URL"] = url
-    from tcdb.collections.irds import IrdsSource
+    from tcdb.collections.ir_datasets_source import IrdsSource
     from tcdb.ingest import ingest_snapshot
 
     report = ingest_snapshot("longeval-web", label, IrdsSource(f"longeval-web/{label}"))
-    # The reader runs in a forked process (tcdb.readahead): its peak counts too. ru_maxrss of
+    # The reader runs in a forked process (tcdb.ingest.readahead): its peak counts too. ru_maxrss of
     # children starts at this process's size at fork, so the sum is an upper bound.
     reader_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(json.dumps({"seconds": report.seconds, "docs": report.n_documents,
@@ -130,7 +130,7 @@ def run_child(url: str, label: str, home: Path) -> dict:
 
 
 def ingest_into(backend: str, home: Path, both: bool) -> dict[str, dict]:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
 
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url

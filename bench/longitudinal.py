@@ -117,7 +117,7 @@ def write_collection(gen: Generated, home: Path) -> int:
     qrels, the URL table); the documents are streamed here in its format, since its writer
     keeps every id and URL of the collection in memory for the mapping.
     """
-    from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
     from tcdb.collections.records import QrelRecord, TopicRecord
 
     snapshots = {}
@@ -197,7 +197,7 @@ def _postgres_cpu(since: float) -> dict[str, float]:
     server's background writers (cumulative since they started), from /proc."""
     from sqlalchemy import text
 
-    from tcdb.db import get_engine
+    from tcdb.storage.db import get_engine
 
     with get_engine().connect() as conn:
         rows = conn.execute(text(
@@ -225,12 +225,12 @@ def step(name: str, arg: str) -> None:
     started, wall = time.time(), time.perf_counter()
     out: dict[str, Any] = {}
     if name == "irds":
-        from tcdb.collections.irds import load_dataset
+        from tcdb.collections.ir_datasets_source import load_dataset
 
         dataset = load_dataset(f"longeval-web/{arg}")
         out["docs"] = sum(1 for _ in dataset.docs_iter())
     elif name == "ingest":
-        from tcdb.collections.irds import IrdsSource
+        from tcdb.collections.ir_datasets_source import IrdsSource
         from tcdb.ingest import ingest_snapshot
 
         before = _postgres_cpu(started)["background"]
@@ -264,7 +264,7 @@ def step(name: str, arg: str) -> None:
         out["entries"] = sum(r.n_entries for r in reports)
         out["unresolved"] = sum(r.n_unresolved for r in reports)
     elif name == "evaluate":
-        from tcdb.evaluation import evaluate
+        from tcdb.scoring.evaluate import evaluate
 
         report = evaluate(COLLECTION, arg, "original", MEASURES)
         out.update(scores=report.n_scores, pairs=report.n_computed)
@@ -287,7 +287,7 @@ def step(name: str, arg: str) -> None:
 
 def one_scale(n: int, depth: int, keep: Path | None) -> dict[str, Any]:
     """Generate, then run every step on a fresh PostgreSQL database; print as it goes."""
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
 
     folder = keep / f"n{n}" if keep else Path(tempfile.mkdtemp(prefix="tcdb-bench-long-"))
     home, runs = folder / "irds", folder / "runs"

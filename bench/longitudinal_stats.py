@@ -72,13 +72,13 @@ def main() -> None:
     parser.add_argument("--backend", choices=["postgresql", "sqlite"], default="postgresql")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from tcdb import db
+    from tcdb.storage import db
 
     with tempfile.TemporaryDirectory(prefix="tcdb-bench-stats-") as tmp, \
             temporary_database(args.backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
         db.dispose_engine(url)
-        from tcdb.catalog import add_collection
+        from tcdb.catalog.collections import add_collection
         from tcdb.collections.sources import LocalSource
         from tcdb.ingest import ingest_snapshot
         from tcdb.reports.drift import snapshot_diff

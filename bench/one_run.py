@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--backends", nargs="+", default=["postgres", "sqlite"])
     args = parser.parse_args()
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.runs import write_run
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot

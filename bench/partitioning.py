@@ -1,8 +1,8 @@
 """Declarative partitioning of `run_entry` on PostgreSQL: what it costs and what it buys.
 
 Each variant gets a throw-away database holding only a `run_entry` (today's columns and key,
-no foreign keys), loaded with the same synthetic rows by `tcdb.db.bulk_insert_columns` (binary
-COPY), one transaction per run as `tcdb run import` writes them:
+no foreign keys), loaded with the same synthetic rows by `tcdb.storage.db.bulk_insert_columns`
+(binary COPY), one transaction per run as `tcdb run import` writes them:
 
   (a) plain        today's table, key (run_id, topic_id, eval_rank)
   (b) hash         PARTITION BY HASH (run_id), --partitions partitions, same key
@@ -59,7 +59,7 @@ from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
-from tcdb.db import bulk_insert_columns  # noqa: E402
+from tcdb.storage.db import bulk_insert_columns  # noqa: E402
 
 COLUMNS = """run_id integer NOT NULL, topic_id integer NOT NULL, document_id integer NOT NULL,
              rank integer NOT NULL, eval_rank integer NOT NULL, score double precision NOT NULL"""
@@ -254,7 +254,7 @@ def bench_variant(variant: str, args: argparse.Namespace) -> dict[str, object]:
 
 def bench_scores(backend: str, n_rows: int) -> float:
     """Seconds to write n_rows `score` rows through bulk_insert_columns, 100,000 a transaction."""
-    from tcdb import db
+    from tcdb.storage import db
 
     n_topics, n_measures, n_qrels = 50, 40, 2
     per_run = n_topics * n_measures * n_qrels
@@ -334,7 +334,8 @@ def main() -> None:
 
     if args.score_rows:
         print()
-        print(f"score writes: {args.score_rows:,} rows through tcdb.db.bulk_insert_columns, "
+        print(f"score writes: {args.score_rows:,} rows through "
+              "tcdb.storage.db.bulk_insert_columns, "
               f"100,000 per transaction, into a migrated tcdb database")
         for backend in ("postgres", "sqlite"):
             seconds = bench_scores(backend, args.score_rows)

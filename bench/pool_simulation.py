@@ -84,7 +84,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import tcdb.pools.simulate as simulate
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.runs import import_runs

@@ -70,7 +70,7 @@ def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: i
                   reference: dict[str, set[str]]) -> dict[str, float]:
     """Seconds of the import and of the docid-asc and trec_eval builds on a fresh database."""
 
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.pools import build_pool, pool_documents

@@ -85,13 +85,13 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
 
 def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]],
                   repeat: int) -> dict[str, float]:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
-    from tcdb.evaluation import evaluate
     from tcdb.ingest import ingest_snapshot
-    from tcdb.qrels import import_qrels
+    from tcdb.judging.qrels import import_qrels
     from tcdb.reports.reusability import reusability_report
     from tcdb.runs import import_runs
+    from tcdb.scoring.evaluate import evaluate
     docs, topics, qrels_a, qrels_b, runs = files
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url

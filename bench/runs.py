@@ -1,7 +1,7 @@
 """Run import and evaluation: synthetic runs into PostgreSQL and SQLite, beside the tools alone.
 
 Import: `tcdb.runs.import_runs` (parse, validate, resolve ids, COPY/executemany) beside
-`pandas.read_csv` of the same files. Evaluation: `tcdb.evaluation.evaluate` for 4 measures —
+`pandas.read_csv` of the same files. Evaluation: `tcdb.scoring.evaluate.evaluate` for 4 measures —
 reading the runs from the database, ir_measures (pytrec_eval), writing per-topic scores — beside
 `ir_measures.calc_aggregate` on the files.
 
@@ -76,11 +76,11 @@ def baseline_evaluate(qrels: Path, runs: list[Path]) -> float:
 def bench_backend(backend: str, docs: Path, topics: Path, qrels: Path, runs: list[Path],
                   n_rows: int) -> tuple[float, float, float]:
     """(ingest seconds, import seconds, evaluate seconds) on a fresh database."""
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
-    from tcdb.evaluation import evaluate
     from tcdb.ingest import ingest_snapshot
     from tcdb.runs import import_runs
+    from tcdb.scoring.evaluate import evaluate
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
         add_collection("bench")

@@ -85,7 +85,7 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
 
 
 def load(collection: str, files: tuple[Path, Path, Path, list[Path]]) -> None:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.runs import import_runs

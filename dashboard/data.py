@@ -1,11 +1,11 @@
 """Cached loaders of the dashboard: each calls the core's query and report functions.
 
-No SQL here: every figure comes from the same functions the CLI reports use (`tcdb.catalog`,
-`tcdb.drift`, `tcdb.runs`, `tcdb.qrels`, `tcdb.pools`, `tcdb.reports.*`, `tcdb.scores`), with
-`compute=False` so that the dashboard never evaluates (writes) anything. Functions that take a
-connection or a session get one from the read-only engine. Every loader takes the database URL
-as its first argument so that the cache never mixes two databases, and keeps its results for a
-minute (the sidebar's Refresh button clears them at once).
+No SQL here: every figure comes from the same functions the CLI reports use
+(`tcdb.catalog.collections`, `tcdb.drift`, `tcdb.runs`, `tcdb.judging.qrels`, `tcdb.pools`,
+`tcdb.reports.*`, `tcdb.scoring.scores`), with `compute=False` so that the dashboard never evaluates
+(writes) anything. Functions that take a connection or a session get one from the read-only engine.
+Every loader takes the database URL as its first argument so that the cache never mixes two
+databases, and keeps its results for a minute (the sidebar's Refresh button clears them at once).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ CANDIDATE_MEASURES = ["nDCG@10", "AP", "P@10", "P@20", "P@5", "nDCG@20", "nDCG@1
 
 def database_url() -> str:
     """The database the dashboard reads (TCDB_DATABASE_URL or the embedded default)."""
-    from tcdb.db import normalise_url
     from tcdb.settings import get_settings
+    from tcdb.storage.db import normalise_url
 
     return normalise_url(get_settings().database_url)
 
@@ -42,7 +42,7 @@ def database_url() -> str:
 @contextmanager
 def read_only_session() -> Iterator[Session]:
     """A session on the read-only engine: SQLite `query_only`, PostgreSQL read-only."""
-    from tcdb.db import get_engine
+    from tcdb.storage.db import get_engine
 
     with Session(get_engine(read_only=True)) as session:
         try:
@@ -61,7 +61,7 @@ def clear() -> None:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def collections(url: str) -> list[dict[str, Any]]:
-    from tcdb.catalog import list_collections
+    from tcdb.catalog.collections import list_collections
 
     return list_collections()
 
@@ -69,7 +69,7 @@ def collections(url: str) -> list[dict[str, Any]]:
 @st.cache_data(ttl=TTL, show_spinner=False)
 def snapshots(url: str, collection: str | None = None) -> pd.DataFrame:
     """Every snapshot (any status) with its counts and ingest times, in ordinal order."""
-    from tcdb.catalog import list_snapshots
+    from tcdb.catalog.collections import list_snapshots
 
     columns = ["collection", "label", "date", "status", "source", "documents", "topics",
                "judgments", "with_text", "ordinal", "completed_at", "error"]
@@ -106,7 +106,7 @@ def runs(url: str, collection: str | None = None, snapshot: str | None = None) -
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def qrels_sets(url: str, collection: str | None = None) -> pd.DataFrame:
-    from tcdb.qrels import list_qrels
+    from tcdb.judging.qrels import list_qrels
 
     columns = ["collection", "snapshot", "name", "kind", "n_judgments", "n_topics", "parent",
                "second_parent", "assessor", "method", "description", "created_at"]
@@ -207,7 +207,7 @@ def drift(url: str, collection: str) -> dict[str, Any]:
 
 
 def _snapshot(session: Session, collection: str, label: str) -> Any:
-    from tcdb.catalog import get_snapshot
+    from tcdb.catalog.collections import get_snapshot
 
     return get_snapshot(session, collection, label)
 
@@ -215,7 +215,7 @@ def _snapshot(session: Session, collection: str, label: str) -> Any:
 @st.cache_data(ttl=TTL, show_spinner=False)
 def judgments_per_topic(url: str, collection: str, snapshot: str, qrels: str) -> pd.DataFrame:
     """Per topic of a qrels set: judged and relevant (grade > 0) documents, topics in order."""
-    from tcdb.qrels import get_qrels_set
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import judgment_counts
     from tcdb.sorting import natural_key
 
@@ -233,7 +233,7 @@ def judgments_per_topic(url: str, collection: str, snapshot: str, qrels: str) ->
 @st.cache_data(ttl=TTL, show_spinner=False)
 def original_qrels(url: str, collection: str, labels: tuple[str, ...]) -> dict[str, str | None]:
     """snapshot → its designated original qrels set (None when it has none)."""
-    from tcdb.catalog import get_snapshot
+    from tcdb.catalog.collections import get_snapshot
 
     with read_only_session() as session:
         return {label: get_snapshot(session, collection, label).original_qrels

@@ -19,7 +19,7 @@ from tcdb.dashboard.data import TTL
 @st.cache_data(ttl=TTL, show_spinner=False)
 def reported(url: str, collection: str) -> pd.DataFrame:
     """Every reported result of the collection (`tcdb literature list`)."""
-    from tcdb.literature import literature_frame
+    from tcdb.literature.reported import literature_frame
 
     return literature_frame(collection)
 
@@ -35,7 +35,7 @@ def collections_with_literature(url: str) -> list[str]:
 def report(url: str, collection: str, metric: str, reference_value: float | None,
            reference_name: str | None) -> dict[str, Any]:
     """`tcdb literature report` for one metric, over a named reference value (or none)."""
-    from tcdb.literature import literature_report
+    from tcdb.literature.reported import literature_report
 
     return literature_report(collection, metric, reference_value=reference_value,
                              reference_name=reference_name)

@@ -197,7 +197,7 @@ def empty_database() -> None:
 
 
 def mask(url: str) -> str:
-    from tcdb.db import mask_url
+    from tcdb.storage.db import mask_url
 
     return mask_url(url)
 

@@ -1,6 +1,6 @@
 """Evaluate what is missing: the (run, measure) scores of complete snapshots not stored yet.
 
-The core (`tcdb.evaluation.evaluate`) computes only the missing combinations, so running this
+The core (`tcdb.scoring.evaluate.evaluate`) computes only the missing combinations, so running this
 every hour costs a few queries when nothing is new. Without arguments it looks at every
 complete snapshot that has runs, under its designated original qrels; `qrels` names another
 set and `all_qrels` takes every set (pooled, expanded, derived) — those are scored when asked
@@ -26,7 +26,7 @@ FALLBACK_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000"]
 
 def default_measures() -> list[str]:
     """The core's default measures when it declares them, else a common trec_eval set."""
-    from tcdb import evaluation
+    from tcdb.scoring import evaluate as evaluation
 
     return list(getattr(evaluation, "DEFAULT_MEASURES", FALLBACK_MEASURES))
 
@@ -45,7 +45,7 @@ def report_dict(report: Any) -> dict[str, Any]:
 def evaluate_task(collection: str, snapshot: str, qrels: str, measures: list[str],
                   runs: list[str] | None = None) -> dict[str, Any]:
     """Score the missing (run, measure) combinations of one snapshot under one qrels set."""
-    from tcdb.evaluation import evaluate as evaluate_core
+    from tcdb.scoring.evaluate import evaluate as evaluate_core
 
     return report_dict(evaluate_core(collection, snapshot, qrels, measures, runs=runs))
 

@@ -20,7 +20,7 @@ from tcdb.flows.runs import DEFAULT_DROP_FOLDER, import_runs
 
 def collection_summary(collection: str) -> list[dict[str, Any]]:
     """Per complete snapshot: documents, topics, judgments and runs (for the report)."""
-    from tcdb.catalog import list_snapshots
+    from tcdb.catalog.collections import list_snapshots
     from tcdb.runs import list_runs
 
     runs: dict[str, int] = {}

@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import col
 
-from tcdb.db import get_engine
 from tcdb.schema import (
     Collection,
     QrelsSet,
@@ -18,6 +17,7 @@ from tcdb.schema import (
     Snapshot,
     SnapshotStatus,
 )
+from tcdb.storage.db import get_engine
 
 
 def complete_snapshots(collection: str) -> set[str]:

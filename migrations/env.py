@@ -6,8 +6,8 @@ from alembic import context
 from sqlalchemy import Connection
 
 import tcdb.schema  # noqa: F401  (registers every table on the metadata)
-from tcdb.db import get_engine
 from tcdb.schema.base import metadata
+from tcdb.storage.db import get_engine
 
 config = context.config
 

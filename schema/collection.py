@@ -112,7 +112,7 @@ class SnapshotDocument(SQLModel, table=True):
     One row per document per snapshot, written in bulk by `tcdb.ingest`. Like `RunEntry`, it
     carries no FOREIGN KEY constraints: their per-row trigger checks, and the two indexes
     that only served them, cost a fifth of a LongEval ingest (bench/ingest.py). The ingest
-    writes only ids it has just resolved in the same transaction, and `tcdb.housekeeping`
+    writes only ids it has just resolved in the same transaction, and `tcdb.storage.housekeeping`
     deletes the rows with their snapshot.
 
     Who wrote the document (`source_label`: human, llm, …) and the original an LLM text was

@@ -57,7 +57,7 @@ class PoolEntry(SQLModel, table=True):
     Without FOREIGN KEY constraints, like `RunEntry`: a depth-100 pool over a hundred runs is
     half a million rows written by one INSERT … SELECT, and per-row trigger checks would cost
     more than the pooling itself (bench/pools.py). `tcdb.pools` writes only ids it read from
-    run_entry, and `tcdb.housekeeping` deletes entries with their snapshot.
+    run_entry, and `tcdb.storage.housekeeping` deletes entries with their snapshot.
     """
 
     __tablename__ = "pool_entry"

@@ -71,7 +71,7 @@ class RunEntry(SQLModel, table=True):
     Deliberately without FOREIGN KEY constraints: PostgreSQL checks them with one trigger call
     per row, which cuts COPY from ~620k to ~50k rows/s (bench/bulk_load.py). The writer
     resolves every id inside the same transaction, and deleting a run deletes its entries
-    (`tcdb.housekeeping`), so the references hold without the triggers.
+    (`tcdb.storage.housekeeping`), so the references hold without the triggers.
     """
 
     __tablename__ = "run_entry"
@@ -133,7 +133,8 @@ class Score(SQLModel, table=True):
     """(run, qrels set, measure, topic) → value, with trec_eval semantics.
 
     Without FOREIGN KEY constraints for the same reason as `RunEntry`: written in bulk by
-    `tcdb.evaluation`, which resolves every id; `tcdb.housekeeping` deletes with the run.
+    `tcdb.scoring.evaluate`, which resolves every id; `tcdb.storage.housekeeping` deletes with the
+    run.
     """
 
     __tablename__ = "score"

@@ -84,7 +84,7 @@ def build_snapshot(
 
     The collection is created if needed. Returns the `IngestReport`.
     """
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
 
@@ -101,7 +101,7 @@ def pool_entries(name: str) -> dict[tuple[str, str], tuple[int, int]]:
     """(topic, doc) → (best rank, n_runs) of a pool, by external ids."""
     from sqlalchemy import text
 
-    from tcdb.db import session_scope
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         rows = session.connection().execute(text(
@@ -167,13 +167,13 @@ def seed_collection(
     top `pool_depth`, judged by the truth); a depth-10 pool over all runs of the last snapshot,
     judged by the truth too, expands them into `expanded`.
     """
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
-    from tcdb.evaluation import evaluate
     from tcdb.ingest import ingest_snapshot
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
     from tcdb.pools import build_pool, show_pool
     from tcdb.runs import import_runs
+    from tcdb.scoring.evaluate import evaluate
 
     rng = np.random.default_rng(seed)
     n_universe = n_documents + 2 * n_snapshots
@@ -260,7 +260,7 @@ def seed_collection(
                                  measures=["AP"]) if len(contributing) > 1 else None
     from importlib.resources import as_file, files
 
-    from tcdb.literature import import_literature
+    from tcdb.literature.reported import import_literature
 
     with as_file(files("tcdb.collections.demo") / "literature.csv") as shipped:
         import_literature(shipped, COLLECTION)  # the Literature page's trend chart

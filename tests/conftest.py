@@ -39,7 +39,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 @pytest.fixture
 def db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """An empty migrated database, made the default (`TCDB_DATABASE_URL`) for this test."""
-    from tcdb.db import truncate_all
+    from tcdb.storage.db import truncate_all
 
     truncate_all(database_url)
     monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
@@ -65,7 +65,7 @@ def seeded_url(database_url: str, tmp_path_factory: pytest.TempPathFactory
                ) -> Iterator[tuple[str, Seeded]]:
     """One seeded collection (`tests.builders.seed_collection`) per backend for a whole module
     whose tests only read it (the dashboard's pages)."""
-    from tcdb.db import truncate_all
+    from tcdb.storage.db import truncate_all
 
     truncate_all(database_url)
     previous = os.environ.get("TCDB_DATABASE_URL")

@@ -49,7 +49,7 @@ def require_postgres() -> None:
 
 def create_database(backend: str, folder: Path) -> Iterator[str]:
     """A fresh, migrated database; yields its URL and removes it afterwards."""
-    from tcdb import db, migrate
+    from tcdb.storage import db, migrate
 
     if backend == "sqlite":
         url = f"sqlite:///{folder / f'tcdb-{uuid.uuid4().hex[:8]}.sqlite'}"
@@ -78,8 +78,8 @@ def read_only_role(url: str) -> Iterator[str]:
     """A PostgreSQL role with SELECT only on `url`'s database, made by `tcdb db grant-readonly`;
     yields the URL that connects as that role. The role is dropped afterwards (roles belong to
     the whole server, not to the throw-away database)."""
-    from tcdb import db
-    from tcdb.roles import grant_readonly
+    from tcdb.storage import db
+    from tcdb.storage.roles import grant_readonly
 
     role = f"tcdb_ro_{uuid.uuid4().hex[:8]}"
     grant_readonly(role, url=url)

@@ -7,7 +7,7 @@ construction, for the ranking-agreement, topic-deltas and cross-snapshot evaluat
   adds a topic, snapshot 3 drops one, so A/B core topics differ from all three's.
 * Systems: `steady` ranks the same URLs in the same order in every snapshot (KTU 1, RBO 1);
   `flip` ranks them (in URL order) in snapshot 2 in the reverse order of snapshot 1 (KTU −1,
-  see `tcdb.analysis.agreement`); `noisy` ranks
+  see `tcdb.analysis.ranking_agreement`); `noisy` ranks
   a seeded random sample of each snapshot's documents; `short` answers fewer documents in
   snapshot 2 than in 1.
 
@@ -63,11 +63,11 @@ def _urls(j: int) -> list[str]:
 def build_web(tmp_path: Path, seed: int = 3) -> Web:
     """Write and ingest the three snapshots, import the runs (system = name, tag
     `name-snapshot`) and evaluate them on each snapshot's original qrels (nDCG@10, AP)."""
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
-    from tcdb.evaluation import evaluate
     from tcdb.ingest import ingest_snapshot
     from tcdb.runs import import_runs
+    from tcdb.scoring.evaluate import evaluate
 
     rng = random.Random(seed)
     add_collection(COLLECTION, "url", "text", grade_min=0, grade_max=2)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tcdb.catalog import add_collection
+from tcdb.catalog.collections import add_collection
 from tcdb.collections.sources import open_source
 from tcdb.ingest import ingest_snapshot
 from tests.builders import write_run_file

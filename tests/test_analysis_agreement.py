@@ -1,4 +1,4 @@
-"""KTU and RBO (`tcdb.analysis.agreement`) against repro_eval 0.5.0 on random rankings, and
+"""KTU and RBO (`tcdb.analysis.ranking_agreement`) against repro_eval 0.5.0 on random rankings, and
 the cases repro_eval cannot take (a missing ranking, one document)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections import OrderedDict
 import pytest
 from repro_eval.measure.document_order import KTU, RBO
 
-from tcdb.analysis.agreement import ktu, ranking_agreement, rbo
+from tcdb.analysis.ranking_agreement import ktu, ranking_agreement, rbo
 
 
 def _run(rankings: dict[str, list[str]]) -> dict[str, OrderedDict[str, float]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from tcdb.db import get_engine, mask_url, normalise_url
+from tcdb.storage.db import get_engine, mask_url, normalise_url
 from tests.databases import require_postgres
 
 

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from tcdb.catalog import add_collection
+from tcdb.catalog.collections import add_collection
 from tcdb.cli.app import hoist_global_options
 from tcdb.collections import compression
-from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 from tcdb.collections.records import DocumentRecord, TopicRecord
 from tcdb.collections.sources import LocalSource
-from tcdb.db import get_engine, session_scope
 from tcdb.errors import InputError
 from tcdb.schema import Collection, Content, Document, Snapshot, SnapshotDocument
+from tcdb.storage.db import get_engine, session_scope
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -203,7 +203,7 @@ def test_an_unreadable_file_gives_no_total_and_leaves_the_error_to_the_reader(
 
 def test_local_longeval_files_are_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ir_datasets knows no count for LongEval snapshots: their TREC files are counted."""
-    from tcdb.collections.irds import IrdsSource
+    from tcdb.collections.ir_datasets_source import IrdsSource
 
     home = tmp_path / "irds"
     monkeypatch.setenv("IR_DATASETS_HOME", str(home))

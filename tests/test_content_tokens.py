@@ -34,11 +34,11 @@ def generated_texts(seed: int, n: int, prefix: str) -> dict[str, str]:
 
 def ingest(tmp_path: Path, label: str, texts: dict[str, str], *, with_text: bool = True) -> None:
     """Write `texts` as a JSONL corpus (whitespace kept exactly) and ingest it as `label`."""
-    from tcdb.catalog import add_collection, get_collection
+    from tcdb.catalog.collections import add_collection, get_collection
     from tcdb.collections.sources import LocalSource
-    from tcdb.db import session_scope
     from tcdb.errors import NotFoundError
     from tcdb.ingest import ingest_snapshot
+    from tcdb.storage.db import session_scope
 
     folder = tmp_path / label
     folder.mkdir(parents=True)
@@ -56,7 +56,7 @@ def ingest(tmp_path: Path, label: str, texts: dict[str, str], *, with_text: bool
 
 def stored_tokens(label: str) -> dict[str, int | None]:
     """external id → its version's `content.n_tokens` in snapshot `label`."""
-    from tcdb.db import session_scope
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         return {d: n for d, n in session.connection().execute(text(
@@ -80,7 +80,7 @@ def test_ingest_counts_tokens_as_split_does(db: str, tmp_path: Path, cli,
     ingest(tmp_path, "s1", texts, with_text=with_text)
     assert stored_tokens("s1") == {d: len(t.split()) for d, t in texts.items()}
     assert min(len(t.split()) for t in texts.values()) == 1  # a one-word text is among them
-    from tcdb.db import session_scope
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         kept = session.connection().execute(text(
@@ -100,8 +100,8 @@ def test_ingest_counts_tokens_as_split_does(db: str, tmp_path: Path, cli,
 def test_versions_without_a_count_are_counted_from_their_text(db: str, tmp_path: Path) -> None:
     """Versions written before migration 0011 (n_tokens NULL) still count, from their text;
     ingesting one of them again stores its count."""
-    from tcdb.db import session_scope
     from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.storage.db import session_scope
 
     first, second = generated_texts(7, 60, "d"), generated_texts(8, 30, "e")
     ingest(tmp_path, "s1", first)
@@ -126,10 +126,10 @@ def test_versions_without_a_count_are_counted_from_their_text(db: str, tmp_path:
 def test_migration_0011_counts_the_stored_texts(db: str, tmp_path: Path) -> None:
     """Down to 0010 (the column goes) and up again: every version with a text gets its count;
     one ingested without its text has none to count and is left out of the figures."""
-    from tcdb import migrate
-    from tcdb.db import get_engine
-    from tcdb.db_guard import unguarded
     from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.storage import migrate
+    from tcdb.storage.db import get_engine
+    from tcdb.storage.guard import unguarded
 
     with_texts, without = generated_texts(9, 70, "d"), generated_texts(10, 20, "n")
     ingest(tmp_path, "s1", with_texts)
@@ -150,7 +150,7 @@ def test_migration_0011_counts_the_stored_texts(db: str, tmp_path: Path) -> None
 
 
 def snapshot_totals(label: str) -> tuple[int | None, ...]:
-    from tcdb.db import session_scope
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         return tuple(session.connection().execute(text(
@@ -162,8 +162,8 @@ def test_ingest_keeps_each_snapshots_totals_and_stats_reads_them(db: str, tmp_pa
     """The ingest stores a snapshot's token totals (migration 0014) as `str.split()` counts;
     stats reads those four numbers instead of the snapshot's rows, and aggregates live when
     some document of the snapshot has no count."""
-    from tcdb.db import session_scope
     from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.storage.db import session_scope
 
     texts = generated_texts(11, 50, "d")
     ingest(tmp_path, "s1", texts, with_text=False)
@@ -186,9 +186,9 @@ def test_ingest_keeps_each_snapshots_totals_and_stats_reads_them(db: str, tmp_pa
 def test_migration_0014_totals_the_existing_snapshots(db: str, tmp_path: Path) -> None:
     """Down to 0013 (totals and churn rows go) and up again: each snapshot's totals, and the
     churn of each snapshot against the one before it, equal what the ingest kept."""
-    from tcdb import migrate
-    from tcdb.db import get_engine, session_scope
     from tcdb.queries.churn import count_churn, stored_churn
+    from tcdb.storage import migrate
+    from tcdb.storage.db import get_engine, session_scope
 
     first, second = generated_texts(12, 40, "d"), generated_texts(13, 25, "e")
     ingest(tmp_path, "s1", first)

@@ -47,9 +47,9 @@ def test_pool_show_reads_in_a_read_only_transaction(db: str, tmp_path: Path,
     """The Pools page's detail (`show_pool`) under the dashboard's read-only database role, in
     every tie order: the file-rank bounds are a CTE, not a temporary table."""
     from tcdb.dashboard.launch import read_only_url
-    from tcdb.db import dispose_engine
     from tcdb.pools import build_pool, show_pool
     from tcdb.runs import import_run
+    from tcdb.storage.db import dispose_engine
     from tests.builders import build_snapshot, write_run_file
 
     docs = {f"d{i}": f"document {i}" for i in range(8)}
@@ -145,7 +145,7 @@ def test_reusability_scatter_and_taus(seeded: Seeded) -> None:
     from scipy import stats
 
     from tcdb.reports.reusability import reusability_report
-    from tcdb.scores import score_table
+    from tcdb.scoring.scores import score_table
 
     last = seeded.labels[-1]
     at = open_page("reusability", collection=COLLECTION, snapshot=last, measure="AP")

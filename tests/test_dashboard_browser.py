@@ -183,9 +183,9 @@ def demo_dashboard(request: pytest.FixtureRequest, tmp_path: Path,
 
 
 def _fill_demo(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tcdb import db
-    from tcdb.catalog import add_collection
-    from tcdb.demo import run_demo
+    from tcdb.catalog.collections import add_collection
+    from tcdb.demo.run import run_demo
+    from tcdb.storage import db
 
     monkeypatch.setenv("TCDB_DATABASE_URL", url)
     monkeypatch.setenv("IR_DATASETS_HOME", os.environ.get("IR_DATASETS_HOME", ""))

@@ -14,7 +14,7 @@ from tests.dashboard_pages import chart_with, charts, clear_cache, open_page
 
 @pytest.fixture
 def marco(db: str, tmp_path: Path) -> Path:
-    from tcdb.evaluation import evaluate
+    from tcdb.scoring.evaluate import evaluate
 
     leaderboard_data.build(tmp_path)
     evaluate("marco", "dev", "original", ["RR"])  # the dashboard only reads
@@ -46,7 +46,7 @@ def test_runs_without_dates_say_so(marco: Path) -> None:
 
     import_run("marco", "dev", write_run_file(marco / "runs", "nodate",
                                               [("1", "r1", 2.0), ("2", "n5", 1.0)]))
-    from tcdb.evaluation import evaluate
+    from tcdb.scoring.evaluate import evaluate
 
     evaluate("marco", "dev", "original", ["RR"])
     clear_cache()

@@ -23,8 +23,8 @@ Sun 2023,2023,EMNLP,RankGPT,llm,best,nDCG@10,0.55,no,
 
 @pytest.fixture
 def papers(db: str, tmp_path: Path) -> str:
-    from tcdb.catalog import add_collection
-    from tcdb.literature import import_literature
+    from tcdb.catalog.collections import add_collection
+    from tcdb.literature.reported import import_literature
 
     add_collection("robust04")
     add_collection("aaa-empty")
@@ -35,7 +35,7 @@ def papers(db: str, tmp_path: Path) -> str:
 
 
 def test_the_page_draws_points_trends_and_the_reference(papers: str) -> None:
-    from tcdb.literature import literature_report
+    from tcdb.literature.reported import literature_report
 
     clear_cache()
     at = open_page("literature", metric="nDCG@10", reference="0.4",
@@ -76,7 +76,7 @@ def test_the_page_draws_points_trends_and_the_reference(papers: str) -> None:
 
 
 def test_trend_lines_follow_the_report(papers: str, tmp_path: Path) -> None:
-    from tcdb.literature import import_literature
+    from tcdb.literature.reported import import_literature
 
     path = tmp_path / "more.csv"
     path.write_text(PAPERS.splitlines()[0] + "\nMacAvaney 2020,2020,SIGIR,CEDR,neural,best,"

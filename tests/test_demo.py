@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.demo import run_demo
+from tcdb.demo.run import run_demo
 
 SMALL = {"n_documents": 3000, "n_topics": 40, "depth": 200}
 
@@ -97,7 +97,7 @@ def test_running_it_again_after_normal_use(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A run imported since and a pool of the README's name do not break the demo's re-run:
     it reuses the pool it made, over its own runs."""
-    from tcdb.demo import COLLECTION, POOL_SNAPSHOT
+    from tcdb.demo.run import COLLECTION, POOL_SNAPSHOT
     from tcdb.pools import build_pool
     from tcdb.runs import import_run
 

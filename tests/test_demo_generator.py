@@ -18,8 +18,8 @@ from ir_measures import AP, nDCG
 
 from tcdb.analysis.persistence import persistence_table
 from tcdb.collections.demo import DemoCollection, generate_demo
-from tcdb.collections.irds import IrdsSource
-from tcdb.collections.longeval_layout import longeval_web_layout
+from tcdb.collections.demo.longeval_files import longeval_web_layout
+from tcdb.collections.ir_datasets_source import IrdsSource
 from tcdb.collections.runs import read_run, write_run
 
 SMALL = {"n_documents": 4000, "n_topics": 50, "depth": 200}

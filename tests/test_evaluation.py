@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from tcdb.db import session_scope
 from tcdb.errors import InputError, NotFoundError
 from tcdb.schema import Evaluation, Score
+from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 MEASURES = ["nDCG", "nDCG@10", "AP", "P@10", "P@20", "Bpref", "RR", "Judged@10"]
@@ -92,8 +92,8 @@ def _reference(files: dict[str, Path], tag: str) -> tuple[dict, dict]:
 
 
 def test_scores_equal_ir_measures_on_the_files(collection: dict[str, Path]) -> None:
-    from tcdb.evaluation import evaluate
-    from tcdb.scores import score_table
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.scoring.scores import score_table
 
     report = evaluate("c", "s1", "original", MEASURES)
     assert report.n_computed == 6 * len(MEASURES) and not report.skipped
@@ -126,7 +126,7 @@ def test_scores_equal_ir_measures_on_the_files(collection: dict[str, Path]) -> N
 def test_second_call_computes_nothing_even_without_shared_topics(
     collection: dict[str, Path]
 ) -> None:
-    from tcdb.evaluation import evaluate
+    from tcdb.scoring.evaluate import evaluate
 
     first = evaluate("c", "s1", "original", ["AP", "nDCG@10"], runs=["stranger", "full"])
     assert first.n_computed == 4 and first.n_cached == 0
@@ -144,7 +144,7 @@ def test_second_call_computes_nothing_even_without_shared_topics(
 
 
 def test_measure_names_are_canonical() -> None:
-    from tcdb.measures import parse_measures
+    from tcdb.scoring.measures import parse_measures
 
     assert parse_measures(["ndcg_cut_10", "map", "P_20", "recip_rank", "bpref", "ndcg",
                            "nDCG@10", "Judged@10"]) == ["nDCG@10", "AP", "P@20", "RR", "Bpref",
@@ -154,7 +154,7 @@ def test_measure_names_are_canonical() -> None:
 
 
 def test_unknown_run_or_qrels_is_named(collection: dict[str, Path]) -> None:
-    from tcdb.evaluation import evaluate
+    from tcdb.scoring.evaluate import evaluate
 
     with pytest.raises(NotFoundError, match=r"no run 'nope'.*full"):
         evaluate("c", "s1", "original", ["AP"], runs=["nope"])
@@ -261,9 +261,9 @@ def test_measures_with_cutoffs_read_only_that_deep_and_equal_ir_measures(
     on the whole files."""
     import ir_measures
 
-    from tcdb.evaluation import evaluate
-    from tcdb.measures import ranking_depth
-    from tcdb.scores import score_table
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.scoring.measures import ranking_depth
+    from tcdb.scoring.scores import score_table
 
     assert ranking_depth(CUTOFF_MEASURES) == 10
     evaluate("c", "s1", "original", CUTOFF_MEASURES)
@@ -289,6 +289,6 @@ def test_measures_with_cutoffs_read_only_that_deep_and_equal_ir_measures(
 def test_a_depth_only_where_every_measure_stops_at_a_cutoff_pytrec_eval_ranks(
         measures: list[str], depth: int | None) -> None:
     """RR@10 (msmarco provider), Judged@10 and ERR@20 may break ties otherwise: whole runs."""
-    from tcdb.measures import ranking_depth
+    from tcdb.scoring.measures import ranking_depth
 
     assert ranking_depth(measures) == depth

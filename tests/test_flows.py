@@ -78,7 +78,7 @@ def write_run(path: Path, tag: str, topics: list[str] | None = None, depth: int 
 def test_ingest_new_snapshots_skips_a_missing_source_then_picks_it_up(
     db: str, prefect_api: None, tmp_path: Path
 ) -> None:
-    from tcdb.catalog import list_snapshots
+    from tcdb.catalog.collections import list_snapshots
     from tcdb.flows.ingest import ingest_new_snapshots
 
     spec = write_spec(tmp_path)
@@ -109,7 +109,7 @@ def test_ingest_new_snapshots_skips_a_missing_source_then_picks_it_up(
 def test_bad_input_fails_at_once_with_the_core_message(
     db: str, prefect_api: None, tmp_path: Path
 ) -> None:
-    from tcdb.catalog import list_snapshots
+    from tcdb.catalog.collections import list_snapshots
     from tcdb.flows.ingest import ingest_new_snapshots
 
     spec = write_spec(tmp_path)
@@ -134,7 +134,7 @@ def test_a_missing_spec_is_not_found(db: str, prefect_api: None, tmp_path: Path)
 def test_a_changed_source_under_a_complete_label_is_a_conflict(
     db: str, prefect_api: None, tmp_path: Path
 ) -> None:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.flows.ingest import ingest_snapshot
 
     add_collection("flowtest")
@@ -359,7 +359,7 @@ def test_evaluate_takes_the_original_qrels_unless_told(db: str, prefect_api: Non
     """Derived and pooled sets are scored when asked for, not every hour."""
     from tcdb.flows.evaluate import evaluate
     from tcdb.flows.runs import import_runs
-    from tcdb.qrels import import_qrels
+    from tcdb.judging.qrels import import_qrels
 
     drop = _ingest_two(tmp_path)
     write_run(drop / "flowtest" / "s1" / "bm25.txt", "bm25")
@@ -618,7 +618,7 @@ def test_param_values() -> None:
 def test_prefect_home_is_project_local_unless_set(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tcdb.prefect_env import configure_prefect
+    from tcdb.flows.prefect_env import configure_prefect
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PREFECT_HOME", raising=False)

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, text
 
-from tcdb.catalog import add_collection
-from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+from tcdb.catalog.collections import add_collection
+from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 from tcdb.collections.sources import LocalSource
-from tcdb.db import get_engine
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.ingest import ingest_snapshot
 from tcdb.reports.drift import snapshot_diff
 from tcdb.schema import Content, Snapshot, SnapshotDocument
+from tcdb.storage.db import get_engine
 
 
 def write_trec_docs(path: Path, docs: dict[str, str]) -> Path:
@@ -54,7 +54,7 @@ def _count(table) -> int:  # noqa: ANN001
 
 @pytest.fixture(params=["process", "thread"])
 def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Documents read ahead in a forked process or in a thread (`tcdb.readahead`)."""
+    """Documents read ahead in a forked process or in a thread (`tcdb.ingest.readahead`)."""
     monkeypatch.setenv("TCDB_READER", request.param)
     return request.param
 

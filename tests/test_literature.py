@@ -36,7 +36,7 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _collection(name: str = "robust04") -> None:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
 
     add_collection(name)
 
@@ -45,8 +45,8 @@ def _count() -> int:
     from sqlalchemy import func
     from sqlmodel import select
 
-    from tcdb.db import session_scope
     from tcdb.schema import ReportedResult
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         return int(session.exec(select(func.count()).select_from(ReportedResult)).one())
@@ -60,7 +60,7 @@ def _rows(*rows: tuple[object, ...]) -> str:
 
 
 def test_a_real_looking_csv_imports_once(db: str, tmp_path: Path) -> None:
-    from tcdb.literature import import_literature, literature_frame
+    from tcdb.literature.reported import import_literature, literature_frame
 
     _collection()
     path = _write(tmp_path / "robust04 results.csv", REAL)
@@ -85,7 +85,7 @@ def test_a_real_looking_csv_imports_once(db: str, tmp_path: Path) -> None:
 
 def test_yaml_imports_with_item_lines(db: str, tmp_path: Path) -> None:
     from tcdb.errors import InputError
-    from tcdb.literature import import_literature, literature_frame
+    from tcdb.literature.reported import import_literature, literature_frame
 
     _collection()
     good = _write(tmp_path / "dl20.yaml", """\
@@ -160,7 +160,7 @@ def test_bad_rows_name_file_and_line_and_write_nothing(
 
 def test_header_problems_and_conflicts(db: str, tmp_path: Path) -> None:
     from tcdb.errors import ConflictError, InputError
-    from tcdb.literature import import_literature, literature_frame
+    from tcdb.literature.reported import import_literature, literature_frame
 
     _collection()
     semicolons = _write(tmp_path / "excel.csv", "publication;year;model;category;role;metric;"
@@ -300,9 +300,9 @@ def test_report_json_over_a_named_reference(db: str, tmp_path: Path, cli) -> Non
 def test_gain_over_a_stored_runs_score(db: str, tmp_path: Path) -> None:
     from tcdb import api
     from tcdb.errors import OptionError
-    from tcdb.literature import import_literature
+    from tcdb.literature.reported import import_literature
     from tcdb.runs import import_run
-    from tcdb.scores import score_table
+    from tcdb.scoring.scores import score_table
     from tests.builders import build_snapshot, write_run_file
 
     build_snapshot(tmp_path, "robust04", "2004", {f"d{i}": f"text {i}" for i in range(1, 5)},
@@ -330,7 +330,7 @@ def test_gain_over_a_stored_runs_score(db: str, tmp_path: Path) -> None:
 
 
 def test_metric_names_normalise_in_any_case() -> None:
-    from tcdb.literature_files import normalise_metric
+    from tcdb.collections.literature import normalise_metric
 
     assert [normalise_metric(n) for n in ["ndcg@10", "NDCG@10", " nDCG@10 ", "map", "MAP",
                                           "ndcg_cut_20", "mrr@10", "p@20", "recall@1000",

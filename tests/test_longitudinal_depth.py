@@ -42,8 +42,8 @@ def _old_run_in_new_names(web: Web, system: str, a: str, b: str) -> dict[str, di
 
 
 def test_old_run_scored_on_new_qrels_equals_ir_measures(web: Web) -> None:
-    from tcdb.cross_snapshot import evaluate_from
-    from tcdb.scores import score_table
+    from tcdb.scoring.cross_snapshot import evaluate_from
+    from tcdb.scoring.scores import score_table
 
     own_before = score_table(COLLECTION, "s1", "original", ["AP"], ["noisy-s1"], compute=False)
     report = evaluate_from(COLLECTION, "s3", "original", ["nDCG@10", "AP"], "s1",
@@ -81,8 +81,8 @@ def test_old_run_scored_on_new_qrels_equals_ir_measures(web: Web) -> None:
 def test_steady_old_run_scores_as_the_new_one(web: Web) -> None:
     """`steady` returns the same pages in the same order in every snapshot: its s1 run on s2's
     qrels scores exactly what its own s2 run scores on the topics both answer."""
-    from tcdb.cross_snapshot import evaluate_from
-    from tcdb.scores import score_table
+    from tcdb.scoring.cross_snapshot import evaluate_from
+    from tcdb.scoring.scores import score_table
 
     report = evaluate_from(COLLECTION, "s2", "original", ["AP"], "s1", ["steady-s1"])
     own = score_table(COLLECTION, "s2", "original", ["AP"], ["steady-s2"], per_topic=True,
@@ -100,11 +100,11 @@ def test_steady_old_run_scores_as_the_new_one(web: Web) -> None:
 def _stored(collection: str, run_snapshot: str, tag: str, qrels_snapshot: str, qrels: str,
             measure: str) -> dict[str, float]:
     """Per-topic scores stored for (run, qrels set), by the qrels snapshot's topic ids."""
-    from tcdb.catalog import get_snapshot
-    from tcdb.db import session_scope
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import measure_ids, snapshot_topics, stored_scores
     from tcdb.runs import get_runs
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         (run,) = get_runs(session, get_snapshot(session, collection, run_snapshot), [tag])
@@ -118,7 +118,7 @@ def _stored(collection: str, run_snapshot: str, tag: str, qrels_snapshot: str, q
 
 
 def test_run_from_refuses_what_it_cannot_do(web: Web, cli) -> None:
-    from tcdb.cross_snapshot import evaluate_from
+    from tcdb.scoring.cross_snapshot import evaluate_from
 
     with pytest.raises(OptionError, match="--run-from"):
         evaluate_from(COLLECTION, "s2", "original", ["AP"], "s2")

@@ -10,10 +10,10 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 import tcdb.schema  # noqa: F401
-from tcdb import migrate
-from tcdb.db import get_engine
-from tcdb.db_guard import unguarded
 from tcdb.schema.base import metadata
+from tcdb.storage import migrate
+from tcdb.storage.db import get_engine
+from tcdb.storage.guard import unguarded
 from tests.databases import BACKENDS, create_database
 
 
@@ -65,15 +65,15 @@ def test_a_database_with_data_migrates_down_and_up(database_url: str, tmp_path: 
     whole migration in one transaction, or a failure leaves half a schema."""
     from sqlalchemy import text
 
-    from tcdb.db import truncate_all
+    from tcdb.storage.db import truncate_all
     from tests.builders import build_snapshot, write_run_file
 
     truncate_all(database_url)
     monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
     build_snapshot(tmp_path, "c", "s", {"d1": "one", "d2": "two"}, {"1": "q"},
                    [("1", "d1", 1)])
-    from tcdb.evaluation import evaluate
     from tcdb.runs import import_run
+    from tcdb.scoring.evaluate import evaluate
 
     import_run("c", "s", write_run_file(tmp_path, "r", [("1", "d1", 2.0),
                                                         ("1", "d2", 1.0)]), group="g")
@@ -95,6 +95,6 @@ def test_a_database_with_data_migrates_down_and_up(database_url: str, tmp_path: 
 
 def test_the_guards_head_revision_is_alembics() -> None:
     # The guard reads the head from the migration files, without importing alembic.
-    from tcdb.db_guard import head_revision
+    from tcdb.storage.guard import head_revision
 
     assert head_revision() == migrate.head_revision()

@@ -19,7 +19,7 @@ N_DOCS = 60
 def test_kappa_equals_sklearn_on_random_grades() -> None:
     from sklearn.metrics import cohen_kappa_score
 
-    from tcdb.analysis.assessors import cohen_kappa, grade_labels
+    from tcdb.analysis.kappa import cohen_kappa, grade_labels
 
     rng = random.Random(5)
     for _ in range(30):
@@ -35,7 +35,7 @@ def test_kappa_equals_sklearn_on_random_grades() -> None:
 
 def test_kappa_by_hand() -> None:
     """Binary table [[20, 5], [10, 15]]: p_o = 0.7, p_e = 0.5·0.6 + 0.5·0.4 = 0.5, κ = 0.4."""
-    from tcdb.analysis.assessors import cohen_kappa, confusion_matrix
+    from tcdb.analysis.kappa import cohen_kappa, confusion_matrix
 
     a = [1] * 25 + [0] * 25
     b = [1] * 20 + [0] * 5 + [1] * 10 + [0] * 15
@@ -48,9 +48,9 @@ def test_kappa_by_hand() -> None:
 def judged(db: str, tmp_path: Path) -> dict[str, dict[tuple[str, str], int]]:
     """A depth-5 pool judged by `alice` (the pooled set) and an LLM judge (`llm`, a qrels set
     that disagrees on some documents and judged only some of the pool)."""
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
+    from tcdb.judging.qrels import import_qrels
     from tcdb.pools import build_pool, pool_documents
-    from tcdb.qrels import import_qrels
     from tcdb.runs import import_run
 
     rng = random.Random(9)
@@ -78,9 +78,9 @@ def test_agreement_report_equals_sklearn_and_scipy(judged: dict, cli) -> None:
     from scipy.stats import kendalltau
     from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-    from tcdb.db import session_scope
     from tcdb.queries.runs import read_runs
     from tcdb.runs import get_runs
+    from tcdb.storage.db import session_scope
 
     code, out, err = cli("report", "agreement", "p", "--vs", "llm", "--json")
     assert code == 0, err
@@ -101,7 +101,7 @@ def test_agreement_report_equals_sklearn_and_scipy(judged: dict, cli) -> None:
         cohen_kappa_score([int(x >= 1) for x in a], [int(y >= 1) for y in b]), abs=1e-12)
     # τ-b between the rankings by AP under each set (every run answers every topic here)
     with session_scope() as session:
-        from tcdb.catalog import get_snapshot
+        from tcdb.catalog.collections import get_snapshot
 
         snap = get_snapshot(session, "a", "s1")
         tags = {r.pk: r.tag for r in get_runs(session, snap)}

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from tcdb.db import session_scope
 from tcdb.errors import ConflictError, OptionError
+from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, pool_entries, write_qrels_file, write_run_file
 
 N_TOPICS = 6
@@ -24,7 +24,7 @@ N_DOCS = 200
 
 @pytest.fixture
 def coll(db: str, tmp_path: Path) -> dict[str, set[str]]:
-    from tcdb.qrels import import_qrels
+    from tcdb.judging.qrels import import_qrels
     from tcdb.runs import import_run
 
     rng = random.Random(3)
@@ -65,7 +65,7 @@ def _positions(name: str) -> dict[str, list[str]]:
 
 def _expected(spec: str) -> dict[str, list[str]]:
     """The strategy's order computed apart from the build, judge knowing nothing."""
-    from tcdb.catalog import get_snapshot
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.pools.rankings import load_rankings
     from tcdb.pools.strategies import make_strategy
     from tcdb.runs import get_runs
@@ -169,7 +169,7 @@ def test_export_budget_needs_a_budgeted_pool(coll: dict[str, set[str]], tmp_path
 def _judge_round(name: str, round_number: int, relevant: dict[str, set[str]],
                  folder: Path) -> int:
     """Export one round, judge it from the known relevance, import the judgments."""
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
     from tcdb.pools import export_pool
 
     batch = folder / f"{name}-r{round_number}.txt"

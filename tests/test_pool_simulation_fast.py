@@ -97,15 +97,15 @@ def test_fast_simulation_equals_the_straightforward_one(
 
 
 def test_leave_out_orders_equal_orders_of_the_reduced_rankings(collection: str) -> None:
-    from tcdb.catalog import get_snapshot
-    from tcdb.db import session_scope
-    from tcdb.evaluation import qrels_dict
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.pools.rankings import load_rankings
     from tcdb.pools.strategies import make_strategy
     from tcdb.pools.strategies.leave_out import orders_without
-    from tcdb.qrels import get_qrels_set
     from tcdb.queries.qrels import qrels_frame
     from tcdb.runs import get_runs
+    from tcdb.scoring.evaluate import qrels_dict
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         snap = get_snapshot(session, "f", "s1")

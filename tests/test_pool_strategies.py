@@ -77,16 +77,16 @@ def test_adaptive_strategies_find_more_and_tau_rises(generated: dict[str, set[st
 
 def test_simulation_counts_what_the_budget_buys(generated: dict[str, set[str]]) -> None:
     """Relevant found equals the relevant documents among the first `budget` of the order."""
-    from tcdb.db import session_scope
     from tcdb.pools.rankings import load_rankings
     from tcdb.pools.simulate import simulate_pool
     from tcdb.pools.strategies import cut, make_strategy
     from tcdb.runs import get_runs
+    from tcdb.storage.db import session_scope
 
     report = simulate_pool("g", "s1", "original", [10], strategies=["rrf"], per_topic=True,
                            leave_out=False)
     with session_scope() as session:
-        from tcdb.catalog import get_snapshot
+        from tcdb.catalog.collections import get_snapshot
 
         snap = get_snapshot(session, "g", "s1")
         ids = [r.pk for r in get_runs(session, snap)]

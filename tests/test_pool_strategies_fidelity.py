@@ -44,11 +44,11 @@ def runs(db: str, tmp_path: Path) -> dict[str, Path]:
 
 
 def _orders(spec: str, tie_order: str) -> dict[str, list[str]]:
-    from tcdb.catalog import get_snapshot
-    from tcdb.db import session_scope
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.pools.rankings import load_rankings
     from tcdb.pools.strategies import make_strategy
     from tcdb.runs import get_runs
+    from tcdb.storage.db import session_scope
 
     strategy = make_strategy(spec)
     with session_scope() as session:

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from tcdb.db import session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.schema import Judgment, Pool, PoolEntry, PoolRun, QrelsSet
+from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, pool_entries, write_qrels_file, write_run_file
 
 DOCS = {f"d{i}": f"document number {i}" for i in range(12)}
@@ -321,7 +321,7 @@ def test_export_shuffle_is_seeded_and_keeps_topics_together(snap: Path, cli) -> 
 
 
 def test_export_without_text_names_the_documents(db: str, tmp_path: Path, cli) -> None:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.pools import build_pool
@@ -387,9 +387,9 @@ def test_judgment_batches_fill_the_pooled_set_until_judged(remainder: Path, cli)
 
 
 def test_a_later_batch_drops_scores_computed_on_the_pooled_set(remainder: Path) -> None:
-    from tcdb.evaluation import evaluate
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
     from tcdb.schema import Evaluation, Score
+    from tcdb.scoring.evaluate import evaluate
 
     import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
     assert evaluate("c", "s1", "rem", ["P@2"]).n_computed == 4
@@ -444,7 +444,7 @@ def test_expand_conflicts_follow_prefer(snap: Path, cli, prefer: str, grade: int
 
 
 def test_expand_later_with_pool_expand(remainder: Path, cli) -> None:
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
 
     import_judgments("rem", write_qrels_file(remainder / "j.txt", [("1", "d3", 2)]))
     code, out, err = cli("pool", "expand", "rem", "--base", "original", "--name", "exp")
@@ -468,7 +468,7 @@ def _judgment_errors(folder: Path) -> list[tuple[str, list, str]]:
 
 @pytest.mark.parametrize("case", range(5))
 def test_judgment_errors_write_nothing(remainder: Path, case: int) -> None:
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
 
     name, rows, match = _judgment_errors(remainder)[case]
     before = _counts()
@@ -479,8 +479,8 @@ def test_judgment_errors_write_nothing(remainder: Path, case: int) -> None:
 
 
 def test_grade_outside_the_collections_scale(remainder: Path) -> None:
-    from tcdb.catalog import add_collection
-    from tcdb.judgments import import_judgments
+    from tcdb.catalog.collections import add_collection
+    from tcdb.judging.pooled import import_judgments
 
     add_collection("c", grade_min=0, grade_max=2)  # the stored qrels grade 0 to 2
     before = _counts()
@@ -501,7 +501,7 @@ def test_two_grades_for_one_document_in_one_file(remainder: Path, cli) -> None:
 
 
 def test_a_later_batch_with_another_grade(remainder: Path) -> None:
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
 
     import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
     before = _counts()
@@ -521,7 +521,7 @@ def test_unknown_pool(remainder: Path, cli) -> None:
 
 
 def test_expand_error_rolls_back_the_batch(remainder: Path) -> None:
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
 
     before = _counts()
     path = write_qrels_file(remainder / "j.txt", [("1", "d3", 1)])
@@ -535,7 +535,7 @@ def test_expand_error_rolls_back_the_batch(remainder: Path) -> None:
 
 
 def test_pooled_name_clash(remainder: Path) -> None:
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
 
     path = write_qrels_file(remainder / "j.txt", [("1", "d3", 1)])
     with pytest.raises(ConflictError, match="--pooled-name"):
@@ -554,8 +554,8 @@ def test_end_to_end_remainder_pool_to_expanded_qrels(db: str, tmp_path: Path, cl
 
     import ir_measures
 
-    from tcdb.evaluation import evaluate
-    from tcdb.scores import score_table
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.scoring.scores import score_table
 
     rng = random.Random(5)
     docs = {f"doc{i}": f"text {i}" for i in range(80)}

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from tcdb.errors import InputError
-from tcdb.readahead import fork_is_safe, read_ahead
+from tcdb.ingest.readahead import fork_is_safe, read_ahead
 
 MODES = ["process", "thread"]
 

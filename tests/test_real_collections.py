@@ -55,7 +55,7 @@ def tie(db: str, tmp_path: Path) -> dict[str, list[int]]:
     qrels = [(t, f"R{t}-{i}", 1) for t in TOPICS for i in range(5)]
     qrels += [(t, f"N{t}-{i}", 0) for t in TOPICS for i in range(5)]
     build_snapshot(tmp_path, "c", "s", _docs(), TOPICS, qrels)
-    from tcdb.qrels import import_qrels
+    from tcdb.judging.qrels import import_qrels
     from tcdb.runs import import_runs
 
     later = qrels + [(t, f"X{t}-{i}", 1) for t in ("1", "2", "3") for i in range(3)]
@@ -71,7 +71,7 @@ def tie(db: str, tmp_path: Path) -> dict[str, list[int]]:
 
 def test_equal_means_tie_however_they_were_summed(tie: dict[str, list[int]]) -> None:
     from tcdb.reports.reusability import reusability_report
-    from tcdb.scores import score_table
+    from tcdb.scoring.scores import score_table
 
     values = {tag: [k / 5 for k in counts] for tag, counts in tie.items()}
     naive = {tag: sum(v) / len(v) for tag, v in values.items()}
@@ -98,7 +98,7 @@ def test_equal_means_tie_however_they_were_summed(tie: dict[str, list[int]]) -> 
 
 
 def test_one_designated_original_qrels_set(db: str, tmp_path: Path, cli) -> None:
-    from tcdb.catalog import list_snapshots
+    from tcdb.catalog.collections import list_snapshots
     from tcdb.reports.drift import snapshot_diff
 
     qrels = [("1", "R1-0", 1), ("1", "N1-0", 0), ("2", "R2-0", 1), ("2", "N2-0", 0)]
@@ -240,7 +240,7 @@ def test_iterations_kept_split_and_exported(db: str, tmp_path: Path, cli) -> Non
 def test_residual_evaluation_removes_what_was_judged(db: str, tmp_path: Path, cli) -> None:
     """A run into which round-1-judged documents are planted scores, residual of round 1,
     exactly what the same run without them scores."""
-    from tcdb.scores import score_table
+    from tcdb.scoring.scores import score_table
 
     round1 = [(t, f"R{t}-0", 1) for t in TOPICS] + [(t, f"N{t}-4", 0) for t in TOPICS]
     build_snapshot(tmp_path, "covid", "r1", _docs(), TOPICS, round1)
@@ -276,7 +276,7 @@ def test_residual_evaluation_removes_what_was_judged(db: str, tmp_path: Path, cl
 
 
 def test_repeated_document_ids(db: str, tmp_path: Path, cli) -> None:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
 
@@ -296,7 +296,7 @@ def test_repeated_document_ids(db: str, tmp_path: Path, cli) -> None:
     assert code == 0, err
     from sqlalchemy import text
 
-    from tcdb.db import session_scope
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         texts = dict(session.connection().execute(text(
@@ -311,14 +311,14 @@ def test_longeval_queries_that_repeat_a_text(db: str, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch, cli) -> None:
     """Machine translation gave LongEval several query ids one text: each id stays usable for
     its own qrels and runs, and none of them matches a topic of another snapshot."""
-    from tcdb.catalog import add_collection
-    from tcdb.collections.irds import IrdsSource
-    from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+    from tcdb.catalog.collections import add_collection
+    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
+    from tcdb.collections.ir_datasets_source import IrdsSource
     from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
-    from tcdb.db import session_scope
     from tcdb.ingest import ingest_snapshot
     from tcdb.queries import core_topic_ids
     from tcdb.reports.drift import snapshot_diff
+    from tcdb.storage.db import session_scope
 
     home = tmp_path / "irds"
     monkeypatch.setenv("IR_DATASETS_HOME", str(home))
@@ -361,7 +361,7 @@ def test_longeval_queries_that_repeat_a_text(db: str, tmp_path: Path,
 
 def test_a_grade_scale_cannot_narrow_under_stored_grades(db: str, tmp_path: Path,
                                                          cli) -> None:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
 
     build_snapshot(tmp_path, "c", "s", _docs(), TOPICS, [("1", "N1-0", -1), ("1", "R1-0", 2)])
     with pytest.raises(ConflictError, match="graded -1 to 2; the scale 0:2 would leave"):
@@ -375,6 +375,6 @@ def test_a_grade_scale_cannot_narrow_under_stored_grades(db: str, tmp_path: Path
 
 def test_options_name_themselves() -> None:
     with pytest.raises(OptionError, match="--split-by"):
-        from tcdb.qrels import import_qrels
+        from tcdb.judging.qrels import import_qrels
 
         import_qrels("c", "s", "n", "x", split_by="topic")

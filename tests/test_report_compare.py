@@ -166,12 +166,12 @@ def one_relevant(db: str, tmp_path: Path) -> Path:
 
 
 def test_relevant_ranks_follow_trec_eval_order(one_relevant: Path) -> None:
-    from tcdb.catalog import get_snapshot
-    from tcdb.db import session_scope
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import relevant_ranks, topic_ids
     from tcdb.runs import get_runs
-    from tcdb.scores import score_table
+    from tcdb.scoring.scores import score_table
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         snap = get_snapshot(session, "marco", "dev")
@@ -254,7 +254,7 @@ def test_unknown_qrels_set_is_not_found(graded: dict) -> None:
 def test_run_with_imported_scores_lacking_the_measure_is_not_found(graded: dict,
                                                                    tmp_path: Path) -> None:
     from tcdb.reports.compare import compare_report
-    from tcdb.scores import import_scores
+    from tcdb.scoring.scores import import_scores
 
     path = tmp_path / "old.tsv"
     path.write_text("1\tAP\t0.5\n2\tAP\t0.25\n")

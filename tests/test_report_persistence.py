@@ -300,8 +300,8 @@ def test_per_topic_deltas_carry_each_snapshots_ids_and_the_shared_key(db: str,
 
 
 def test_topic_set_restricts_every_snapshot(db: str, tmp_path: Path, cli) -> None:
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.reports.persistence import persistence_report
-    from tcdb.topic_sets import create_topic_set
 
     _synthetic(tmp_path)
     create_topic_set("le", "travel", "2023-01", topics=["q1", "q2"])  # cheap flights, weather
@@ -350,7 +350,7 @@ def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate(db: str, tmp_pa
 
 def _import_scores(tmp_path: Path, snapshot: str, tag: str, system: str,
                    values: dict[str, float]) -> None:
-    from tcdb.scores import import_scores
+    from tcdb.scoring.scores import import_scores
 
     path = tmp_path / f"{tag}.tsv"
     path.write_text("".join(f"{t}\tAP\t{v!r}\n" for t, v in values.items()))

@@ -13,7 +13,7 @@ from tests.builders import build_snapshot
 
 def _import_scores(tmp_path: Path, snapshot: str, tag: str, system: str,
                    values: dict[str, float]) -> None:
-    from tcdb.scores import import_scores
+    from tcdb.scoring.scores import import_scores
 
     path = tmp_path / f"{tag}.tsv"
     path.write_text("".join(f"{t}\tAP\t{v!r}\n" for t, v in values.items()))

@@ -34,7 +34,7 @@ def _repro_run(web: Web, system: str, label: str, queries: list[str]
 
 
 def test_unchanged_ranking_gives_ktu_and_rbo_one_reversed_gives_ktu_minus_one(web: Web) -> None:
-    from tcdb.reports.agreement import ranking_agreement_report
+    from tcdb.reports.ranking_agreement import ranking_agreement_report
 
     steady = ranking_agreement_report(COLLECTION, "steady", ["s1", "s2"])
     assert steady["runs"] == {"s1": "steady-s1", "s2": "steady-s2"}
@@ -56,7 +56,7 @@ def test_unchanged_ranking_gives_ktu_and_rbo_one_reversed_gives_ktu_minus_one(we
 
 @pytest.mark.parametrize("depth, p", [(1000, 0.8), (10, 0.95), (5, 0.5)])
 def test_ktu_and_rbo_equal_repro_eval(web: Web, depth: int, p: float) -> None:
-    from tcdb.reports.agreement import ranking_agreement_report
+    from tcdb.reports.ranking_agreement import ranking_agreement_report
 
     checked = 0
     for system, (a, b) in [("noisy", ("s1", "s2")), ("noisy", ("s2", "s3")),
@@ -89,7 +89,7 @@ def test_ktu_and_rbo_equal_repro_eval(web: Web, depth: int, p: float) -> None:
 def test_shorter_ranking_is_compared_on_its_length(web: Web) -> None:
     """`short` answers 15 documents in s2 and 20 in s1: KTU on the top 15 of both (repro_eval
     on the two cut lists), RBO on the rankings as they are."""
-    from tcdb.reports.agreement import ranking_agreement_report
+    from tcdb.reports.ranking_agreement import ranking_agreement_report
 
     report = ranking_agreement_report(COLLECTION, "short", ["s1", "s2"], rbo_p=0.9)
     row = report["topics"][0]
@@ -107,7 +107,7 @@ def test_shorter_ranking_is_compared_on_its_length(web: Web) -> None:
 
 
 def test_wrong_input_names_the_option(web: Web, tmp_path: Path) -> None:
-    from tcdb.reports.agreement import ranking_agreement_report
+    from tcdb.reports.ranking_agreement import ranking_agreement_report
 
     with pytest.raises(OptionError, match="exactly two snapshots"):
         ranking_agreement_report(COLLECTION, "steady", ["s1", "s2", "s3"])

@@ -77,7 +77,7 @@ def original_pairs() -> dict[str, set[str]]:
 
 def build(tmp_path: Path) -> dict[str, Any]:
     """Ingest the snapshot with the original qrels, import runs, pool, judge and expand."""
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
     from tcdb.pools import build_pool, pool_documents
     from tcdb.runs import import_run
 
@@ -176,8 +176,8 @@ def test_magical_run_is_flagged_and_figures_equal_the_analysis(db: str, tmp_path
 
 
 def test_topic_set_restricts_the_report(db: str, tmp_path: Path) -> None:
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.reports.reusability import reusability_report
-    from tcdb.topic_sets import create_topic_set
 
     data = build(tmp_path)
     subset = ["t2", "t3", "t5"]
@@ -235,7 +235,7 @@ def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path)
     import pandas as pd
 
     from tcdb.analysis.reusability import uniques_leave_out
-    from tcdb.qrels import list_qrels
+    from tcdb.judging.qrels import list_qrels
     from tcdb.reports.leave_out import derived_name, leave_out_report
 
     data = build(tmp_path)
@@ -276,9 +276,9 @@ def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path)
 def test_leave_out_reads_unless_saved(db: str, tmp_path: Path) -> None:
     """Without `save` the report stores no qrels set and no score on one, and its figures are
     those of the saved sets."""
-    from tcdb.db import session_scope
-    from tcdb.qrels import list_qrels
+    from tcdb.judging.qrels import list_qrels
     from tcdb.reports.leave_out import leave_out_report
+    from tcdb.storage.db import session_scope
 
     build(tmp_path)
     before = len(list_qrels(C, S))
@@ -358,10 +358,10 @@ def test_cli_reusability_and_leave_out(db: str, tmp_path: Path, cli: Any) -> Non
 def test_top_k_follows_trec_eval_order_not_the_file_ranks(db: str, tmp_path: Path) -> None:
     """With tied scores the file's ranks and trec_eval's order (doc id descending) differ;
     the top K is the one evaluation sees."""
-    from tcdb.catalog import get_snapshot
-    from tcdb.db import session_scope
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.queries import document_ids, load_top_k
     from tcdb.runs import get_runs, import_run
+    from tcdb.storage.db import session_scope
 
     build_snapshot(tmp_path, C, S, {d: d for d in DOCS[:5]}, {"t1": "q"}, [("t1", "d000", 1)])
     rows = [("t1", d, rank, 1.0) for rank, d in enumerate(DOCS[:5], start=1)]

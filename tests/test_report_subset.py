@@ -30,8 +30,8 @@ PLANTED = {
 def planted(db: str, tmp_path: Path) -> Path:
     """Three runs with published per-topic AP (`tcdb scores import`), a run with only P@10,
     and the contamination set `clean-gpt` (topics 11–20) for model `gpt`."""
-    from tcdb.contamination import import_contamination
-    from tcdb.scores import import_scores
+    from tcdb.catalog.contamination import import_contamination
+    from tcdb.scoring.scores import import_scores
 
     build_snapshot(tmp_path, C, "v1", DOCS, TOPICS, QRELS)
     for run, values in PLANTED.items():
@@ -120,8 +120,8 @@ def test_pure_function_matches_per_run_numpy() -> None:
 
 def test_unanswered_topics_count_zero_and_options(planted: Path, cli: Any) -> None:
     """A run that answered only some topics: full and subset means over every judged topic."""
-    from tcdb.scores import import_scores
-    from tcdb.topic_sets import create_topic_set
+    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb.scoring.scores import import_scores
 
     partial = planted / "partial.tsv"
     partial.write_text("1\tAP\t1.0\n12\tAP\t0.5\n")  # 18 judged topics unanswered

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from tcdb.db import session_scope
 from tcdb.errors import InputError, NotFoundError, OptionError
 from tcdb.schema import PoolEntry, PoolRun, Run, RunEntry, Score, System
+from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(1, 7)}
@@ -161,8 +161,8 @@ def test_replace_keeps_the_metadata_not_given_again(round1: Path) -> None:
 
 
 def test_run_update_fixes_metadata_and_keeps_entries_and_scores(round1: Path, cli: Any) -> None:
-    from tcdb.evaluation import evaluate
     from tcdb.runs import import_runs
+    from tcdb.scoring.evaluate import evaluate
 
     import_runs("c", "s", _files(round1), metadata=round1 / "runs.csv")
     evaluate("c", "s", "original", ["AP"])
@@ -196,9 +196,9 @@ def test_run_update_refuses_typos_and_empty_updates(round1: Path) -> None:
 
 
 def test_run_delete_takes_entries_scores_and_pool_membership(round1: Path, cli: Any) -> None:
-    from tcdb.evaluation import evaluate
     from tcdb.pools import build_pool
     from tcdb.runs import import_runs
+    from tcdb.scoring.evaluate import evaluate
 
     import_runs("c", "s", _files(round1), metadata=round1 / "runs.csv")
     evaluate("c", "s", "original", ["AP"])

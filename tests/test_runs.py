@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from tcdb.db import session_scope
 from tcdb.errors import ConflictError, InputError
 from tcdb.schema import Evaluation, Run, RunEntry, Score, System, UnresolvedRunEntry
+from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"document number {i}" for i in range(8)}
@@ -91,7 +91,7 @@ def test_different_file_under_same_tag_is_refused_without_replace(snap: Path, cl
 
 
 def test_replace_keeps_the_run_id_and_drops_old_entries_and_scores(snap: Path, cli) -> None:
-    from tcdb.evaluation import evaluate
+    from tcdb.scoring.evaluate import evaluate
 
     first = write_run_file(snap, "bm25", ROWS)
     assert cli("run", "import", "c", "s1", first)[0] == 0
@@ -225,9 +225,9 @@ def test_conflict_between_two_files_with_the_same_tag(snap: Path) -> None:
 # --- housekeeping -----------------------------------------------------------------------------
 
 def test_delete_run_and_snapshot_dependents_remove_rows_without_foreign_keys(snap: Path) -> None:
-    from tcdb.evaluation import evaluate
-    from tcdb.housekeeping import delete_run, delete_snapshot_dependents
     from tcdb.runs import import_run
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.storage.housekeeping import delete_run, delete_snapshot_dependents
 
     a = import_run("c", "s1", write_run_file(snap, "a", ROWS))
     import_run("c", "s1", write_run_file(snap, "b", [*ROWS, ("3", "zz", 0.1)]),

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from tcdb.db import session_scope
 from tcdb.errors import ConflictError, InputError
 from tcdb.schema import Evaluation, Run, RunEntry, Score
+from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(6)}
@@ -50,8 +50,8 @@ def _counts() -> tuple[int, int, int]:
 
 
 def test_trec_eval_output_becomes_a_run_with_imported_scores(snap: Path, cli) -> None:
-    from tcdb.evaluation import evaluate
-    from tcdb.scores import score_table
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.scoring.scores import score_table
 
     path = _write(snap, "old.trec_eval", TREC_EVAL)
     code, out, err = cli("scores", "import", "c", "s1", path, "--qrels", "original", "--run",
@@ -80,7 +80,7 @@ def test_trec_eval_output_becomes_a_run_with_imported_scores(snap: Path, cli) ->
 
 
 def test_ir_measures_tsv_is_read_too(snap: Path) -> None:
-    from tcdb.scores import import_scores, score_table
+    from tcdb.scoring.scores import import_scores, score_table
 
     report = import_scores("c", "s1", "original", "tsv-run", _write(snap, "r.tsv", IR_MEASURES))
     assert report.measures == ["AP", "RR"] and report.n_scores == 3
@@ -90,7 +90,7 @@ def test_ir_measures_tsv_is_read_too(snap: Path) -> None:
 
 
 def test_same_scores_again_are_a_no_op_and_different_ones_need_replace(snap: Path) -> None:
-    from tcdb.scores import import_scores
+    from tcdb.scoring.scores import import_scores
 
     path = _write(snap, "r.tsv", IR_MEASURES)
     import_scores("c", "s1", "original", "r", path)
@@ -111,7 +111,7 @@ def test_same_scores_again_are_a_no_op_and_different_ones_need_replace(snap: Pat
 def test_topic_not_in_snapshot_names_file_and_line(snap: Path, cli) -> None:
     path = _write(snap, "bad.tsv", "1\tAP\t0.5\n99\tAP\t0.1\n")
     with pytest.raises(InputError) as caught:
-        from tcdb.scores import import_scores
+        from tcdb.scoring.scores import import_scores
 
         import_scores("c", "s1", "original", "r", path)
     assert (caught.value.file, caught.value.line) == (str(path), 2)
@@ -122,7 +122,7 @@ def test_topic_not_in_snapshot_names_file_and_line(snap: Path, cli) -> None:
 
 
 def test_topic_without_judgments_is_refused(snap: Path) -> None:
-    from tcdb.scores import import_scores
+    from tcdb.scoring.scores import import_scores
 
     path = _write(snap, "bad.trec_eval", "map\t1\t0.5\nmap\t4\t0.1\n")
     with pytest.raises(InputError) as caught:
@@ -133,7 +133,7 @@ def test_topic_without_judgments_is_refused(snap: Path) -> None:
 
 
 def test_unreadable_value_is_an_input_error(snap: Path) -> None:
-    from tcdb.scores import import_scores
+    from tcdb.scoring.scores import import_scores
 
     path = _write(snap, "bad.trec_eval", "map\t1\t0.5\nmap\t2\thigh\n")
     with pytest.raises(InputError) as caught:
@@ -144,7 +144,7 @@ def test_unreadable_value_is_an_input_error(snap: Path) -> None:
 
 def test_run_with_entries_is_not_overwritten_by_imported_scores(snap: Path) -> None:
     from tcdb.runs import import_run
-    from tcdb.scores import import_scores
+    from tcdb.scoring.scores import import_scores
 
     import_run("c", "s1", write_run_file(snap / "runs", "r", [("1", "d1", 1.0)]))
     with pytest.raises(ConflictError, match="has its entries stored"):

@@ -139,8 +139,8 @@ DATES = {"base": dt.date(2020, 1, 1), "early": dt.date(2020, 3, 1),
 @pytest.fixture
 def dated(db: str, tmp_path: Path) -> Path:
     """Twenty graded topics, four dated runs (two submitted the same day) and one undated."""
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.runs import import_run
-    from tcdb.topic_sets import create_topic_set
 
     rng = random.Random(8)
     qrels = [(t, d, rng.choice([0, 0, 1, 2])) for t in TOPICS for d in rng.sample(sorted(DOCS), 10)]

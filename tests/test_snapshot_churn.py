@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from tcdb.db import session_scope
+from tcdb.storage.db import session_scope
 
 # URL → (source label or None, text) per snapshot.
 SNAPSHOTS: dict[str, dict[str, tuple[str | None, str]]] = {
@@ -33,7 +33,7 @@ DATES = {"a": dt.date(2024, 1, 1), "b": dt.date(2024, 2, 1), "c": dt.date(2024, 
 
 def _ingest(tmp_path: Path) -> None:
     """a, then c, then b: the ingest compares c with a and b with a (the one before each)."""
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
 
@@ -90,7 +90,7 @@ def test_diff_and_stats_equal_the_construction(db: str, tmp_path: Path, a: str, 
 
 
 def test_kept_rows_equal_the_rows_counted_live(db: str, tmp_path: Path) -> None:
-    from tcdb.catalog import get_snapshot
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.queries.churn import count_churn, stored_churn
 
     _ingest(tmp_path)

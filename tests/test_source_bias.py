@@ -19,12 +19,12 @@ import pytest
 from scipy import stats
 from sqlalchemy import func, select, text
 
-from tcdb.catalog import add_collection
+from tcdb.catalog.collections import add_collection
 from tcdb.collections.sources import open_source
-from tcdb.db import get_engine
 from tcdb.errors import ConflictError, InputError
 from tcdb.ingest import ingest_snapshot
 from tcdb.schema import Snapshot, SnapshotDocument
+from tcdb.storage.db import get_engine
 from tests.source_bias_corpus import (
     HUMAN_QRELS,
     LLM_QRELS,
@@ -101,7 +101,7 @@ def test_scores_equal_ir_measures_on_hand_written_qrels(twins: Path) -> None:
 
 
 def test_qrels_by_source_are_derived_sets_with_lineage(twins: Path, cli) -> None:
-    from tcdb.qrels import list_qrels
+    from tcdb.judging.qrels import list_qrels
     from tcdb.queries import qrels_frame
 
     code, out, err = cli("qrels", "by-source", "cocktail", "s1", "src", "--json")
@@ -258,8 +258,8 @@ def test_relative_delta_and_correlation_are_the_papers_and_scipys() -> None:
 
 def test_the_migration_moves_labels_from_versions_to_memberships(db: str) -> None:
     """0010 moves `content.source_label` onto every membership of the version, and back."""
-    from tcdb import migrate
-    from tcdb.db_guard import unguarded
+    from tcdb.storage import migrate
+    from tcdb.storage.guard import unguarded
 
     migrate.downgrade("0009", db)
     with unguarded(), get_engine(db).begin() as conn:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from tcdb.db import get_engine
 from tcdb.schema import SnapshotDocument
+from tcdb.storage.db import get_engine
 from tests.builders import write_run_file
 
 LLM = "llama-2-7b-chat-tmp0.2"

@@ -12,9 +12,9 @@ from typing import Any, NamedTuple
 import pytest
 from sqlalchemy import select
 
-from tcdb.db import get_engine
 from tcdb.errors import InputError
 from tcdb.schema import Snapshot, SnapshotDocument
+from tcdb.storage.db import get_engine
 
 
 def _labels() -> dict[str, tuple[str | None, str | None]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.collections.irds import IrdsSource
+from tcdb.collections.ir_datasets_source import IrdsSource
 from tcdb.collections.jsonl_documents import read_jsonl_documents
 from tcdb.collections.records import DocumentRecord
 from tcdb.collections.sources import LocalSource, SnapshotSource, open_source

@@ -22,9 +22,9 @@ def two_snapshots(tmp_path: Path) -> None:
 
 
 def external(topic_ids: set[int], label: str) -> set[str]:
-    from tcdb.catalog import get_snapshot
-    from tcdb.db import session_scope
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.queries import snapshot_topics
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         names = snapshot_topics(session.connection(), get_snapshot(session, C, label).id or 0)
@@ -32,22 +32,22 @@ def external(topic_ids: set[int], label: str) -> set[str]:
 
 
 def members(name: str) -> set[int]:
-    from tcdb.db import session_scope
     from tcdb.queries import topic_set_topic_ids
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         return topic_set_topic_ids(session, C, name)
 
 
 def count_sets() -> int:
-    from tcdb.topic_sets import list_topic_sets
+    from tcdb.catalog.topic_sets import list_topic_sets
 
     return len(list_topic_sets())
 
 
 def test_core_topic_ids(db: str, tmp_path: Path) -> None:
-    from tcdb.db import session_scope
     from tcdb.queries import core_topic_ids
+    from tcdb.storage.db import session_scope
 
     two_snapshots(tmp_path)
     with session_scope() as session:
@@ -57,7 +57,7 @@ def test_core_topic_ids(db: str, tmp_path: Path) -> None:
 
 
 def test_create_from_file_and_core_and_list(db: str, tmp_path: Path) -> None:
-    from tcdb.topic_sets import create_topic_set, list_topic_sets
+    from tcdb.catalog.topic_sets import create_topic_set, list_topic_sets
 
     two_snapshots(tmp_path)
     listed = tmp_path / "topics.txt"
@@ -82,8 +82,8 @@ def test_create_from_file_and_core_and_list(db: str, tmp_path: Path) -> None:
 def test_bad_topic_file_names_line_and_writes_nothing(
     db: str, tmp_path: Path, content: str, line: int | None, reason: str
 ) -> None:
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.errors import InputError
-    from tcdb.topic_sets import create_topic_set
 
     two_snapshots(tmp_path)
     listed = tmp_path / "topics.txt"
@@ -95,8 +95,8 @@ def test_bad_topic_file_names_line_and_writes_nothing(
 
 
 def test_other_errors(db: str, tmp_path: Path) -> None:
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.errors import ConflictError, InputError, NotFoundError
-    from tcdb.topic_sets import create_topic_set
 
     two_snapshots(tmp_path)
     with pytest.raises(NotFoundError, match="topic list not found"):
@@ -119,8 +119,8 @@ def test_other_errors(db: str, tmp_path: Path) -> None:
 
 
 def test_no_shared_topics(db: str, tmp_path: Path) -> None:
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.errors import InputError
-    from tcdb.topic_sets import create_topic_set
 
     build_snapshot(tmp_path, C, "s1", DOCS, {"1": "a"}, [("1", "d1", 1)])
     build_snapshot(tmp_path, C, "s2", DOCS, {"2": "b"}, [("2", "d1", 1)])

@@ -28,9 +28,9 @@ RUN_B = [("1", "d9", 2.0), ("4", "d4", 2.0), ("5", "d5", 2.0)]
 def snap(db: str, tmp_path: Path) -> Path:
     """One snapshot, runs A and B evaluated, and topic set `half` = {1, 4, 5, 6}: judged in
     it are 1, 4, 5 → A's P@1 over them (1 + 0 + 0) / 3, B's (0 + 1 + 1) / 3."""
-    from tcdb.evaluation import evaluate
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.runs import import_run
-    from tcdb.topic_sets import create_topic_set
+    from tcdb.scoring.evaluate import evaluate
 
     build_snapshot(tmp_path, C, "s1", DOCS, TOPICS, QRELS)
     import_run(C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A))
@@ -47,8 +47,8 @@ def means(frame: Any) -> dict[str, float]:
 def n_scores() -> int:
     from sqlalchemy import func, select
 
-    from tcdb.db import session_scope
     from tcdb.schema import Score
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         return int(session.execute(select(func.count()).select_from(Score)).scalar_one())
@@ -123,7 +123,7 @@ def test_unknown_topic_set_is_one_line_naming_the_known_ones(
 
 
 def test_a_set_without_judged_topics(snap: Path, cli: Any) -> None:
-    from tcdb.topic_sets import create_topic_set
+    from tcdb.catalog.topic_sets import create_topic_set
 
     create_topic_set(C, "unjudged", "s1", topics=["6"])
     code, _, err = cli("scores", C, "s1", "-m", "P@1", "--topics", "unjudged")
@@ -133,9 +133,9 @@ def test_a_set_without_judged_topics(snap: Path, cli: Any) -> None:
 def two_snapshots(tmp_path: Path) -> None:
     """System A in s1 and s2 (topics 1–5, all judged). P@1 per topic, s1: 1 1 0 0 1;
     s2: 0 1 1 0 1 → deltas −1, 0, +1, 0, 0. Topic set `odd` = {1, 3, 5}."""
-    from tcdb.evaluation import evaluate
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.runs import import_run
-    from tcdb.topic_sets import create_topic_set
+    from tcdb.scoring.evaluate import evaluate
 
     topics = {str(t): f"query {t}" for t in range(1, 6)}
     qrels = [(str(t), f"d{t}", 1) for t in range(1, 6)]
@@ -195,11 +195,11 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
     """κ over the pool documents of the set's topics only, equal to sklearn's on them."""
     from sklearn.metrics import cohen_kappa_score
 
-    from tcdb.judgments import import_judgments
+    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb.judging.pooled import import_judgments
+    from tcdb.judging.qrels import import_qrels
     from tcdb.pools import build_pool, pool_documents
-    from tcdb.qrels import import_qrels
     from tcdb.runs import import_run
-    from tcdb.topic_sets import create_topic_set
 
     rng = random.Random(3)
     docs = {f"d{i}": f"text {i}" for i in range(30)}
@@ -235,15 +235,15 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
 
 
 def count_sets() -> int:
-    from tcdb.topic_sets import list_topic_sets
+    from tcdb.catalog.topic_sets import list_topic_sets
 
     return len(list_topic_sets())
 
 
 def members(name: str) -> set[str]:
-    from tcdb.catalog import get_snapshot
-    from tcdb.db import session_scope
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.queries import snapshot_topics, topic_set_topic_ids
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         names = snapshot_topics(session.connection(), get_snapshot(session, C, "s1").pk)
@@ -321,7 +321,7 @@ def test_contamination_import_one_set_per_model(snap: Path, cli: Any) -> None:
 ])
 def test_bad_contamination_file_names_line_and_writes_nothing(
         snap: Path, cli: Any, text: str, line: int, reason: str) -> None:
-    from tcdb.contamination import import_contamination
+    from tcdb.catalog.contamination import import_contamination
     from tcdb.errors import InputError
 
     before = count_sets()
@@ -336,7 +336,7 @@ def test_bad_contamination_file_names_line_and_writes_nothing(
 
 
 def test_contamination_without_threshold_and_changed_file(snap: Path) -> None:
-    from tcdb.contamination import import_contamination
+    from tcdb.catalog.contamination import import_contamination
     from tcdb.errors import ConflictError, InputError
 
     before = count_sets()

@@ -10,7 +10,7 @@ gives every source's copy of a document the judgment of its id; read here the sa
   ``llm`` for every other file, and an LLM document's twin is ``<_id>-human`` when the human
   corpus has that id;
 * the qrels judge ``<_id>-human``: the LLM rewrites get their original's judgment through the
-  twin rule of `tcdb.source_qrels` (Cocktail's rule), recorded in the derived sets' provenance.
+  twin rule of `tcdb.judging.by_source` (Cocktail's rule), recorded in the derived sets' provenance.
 
 Run files made with Cocktail's code name documents ``<_id>-<source>`` too, so they import as
 they are.

@@ -137,7 +137,7 @@ def open_source(irds_id: str | None = None, docs: Path | str | None = None,
         if docs is not None or topics is not None or qrels is not None:
             raise OptionError("--irds/--docs",
                               f"give an ir_datasets id ({irds_id}) or local files, not both")
-        from .irds import IrdsSource
+        from .ir_datasets_source import IrdsSource
 
         return IrdsSource(irds_id)
     if docs is None:

@@ -54,7 +54,7 @@ class SnapshotSpec:
     def availability(self) -> str | None:
         """None when the source can be read now, else the reason it cannot (yet)."""
         if self.irds is not None:
-            from tcdb.collections.irds import IrdsSource
+            from tcdb.collections.ir_datasets_source import IrdsSource
 
             try:
                 empty = IrdsSource(self.irds).empty_folder()

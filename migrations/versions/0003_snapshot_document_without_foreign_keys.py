@@ -3,7 +3,7 @@
 Membership rows are written in bulk by the ingest, which resolves every id in the same
 transaction; the per-row trigger checks of three foreign keys, and the two indexes on
 document_id and content_id that only served them, cost a fifth of an ingest. Deleting a
-snapshot deletes its rows explicitly (tcdb.housekeeping), as for run_entry.
+snapshot deletes its rows explicitly (tcdb.storage.housekeeping), as for run_entry.
 
 Revision ID: 0003
 Revises: 0002

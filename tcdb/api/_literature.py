@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 def literature(collection: str, metric: str | None = None) -> pd.DataFrame:
     """The collection's reported results, one row per figure: publication, year, venue, model,
     category, role, metric, value, cross_validated, notes. See `tcdb literature list`."""
-    from tcdb.literature import literature_frame
+    from tcdb.literature.reported import literature_frame
 
     return literature_frame(collection, metric)
 
@@ -32,7 +32,7 @@ def literature_report(
     category (slope per year with its 95 % CI), gains in % over a reference value or a stored
     run's mean (`reference_run="SNAPSHOT/RUN"`), and metric usage. See `tcdb literature
     report`."""
-    from tcdb.literature import literature_report as report
+    from tcdb.literature.reported import literature_report as report
 
     return report(collection, metric, reference_value=reference_value,
                   reference_name=reference_name, reference_run=reference_run, qrels=qrels)

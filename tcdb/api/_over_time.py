@@ -101,7 +101,7 @@ def ranking_agreement(
     core topics in this topic set."""
     import pandas as pd
 
-    from tcdb.reports.agreement import ranking_agreement_report
+    from tcdb.reports.ranking_agreement import ranking_agreement_report
 
     report = ranking_agreement_report(collection, system, _as_labels(snapshots, "snapshots"),
                                       depth, rbo_p, topics=topics)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.api._labels import Labels, _as_labels, _labels_or_none, _speaks_python
-from tcdb.db import session_scope
+from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def runs(collection: str | None = None, snapshot: str | None = None) -> pd.DataFrame:
     """One row per run: collection, snapshot, run (tag), system, group, manual, contributed,
     category, submitted, n_entries, n_unresolved, checksum, …"""
-    from tcdb.catalog import get_collection, get_snapshot
+    from tcdb.catalog.collections import get_collection, get_snapshot
     from tcdb.queries import runs_frame
 
     with session_scope() as session:
@@ -28,8 +28,8 @@ def runs(collection: str | None = None, snapshot: str | None = None) -> pd.DataF
 @_speaks_python()
 def qrels(collection: str, snapshot: str, name: str = "original") -> pd.DataFrame:
     """A qrels set's judgments: collection, snapshot, qrels, topic, doc, grade (external ids)."""
-    from tcdb.catalog import get_snapshot
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import qrels_frame
 
     with session_scope() as session:
@@ -47,7 +47,7 @@ def qrels_sets(collection: str | None = None, snapshot: str | None = None) -> pd
     """One row per qrels set: kind, parents, provenance, n_judgments, n_topics."""
     import pandas as pd
 
-    from tcdb.qrels import list_qrels
+    from tcdb.judging.qrels import list_qrels
 
     return pd.DataFrame(list_qrels(collection, snapshot))
 
@@ -71,7 +71,7 @@ def scores(
     `residual_of` names a qrels set (`NAME`, or `SNAPSHOT/NAME`) whose judged documents are
     removed from every ranking before scoring (residual evaluation). `topics`: a topic set;
     means over its judged topics only, named in the `topic_set` column."""
-    from tcdb.scores import score_table
+    from tcdb.scoring.scores import score_table
 
     return score_table(collection, snapshot, qrels, _as_labels(measures, "measures"),
                        _labels_or_none(runs, "runs"), per_topic, intersection,
@@ -92,7 +92,7 @@ def per_topic_scores(
 ) -> pd.DataFrame:
     """Per-topic values of one measure across snapshots; `topic_key` matches topics over time.
     `topics`: only the members of this topic set."""
-    from tcdb.scores import per_topic_scores as table
+    from tcdb.scoring.scores import per_topic_scores as table
 
     return table(collection, _as_labels(snapshots, "snapshots"), qrels, measure,
                  _labels_or_none(runs, "runs"), intersection=intersection, compute=compute,

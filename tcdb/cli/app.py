@@ -144,7 +144,7 @@ def run(argv: list[str] | None = None) -> int:
         err_console.print(interrupt.message(), highlight=False, soft_wrap=True)
         return 130
     except Exception as exc:
-        from tcdb.db_guard import explain
+        from tcdb.storage.guard import explain
 
         message = explain(exc)
         if message is None:

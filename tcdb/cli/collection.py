@@ -39,7 +39,7 @@ def add(
     description: str | None = typer.Option(None, help="What the collection is."),
 ) -> None:
     """Create a collection (the same call again is a no-op)."""
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
 
     low, high = _grades(grades)
     collection = add_collection(name, doc_identity, topic_identity,
@@ -52,7 +52,7 @@ def add(
 @app.command("list")
 def list_(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List collections, their identity rules and complete snapshots."""
-    from tcdb.catalog import list_collections
+    from tcdb.catalog.collections import list_collections
 
     rows = list_collections()
     if json_output:
@@ -73,7 +73,7 @@ def sync(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Create or update a collection from its spec and show the state of its snapshots."""
-    from tcdb.catalog import sync_spec
+    from tcdb.catalog.collections import sync_spec
     from tcdb.ingest import ingest_snapshot, pending_snapshots
 
     collection = sync_spec(spec)

@@ -16,8 +16,8 @@ def dashboard(
 ) -> None:
     """Browse snapshot drift, persistence, reusability, pools and run comparisons."""
     from tcdb.dashboard.launch import run_dashboard
-    from tcdb.db import mask_url
     from tcdb.settings import get_settings
+    from tcdb.storage.db import mask_url
 
     url = get_settings().database_url
     # 0.0.0.0 / :: listen on every interface (a container, a shared machine); not an address

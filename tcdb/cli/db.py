@@ -12,8 +12,8 @@ app = typer.Typer(help="Create and migrate the database schema (Alembic).", no_a
 @app.command()
 def upgrade(revision: str = typer.Argument("head", help="Target revision.")) -> None:
     """Bring the database to the latest schema (creates it on first use)."""
-    from tcdb import migrate
-    from tcdb.db import get_engine, mask_url
+    from tcdb.storage import migrate
+    from tcdb.storage.db import get_engine, mask_url
 
     migrate.upgrade(revision=revision)
     engine = get_engine()
@@ -26,8 +26,8 @@ def downgrade(
     revision: str = typer.Argument(..., help="Target revision, e.g. `base` or -1."),
 ) -> None:
     """Take the schema back to an older revision."""
-    from tcdb import migrate
-    from tcdb.db import get_engine
+    from tcdb.storage import migrate
+    from tcdb.storage.db import get_engine
 
     migrate.downgrade(revision)
     console.print(f"schema now at {migrate.current_revision(get_engine()) or 'base (empty)'}")
@@ -36,8 +36,8 @@ def downgrade(
 @app.command()
 def current() -> None:
     """Print the database's schema revision and the one this tcdb expects."""
-    from tcdb import migrate
-    from tcdb.db import get_engine
+    from tcdb.storage import migrate
+    from tcdb.storage.db import get_engine
 
     rev = migrate.current_revision(get_engine())
     head = migrate.head_revision()
@@ -52,7 +52,7 @@ def grant_readonly(
                                         help="Set the role's password."),
 ) -> None:
     """Give a role SELECT only, for the dashboard and the reports (PostgreSQL)."""
-    from tcdb.roles import grant_readonly as grant
+    from tcdb.storage.roles import grant_readonly as grant
 
     for statement in grant(role, password):
         console.print(statement, highlight=False, markup=False)
@@ -67,8 +67,8 @@ def check(json_output: bool = typer.Option(False, "--json", help="Print JSON."))
     Exits 1 when anything is found, so a script or a cron job can tell.
     """
     from tcdb.cli.output import print_json, print_table
-    from tcdb.consistency import check_database
-    from tcdb.db import get_engine, mask_url
+    from tcdb.storage.consistency import check_database
+    from tcdb.storage.db import get_engine, mask_url
 
     findings = check_database()
     if json_output:

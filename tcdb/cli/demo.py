@@ -23,8 +23,8 @@ def demo(
 ) -> None:
     """Build a demo database: a generated LongEval-shaped collection through ingest, runs,
     evaluation, pooling, judging and the reusability and persistence reports."""
-    from tcdb.db import get_engine, mask_url
-    from tcdb.demo import run_demo
+    from tcdb.demo.run import run_demo
+    from tcdb.storage.db import get_engine, mask_url
 
     say = (lambda m: None) if json_output else (lambda m: console.print(f"[dim]·[/] {m}"))
     if not json_output:

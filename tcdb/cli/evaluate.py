@@ -32,8 +32,8 @@ def evaluate(
 ) -> None:
     """Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."""
     from tcdb.cli.scores import show_means, subset_title
-    from tcdb.evaluation import evaluate as run_evaluation
-    from tcdb.scores import score_table
+    from tcdb.scoring.evaluate import evaluate as run_evaluation
+    from tcdb.scoring.scores import score_table
 
     if run_from is not None:
         if topics is not None:
@@ -62,8 +62,8 @@ def evaluate(
 
 
 def _check_topic_set(collection: str, topics: str) -> None:
-    from tcdb.db import session_scope
     from tcdb.queries import topic_set_topic_ids
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         topic_set_topic_ids(session, collection, topics)
@@ -72,10 +72,11 @@ def _check_topic_set(collection: str, topics: str) -> None:
 def _evaluate_from(collection: str, snapshot: str, qrels: str, measures: list[str],
                    run_from: str, runs: list[str] | None, residual_of: str | None,
                    json_output: bool) -> None:
-    """`--run-from`: runs of an older snapshot on this snapshot's qrels (`tcdb.cross_snapshot`)."""
+    """`--run-from`: runs of an older snapshot on this snapshot's qrels
+    (`tcdb.scoring.cross_snapshot`)."""
     from tcdb.cli.output import print_table
-    from tcdb.cross_snapshot import evaluate_from
     from tcdb.errors import OptionError
+    from tcdb.scoring.cross_snapshot import evaluate_from
 
     if residual_of is not None:
         raise OptionError("--run-from/--residual-of", "give one of them, not both")

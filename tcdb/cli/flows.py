@@ -25,7 +25,7 @@ def list_deployments(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show each deployment: name, flow, cron schedule and parameters (no server needed)."""
-    from tcdb.prefect_env import configure_prefect
+    from tcdb.flows.prefect_env import configure_prefect
 
     configure_prefect()
     from tcdb.flows.deployments import build_deployments
@@ -64,7 +64,7 @@ def run_flow(
     json_output: bool = typer.Option(False, "--json", help="Print the flow's result as JSON."),
 ) -> None:
     """Run a deployment's flow now, in this process, with its parameters and your overrides."""
-    from tcdb.prefect_env import configure_prefect
+    from tcdb.flows.prefect_env import configure_prefect
 
     configure_prefect()
     from tcdb.flows.deployments import run_now

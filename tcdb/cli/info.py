@@ -12,9 +12,10 @@ def info(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) 
     from sqlalchemy import func, select
 
     import tcdb.schema  # noqa: F401
-    from tcdb import __version__, migrate
-    from tcdb.db import get_engine, mask_url
+    from tcdb import __version__
     from tcdb.schema.base import metadata
+    from tcdb.storage import migrate
+    from tcdb.storage.db import get_engine, mask_url
 
     engine = get_engine()  # its first connection refuses a database not at the head revision
     counts: dict[str, int] = {}

@@ -1,6 +1,6 @@
 """Ctrl-C: one line saying what stays in the database.
 
-Every write is a transaction (`tcdb.db.session_scope`; an ingest is one), rolled back when
+Every write is a transaction (`tcdb.storage.db.session_scope`; an ingest is one), rolled back when
 interrupted; commands of several steps (`demo`, flows) keep the steps they committed before.
 Which is which is counted here, by SQLAlchemy engine events registered only when a command
 runs (sqlalchemy is too slow to import for `--help`).

@@ -35,7 +35,7 @@ def import_(
     nDCG@10, map → AP); other names are kept as written. Values of ir_measures measures must
     lie in [0, 1].
     """
-    from tcdb.literature import import_literature
+    from tcdb.literature.reported import import_literature
 
     result = import_literature(file, collection, replace=replace)
     if json_output:
@@ -54,7 +54,7 @@ def list_(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List the reported results of a collection by year."""
-    from tcdb.literature import literature_frame
+    from tcdb.literature.reported import literature_frame
 
     frame = literature_frame(collection, metric)
     if json_output:
@@ -94,7 +94,7 @@ def report(
     below 3 figures. Gain: (value − reference) / reference × 100. Metric usage counts the
     publications that report each metric, over every metric of the collection.
     """
-    from tcdb.literature import literature_report
+    from tcdb.literature.reported import literature_report
 
     result = literature_report(collection, metric, reference_value=reference_value,
                                reference_name=reference_name, reference_run=reference_run,

@@ -230,7 +230,7 @@ def import_judgments(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Add a batch of judgments to the pool's pooled qrels set (all or nothing)."""
-    from tcdb.judgments import import_judgments as run_import
+    from tcdb.judging.pooled import import_judgments as run_import
 
     report = run_import(name, file, fmt=fmt, assessor=assessor, expand=expand,
                         expanded_name=expanded_name, prefer=prefer,
@@ -259,7 +259,7 @@ def expand(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Write base ∪ the pool's judgments (all batches so far) as an expanded qrels set."""
-    from tcdb.judgments import expand_pool
+    from tcdb.judging.pooled import expand_pool
 
     report = expand_pool(name, base, expanded_name, prefer, collection=collection,
                          snapshot=snapshot)

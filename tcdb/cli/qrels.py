@@ -42,7 +42,7 @@ def import_(
 
     Judgments may name any document of the collection, also one this snapshot lacks.
     """
-    from tcdb.qrels import import_qrels
+    from tcdb.judging.qrels import import_qrels
 
     report = import_qrels(collection, snapshot, name, file, kind, description,
                           allow_unknown_docs=allow_unknown_docs, designate=designate,
@@ -67,7 +67,7 @@ def export(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Write a qrels set back out, e.g. to release an expanded or derived set."""
-    from tcdb.qrels import export_qrels
+    from tcdb.judging.qrels import export_qrels
 
     report = export_qrels(collection, snapshot, name, out, fmt)
     if json_output:
@@ -85,7 +85,7 @@ def list_(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List qrels sets with kind, parents, provenance and size."""
-    from tcdb.qrels import list_qrels
+    from tcdb.judging.qrels import list_qrels
 
     rows = list_qrels(collection, snapshot)
     if json_output:

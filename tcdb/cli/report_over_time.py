@@ -90,7 +90,7 @@ def ranking_agreement(
 ) -> None:
     """Kendall's τ Union and rank-biased overlap between the system's rankings of each core
     topic in A and B, documents matched by the collection's identity (e.g. URL)."""
-    from tcdb.reports.agreement import ranking_agreement_report
+    from tcdb.reports.ranking_agreement import ranking_agreement_report
 
     report = ranking_agreement_report(collection, system, _split(snapshots), depth, rbo_p,
                                       topics=topics)

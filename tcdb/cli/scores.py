@@ -51,7 +51,7 @@ def table(
 ) -> None:
     """Scores of a snapshot's runs; missing ones are computed and stored first."""
     from tcdb.errors import OptionError
-    from tcdb.scores import score_table
+    from tcdb.scoring.scores import score_table
 
     if json_output and csv_output:
         raise OptionError("--json/--csv", "choose one of --json and --csv")
@@ -118,7 +118,7 @@ def import_(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Store published per-topic scores for a run whose file is gone."""
-    from tcdb.scores import import_scores
+    from tcdb.scoring.scores import import_scores
 
     report = import_scores(collection, snapshot, qrels, run, file, system, replace=replace)
     if json_output:

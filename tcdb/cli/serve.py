@@ -33,7 +33,7 @@ def serve(
     json_output: bool = typer.Option(False, "--json", help="Report the deployments as JSON."),
 ) -> None:
     """Serve the scheduled flows (nightly ingestion, hourly run imports and evaluation)."""
-    from tcdb.prefect_env import api_url, configure_prefect
+    from tcdb.flows.prefect_env import api_url, configure_prefect
 
     home = configure_prefect()
     previous = signal.signal(signal.SIGTERM, _stop)

@@ -97,7 +97,7 @@ def list_(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List snapshots with their status and counts."""
-    from tcdb.catalog import list_snapshots
+    from tcdb.catalog.collections import list_snapshots
 
     rows = list_snapshots(collection)
     if json_output:

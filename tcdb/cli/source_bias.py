@@ -146,7 +146,7 @@ def qrels_by_source(
     gets its original's (Cocktail's rule; counted in the set's provenance) — and PREFIX-mixed
     both. Running it again with the same judgments is a no-op.
     """
-    from tcdb.source_qrels import qrels_by_source as derive
+    from tcdb.judging.by_source import qrels_by_source as derive
 
     rows = derive(collection, snapshot, qrels, prefix, human, llm, copy_twins=not no_twins)
     if json_output:

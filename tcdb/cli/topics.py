@@ -38,8 +38,8 @@ def create(
     extra: list[str] | None = typer.Argument(None, hidden=True),
 ) -> None:
     """Create a topic set from a file of topic ids or as the core topics of snapshots."""
+    from tcdb.catalog.topic_sets import create_topic_set
     from tcdb.errors import OptionError
-    from tcdb.topic_sets import create_topic_set
 
     core = list(core) if core else None
     if extra:
@@ -62,7 +62,7 @@ def list_(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List topic sets with their sizes, the model each was derived for, and how."""
-    from tcdb.topic_sets import list_topic_sets
+    from tcdb.catalog.topic_sets import list_topic_sets
 
     rows = list_topic_sets(collection)
     if json_output:
@@ -87,7 +87,7 @@ def import_(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """One topic set per model of a contamination file: the topics it has likely NOT seen."""
-    from tcdb.contamination import import_contamination
+    from tcdb.catalog.contamination import import_contamination
 
     result = import_contamination(collection, snapshot, file, threshold=threshold,
                                   prefix=prefix, replace=replace)

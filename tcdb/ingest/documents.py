@@ -1,6 +1,6 @@
 """Writing a snapshot's documents: memberships, document identities and versions, in batches.
 
-Reading and hashing run ahead in a process or a thread (`tcdb.readahead`) while this process
+Reading and hashing run ahead in a process or a thread (`tcdb.ingest.readahead`) while this process
 writes; every write goes through the bulk writer inside the snapshot's transaction.
 """
 
@@ -18,15 +18,15 @@ from sqlmodel import Session, col
 from tcdb.collections.records import DocumentRecord
 from tcdb.collections.source_labels import check_label
 from tcdb.collections.sources import SnapshotSource
-from tcdb.db import bulk_insert, is_integrity_error, is_postgres
 from tcdb.errors import InputError
+from tcdb.ingest.readahead import read_ahead
 from tcdb.ingest.report import IngestReport
 from tcdb.ingest.twins import check_twins
 from tcdb.ingest.versions import version_of
 from tcdb.progress import Progress
 from tcdb.queries import pairs_in, rows_in
-from tcdb.readahead import read_ahead
 from tcdb.schema import Collection, Content, DocIdentity, Document, Snapshot, SnapshotDocument
+from tcdb.storage.db import bulk_insert, is_integrity_error, is_postgres
 from tcdb.vocabulary import OnDuplicate
 
 BATCH = 5_000
@@ -49,7 +49,7 @@ class Batch:
 def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
                     with_text: bool) -> Iterator[Batch]:
     """Normalise and hash documents batch by batch: pure Python, no database and no ORM
-    object, since it may run in a reader process of its own (`tcdb.readahead`).
+    object, since it may run in a reader process of its own (`tcdb.ingest.readahead`).
 
     Documents repeated across batches are caught by the database's unique constraints
     (`_write_batch`), not by sets here: memory stays flat however large the snapshot.

@@ -6,7 +6,7 @@ or Ctrl-C leaves nothing, and the snapshot becomes visible (`complete`) only at 
 the same row counts in every table; whoever wants a record of failures keeps it where it runs
 (the CLI's exit code, the Prefect flow run). An empty source is bad input. The same source again
 changes nothing; a different source under the same label needs `replace=True`. Two processes
-ingesting one snapshot at once: the second is refused at once (`tcdb.locks`).
+ingesting one snapshot at once: the second is refused at once (`tcdb.storage.locks`).
 
 Documents keep their identity across snapshots by the collection's rule (id or URL); each
 version is a `content` row keyed by the xxh3-128 hash of its normalised text, so a document
@@ -23,18 +23,18 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from tcdb.catalog import get_collection
+from tcdb.catalog.collections import get_collection
 from tcdb.collections.sources import SnapshotSource
-from tcdb.db import bulk_insert, get_engine, session_scope
 from tcdb.errors import ConflictError, InputError
 from tcdb.ingest.documents import write_documents
 from tcdb.ingest.report import IngestReport
 from tcdb.ingest.topics import write_topics
-from tcdb.locks import ingest_lock_name, write_session
 from tcdb.queries import UNLABELLED, documents_per_source
 from tcdb.queries.churn import count_churn, drift_counts
 from tcdb.queries.snapshot_stats import live_token_totals
 from tcdb.schema import Collection, Snapshot, SnapshotDocument, SnapshotStatus
+from tcdb.storage.db import bulk_insert, get_engine, session_scope
+from tcdb.storage.locks import ingest_lock_name, write_session
 from tcdb.vocabulary import OnDuplicate, one_of
 
 
@@ -84,7 +84,7 @@ def ingest_snapshot(
         _compare_with_previous(session, coll, snap, report)
         top_ids = write_topics(session, coll, snap, topics, report)
         if qrels is not None:
-            from tcdb.qrels import store_qrels
+            from tcdb.judging.qrels import store_qrels
 
             stored = store_qrels(session, snap, qrels_name, "original", qrels,
                                  method="ingest", source=source.description, top_ids=top_ids)
@@ -188,7 +188,7 @@ def _drop_existing(session: Session, coll: Collection, label: str) -> None:
         Snapshot.collection_id == coll.pk, Snapshot.label == label)).first()
     if found is None:
         return
-    from tcdb.housekeeping import delete_snapshot
+    from tcdb.storage.housekeeping import delete_snapshot
 
     delete_snapshot(session, found.pk)
     session.flush()
@@ -209,7 +209,7 @@ def _renumber(session: Session, coll: Collection) -> None:
 def pending_snapshots(spec_path: Any) -> list[tuple[Any, str | None]]:
     """Declared snapshots of a spec that are not `complete`, each with why it cannot be read
     yet (None when its source is available)."""
-    from tcdb.catalog import sync_spec
+    from tcdb.catalog.collections import sync_spec
 
     spec = sync_spec(spec_path)
     with session_scope() as session:

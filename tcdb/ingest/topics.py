@@ -11,11 +11,11 @@ from sqlmodel import Session, col
 
 from tcdb.collections.records import TopicRecord
 from tcdb.collections.topics import normalise_query
-from tcdb.db import bulk_insert
 from tcdb.errors import InputError
 from tcdb.ingest.report import IngestReport
 from tcdb.queries import pairs_in
 from tcdb.schema import Collection, Snapshot, Topic, TopicIdentity
+from tcdb.storage.db import bulk_insert
 
 
 def write_topics(session: Session, coll: Collection, snap: Snapshot,

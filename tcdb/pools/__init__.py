@@ -23,7 +23,7 @@ strategy's judging order instead (`tcdb.pools.strategies`: depth, rrf, rbp, mtf,
 `budgeted`, `rankings`), keep that order, and grow in rounds (`rounds`); `simulation` and
 `simulate` try strategies on a complete qrels set before anyone judges.
 
-Judgments on a pool are imported by `tcdb.judgments`.
+Judgments on a pool are imported by `tcdb.judging.pooled`.
 """
 
 from tcdb.pools.build import build_pool

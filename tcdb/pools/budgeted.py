@@ -14,10 +14,10 @@ from collections.abc import Mapping
 import pandas as pd
 from sqlalchemy import Connection
 
-from tcdb.db import bulk_insert
 from tcdb.pools.rankings import Rankings
 from tcdb.pools.sql import ENTRY_COLUMNS
 from tcdb.pools.strategies import Strategy, TopicRanking, cut
+from tcdb.storage.db import bulk_insert
 
 Grades = Mapping[str, Mapping[str, int]]  # topic → document → grade (external ids)
 

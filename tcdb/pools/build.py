@@ -10,16 +10,16 @@ from typing import Any
 from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
-from tcdb.catalog import get_snapshot
-from tcdb.db import bulk_insert, is_postgres, session_scope
+from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import ConflictError, OptionError
+from tcdb.judging.qrels import get_qrels_set
 from tcdb.pools.inspect import find_pool, pool_run_ids, size_stats, topic_sizes
 from tcdb.pools.results import PoolBuildReport
 from tcdb.pools.sql import create_bounds, drop_bounds, pool_sql, ranked_sql, runs_list
 from tcdb.pools.strategies import Strategy, describe, make_strategy
-from tcdb.qrels import get_qrels_set
 from tcdb.runs import get_runs
 from tcdb.schema import Pool, PoolEntry, QrelsSet, Run, Snapshot
+from tcdb.storage.db import bulk_insert, is_postgres, session_scope
 from tcdb.vocabulary import TieOrder, one_of
 
 
@@ -185,10 +185,10 @@ def _build_budgeted(session: Session, pool: Pool, strategy: Strategy, budget: in
                     depth: int | None, batch: int | None = None) -> None:
     """Write a budgeted pool's entries (the first `batch` of them when given: round 1) and
     record its strategy (`tcdb.pools.budgeted`)."""
-    from tcdb.evaluation import qrels_dict
     from tcdb.pools.budgeted import strategy_orders, write_entries
     from tcdb.pools.rankings import load_rankings
     from tcdb.queries.qrels import qrels_frame
+    from tcdb.scoring.evaluate import qrels_dict
 
     conn = session.connection()
     rankings = load_rankings(conn, pool.snapshot_id, [r.pk for r in chosen], pool.tie_order,

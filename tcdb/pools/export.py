@@ -10,13 +10,13 @@ from typing import Any
 
 from sqlalchemy import text
 
-from tcdb.db import session_scope
 from tcdb.errors import NotFoundError, OptionError
 from tcdb.pools.inspect import get_pool
 from tcdb.pools.results import PoolExportReport
 from tcdb.schema import Pool, PoolStatus, Snapshot
 from tcdb.schema.base import utcnow
 from tcdb.sorting import natural_key
+from tcdb.storage.db import session_scope
 from tcdb.vocabulary import PoolExportFormat, PoolExportOrder, one_of
 
 

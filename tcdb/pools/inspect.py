@@ -6,7 +6,6 @@ from __future__ import annotations
 from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
-from tcdb.db import is_postgres, session_scope
 from tcdb.errors import NotFoundError, OptionError
 from tcdb.pools.results import (
     PoolDetail,
@@ -19,6 +18,7 @@ from tcdb.pools.sql import bounds_with, ranked_sql, runs_list
 from tcdb.schema import Collection, Pool, PoolEntry, PoolRun, QrelsSet, Run, Snapshot
 from tcdb.schema.base import stored_id
 from tcdb.sorting import natural_key
+from tcdb.storage.db import is_postgres, session_scope
 
 
 def find_pool(session: Session, name: str, snapshot_id: int) -> Pool | None:
@@ -89,7 +89,7 @@ def list_pools(collection: str | None = None) -> list[PoolSummary]:
                  .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
                  .order_by(col(Collection.name), col(Snapshot.ordinal), col(Pool.name)))
         if collection is not None:
-            from tcdb.catalog import get_collection
+            from tcdb.catalog.collections import get_collection
 
             query = query.where(col(Collection.id) == get_collection(session, collection).id)
         return [_pool_row(session, pool) for pool in session.execute(query).scalars().all()]

@@ -44,7 +44,7 @@ def relevant_only(measure: str) -> bool:
     may break ties otherwise, so its runs stay whole and keep their names."""
     import ir_measures
 
-    from tcdb.measures import provider_of
+    from tcdb.scoring.measures import provider_of
 
     parsed = ir_measures.parse_measure(measure)
     return (parsed.NAME in RELEVANT_ONLY and (parsed.NAME != "P" or "cutoff" in parsed.params)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import Connection, text
 
-from tcdb.db import int_rows, is_postgres
 from tcdb.pools.sql import bounds_with, ranked_sql, runs_list
 from tcdb.pools.strategies import RunRanking, TopicRanking
 from tcdb.sorting import natural_key
+from tcdb.storage.db import int_rows, is_postgres
 
 ALL = 1_000_000_000  # "no depth": every entry of every run (and + 1 stays an integer)
 

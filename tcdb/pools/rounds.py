@@ -16,15 +16,15 @@ from typing import Any
 from sqlalchemy import text
 
 from tcdb.errors import ConflictError, OptionError
-from tcdb.locks import write_session
 from tcdb.pools.inspect import get_pool, topic_sizes
+from tcdb.storage.locks import write_session
 
 
 def _grades(conn: Any, qrels_id: int | None) -> dict[str, dict[str, int]]:
     if qrels_id is None:
         return {}
-    from tcdb.evaluation import qrels_dict
     from tcdb.queries.qrels import qrels_frame
+    from tcdb.scoring.evaluate import qrels_dict
 
     return qrels_dict(qrels_frame(conn, qrels_id))
 

@@ -7,11 +7,11 @@ import time
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from tcdb.catalog import get_snapshot
-from tcdb.db import session_scope
+from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import OptionError
 from tcdb.pools.simulation import SimulationRow, simulate_strategies
 from tcdb.pools.strategies import make_strategy, strategy_names
+from tcdb.storage.db import session_scope
 from tcdb.vocabulary import TieOrder, one_of
 
 
@@ -68,13 +68,13 @@ def simulate_pool(
     its `group_name` (a run without one is a group of its own). `depth` limits how deep the
     strategies read each run (default: whole runs).
     """
-    from tcdb.evaluation import qrels_dict
-    from tcdb.measures import parse_measures
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.pools.rankings import load_rankings
-    from tcdb.qrels import get_qrels_set
     from tcdb.queries.qrels import qrels_frame
     from tcdb.queries.runs import read_runs
     from tcdb.runs import get_runs
+    from tcdb.scoring.evaluate import qrels_dict
+    from tcdb.scoring.measures import parse_measures
 
     started = time.perf_counter()
     chosen_budgets = parse_budgets(budgets)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
-from tcdb.db import is_postgres
+from tcdb.storage.db import is_postgres
 
 BOUNDS = "tcdb_pool_bounds"
 

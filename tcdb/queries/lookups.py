@@ -10,9 +10,9 @@ from sqlalchemy import Connection, any_, bindparam, select
 from sqlalchemy.types import UserDefinedType
 from sqlmodel import Session, col
 
-from tcdb.db import connection_of
 from tcdb.schema import Document, Snapshot, SnapshotDocument, SnapshotTopic
 from tcdb.schema.base import stored_id
+from tcdb.storage.db import connection_of
 
 
 def document_ids(bind: Connection | Session, snapshot_id: int) -> dict[str, int]:

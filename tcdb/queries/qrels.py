@@ -10,7 +10,6 @@ from sqlalchemy import Connection, case, func, select
 from sqlmodel import Session, col
 
 from tcdb.collections.records import QrelRecord
-from tcdb.db import connection_of, int_rows
 from tcdb.schema import (
     Document,
     Judgment,
@@ -19,6 +18,7 @@ from tcdb.schema import (
     SnapshotTopic,
     UnresolvedJudgment,
 )
+from tcdb.storage.db import connection_of, int_rows
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from sqlalchemy import Connection, text
 from sqlmodel import Session, col, select
 
-from tcdb.catalog import get_collection, get_snapshot
+from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.errors import ConflictError, NotFoundError
 from tcdb.schema import Run, System
 

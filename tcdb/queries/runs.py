@@ -10,7 +10,6 @@ import numpy as np
 from sqlalchemy import Connection, and_, func, select
 from sqlmodel import Session, col
 
-from tcdb.db import connection_of, int_rows, is_postgres
 from tcdb.errors import DatabaseError
 from tcdb.schema import (
     Collection,
@@ -23,6 +22,7 @@ from tcdb.schema import (
     System,
     UnresolvedRunEntry,
 )
+from tcdb.storage.db import connection_of, int_rows, is_postgres
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,7 +86,7 @@ def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     Entries come in batches of runs, one Core query (or COPY on PostgreSQL) per batch, ordered by
     run and topic; unresolved entries (documents the snapshot lacks) are merged in. With
     `depth`, only each topic's top `depth` in trec_eval's order (`eval_rank`, both kinds of
-    entries counted): what a measure with that cutoff sees (`tcdb.measures.ranking_depth`).
+    entries counted): what a measure with that cutoff sees (`tcdb.scoring.measures.ranking_depth`).
     """
     if not run_ids:
         return

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from sqlalchemy import Connection, select
 from sqlmodel import Session, col
 
-from tcdb.db import connection_of, int_rows
 from tcdb.schema import Evaluation, Measure, Score
 from tcdb.schema.base import stored_id
+from tcdb.storage.db import connection_of, int_rows
 
 # (run id, measure id) → {topic id: value}: stored per-topic scores, or scores made in memory
 ScoreMap = dict[tuple[int, int], dict[int, float]]

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from sqlalchemy import Connection, select
 from sqlmodel import Session, col
 
-from tcdb.catalog import get_collection, get_snapshot
-from tcdb.db import connection_of
+from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.errors import NotFoundError, OptionError
 from tcdb.schema import SnapshotTopic, Topic, TopicSet, TopicSetMember
+from tcdb.storage.db import connection_of
 
 
 def snapshot_topics(bind: Connection | Session, snapshot_id: int) -> dict[int, tuple[str, str]]:

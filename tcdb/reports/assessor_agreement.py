@@ -2,7 +2,7 @@
 another qrels set) agree on a pool's documents, and would they rank the systems alike?
 
 Cohen's κ — binary (relevant or not) and graded with weights — and the confusion matrix over
-the pool's documents both sets judged (`tcdb.analysis.assessors`); then Kendall's τ-b and τ_AP
+the pool's documents both sets judged (`tcdb.analysis.kappa`); then Kendall's τ-b and τ_AP
 between the system rankings under each set as a whole (`tcdb.analysis.rank_correlation`), scores
 from ir_measures. `topics` (a topic set) keeps only its topics, for κ and for τ. Reads only.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tcdb.db import session_scope
 from tcdb.errors import OptionError
+from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -53,18 +53,18 @@ def assessor_agreement_report(
     import pandas as pd
     from sqlalchemy import text
 
-    from tcdb.analysis.assessors import WEIGHTS, cohen_kappa, confusion_matrix, grade_labels
+    from tcdb.analysis.kappa import WEIGHTS, cohen_kappa, confusion_matrix, grade_labels
     from tcdb.analysis.rank_correlation import tau_ap, tau_b
-    from tcdb.evaluation import qrels_dict
-    from tcdb.measures import parse_measures
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.pools.inspect import get_pool
     from tcdb.pools.simulation import mean_scores
-    from tcdb.qrels import get_qrels_set
     from tcdb.queries import snapshot_topics, topic_set_topic_ids
     from tcdb.queries.qrels import qrels_frame
     from tcdb.queries.runs import read_runs
     from tcdb.runs import get_runs
     from tcdb.schema import QrelsSet, Snapshot
+    from tcdb.scoring.evaluate import qrels_dict
+    from tcdb.scoring.measures import parse_measures
 
     if weights not in WEIGHTS:
         raise OptionError("--weights", f"{weights!r} is not one of {', '.join(WEIGHTS)}")

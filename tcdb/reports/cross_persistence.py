@@ -2,9 +2,9 @@
 
 `tcdb report persistence --cross-snapshot`: each system's run of the first snapshot stands in
 for its runs of the later ones, scored on their qrels with documents and topics mapped by
-identity (`tcdb.cross_snapshot.evaluate_from`, stored under their own key and computed once).
-Nothing about the system changed, so ARP, RΔ, ER and ΔRI then show what the collection's change
-alone does to it — "would last year's system still score this today?" — beside the usual
+identity (`tcdb.scoring.cross_snapshot.evaluate_from`, stored under their own key and computed
+once). Nothing about the system changed, so ARP, RΔ, ER and ΔRI then show what the collection's
+change alone does to it — "would last year's system still score this today?" — beside the usual
 report, where each snapshot's own run is used.
 
 Builds the same `PersistenceScores` as `load_persistence_scores`; a system needs exactly one run
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tcdb.db import session_scope
 from tcdb.reports.persistence import (
     NO_SCORES,
     SEVERAL_RUNS,
@@ -26,6 +25,7 @@ from tcdb.reports.persistence import (
     choose_systems,
     resolve_qrels,
 )
+from tcdb.storage.db import session_scope
 
 
 def cross_snapshot_scores(
@@ -44,11 +44,8 @@ def cross_snapshot_scores(
     from sqlalchemy import select
     from sqlmodel import col
 
-    from tcdb.catalog import get_collection, get_snapshot
-    from tcdb.cross_snapshot import evaluate_from
-    from tcdb.evaluation import evaluate
-    from tcdb.measures import parse_measures
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_collection, get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import (
         evaluations,
         measure_ids,
@@ -58,6 +55,9 @@ def cross_snapshot_scores(
     )
     from tcdb.runs.systems import system_labels
     from tcdb.schema import Run, System
+    from tcdb.scoring.cross_snapshot import evaluate_from
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.scoring.measures import parse_measures
 
     labels = _check_snapshots(snapshots)
     first = labels[0]

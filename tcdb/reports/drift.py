@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tcdb.catalog import get_snapshot
-from tcdb.db import session_scope
+from tcdb.catalog.collections import get_snapshot
 from tcdb.queries import qrels_summary, topic_drift
 from tcdb.queries.churn import churn_rows, drift_by_source, drift_counts
 from tcdb.reports.results import SnapshotDiff
+from tcdb.storage.db import session_scope
 
 
 def snapshot_diff(collection: str, a: str, b: str) -> SnapshotDiff:

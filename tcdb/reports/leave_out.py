@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from tcdb.db import session_scope
 from tcdb.errors import ConflictError, InputError, OptionError
 from tcdb.reports.results import LeaveOutGroup, LeaveOutReport
 from tcdb.schema import QrelsKind, QrelsSet, Run, Snapshot
+from tcdb.storage.db import session_scope
 from tcdb.vocabulary import Grouping, one_of
 
 if TYPE_CHECKING:
@@ -71,10 +71,8 @@ def leave_out_report(
     scores under A are evaluated first (stored, as every report does).
     """
     from tcdb.analysis.reusability import uniques_leave_out
-    from tcdb.catalog import get_snapshot
-    from tcdb.evaluation import evaluate, qrels_dict, score_runs
-    from tcdb.measures import parse_measures
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import (
         document_names,
         evaluations,
@@ -85,6 +83,8 @@ def leave_out_report(
     )
     from tcdb.reports.common import select_topics
     from tcdb.runs import get_runs
+    from tcdb.scoring.evaluate import evaluate, qrels_dict, score_runs
+    from tcdb.scoring.measures import parse_measures
 
     started = time.perf_counter()
     if depth < 1:
@@ -223,7 +223,7 @@ def _store_derived(session: Session, snap: Snapshot, parent: QrelsSet, name: str
     is taken): refused, because qrels sets are immutable.
     """
     from tcdb.collections.records import QrelRecord
-    from tcdb.qrels import store_qrels
+    from tcdb.judging.qrels import store_qrels
     from tcdb.queries import qrels_frame
 
     rows = set(zip(judgments["topic"].tolist(), judgments["doc"].tolist(),

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from tcdb.db import session_scope
 from tcdb.errors import ConflictError, NotFoundError, OptionError
 from tcdb.reports.results import PersistenceReport
+from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -136,8 +136,8 @@ def _topic_lists(session: Session, collection: str, judged: dict[str, dict[int, 
                  selection: str) -> dict[str, list[int]]:
     """Each snapshot's topic ids under the selection (all / core / a topic set name).
 
-    `core`: topics present in every snapshot (`tcdb.topic_sets.core_topic_ids`) and judged in
-    each one's qrels set, so every snapshot averages over the same topics.
+    `core`: topics present in every snapshot (`tcdb.catalog.topic_sets.core_topic_ids`) and judged
+    in each one's qrels set, so every snapshot averages over the same topics.
     """
     from tcdb.queries import core_topic_ids, topic_set_topic_ids
 
@@ -177,14 +177,14 @@ def load_persistence_scores(
     """
     import pandas as pd
 
-    from tcdb.catalog import get_collection, get_snapshot
-    from tcdb.evaluation import evaluate
-    from tcdb.measures import parse_measures
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_collection, get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import evaluations, measure_ids, qrels_topics, score_rows, snapshot_topics
     from tcdb.runs.systems import system_labels
     from tcdb.schema import Run, System
     from tcdb.schema.base import stored_id
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.scoring.measures import parse_measures
 
     labels = _check_snapshots(snapshots)
     names = parse_measures(measures)

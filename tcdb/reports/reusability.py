@@ -5,7 +5,7 @@ the expanded set after a new pool), compare the rankings (τ, τ-b, τ_AP, per-t
 per run how many of its top-K documents A never judged and B found relevant. The figures come
 from `tcdb.analysis.reusability`; this module only loads what it needs with Core SQL:
 
-* per-topic scores stored by `tcdb.evaluation` (missing ones are computed first);
+* per-topic scores stored by `tcdb.scoring.evaluate` (missing ones are computed first);
 * the top-K entries of every run in one query, in trec_eval's order (the stored `eval_rank`:
   an index range scan per run and topic);
 * both qrels sets' judgments.
@@ -21,12 +21,12 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from tcdb.db import session_scope
 from tcdb.errors import InputError, OptionError
 from tcdb.queries import load_judgments, load_top_k, stored_scores
 from tcdb.reports.common import per_topic_frame, select_topics
 from tcdb.reports.results import ReusabilityReport
 from tcdb.schema import Run
+from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     pass
@@ -62,12 +62,12 @@ def reusability_report(
     """
     from tcdb.analysis.reusability import reusability_report as analyse
     from tcdb.analysis.reusability import unjudged_and_new_relevant
-    from tcdb.catalog import get_snapshot
-    from tcdb.evaluation import evaluate
-    from tcdb.measures import parse_measures
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import evaluations, measure_ids
     from tcdb.runs import get_runs
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.scoring.measures import parse_measures
 
     started = time.perf_counter()
     if depth < 1:

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlmodel import col
 
-from tcdb.db import session_scope
 from tcdb.errors import InputError, NotFoundError, OptionError
 from tcdb.sorting import natural_key
+from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,10 +60,8 @@ def load_run_scores(
     """
     import pandas as pd
 
-    from tcdb.catalog import get_snapshot
-    from tcdb.evaluation import evaluate
-    from tcdb.measures import parse_measures
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import (
         evaluations,
         measure_ids,
@@ -75,6 +73,8 @@ def load_run_scores(
     )
     from tcdb.runs import get_runs
     from tcdb.schema import System
+    from tcdb.scoring.evaluate import evaluate
+    from tcdb.scoring.measures import parse_measures
 
     tags = None if runs is None else list(dict.fromkeys(runs))
     name = parse_measures([measure])[0]

@@ -27,9 +27,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import col
 
-from tcdb.db import session_scope
 from tcdb.errors import OptionError
 from tcdb.sorting import natural_key
+from tcdb.storage.db import session_scope
 
 
 def snapshot_stats(collection: str, labels: Sequence[str] | None = None, short: int = 10,
@@ -40,7 +40,7 @@ def snapshot_stats(collection: str, labels: Sequence[str] | None = None, short: 
     Token lengths aggregate the counts the ingest stored with each version (`content.n_tokens`,
     texts kept or not; older versions are counted from their text); `tokens=False` leaves them
     out (None), `runs=False` the runs' rankings (every entry of every run is counted)."""
-    from tcdb.catalog import get_collection, get_snapshot
+    from tcdb.catalog.collections import get_collection, get_snapshot
     from tcdb.queries import snapshot_topics
     from tcdb.queries.churn import churn_rows, drift_counts, length_counts
     from tcdb.queries.snapshot_stats import (

@@ -3,7 +3,7 @@
 Each run's ranking of the mixed corpus, unchanged, is scored with ir_measures three times: against
 the judgments of the human-written documents only, of the LLM-generated ones only (each rewrite
 carrying its original's judgment when it has none of its own), and of both (`mixed`: the run's
-effectiveness) — `tcdb.source_qrels`. Per run and measure: the two means over the same topics
+effectiveness) — `tcdb.judging.by_source`. Per run and measure: the two means over the same topics
 (every topic the mixed set judges, unanswered ones 0 as `trec_eval -c`), Relative Δ with a
 percentile bootstrap CI over topics, the per-topic Δ and paired tests (`tcdb.analysis.source_bias`).
 Across runs: the averages, and Pearson's r between effectiveness and Relative Δ (Cocktail Fig. 1).
@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from tcdb.db import session_scope
 from tcdb.errors import OptionError
-from tcdb.source_qrels import HUMAN, LLM, MIXED
+from tcdb.judging.by_source import HUMAN, LLM, MIXED
+from tcdb.storage.db import session_scope
 
 Scores = dict[tuple[int, str, str], dict[int, float]]  # (run, source, measure) → topic → value
 
@@ -54,13 +54,13 @@ def source_bias_report(
     average: {n_runs, effectiveness, human, llm, relative_delta}, correlation: {r, p, n_runs},
     first_stage: [{run, first_stage, delta_first_stage, delta, change}]}}, seconds}`.
     """
-    from tcdb.catalog import get_snapshot
-    from tcdb.measures import parse_measures
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.by_source import derive_source_qrels, parent_name, store_source_qrels
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import documents_per_source
     from tcdb.reports.common import select_topics
     from tcdb.runs import get_runs
-    from tcdb.source_qrels import derive_source_qrels, parent_name, store_source_qrels
+    from tcdb.scoring.measures import parse_measures
 
     started = time.perf_counter()
     if bootstrap < 0:
@@ -107,9 +107,9 @@ def _score_in_memory(conn: Any, snapshot_id: int, run_ids: list[int], names: lis
     """Every run, read once, scored by ir_measures against each source's qrels."""
     import ir_measures
 
-    from tcdb.measures import ranking_depth
+    from tcdb.judging.by_source import as_ir_measures
     from tcdb.queries import document_names, read_runs
-    from tcdb.source_qrels import as_ir_measures
+    from tcdb.scoring.measures import ranking_depth
 
     docs = {int(d) for q in derived.values() for d in q.frame["doc"].tolist()}
     doc_names = document_names(conn, snapshot_id, docs)
@@ -135,10 +135,10 @@ def _score_in_memory(conn: Any, snapshot_id: int, run_ids: list[int], names: lis
 def _score_stored(collection: str, snapshot: str, run_list: list[Any], names: list[str],
                   stored_as: dict[str, str]) -> Scores:
     """Scores under the stored per-source sets: evaluated where missing, then read."""
-    from tcdb.catalog import get_snapshot
-    from tcdb.evaluation import evaluate
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import measure_ids, stored_scores
+    from tcdb.scoring.evaluate import evaluate
 
     tags = [r.tag for r in run_list]
     if tags:
@@ -257,7 +257,7 @@ def documents_by_source(collection: str) -> Any:
     import pandas as pd
     from sqlmodel import select
 
-    from tcdb.catalog import get_collection
+    from tcdb.catalog.collections import get_collection
     from tcdb.queries import documents_per_source
     from tcdb.schema import Snapshot, SnapshotStatus
 

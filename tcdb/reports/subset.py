@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tcdb.db import session_scope
 from tcdb.errors import OptionError
+from tcdb.storage.db import session_scope
 
 MAX_SAMPLES = 1_000_000
 
@@ -43,11 +43,11 @@ def subset_report(
     import numpy as np
 
     from tcdb.analysis.subset import subset_intervals
-    from tcdb.catalog import get_snapshot
-    from tcdb.measures import parse_measures
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.queries.topics import get_topic_set, topic_set_topic_ids
     from tcdb.reports.run_scores import load_run_scores
     from tcdb.runs import get_runs
+    from tcdb.scoring.measures import parse_measures
 
     if not 1 <= n_samples <= MAX_SAMPLES:
         raise OptionError("--samples", f"bootstrap samples must be 1…{MAX_SAMPLES:,}, got "

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tcdb.errors import ConflictError, NotFoundError
-from tcdb.reports.agreement import two_snapshots
 from tcdb.reports.persistence import SEVERAL_RUNS, QrelsChoice, load_persistence_scores
+from tcdb.reports.ranking_agreement import two_snapshots
 from tcdb.sorting import natural_key
 
 
@@ -36,8 +36,8 @@ def topic_deltas_report(collection: str, system: str, snapshots: Sequence[str],
     (and the pivot's), largest gain first."""
     from tcdb.analysis import json_float
     from tcdb.analysis.means import DECIMALS, exact_mean
+    from tcdb.catalog.topic_sets import topic_set_members
     from tcdb.errors import OptionError
-    from tcdb.topic_sets import topic_set_members
 
     a, b = two_snapshots(snapshots)
     members = topic_set_members(collection, topics) if topics is not None else None

@@ -16,14 +16,14 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlmodel import Session, col
 
-from tcdb.catalog import get_snapshot
-from tcdb.db import session_scope
+from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import OptionError
-from tcdb.housekeeping import delete_run
 from tcdb.runs.listing import get_runs
 from tcdb.runs.metadata import RunMetadata, read_run_metadata
 from tcdb.runs.systems import get_system
 from tcdb.schema import Pool, PoolRun, Run, RunEntry, RunType, Score, System
+from tcdb.storage.db import session_scope
+from tcdb.storage.housekeeping import delete_run
 
 # What a new run is when nothing says otherwise.
 NEW_RUN = RunMetadata(run_type=RunType.automatic, contributed=False)

@@ -13,11 +13,11 @@ from typing import Any
 
 from sqlalchemy import text
 
-from tcdb.catalog import get_snapshot
-from tcdb.db import session_scope
+from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import NotFoundError
 from tcdb.runs.listing import get_runs
 from tcdb.sorting import natural_key
+from tcdb.storage.db import session_scope
 
 
 def export_run(collection: str, snapshot: str, tag: str, out: Path | str) -> dict[str, Any]:

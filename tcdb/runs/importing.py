@@ -1,7 +1,7 @@
 """Run import: TREC run files → `run` + `run_entry`, validated, atomic and idempotent.
 
 A run is identified by its tag within a snapshot and by the checksum of its file: the same file
-again is a no-op (also from two processes at once: `tcdb.locks` makes the second wait), a
+again is a no-op (also from two processes at once: `tcdb.storage.locks` makes the second wait), a
 different file under the same tag is refused unless `replace`, which keeps the run's id (and its
 place in pools) but drops its old entries and scores. Topics and documents
 are resolved to ids with pandas indexes built once per call; entries go through
@@ -20,20 +20,20 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session, select
 
-from tcdb.catalog import get_snapshot
-from tcdb.db import bulk_insert, bulk_insert_columns
+from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
-from tcdb.housekeeping import clear_run
-from tcdb.locks import write_session
+from tcdb.ingest.readahead import read_ahead
 from tcdb.progress import Progress
 from tcdb.queries import document_ids, document_ids_of, topic_ids
-from tcdb.readahead import read_ahead
 from tcdb.runs.editing import NEW_RUN, apply_metadata, metadata_columns
 from tcdb.runs.id_index import IdIndex
 from tcdb.runs.metadata import RunMetadata, read_run_metadata, run_metadata
 from tcdb.runs.systems import get_system, system_name
 from tcdb.runs.trec_eval_order import trec_eval_order
 from tcdb.schema import Run, RunCategory, RunType
+from tcdb.storage.db import bulk_insert, bulk_insert_columns
+from tcdb.storage.housekeeping import clear_run
+from tcdb.storage.locks import write_session
 
 if TYPE_CHECKING:
     from tcdb.collections.runs import RunFile

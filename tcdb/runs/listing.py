@@ -8,11 +8,11 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from tcdb.catalog import get_collection, get_snapshot
-from tcdb.db import session_scope
+from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.errors import NotFoundError, OptionError
 from tcdb.queries import run_rows
 from tcdb.schema import Run, Snapshot
+from tcdb.storage.db import session_scope
 
 
 def get_runs(session: Session, snapshot: Snapshot, tags: Sequence[str] | None = None) -> list[Run]:

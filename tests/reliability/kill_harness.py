@@ -77,14 +77,14 @@ class SqliteBackend(Backend):
         self.folder = folder
 
     def new(self) -> str:
-        from tcdb import migrate
+        from tcdb.storage import migrate
 
         url = f"sqlite:///{self.folder / f'{uuid.uuid4().hex[:10]}.sqlite'}"
         migrate.upgrade(url)
         return url
 
     def save(self, url: str) -> str:
-        from tcdb.db import dispose_engine
+        from tcdb.storage.db import dispose_engine
 
         engine = create_engine(url)
         with engine.connect() as conn:
@@ -99,7 +99,7 @@ class SqliteBackend(Backend):
         return f"sqlite:///{copy}"
 
     def drop(self, url: str) -> None:
-        from tcdb.db import dispose_engine
+        from tcdb.storage.db import dispose_engine
 
         dispose_engine(url)
         path = Path(str(make_url(url).database))
@@ -143,14 +143,14 @@ class PostgresBackend(Backend):
         return self._url(name)
 
     def new(self) -> str:
-        from tcdb import migrate
+        from tcdb.storage import migrate
 
         url = self._create()
         migrate.upgrade(url)
         return url
 
     def save(self, url: str) -> str:
-        from tcdb.db import dispose_engine
+        from tcdb.storage.db import dispose_engine
 
         dispose_engine(url)  # a template must have no connections
         return str(make_url(url).database)
@@ -159,7 +159,7 @@ class PostgresBackend(Backend):
         return self._create(saved)
 
     def drop(self, url: str) -> None:
-        from tcdb.db import dispose_engine
+        from tcdb.storage.db import dispose_engine
 
         dispose_engine(url)
         name = str(make_url(url).database)
@@ -257,8 +257,8 @@ def run(args: list[str], url: str, env: dict[str, str],
 
 def row_counts(url: str) -> dict[str, int]:
     """Rows per table, counted by the database."""
-    from tcdb.db import get_engine
     from tcdb.schema import metadata
+    from tcdb.storage.db import get_engine
 
     with get_engine(url).connect() as conn:
         return {table.name: int(conn.execute(text(f'SELECT COUNT(*) FROM "{table.name}"'))
@@ -270,9 +270,9 @@ def comparable_state(url: str) -> dict[str, tuple[int, int]]:
 
     Hashes are Python's, so states compare within one test process only.
     """
-    from tcdb.consistency import IMPLIED_REFERENCES
-    from tcdb.db import get_engine
     from tcdb.schema import metadata
+    from tcdb.storage.consistency import IMPLIED_REFERENCES
+    from tcdb.storage.db import get_engine
 
     state: dict[str, tuple[int, int]] = {}
     with get_engine(url).connect() as conn:

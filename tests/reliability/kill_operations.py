@@ -67,7 +67,7 @@ def _write_runs(folder: Path) -> list[Path]:
 
 
 def _write_irds(home: Path) -> Path:
-    from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
     from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 
     docs = (DocumentRecord(str(i + 1), f"page {i} about topic {i % 50} words {i * 7}",
@@ -89,7 +89,7 @@ def write_inputs(folder: Path) -> Inputs:
 @contextmanager
 def default_database(url: str) -> Iterator[None]:
     """Make `url` the database of in-process tcdb calls for a while."""
-    from tcdb.db import dispose_engine
+    from tcdb.storage.db import dispose_engine
 
     before = os.environ.get("TCDB_DATABASE_URL")
     os.environ["TCDB_DATABASE_URL"] = url
@@ -104,7 +104,7 @@ def default_database(url: str) -> Iterator[None]:
 
 
 def _collections(inputs: Inputs) -> None:
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
 
     add_collection("c", grade_min=0, grade_max=2)
     add_collection("web", "url", id_fallback=True, grade_min=0, grade_max=2)
@@ -158,7 +158,7 @@ def judged_file(inputs: Inputs, url: str) -> Path:
     backends: the pool is the same)."""
     from sqlalchemy import text
 
-    from tcdb.db import get_engine
+    from tcdb.storage.db import get_engine
 
     path = inputs.folder / "judged.txt"
     if path.exists():

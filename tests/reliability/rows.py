@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 def database_state(url: str) -> dict[str, tuple[int, str]]:
     """Table name → (rows, sha1 of the rows in a fixed order), for every table tcdb defines."""
-    from tcdb.db import get_engine
     from tcdb.schema import metadata
+    from tcdb.storage.db import get_engine
 
     state: dict[str, tuple[int, str]] = {}
     with get_engine(url).connect() as conn:

@@ -71,7 +71,7 @@ def sqlite_file(url: str) -> Path:
 @contextmanager
 def holding_named_lock(url: str, name: str) -> Iterator[None]:
     """Hold what a running ingest holds: the advisory lock, or the SQLite lock file."""
-    from tcdb.locks import file_lock, lock_key
+    from tcdb.storage.locks import file_lock, lock_key
 
     if url.startswith("sqlite"):
         with file_lock(sqlite_file(url), name, "held by the test"):
@@ -128,7 +128,7 @@ def collection(db: str) -> str:
 
 def test_a_second_ingest_of_the_same_snapshot_exits_at_once(collection: str,
                                                             tmp_path: Path) -> None:
-    from tcdb.locks import ingest_lock_name
+    from tcdb.storage.locks import ingest_lock_name
 
     before = database_state(collection)
     with holding_named_lock(collection, ingest_lock_name("c", "s1")):
@@ -301,7 +301,7 @@ def test_a_writer_kept_waiting_too_long_fails_in_one_line(
         command: list[str]) -> None:
     """SQLite: past the busy timeout (here 1 s instead of 30), one line, not a traceback —
     through a write transaction that took the lock first, or any other write."""
-    from tcdb import db, locks
+    from tcdb.storage import db, locks
 
     if not collection.startswith("sqlite"):
         pytest.skip("the busy timeout is SQLite's")

@@ -1,6 +1,6 @@
-"""`tcdb.consistency.check_database` and `tcdb db check`, on SQLite and PostgreSQL: a database
-filled through the public paths is consistent, and every corruption we can make by hand behind
-tcdb's back — a row deleted under the rows that refer to it, a count edited, a snapshot left
+"""`tcdb.storage.consistency.check_database` and `tcdb db check`, on SQLite and PostgreSQL: a
+database filled through the public paths is consistent, and every corruption we can make by hand
+behind tcdb's back — a row deleted under the rows that refer to it, a count edited, a snapshot left
 unfinished — is found, named by table and problem.
 
 Corruptions go through a plain connection: on SQLite without `PRAGMA foreign_keys` (as any
@@ -28,13 +28,13 @@ DOCS = {f"d{i}": f"document {i} on query words {i % 3}" for i in range(30)}
 def _fill(folder: Path) -> None:
     """Two snapshots of one collection, three runs, scores, a judged pool and its expansion,
     and a second collection: a row in every table the checks look at."""
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
-    from tcdb.evaluation import evaluate
     from tcdb.ingest import ingest_snapshot
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
     from tcdb.pools import build_pool
     from tcdb.runs import import_runs
+    from tcdb.scoring.evaluate import evaluate
 
     add_collection("c", grade_min=0, grade_max=2)
     add_collection("other")
@@ -190,7 +190,7 @@ CASES: list[tuple[str, list[str], set[tuple[str, str]]]] = [
 
 
 def test_a_database_filled_through_the_public_paths_is_consistent(database: str) -> None:
-    from tcdb.consistency import check_database
+    from tcdb.storage.consistency import check_database
 
     assert check_database(database) == []
 
@@ -198,7 +198,7 @@ def test_a_database_filled_through_the_public_paths_is_consistent(database: str)
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
 def test_a_corruption_is_found(database: str,
                                case: tuple[str, list[str], set[tuple[str, str]]]) -> None:
-    from tcdb.consistency import check_database
+    from tcdb.storage.consistency import check_database
 
     _, statements, expected = case
     corrupt(database, *statements)
@@ -212,7 +212,7 @@ def test_a_corruption_is_found(database: str,
 
 def test_a_declared_foreign_key_broken_on_sqlite_is_found(database: str) -> None:
     """SQLite enforces FOREIGN KEYs only where a connection asked for them."""
-    from tcdb.consistency import check_database
+    from tcdb.storage.consistency import check_database
 
     if not database.startswith("sqlite"):
         pytest.skip("PostgreSQL always enforces declared FOREIGN KEYs")

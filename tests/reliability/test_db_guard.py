@@ -14,9 +14,10 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tcdb import api, migrate
-from tcdb.db import dispose_engine
+from tcdb import api
 from tcdb.errors import DatabaseError
+from tcdb.storage import migrate
+from tcdb.storage.db import dispose_engine
 from tests.databases import BACKENDS, POSTGRES_URL
 
 # Every command that reads or writes tcdb's tables, with arguments that would pass parsing.

@@ -29,7 +29,7 @@ def _spec(folder: Path, docs: Path) -> Path:
 
 def test_an_empty_source_is_pending_with_its_reason_until_it_fills(
         db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
     from tcdb.collections.records import DocumentRecord
     from tcdb.ingest import pending_snapshots
 
@@ -51,11 +51,11 @@ def test_an_empty_source_is_pending_with_its_reason_until_it_fills(
 
 def test_a_failed_row_of_an_older_tcdb_is_replaced_by_the_next_ingest(db: str,
                                                                       tmp_path: Path) -> None:
-    from tcdb.catalog import add_collection, list_snapshots
+    from tcdb.catalog.collections import add_collection, list_snapshots
     from tcdb.collections.sources import LocalSource
-    from tcdb.db import session_scope
     from tcdb.ingest import ingest_snapshot
     from tcdb.schema import Snapshot, SnapshotStatus
+    from tcdb.storage.db import session_scope
 
     coll = add_collection("c")
     with session_scope() as session:

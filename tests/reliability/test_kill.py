@@ -6,7 +6,7 @@ Each operation first runs once undisturbed from its starting database; that run'
 and resulting database are the reference. Then each trial starts from a fresh copy of the same
 database, kills the command after a delay drawn by `random.Random(seed)` from [0, D], and checks:
 
-* `tcdb.consistency.check_database` finds nothing;
+* `tcdb.storage.consistency.check_database` finds nothing;
 * the row counts are the starting database's or the reference's: all of the result or none;
 * the same command again exits 0, and the database then equals the reference (row digests,
   surrogate ids by rank: see `kill_harness`).
@@ -100,7 +100,7 @@ def stages(inputs: Inputs, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 def test_a_killed_command_leaves_all_or_nothing_and_completes_when_run_again(
         operation: Operation, database: str, stages: dict[str, Stages], inputs: Inputs,
         record_property: pytest.RecordProperty) -> None:
-    from tcdb.consistency import check_database
+    from tcdb.storage.consistency import check_database
 
     stage = stages[database]
     backend = stage.backend

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from sqlalchemy import inspect, text
 
-from tcdb import migrate
-from tcdb.db import get_engine
-from tcdb.db_guard import unguarded
+from tcdb.storage import migrate
+from tcdb.storage.db import get_engine
+from tcdb.storage.guard import unguarded
 
 FIRST_REVISION = "0001"
 # (table, column) whose values must come back unchanged, summed
@@ -29,7 +29,7 @@ def _state(url: str) -> tuple[dict[str, int], dict[str, float]]:
 
 
 def test_the_demo_survives_down_to_the_first_revision_and_back(db: str, tmp_path: Path) -> None:
-    from tcdb.demo import run_demo
+    from tcdb.demo.run import run_demo
 
     run_demo(tmp_path / "data", seed=3, n_documents=1500, n_topics=30, depth=100)
     counts, sums = _state(db)

@@ -36,7 +36,7 @@ def demo_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A PostgreSQL database holding the (small) demo."""
     import os
 
-    from tcdb.demo import run_demo
+    from tcdb.demo.run import run_demo
 
     folder = tmp_path_factory.mktemp("readonly")
     for url in create_database("postgres", folder):

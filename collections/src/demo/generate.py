@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tcdb.collections.longeval_layout import longeval_web_layout
+from tcdb.collections.demo.longeval_files import longeval_web_layout
 from tcdb.progress import Progress
 
 from .churn import (

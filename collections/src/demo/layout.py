@@ -21,7 +21,7 @@ MANIFEST = "demo.json"
 def write_layout(rng: np.random.Generator, home: Path, truth: Truth,
                  qrels: list[list[QrelRecord]]) -> Any:
     """Texts for every document version, then the LongEval layout of the three snapshots."""
-    from tcdb.collections.longeval_layout import LongEvalSnapshot, write_longeval_web
+    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 
     n_snap, universe = truth.present.shape
     # one text slot per (document, version): version 0 at index d, rewrites appended
@@ -93,7 +93,7 @@ def generated_files(out_dir: Path) -> list[Path]:
     """Every file the generator wrote: the layout's two roots (which the writer replaces
     whole) and the runs. Caches ir_datasets adds later are listed too, but only until the next
     rewrite; the manifest records the files as written."""
-    from tcdb.collections.longeval_layout import longeval_web_layout
+    from tcdb.collections.demo.longeval_files import longeval_web_layout
 
     layout = longeval_web_layout(out_dir / "ir_datasets")
     files: list[Path] = []

@@ -5,8 +5,8 @@ database (resolved entries ∪ unresolved ones, with external doc ids and scores
 trec_eval's tie-breaking by document id applies), scored by one ir_measures evaluator built once
 per qrels set and measure set, and its per-topic values are written to `score` in bulk. Only
 topics the run answered are stored; means over the qrels set's topics (`trec_eval -c`) count the
-others as 0 (`tcdb.scores`). The `evaluation` row is written even when no topic was answered, so a
-second call never recomputes.
+others as 0 (`tcdb.scoring.scores`). The `evaluation` row is written even when no topic was
+answered, so a second call never recomputes.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection
 from sqlmodel import Session
 
-from tcdb.db import bulk_insert
-from tcdb.locks import write_session
-from tcdb.measures import parse_measures
 from tcdb.progress import Progress
 from tcdb.queries import read_runs
+from tcdb.scoring.measures import parse_measures
+from tcdb.storage.db import bulk_insert
+from tcdb.storage.locks import write_session
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,15 +74,15 @@ def evaluate(
     is scored, the rest keeping their order — TREC-COVID's residual collection — and the
     scores are stored under their own key, apart from the run's own.
     """
-    from tcdb.catalog import get_snapshot
-    from tcdb.measures import measure_id
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import evaluations
     from tcdb.runs import get_runs
+    from tcdb.scoring.measures import measure_id
 
     started = time.perf_counter()
     names = parse_measures(measures)
-    # The runs lock of the collection (`tcdb.locks`): a run replaced meanwhile cannot leave
+    # The runs lock of the collection (`tcdb.storage.locks`): a run replaced meanwhile cannot leave
     # scores of its old entries, and a second evaluate waits and finds the scores stored.
     with write_session(f"runs\x00{collection}", immediate=False,
                        waiting=f"waiting for another process writing runs or scores of "
@@ -121,8 +121,8 @@ def residual_set(session: Session, snapshot: Snapshot, name: str) -> QrelsSet:
     """The qrels set a residual evaluation removes the judged documents of: `NAME` of this
     snapshot, or `SNAPSHOT/NAME` of another snapshot of the same collection (topics and
     documents keep their identity across snapshots)."""
-    from tcdb.catalog import get_snapshot
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.schema import Collection
 
     label, _, set_name = name.rpartition("/")
@@ -196,11 +196,11 @@ def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     `trec_eval -c` means, which the readers of scores apply. `removed` (topic → documents)
     are taken out of every ranking first: what is left keeps its order, since ir_measures
     ranks by score. Measures that all stop at a cutoff read only that deep into each ranking
-    (`tcdb.measures.ranking_depth`).
+    (`tcdb.scoring.measures.ranking_depth`).
     """
     import ir_measures
 
-    from tcdb.measures import ranking_depth
+    from tcdb.scoring.measures import ranking_depth
 
     parsed = {name: ir_measures.parse_measure(name) for name in measures}
     name_of = {measure: name for name, measure in parsed.items()}

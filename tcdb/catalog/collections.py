@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, text
 from sqlmodel import Session, col, select
 
-from tcdb.db import session_scope
 from tcdb.errors import ConflictError, NotFoundError
 from tcdb.schema import Collection, DocIdentity, Snapshot, SnapshotStatus, TopicIdentity
+from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     from tcdb.collections.spec import CollectionSpec

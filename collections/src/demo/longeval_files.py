@@ -37,7 +37,7 @@ from ir_datasets_longeval.datasets.longeval_web import (
     SUB_COLLECTIONS_TRAIN,
 )
 
-from .records import DocumentRecord, QrelRecord, TopicRecord
+from ..records import DocumentRecord, QrelRecord, TopicRecord
 
 __all__ = [
     "LONGEVAL_WEB_SNAPSHOTS",

@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
-from tcdb.db import bulk_insert, session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
-from tcdb.locks import write_session
 from tcdb.pools import count_judged, get_pool
 from tcdb.schema import (
     Collection,
@@ -29,10 +27,12 @@ from tcdb.schema import (
     Snapshot,
 )
 from tcdb.sorting import natural_key
+from tcdb.storage.db import bulk_insert, session_scope
+from tcdb.storage.locks import write_session
 from tcdb.vocabulary import JudgmentFormat, Prefer, one_of
 
 if TYPE_CHECKING:
-    from tcdb.qrels import JudgmentRows
+    from tcdb.judging.qrels import JudgmentRows
 
 JUDGMENT_COLUMNS = ["qrels_set_id", "topic_id", "document_id", "grade"]
 
@@ -164,7 +164,7 @@ def _grade_scale(session: Session, pool: Pool, snap: Snapshot, expand: str | Non
             f"the scale of collection {collection.name!r}"
     base_id = pool.base_qrels_id
     if base_id is None and expand is not None:
-        from tcdb.qrels import get_qrels_set
+        from tcdb.judging.qrels import get_qrels_set
 
         base_id = get_qrels_set(session, snap, expand).id
     if base_id is None:
@@ -179,7 +179,7 @@ def _grade_scale(session: Session, pool: Pool, snap: Snapshot, expand: str | Non
 def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int, int], int],
                path: Path, assessor: str | None, pooled_name: str) -> QrelsSet:
     """Create the pooled set with the first batch, or append a later batch to it."""
-    from tcdb.housekeeping import delete_qrels_scores
+    from tcdb.storage.housekeeping import delete_qrels_scores
 
     if pool.pooled_qrels_id is None:
         clash = session.execute(select(col(QrelsSet.id)).where(
@@ -234,7 +234,7 @@ def expand_qrels(
     reported `unchanged`, so that the same judgment import again (after a crash that came after
     its commit, say) completes.
     """
-    from tcdb.qrels import create_qrels_set, get_qrels_set, stored_judgments
+    from tcdb.judging.qrels import create_qrels_set, get_qrels_set, stored_judgments
     from tcdb.queries import document_names
 
     prefer = one_of(Prefer, prefer, "--prefer")
@@ -273,7 +273,7 @@ def _same_union(session: Session, snap: Snapshot, name: str, base: QrelsSet, poo
                 merged: JudgmentRows) -> QrelsSet | None:
     """The stored set `name` when it is the expanded set of these parents with these very
     judgments, else None."""
-    from tcdb.qrels import stored_judgments
+    from tcdb.judging.qrels import stored_judgments
 
     found = session.execute(select(QrelsSet).where(
         col(QrelsSet.snapshot_id) == snap.pk, col(QrelsSet.name) == name)).scalar_one_or_none()

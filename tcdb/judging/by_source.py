@@ -27,7 +27,7 @@ from tcdb.schema import QrelsKind, QrelsSet, Snapshot
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tcdb.qrels import JudgmentRows
+    from tcdb.judging.qrels import JudgmentRows
 
 HUMAN, LLM, MIXED = "human", "llm", "mixed"
 
@@ -98,7 +98,7 @@ def store_source_qrels(session: Session, snap: Snapshot, parent: QrelsSet, prefi
     """Store each source's set as `derived` (parent: `parent`), or reuse a stored set of that
     name with the same judgments; source → name. Another set under the name is refused: qrels
     sets are immutable."""
-    from tcdb.qrels import create_qrels_set, stored_judgments
+    from tcdb.judging.qrels import create_qrels_set, stored_judgments
 
     names: dict[str, str] = {}
     for source, qrels in derived.items():
@@ -143,9 +143,9 @@ def qrels_by_source(collection: str, snapshot: str, qrels: str | None, prefix: s
                     copy_twins: bool = True) -> list[dict[str, Any]]:
     """`tcdb qrels by-source`: store `<prefix>-<human>`, `<prefix>-<llm>` and
     `<prefix>-mixed` as derived sets of `qrels` (default: the snapshot's original)."""
-    from tcdb.catalog import get_snapshot
-    from tcdb.locks import write_session
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
+    from tcdb.storage.locks import write_session
 
     waiting = f"waiting for another process importing qrels into {snapshot!r} to finish …"
     with write_session(f"qrels\x00{collection}\x00{snapshot}", waiting=waiting) as session:

@@ -70,9 +70,9 @@ def get_engine(url: str | None = None, *, read_only: bool = False) -> Engine:
     else:
         raise DatabaseError(f"unsupported database {backend!r} in {mask_url(url)!r}: "
                             "use sqlite:///FILE or postgresql+psycopg://…")
-    from tcdb import db_guard
+    from tcdb.storage import guard
 
-    db_guard.watch(engine, mask_url(url))
+    guard.watch(engine, mask_url(url))
     _ENGINES[key] = engine
     return engine
 

@@ -137,10 +137,10 @@ def import_contamination(
     """
     from sqlmodel import col, select
 
-    from tcdb.catalog import get_collection, get_snapshot
-    from tcdb.db import session_scope
+    from tcdb.catalog.collections import get_collection, get_snapshot
+    from tcdb.catalog.topic_sets import store_topic_set
     from tcdb.schema import SnapshotTopic
-    from tcdb.topic_sets import store_topic_set
+    from tcdb.storage.db import session_scope
 
     path = Path(path)
     if threshold is not None and not math.isfinite(threshold):

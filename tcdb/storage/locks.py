@@ -27,8 +27,14 @@ from typing import Any
 from sqlalchemy import Engine, text
 from sqlmodel import Session
 
-from tcdb.db import SQLITE_BUSY_TIMEOUT_MS, get_engine, is_locked_error, locked_error, session_scope
 from tcdb.errors import BusyError
+from tcdb.storage.db import (
+    SQLITE_BUSY_TIMEOUT_MS,
+    get_engine,
+    is_locked_error,
+    locked_error,
+    session_scope,
+)
 
 __all__ = ["file_lock", "ingest_lock_name", "lock_key", "lock_folder", "write_session"]
 

@@ -5,7 +5,7 @@ Each failure is one `DatabaseError` line, from every entry point (CLI, API, flow
 Without the checks, a command on an empty or older database fails deep inside with a driver
 error ("no such table: collection"), and on SQLite the first connection creates an empty
 `tcdb.sqlite` in whatever folder a notebook runs in. With it, the first connection of every
-engine (`tcdb.db.get_engine`) raises one `DatabaseError` naming the database and
+engine (`tcdb.storage.db.get_engine`) raises one `DatabaseError` naming the database and
 `tcdb db upgrade`, and a SQLite file that does not exist is never created. The migrations
 themselves, and the `db` commands that inspect an old schema, run `unguarded()`.
 """

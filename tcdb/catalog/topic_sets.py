@@ -4,7 +4,7 @@ A set holds stable topic identities (`topic.id`), not the ids one snapshot gives
 same set restricts a report on any snapshot of the collection — a topic the snapshot lacks is
 simply not there. Every report takes `--topics NAME` and calls `topic_set_topic_ids`
 (`tcdb.queries`). A set may name the model it was derived for (`for_model`, e.g. the LLM whose
-unseen topics it holds, imported by `tcdb.contamination`) and how (`method`).
+unseen topics it holds, imported by `tcdb.catalog.contamination`) and how (`method`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Any
 from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
-from tcdb.catalog import get_collection, get_snapshot
-from tcdb.db import bulk_insert, session_scope
+from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
 from tcdb.queries import core_topic_ids
 from tcdb.schema import Collection, SnapshotTopic, TopicSet, TopicSetMember
+from tcdb.storage.db import bulk_insert, session_scope
 
 
 def read_topic_list(path: Path) -> list[tuple[int, str]]:

@@ -7,8 +7,8 @@ transactions; after a crash, a manual edit, or a bug, this finds what does not h
 
 Visibility: `tcdb snapshot list`, `tcdb info`, the collection listing and the dashboard's
 overview show snapshots of every status, while reports ask for `complete` ones only
-(`tcdb.catalog.get_snapshot`). An ingest writes its snapshot row and marks it `complete` in
-one transaction, and bad input leaves no row, so a committed row of any other status
+(`tcdb.catalog.collections.get_snapshot`). An ingest writes its snapshot row and marks it `complete`
+in one transaction, and bad input leaves no row, so a committed row of any other status
 (`ingesting`, `failed`) is a left-over users can see: every one is a finding.
 
 Each check is one SQL query (NOT EXISTS / LEFT JOIN … IS NULL, GROUP BY for counts) that the
@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from tcdb.db import get_engine
+from tcdb.storage.db import get_engine
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,11 @@ def run_demo(
     # Before anything imports ir_datasets, which makes a folder per dataset under its home.
     irds_home = Path(data_dir).resolve() / "ir_datasets"
     os.environ["IR_DATASETS_HOME"] = str(irds_home)
-    from tcdb import migrate
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.demo import generate_demo
-    from tcdb.db import truncate_all
     from tcdb.errors import OptionError
+    from tcdb.storage import migrate
+    from tcdb.storage.db import truncate_all
 
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -72,7 +72,7 @@ def run_demo(
     # First, so that the LongEval-shaped collection is the one that changed last: the one the
     # dashboard opens on.
     t0 = time.perf_counter()
-    from tcdb.demo_bias import run_source_bias_demo
+    from tcdb.demo.bias import run_source_bias_demo
 
     bias = run_source_bias_demo(Path(data_dir), seed)
     step("source bias", t0)
@@ -89,7 +89,7 @@ def run_demo(
     say(f"imported {n_imported} run files")
 
     t0 = time.perf_counter()
-    from tcdb.evaluation import evaluate
+    from tcdb.scoring.evaluate import evaluate
 
     for label in demo.labels:
         evaluate(COLLECTION, label, "original", MEASURES)
@@ -135,8 +135,8 @@ def run_demo(
 def _has_demo() -> bool:
     from sqlmodel import select
 
-    from tcdb.db import session_scope
     from tcdb.schema import Collection
+    from tcdb.storage.db import session_scope
 
     with session_scope() as session:
         return session.exec(select(Collection.id).where(
@@ -147,14 +147,14 @@ def _literature() -> dict[str, Any]:
     """Illustrative reported results (shipped beside the generator) for the trend chart."""
     from importlib.resources import as_file, files
 
-    from tcdb.literature import import_literature
+    from tcdb.literature.reported import import_literature
 
     with as_file(files("tcdb.collections.demo") / "literature.csv") as path:
         return import_literature(path, COLLECTION)
 
 
 def _ingest(demo: Any) -> list[dict[str, Any]]:
-    from tcdb.collections.irds import IrdsSource
+    from tcdb.collections.ir_datasets_source import IrdsSource
     from tcdb.ingest import ingest_snapshot
 
     reports = []
@@ -186,7 +186,7 @@ def _pool_and_judge(demo: Any, data_dir: Path) -> dict[str, Any]:
     """
     from tcdb.collections.qrels import write_qrels
     from tcdb.collections.records import QrelRecord
-    from tcdb.judgments import import_judgments
+    from tcdb.judging.pooled import import_judgments
     from tcdb.pools import build_pool, export_pool, show_pool
 
     name = f"{COLLECTION}-{POOL_SNAPSHOT}-remainder"

@@ -18,7 +18,7 @@ def run_source_bias_demo(data_dir: Path, seed: int = 42) -> dict[str, Any]:
     """Build (or reuse) the collection, report its source bias; the planted preferences with
     the evidence: `{collection, snapshot, measure, documents, average, recovered: [{run,
     planted, relative_delta, ci_low, ci_high, recovered}]}`."""
-    from tcdb.catalog import add_collection
+    from tcdb.catalog.collections import add_collection
     from tcdb.collections.demo.cocktail import write_cocktail_demo
     from tcdb.collections.sources import open_source
     from tcdb.ingest import ingest_snapshot

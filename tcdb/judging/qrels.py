@@ -15,11 +15,9 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from tcdb.catalog import get_collection, get_snapshot
+from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.collections.records import QrelRecord
-from tcdb.db import bulk_insert, session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
-from tcdb.locks import write_session
 from tcdb.queries import document_ids_in_collection, topic_ids
 from tcdb.schema import (
     Collection,
@@ -28,6 +26,8 @@ from tcdb.schema import (
     QrelsSet,
     Snapshot,
 )
+from tcdb.storage.db import bulk_insert, session_scope
+from tcdb.storage.locks import write_session
 
 
 def store_qrels(

@@ -1,6 +1,6 @@
 """Score tables with trec_eval semantics, and importing published per-topic scores.
 
-Only the topics a run answered are stored (`tcdb.evaluation`). A mean follows `trec_eval -c`:
+Only the topics a run answered are stored (`tcdb.scoring.evaluate`). A mean follows `trec_eval -c`:
 the sum over the qrels set's topics (every topic with at least one judgment) divided by their
 number, so an unanswered topic counts 0; `intersection=True` averages over the answered topics
 instead (plain `trec_eval`). A (run, measure) that was never evaluated — an imported run without
@@ -22,10 +22,10 @@ from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
 from tcdb.analysis.means import trec_eval_mean
-from tcdb.db import bulk_insert, session_scope
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.schema import Evaluation, QrelsSet, Run, Score, Snapshot
 from tcdb.sorting import natural_key
+from tcdb.storage.db import bulk_insert, session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,18 +53,18 @@ def score_table(
 
     With `compute`, missing scores are evaluated first (stored ones are reused). Per-topic rows
     cover every qrels topic (0 for unanswered ones, `answered` False) unless `intersection`.
-    `residual_of` reads the residual scores (`tcdb.evaluation.evaluate`). `topics`: only the
+    `residual_of` reads the residual scores (`tcdb.scoring.evaluate.evaluate`). `topics`: only the
     qrels topics in this topic set (means over them, `trec_eval -c` over the subset).
     """
-    from tcdb.evaluation import evaluate, residual_set
-    from tcdb.measures import parse_measures
+    from tcdb.scoring.evaluate import evaluate, residual_set
+    from tcdb.scoring.measures import parse_measures
 
     names = parse_measures(measures)
     if compute:
         evaluate(collection, snapshot, qrels, names, runs, residual_of=residual_of)
     with session_scope() as session:
-        from tcdb.catalog import get_snapshot
-        from tcdb.qrels import get_qrels_set
+        from tcdb.catalog.collections import get_snapshot
+        from tcdb.judging.qrels import get_qrels_set
 
         snap = get_snapshot(session, collection, snapshot)
         qset = get_qrels_set(session, snap, qrels)
@@ -181,7 +181,7 @@ def per_topic_scores(
     """
     import pandas as pd
 
-    from tcdb.catalog import get_snapshot
+    from tcdb.catalog.collections import get_snapshot
 
     frames = []
     for label in snapshots:
@@ -234,13 +234,13 @@ def import_scores(
     `replace`. Every topic must be in the qrels set (trec_eval only reports those), so the
     `trec_eval -c` means stay right.
     """
-    from tcdb.catalog import get_snapshot
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.collections.runs import checksum_file
     from tcdb.collections.trec_eval_output import read_trec_eval
-    from tcdb.measures import measure_id
-    from tcdb.qrels import get_qrels_set
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import qrels_topics, topic_ids
     from tcdb.runs import get_system
+    from tcdb.scoring.measures import measure_id
 
     path = Path(path)
     if not path.is_file():

@@ -11,7 +11,6 @@ from __future__ import annotations
 from sqlalchemy import Connection, delete, select
 from sqlmodel import Session, col
 
-from tcdb.db import connection_of
 from tcdb.schema import (
     Evaluation,
     Pool,
@@ -24,6 +23,7 @@ from tcdb.schema import (
     SnapshotDocument,
     UnresolvedRunEntry,
 )
+from tcdb.storage.db import connection_of
 
 
 def clear_run(bind: Session | Connection, run_id: int) -> None:

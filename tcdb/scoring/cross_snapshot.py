@@ -26,11 +26,11 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from tcdb.db import bulk_insert
 from tcdb.errors import OptionError
-from tcdb.locks import write_session
-from tcdb.measures import parse_measures
+from tcdb.scoring.measures import parse_measures
 from tcdb.sorting import natural_key
+from tcdb.storage.db import bulk_insert
+from tcdb.storage.locks import write_session
 
 UNRESOLVED = "unresolved:"  # names A's unresolved entries: they match no document of B
 
@@ -63,12 +63,12 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
     """Score runs of snapshot `run_from` (A) on qrels set `qrels` of `snapshot` (B); store the
     missing scores under their own key and return the means over B's judged topics."""
     from tcdb.analysis.means import trec_eval_mean
-    from tcdb.catalog import get_snapshot
-    from tcdb.evaluation import EVALUATION_COLUMNS, SCORE_COLUMNS, qrels_dict
-    from tcdb.measures import measure_id
-    from tcdb.qrels import get_qrels_set
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import evaluations, qrels_frame, qrels_topics, stored_scores
     from tcdb.runs import get_runs
+    from tcdb.scoring.evaluate import EVALUATION_COLUMNS, SCORE_COLUMNS, qrels_dict
+    from tcdb.scoring.measures import measure_id
 
     started = time.perf_counter()
     if run_from == snapshot:

@@ -12,8 +12,8 @@ import re
 
 from sqlalchemy import text
 
-from tcdb.db import get_engine, mask_url
 from tcdb.errors import OptionError
+from tcdb.storage.db import get_engine, mask_url
 
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 

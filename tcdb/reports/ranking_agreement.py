@@ -3,7 +3,7 @@
 For a system with one run in each of two snapshots, its rankings of every core topic (present
 in both snapshots, matched by the collection's topic identity) are read by document identity
 (`tcdb.queries.rankings.ranking_keys`: a document renamed between snapshots but kept by URL is
-the same document) and compared with KTU and RBO (`tcdb.analysis.agreement`, equal to
+the same document) and compared with KTU and RBO (`tcdb.analysis.ranking_agreement`, equal to
 repro_eval's). No other tool can do this across snapshots: none knows which documents are the
 same. `topics` (a topic set) keeps only the core topics in it.
 
@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tcdb.db import session_scope
 from tcdb.errors import OptionError
 from tcdb.sorting import natural_key
+from tcdb.storage.db import session_scope
 
 
 def two_snapshots(snapshots: Sequence[str]) -> tuple[str, str]:
@@ -41,8 +41,8 @@ def ranking_agreement_report(collection: str, system: str, snapshots: Sequence[s
                              topics: str | None = None) -> dict[str, Any]:
     """KTU and RBO per core topic (in the topic set `topics`, when given) between the system's
     runs in snapshots A and B, and means."""
-    from tcdb.analysis.agreement import ranking_agreement
-    from tcdb.catalog import get_snapshot
+    from tcdb.analysis.ranking_agreement import ranking_agreement
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.queries import core_topic_ids, snapshot_topics, topic_set_topic_ids
     from tcdb.queries.rankings import ranking_keys, system_runs
 

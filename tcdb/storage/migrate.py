@@ -11,9 +11,9 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
-from tcdb.db import check_connection, get_engine
-from tcdb.db_guard import unguarded
 from tcdb.errors import DatabaseError
+from tcdb.storage.db import check_connection, get_engine
+from tcdb.storage.guard import unguarded
 
 
 def alembic_config(engine: Engine) -> Config:

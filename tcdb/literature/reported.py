@@ -1,11 +1,11 @@
 """Results reported in the literature for a collection: import them, list them, report on them.
 
-A literature file (`tcdb.literature_files`) is about one collection: `tcdb literature import
+A literature file (`tcdb.collections.literature`) is about one collection: `tcdb literature import
 FILE COLLECTION`. Import is atomic and idempotent: every row is validated before anything is
 written, a row already stored with the same value is left alone (the same file twice is
 "unchanged"), and one stored with another value is refused unless `replace`. The report's
 figures come from `tcdb.analysis.literature`; its reference is a named value or a stored run's
-mean score (`tcdb.scores.score_table`, trec_eval semantics).
+mean score (`tcdb.scoring.scores.score_table`, trec_eval semantics).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from sqlalchemy import delete, tuple_
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from tcdb.catalog import get_collection
-from tcdb.db import bulk_insert, is_integrity_error, session_scope
+from tcdb.catalog.collections import get_collection
+from tcdb.collections.literature import ReportedRow, normalise_metric, read_reported
 from tcdb.errors import ConflictError, InputError, OptionError
-from tcdb.literature_files import ReportedRow, normalise_metric, read_reported
 from tcdb.schema import ReportedResult
+from tcdb.storage.db import bulk_insert, is_integrity_error, session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -158,9 +158,9 @@ def _run_mean(collection: str, snapshot: str, run: str, metric: str, qrels: str 
     snapshot's designated original qrels unless `qrels` names a set."""
     import math
 
-    from tcdb.catalog import get_snapshot
+    from tcdb.catalog.collections import get_snapshot
     from tcdb.collections.trec_eval_output import canonical_measure
-    from tcdb.scores import score_table
+    from tcdb.scoring.scores import score_table
 
     if canonical_measure(metric) is None:
         raise OptionError("--reference-run", f"{metric} is not a measure ir_measures computes: "
