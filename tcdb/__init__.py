@@ -1,9 +1,10 @@
 """tcdb — a longitudinal test-collection database for IR evaluation.
 
-The Python API lives in `tcdb.api` (DataFrames and report dicts for notebooks)::
+The Python API lives in `tcdb.api`: every operation as a function returning a typed result,
+whose `.to_frame()` is a tidy DataFrame::
 
-    from tcdb import api
-    api.scores("longeval-web", "2023-01", measures=["nDCG@10", "AP"])
+    import tcdb
+    tcdb.api.scores("longeval-web", "2023-01", measures=["nDCG@10", "AP"]).to_frame()
 
 Its names that are not also core modules (`persistence`, `reusability`, `per_topic_deltas`,
 …) are re-exported here lazily, so that `import tcdb` (and `tcdb --help`) stays fast.
@@ -20,7 +21,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str) -> Any:
     """Submodules import as usual; other names resolve to `tcdb.api`."""
-    if name.startswith("_") or name == "api":
+    if name.startswith("_"):
         raise AttributeError(name)
     if find_spec(f"tcdb.{name}") is not None:
         return importlib.import_module(f"tcdb.{name}")

@@ -25,6 +25,20 @@ class InputError(TcdbError):
         return (type(self), (self.file, self.line, self.reason))
 
 
+class FieldError(InputError):
+    """A bad value of a request's field: names the field (`depth`, or several that go together
+    as `irds/docs`) and why. The core speaks in fields; each front end names them its own way
+    (the CLI as its flags, `--depth`; the API as its parameters, `depth`).
+    """
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(field, None, reason)
+        self.field = field
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # type: ignore[override]
+        return (type(self), (self.field, self.reason))
+
+
 class OptionError(InputError):
     """A bad option or argument: names it (`--depth`, or several that go together) and why.
 

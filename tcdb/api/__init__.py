@@ -1,35 +1,63 @@
-"""The Python API: pandas DataFrames for notebooks, no SQL needed.
+"""The Python API: every tcdb operation as a function, with the same names as the CLI's fields.
 
     import tcdb
-    tcdb.api.scores("longeval-web", "2023-01", measures=["nDCG@10", "AP"])
+    result = tcdb.api.scores("longeval-web", "2023-01", measures=["nDCG@10", "AP"])
+    result.to_frame()          # a tidy pandas DataFrame
 
-Every function opens its own read transaction on the default database (`TCDB_DATABASE_URL`)
-and returns readable columns: collection, snapshot, run, system, topic (external id), measure,
-value. Scores that are missing are computed and stored first (pass `compute=False` to only read).
+Each function is derived from an operation (`tcdb.operations`): its parameters are the
+request's fields (the CLI's positional arguments positional, every other field a keyword), it
+runs on the default database (`TCDB_DATABASE_URL`) or `database=`, and it returns the typed
+result, whose `.to_frame()` is a flat, tidy DataFrame and `.to_json()` the CLI's `--json`.
 
 A parameter that takes several snapshots, measures, runs or systems takes one label as a string
-(`"2022-06"` is one snapshot, never its characters) or any iterable of labels. Errors name the
-parameters of these functions (`snapshots: …`), not the CLI's options (`--snapshots: …`).
-
-The functions live by concern in this package's private modules (`_tables`, `_over_time`,
-`_judging`, `_source_bias`, `_literature`, `_subsets`, `_significance`) and are all exported
-here.
+(`"2022-06"` is one snapshot, never its characters) or a list of labels. Errors name these
+parameters (`snapshots: …`), as the core speaks in fields. `help(tcdb.api.persistence)` lists
+every parameter with its help text.
 """
 
 from __future__ import annotations
 
-from tcdb.api._judging import assessor_agreement, pool_simulation, reusability
-from tcdb.api._literature import literature, literature_report
-from tcdb.api._over_time import per_topic_deltas, persistence, ranking_agreement, topic_deltas
-from tcdb.api._significance import compare, leaderboard
-from tcdb.api._source_bias import documents_by_source, source_bias
-from tcdb.api._subsets import subset_ci
-from tcdb.api._tables import evaluate, per_topic_scores, qrels, qrels_sets, runs, scores
+from collections.abc import Callable
+from typing import Any
 
-__all__ = [
-    "assessor_agreement", "compare", "documents_by_source", "evaluate", "leaderboard",
-    "literature", "literature_report", "per_topic_deltas",
-    "per_topic_scores", "persistence", "pool_simulation", "qrels", "qrels_sets",
-    "ranking_agreement", "reusability", "runs", "scores", "source_bias", "subset_ci",
-    "topic_deltas",
-]
+_MADE: dict[str, Callable[..., Any]] = {}
+
+
+def _names() -> list[str]:
+    from tcdb.operations import all_operations
+
+    return sorted(all_operations())
+
+
+def __getattr__(name: str) -> Callable[..., Any]:
+    """Functions are made on first use, so `import tcdb.api` imports no report module."""
+    if name.startswith("_"):
+        raise AttributeError(name)
+    if name not in _MADE:
+        from tcdb.api.derive import function_of
+        from tcdb.operations import all_operations
+
+        operations = all_operations()
+        if name not in operations:
+            return _legacy(name)
+        _MADE[name] = function_of(operations[name])
+    return _MADE[name]
+
+
+def __dir__() -> list[str]:
+    return _names()
+
+
+# TRANSITION (removed when every operation is registered): API functions not yet derived.
+_LEGACY: dict[str, str] = {
+}
+
+
+def _legacy(name: str) -> Callable[..., Any]:
+    import importlib
+
+    if name not in _LEGACY:
+        raise AttributeError(f"module 'tcdb.api' has no attribute {name!r}")
+    function: Callable[..., Any] = getattr(importlib.import_module(f"tcdb.api.{_LEGACY[name]}"),
+                                           name)
+    return function

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +45,27 @@ def mask_url(url: str) -> str:
         return re.sub(r":[^:@/]+@", ":***@", url)
 
 
+# The database an operation was handed (`tcdb.operations.Database`), for the code it calls.
+_CURRENT_URL: ContextVar[str | None] = ContextVar("tcdb_database_url", default=None)
+
+
+@contextmanager
+def using_database(url: str | None) -> Iterator[None]:
+    """Within the block, `get_engine()` without a URL means `url` (None: the configured one).
+
+    Why: an operation runs on the database it is handed, and everything it calls, however
+    deep, opens sessions on that database, without passing the URL through every function.
+    """
+    token = _CURRENT_URL.set(url or _CURRENT_URL.get())
+    try:
+        yield
+    finally:
+        _CURRENT_URL.reset(token)
+
+
 def get_engine(url: str | None = None, *, read_only: bool = False) -> Engine:
     """One engine per URL per process. SQLite gets WAL, foreign keys and a busy timeout."""
-    url = normalise_url(url or get_settings().database_url)
+    url = normalise_url(url or _CURRENT_URL.get() or get_settings().database_url)
     key = f"{url}|ro={read_only}"
     if key in _ENGINES:
         return _ENGINES[key]

@@ -1,0 +1,173 @@
+"""CLI commands derived from operations: one rule maps a request's fields to arguments and flags.
+
+The rule: a field marked `argument` is a positional argument (`COLLECTION`); any other field
+`name` is the option `--name` with underscores as dashes, a list field in the singular and
+repeatable (`measures` → `--measure`, given once per value), a boolean a flag (`--paired`; one
+that defaults to true also `--no-…`). A field may keep a flag the CLI has long spelt otherwise
+(`flag="--vs"`), and a one-letter alias (`short="-m"`). Every derived command takes `--json`.
+
+Errors the core raises name the request's fields (`FieldError`); the derived command says them
+as its own flags, by the same rule, so no message is rewritten by pattern.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import typer
+from pydantic.fields import FieldInfo
+
+from tcdb.errors import FieldError, OptionError
+from tcdb.operations import Operation, Request, Result
+from tcdb.operations.registry import get_operation
+
+Show = Callable[..., None]
+
+
+def _extra(field: FieldInfo) -> dict[str, Any]:
+    extra = field.json_schema_extra
+    return extra if isinstance(extra, dict) else {}
+
+
+def is_argument(field: FieldInfo) -> bool:
+    return _extra(field).get("cli") == "argument"
+
+
+def _bare(annotation: Any) -> tuple[Any, bool]:
+    """The annotation without `| None` and `Annotated[…]`, and whether it is a list."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _bare(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        # `X | None` is X; a union of kinds (labels, or a {snapshot: name} map for the API)
+        # is, on the command line, its first member
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _bare(inner[0])
+    if origin in (list, tuple, set, frozenset):
+        inner, _ = _bare(typing.get_args(annotation)[0])
+        return inner, True
+    if origin is typing.Literal:
+        return str, False
+    return annotation, False
+
+
+def _cli_type(annotation: Any) -> Any:
+    """A type typer understands: str, int, float, bool, Path, an Enum, or a list of one."""
+    inner, many = _bare(annotation)
+    if not (inner in (str, int, float, bool, Path) or
+            (isinstance(inner, type) and issubclass(inner, Enum))):
+        inner = str
+    return list[inner] if many else inner  # type: ignore[valid-type]
+
+
+def flag_of(name: str, field: FieldInfo) -> str:
+    """The option a field is on the command line, by the rule (or the field's own `flag`)."""
+    if is_argument(field):
+        return str(_extra(field).get("metavar") or name.upper())
+    if _extra(field).get("flag"):
+        return str(_extra(field)["flag"])
+    _, many = _bare(field.annotation)
+    if many and name.endswith("s") and not name.endswith("ss"):
+        name = name[:-3] + "y" if name.endswith("ies") else name[:-1]
+    return "--" + name.replace("_", "-")
+
+
+def flags_of(request: type[Request], fields: str) -> str:
+    """`irds/docs` → `--irds/--docs`: each field of a FieldError as the command names it."""
+    return "/".join(flag_of(part, request.model_fields[part])
+                    if part in request.model_fields else "--" + part.replace("_", "-")
+                    for part in fields.split("/"))
+
+
+def _parameter(name: str, field: FieldInfo) -> inspect.Parameter:
+    annotation = _cli_type(field.annotation)
+    required = field.is_required()
+    default = ... if required else field.get_default(call_default_factory=True)
+    if isinstance(default, tuple):
+        default = list(default)
+    help_text = field.description or ""
+    extra = _extra(field)
+    if is_argument(field):
+        info: Any = typer.Argument(default, help=help_text, metavar=flag_of(name, field),
+                                   show_default=not required and default is not None)
+    else:
+        flag = flag_of(name, field)
+        names = [flag]
+        if annotation is bool and default is True and not extra.get("flag"):
+            names = [f"{flag}/--no-{flag[2:]}"]
+        if extra.get("short"):
+            names.append(str(extra["short"]))
+        info = typer.Option(default, *names, help=help_text, metavar=extra.get("metavar"),
+                            show_default=default not in (None, False, []))
+    if not required and default is None:
+        annotation = annotation | None
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info,
+                             annotation=annotation)
+
+
+def command(
+    name: str,
+    *,
+    show: Show | None = None,
+    extras: list[inspect.Parameter] | None = None,
+    prepare: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None,
+) -> Callable[..., None]:
+    """The CLI command of operation `name`, for `app.command(...)`.
+
+    `show(result, **extras)` prints the result for people (by default, its frame as a table);
+    `--json` prints `result.to_json()`. `extras` are CLI-only options (an output file…) handed
+    to `show`; `prepare(fields, extras)` may reshape the fields before the request is built
+(`--snapshots a,b`) and check the extras against them.
+    """
+    op = get_operation(name)
+    request = op.request
+    extras = extras or []
+    parameters = [_parameter(field_name, field)
+                  for field_name, field in request.model_fields.items()]
+    parameters += extras
+    parameters.append(inspect.Parameter(
+        "json_output", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+        default=typer.Option(False, "--json", help="Print JSON.")))
+    extra_names = [p.name for p in extras]
+
+    def run_command(**given: Any) -> None:
+        as_json = given.pop("json_output")
+        extra_values = {k: given.pop(k) for k in extra_names}
+        fields = prepare(given, extra_values) if prepare else given
+        result = run_operation(op, fields)
+        if as_json:
+            from tcdb.cli.output import print_json
+
+            print_json(result.to_json())
+        elif show is not None:
+            show(result, **extra_values)
+        else:
+            show_frame(result)
+
+    run_command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    run_command.__annotations__ = {p.name: p.annotation for p in parameters}
+    run_command.__doc__ = inspect.getdoc(op.function)
+    run_command.__name__ = name
+    return run_command
+
+
+def run_operation(op: Operation[Any, Any], fields: dict[str, Any]) -> Result:
+    """Build the request and run the operation; a FieldError is said with the command's flags."""
+    try:
+        return op.run(**fields)
+    except FieldError as exc:
+        raise OptionError(flags_of(op.request, exc.field), exc.reason) from None
+
+
+def show_frame(result: Result, title: str | None = None) -> None:
+    """A result's frame as a table that never cuts a value."""
+    from tcdb.cli.output import print_table
+
+    frame = result.to_frame()
+    print_table([str(c) for c in frame.columns], frame.itertuples(index=False), title=title)

@@ -1,0 +1,100 @@
+"""Typed requests: an operation's inputs as fields with defaults, help text and validation.
+
+Field names are the operation's vocabulary: the API's parameters are the fields, and the CLI's
+flags follow from them by one rule (`tcdb.cli.derive`). A bad value raises `FieldError`
+naming the field, never a flag: the CLI says `--measure`, the API `measures`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from tcdb.errors import FieldError
+
+
+def _as_labels(value: Any) -> Any:
+    """One label (a string) as a list of one; any other iterable of labels as a list.
+
+    Why: a string is itself an iterable, of characters; `list("2022-06")` would name seven
+    snapshots. What is not text is left for pydantic to refuse, naming the field.
+    """
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Iterable) and not isinstance(value, bytes | dict):
+        return list(value)
+    return value
+
+
+# A field that takes several labels (snapshots, measures, runs, systems): one or a list.
+Labels = Annotated[list[str], BeforeValidator(_as_labels)]
+
+
+def argument(default: Any = ..., *, help: str, metavar: str | None = None) -> Any:
+    """A field the CLI takes as a positional argument (collection, snapshot, a file)."""
+    return Field(default, description=help,
+                 json_schema_extra={"cli": "argument", "metavar": metavar})
+
+
+def option(default: Any = ..., *, help: str, flag: str | None = None, short: str | None = None,
+           metavar: str | None = None, **kwargs: Any) -> Any:
+    """A field the CLI takes as an option: `--name` by the rule, or `flag` where the CLI has
+    long spelt it otherwise (`--vs`), with an optional one-letter `short` (`-m`)."""
+    return Field(default, description=help,
+                 json_schema_extra={"cli": "option", "flag": flag, "short": short,
+                                    "metavar": metavar}, **kwargs)
+
+
+class Request(BaseModel):
+    """Base of every operation's request: immutable, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True,
+                              use_enum_values=False)
+
+    @classmethod
+    def of(cls, **values: Any) -> Self:
+        """Validate `values` into a request; a bad value raises `FieldError` naming its field.
+
+        Fields given as None take their default, so a front end may pass every field.
+        """
+        given = {k: v for k, v in values.items()
+                 if not (v is None and k in cls.model_fields
+                         and cls.model_fields[k].default is not None
+                         and not cls.model_fields[k].is_required())}
+        unknown = sorted(set(given) - set(cls.model_fields))
+        if unknown:
+            raise FieldError(unknown[0], f"not a field of {cls.__name__} (fields: "
+                             f"{', '.join(cls.model_fields)})")
+        try:
+            return cls(**given)
+        except ValidationError as exc:
+            raise field_error(exc) from None
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with some fields changed, validated again."""
+        return type(self).of(**{**self.model_dump(), **changes})
+
+
+def field_error(exc: ValidationError) -> FieldError:
+    """pydantic's first complaint as one `FieldError`: the field, and why in plain words."""
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first["loc"] if not isinstance(part, int)) or "request"
+    reason = first["msg"]
+    if reason.startswith("Value error, "):
+        reason = reason.removeprefix("Value error, ")
+    context = first.get("ctx") or {}
+    if first["type"] == "missing":
+        reason = "required"
+    elif first["type"] == "greater_than_equal" and context.get("ge") == 0:
+        reason = f"cannot be negative (got {first['input']!r})"
+    elif first["type"] in ("greater_than_equal", "greater_than", "less_than_equal",
+                           "less_than"):
+        bound = {"greater_than_equal": "at least", "greater_than": "more than",
+                 "less_than_equal": "at most", "less_than": "less than"}[first["type"]]
+        value = next(iter(context.values()), "?")
+        reason = f"must be {bound} {value} (got {first['input']!r})"
+    elif "input" in first and first["type"] not in ("value_error", "assertion_error"):
+        reason = f"{reason} (got {first['input']!r})"
+    return FieldError(field, reason)
