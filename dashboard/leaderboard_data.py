@@ -1,49 +1,37 @@
-"""Cached loader of the Compare page's leaderboard section: `tcdb report leaderboard` as a frame.
+"""Cached loader of the Compare page's leaderboard section: the `leaderboard` operation.
 
-Kept apart from `tcdb.dashboard.data` (at its size limit). Like every loader it calls the core's
-report, with `compute=False` (the dashboard never writes), and keeps its result `data.TTL`
-seconds.
+Kept apart from `tcdb.dashboard.data` (at its size limit). Like every loader it calls the
+operation, with `compute=False` (the dashboard never writes), and keeps its result `data.TTL`
+seconds; the chain, each run's kind and the SOTA step line are the result's own.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from tcdb.dashboard.data import TTL
+from tcdb.reports.leaderboard import KINDS, LeaderboardResult
 
-KINDS = ["new SOTA, significant", "new SOTA, not significant", "first SOTA", "other run"]
+__all__ = ["KINDS", "leaderboard", "leaderboard_frame"]
 
 
 @st.cache_data(ttl=TTL, show_spinner="Testing each new state of the art …")
 def leaderboard(url: str, collection: str, snapshot: str, qrels: str, measure: str, test: str,
-                correction: str) -> dict[str, Any]:
+                correction: str) -> LeaderboardResult:
     """`tcdb report leaderboard` over every run of the snapshot."""
-    from tcdb.reports.leaderboard import leaderboard_report
+    from tcdb.operations import Database, get_operation
 
-    return dict(leaderboard_report(collection, snapshot, measure, qrels, test,
-                                   correction=correction, compute=False))
+    result: LeaderboardResult = get_operation("leaderboard").run(
+        Database(url), collection=collection, snapshot=snapshot, measure=measure, qrels=qrels,
+        test=test, correction=correction, compute=False)
+    return result
 
 
-def leaderboard_frame(report: dict[str, Any]) -> pd.DataFrame:
-    """One row per run: `run, submitted, mean, state_of_the_art` (the best mean up to its date:
-    the SOTA step line), `kind` (one of `KINDS`), `vs` (the SOTA it replaced) and `p` (its
-    corrected p-value)."""
-    rows, best = [], None
-    for r in report["runs"]:
-        best = r["mean"] if best is None else max(best, r["mean"])
-        if not r["is_sota"]:
-            kind = KINDS[3]
-        elif r["previous_sota"] is None:
-            kind = KINDS[2]
-        else:
-            kind = KINDS[0] if r["significant"] else KINDS[1]
-        rows.append({"run": r["run"], "submitted": r["submitted"], "mean": r["mean"],
-                     "state_of_the_art": best, "kind": kind, "vs": r["previous_sota"],
-                     "p": r["p_corrected"]})
-    frame = pd.DataFrame(rows, columns=["run", "submitted", "mean", "state_of_the_art", "kind",
-                                        "vs", "p"])
+def leaderboard_frame(report: LeaderboardResult) -> pd.DataFrame:
+    """One row per run: `run, submitted, mean, state_of_the_art, kind, vs, p` for the chart."""
+    frame = report.to_frame()[["run", "submitted", "mean", "state_of_the_art", "kind",
+                               "previous_sota", "p_corrected"]]
+    frame = frame.rename(columns={"previous_sota": "vs", "p_corrected": "p"})
     frame["submitted"] = pd.to_datetime(frame["submitted"])
     return frame

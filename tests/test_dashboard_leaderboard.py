@@ -23,14 +23,14 @@ def marco(db: str, tmp_path: Path) -> Path:
 
 
 def test_leaderboard_chart_equals_the_report(marco: Path) -> None:
-    from tcdb.reports.leaderboard import leaderboard_report
+    from tcdb import api
 
     at = open_page("compare", collection="marco", snapshot="dev", measure="RR",
                    runs="bm25,bert", correction="holm")
-    report = leaderboard_report("marco", "dev", "RR", compute=False)
+    report = api.leaderboard("marco", "dev", measure="RR", compute=False)
     frame = chart_with(at, "run", "submitted", "state_of_the_art", "kind")
     assert frame["run"].tolist() == ["bm25", "bert", "t5", "greedy"]
-    assert frame["mean"].tolist() == pytest.approx([r["mean"] for r in report["runs"]])
+    assert frame["mean"].tolist() == pytest.approx([r.mean for r in report.runs])
     assert frame["kind"].tolist() == ["first SOTA"] + ["new SOTA, significant"] * 3
     assert frame["state_of_the_art"].is_monotonic_increasing
     spec = next(spec for spec, frames in charts(at)

@@ -23,19 +23,19 @@ Sun 2023,2023,EMNLP,RankGPT,llm,best,nDCG@10,0.55,no,
 
 @pytest.fixture
 def papers(db: str, tmp_path: Path) -> str:
+    from tcdb import api
     from tcdb.catalog.collections import add_collection
-    from tcdb.literature.reported import import_literature
 
     add_collection("robust04")
     add_collection("aaa-empty")
     path = tmp_path / "robust04.csv"
     path.write_text(PAPERS, encoding="utf-8")
-    import_literature(path, "robust04")
+    api.literature_import(path, "robust04")
     return "robust04"
 
 
 def test_the_page_draws_points_trends_and_the_reference(papers: str) -> None:
-    from tcdb.literature.reported import literature_report
+    from tcdb import api
 
     clear_cache()
     at = open_page("literature", metric="nDCG@10", reference="0.4",
@@ -62,12 +62,12 @@ def test_the_page_draws_points_trends_and_the_reference(papers: str) -> None:
     assert any(e.get("fillOpacity", {}).get("field") == "role" and
                e.get("shape", {}).get("field") == "validation" for e in encodings)
     per_year = table_with(at, "year", "category", "best", "baseline")
-    report = literature_report("robust04", "nDCG@10", reference_value=0.4,
-                               reference_name="best TREC run")
+    report = api.literature_report("robust04", metric="nDCG@10", reference_value=0.4,
+                                   reference_name="best TREC run")
     shown = per_year[["year", "category", "best", "baseline", "best_gain"]].astype(object)
     assert shown.where(shown.notna(), None).to_dict("records") == [
-        {k: r[k] for k in ("year", "category", "best", "baseline", "best_gain")}
-        for r in report["per_year"]]
+        {k: getattr(r, k) for k in ("year", "category", "best", "baseline", "best_gain")}
+        for r in report.per_year]
     assert per_year.loc[per_year["category"] == "llm", "best_gain"].tolist() == \
         [pytest.approx(37.5)]
     usage = table_with(at, "metric", "n_publications")
@@ -76,12 +76,12 @@ def test_the_page_draws_points_trends_and_the_reference(papers: str) -> None:
 
 
 def test_trend_lines_follow_the_report(papers: str, tmp_path: Path) -> None:
-    from tcdb.literature.reported import import_literature
+    from tcdb import api
 
     path = tmp_path / "more.csv"
     path.write_text(PAPERS.splitlines()[0] + "\nMacAvaney 2020,2020,SIGIR,CEDR,neural,best,"
                     "nDCG@10,0.55,yes,\n", encoding="utf-8")
-    import_literature(path, "robust04")
+    api.literature_import(path, "robust04")
     clear_cache()
     at = open_page("literature", collection="robust04", metric="nDCG@10")
     lines = chart_with(at, "category", "year", "trend")

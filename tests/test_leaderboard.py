@@ -18,8 +18,8 @@ from scipy import stats
 
 from tcdb.analysis.leaderboard import sota_chain
 from tcdb.analysis.means import exact_mean
-from tcdb.analysis.significance import holm
 from tests import leaderboard_data
+from tests.multiple_testing_oracle import adjusted_by_hand
 
 D = [dt.date(2021, m, 1) for m in range(1, 6)]
 SCORES = {  # six topics; the comments give the means
@@ -56,7 +56,8 @@ def test_sota_chain_on_planted_means() -> None:
     x, b = np.array(SCORES["e"]), np.array(SCORES["b"])
     assert rows["e"]["p"] == pytest.approx(stats.ttest_rel(x, b).pvalue)
     raw = [stats.ttest_rel(x, np.array(SCORES[s])).pvalue for s in ("a", "b")]
-    assert [f["p_corrected"] for f in rows["e"]["family"]] == pytest.approx(list(holm(raw)))
+    assert [f["p_corrected"] for f in rows["e"]["family"]] == pytest.approx(
+        list(adjusted_by_hand(raw, "holm")))
     assert rows["b"]["family"][0]["mean_diff"] == pytest.approx(0.1)
 
 
@@ -88,44 +89,43 @@ def _rr(run: str) -> np.ndarray:
 
 
 def test_leaderboard_report_and_its_steps(marco: Path) -> None:
-    from tcdb.api import leaderboard
-    from tcdb.reports.leaderboard import leaderboard_report
+    from tcdb import api
 
-    report = leaderboard_report("marco", "dev", "RR@100")
-    assert report["chain"] == ["bm25", "bert", "t5", "greedy"]
-    assert (report["n_steps"], report["n_significant"], report["n_topics"]) == (3, 3, 40)
-    rows = {r["run"]: r for r in report["runs"]}
-    assert [r["submitted"] for r in report["runs"]] == sorted(
+    report = api.leaderboard("marco", "dev", measure="RR@100")
+    assert report.chain == ["bm25", "bert", "t5", "greedy"]
+    assert (report.n_steps, report.n_significant, report.n_topics) == (3, 3, 40)
+    rows = {r.run: r for r in report.runs}
+    assert [r.submitted for r in report.runs] == sorted(
         d.isoformat() for d in leaderboard_data.DATES.values())
-    assert rows["greedy"]["mean"] == pytest.approx(0.75)
-    assert rows["t5"]["p"] == pytest.approx(stats.ttest_rel(_rr("t5"), _rr("bert")).pvalue)
+    assert rows["greedy"].mean == pytest.approx(0.75)
+    assert rows["t5"].p == pytest.approx(stats.ttest_rel(_rr("t5"), _rr("bert")).pvalue)
     raw = [stats.ttest_rel(_rr("greedy"), _rr(s)).pvalue for s in ("bm25", "bert", "t5")]
-    assert [f["p_corrected"] for f in rows["greedy"]["family"]] == pytest.approx(
-        list(holm(raw)))
-    perm = leaderboard("marco", "dev", "RR@100", test="permutation", permutations=999, seed=5,
-                       compute=False)
-    t5 = next(r for r in perm["runs"] if r["run"] == "t5")
+    assert [f.p_corrected for f in rows["greedy"].family] == pytest.approx(
+        list(adjusted_by_hand(raw, "holm")))
+    perm = api.leaderboard("marco", "dev", measure="RR@100", test="permutation",
+                           permutations=999, seed=5, compute=False)
+    t5 = next(r for r in perm.runs if r.run == "t5")
     expected = stats.permutation_test(
         (_rr("t5"), _rr("bert")), lambda x, y, axis: np.mean(x - y, axis=axis),
         permutation_type="samples", n_resamples=999, random_state=5, vectorized=True).pvalue
-    assert t5["p"] == pytest.approx(expected, abs=1e-15)
+    assert t5.p == pytest.approx(expected, abs=1e-15)
     # without the last entries, the chain ends earlier
-    short = leaderboard_report("marco", "dev", "RR@100", runs=["bm25", "t5"])
-    assert short["chain"] == ["bm25", "t5"] and short["n_steps"] == 1
+    short = api.leaderboard("marco", "dev", measure="RR@100", runs=["bm25", "t5"])
+    assert short.chain == ["bm25", "t5"] and short.n_steps == 1
 
 
 def test_cli_json_terminal_and_bad_input(marco: Path, cli,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from tcdb import api
     from tcdb.cli import output, report_leaderboard
-    from tcdb.reports.leaderboard import leaderboard_report
     from tcdb.runs import import_run
     from tests.builders import write_run_file
 
     code, out, err = cli("report", "leaderboard", "marco", "dev", "--measure", "RR@100",
                          "--test", "wilcoxon", "--correction", "bh", "--json")
     assert code == 0, err
-    expected = leaderboard_report("marco", "dev", "RR@100", test="wilcoxon", correction="bh")
-    assert json.loads(out) == json.loads(json.dumps(expected))
+    expected = api.leaderboard("marco", "dev", measure="RR@100", test="wilcoxon", correction="bh")
+    assert json.loads(out) == expected.to_json()
     screen = io.StringIO()
     terminal = Console(file=screen, force_terminal=True, width=80, color_system=None)
     monkeypatch.setattr(output, "console", terminal)

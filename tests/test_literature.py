@@ -60,16 +60,16 @@ def _rows(*rows: tuple[object, ...]) -> str:
 
 
 def test_a_real_looking_csv_imports_once(db: str, tmp_path: Path) -> None:
-    from tcdb.literature.reported import import_literature, literature_frame
+    from tcdb import api
 
     _collection()
     path = _write(tmp_path / "robust04 results.csv", REAL)
-    first = import_literature(path, "robust04")
-    assert (first["status"], first["n_added"], first["n_unchanged"]) == ("added", 8, 0)
-    again = import_literature(path, "robust04")
-    assert (again["status"], again["n_added"], again["n_unchanged"]) == ("unchanged", 0, 8)
+    first = api.literature_import(path, "robust04")
+    assert (first.status, first.n_added, first.n_unchanged) == ("added", 8, 0)
+    again = api.literature_import(path, "robust04")
+    assert (again.status, again.n_added, again.n_unchanged) == ("unchanged", 0, 8)
     assert _count() == 8
-    frame = literature_frame("robust04")
+    frame = api.literature("robust04").to_frame()
     cedr = frame[frame["publication"] == "Müller & Sørensen"].iloc[0]
     assert (cedr["model"], cedr["metric"], cedr["value"], cedr["cross_validated"],
             cedr["notes"], cedr["venue"]) == ("CEDR, KNRM", "nDCG@20", 0.5381, True,
@@ -80,12 +80,12 @@ def test_a_real_looking_csv_imports_once(db: str, tmp_path: Path) -> None:
     assert frame["year"].tolist() == sorted(frame["year"])
     lin = frame[frame["model"] == "BM25+RM3, tuned"].iloc[0]
     assert lin["publication"].startswith("Lin, J. (2019)") and not lin["cross_validated"]
-    assert len(literature_frame("robust04", "NDCG@20")) == 6
+    assert len(api.literature("robust04", metric="NDCG@20").to_frame()) == 6
 
 
 def test_yaml_imports_with_item_lines(db: str, tmp_path: Path) -> None:
+    from tcdb import api
     from tcdb.errors import InputError
-    from tcdb.literature.reported import import_literature, literature_frame
 
     _collection()
     good = _write(tmp_path / "dl20.yaml", """\
@@ -108,17 +108,17 @@ results:
     value: .4796
     notes: Pyserini defaults
 """)
-    assert import_literature(good, "robust04")["n_added"] == 2
-    frame = literature_frame("robust04")
+    assert api.literature_import(good, "robust04").n_added == 2
+    frame = api.literature("robust04").to_frame()
     assert frame[["model", "category", "metric", "value"]].values.tolist() == [
         ["BM25", "probabilistic", "nDCG@10", 0.4796], ["RankZephyr", "llm", "nDCG@10", 0.7412]]
-    assert import_literature(good, "robust04")["status"] == "unchanged"
+    assert api.literature_import(good, "robust04").status == "unchanged"
     bad = _write(tmp_path / "bad.yaml", "- publication: A\n  year: 2019\n  model: M\n"
                  "  category: neural\n  role: best\n  metric: AP\n  value: 0.3\n"
                  "- publication: B\n  year: 2019\n  model: M\n  category: neural\n"
                  "  role: best\n  metric: AP\n  value: high\n")
     with pytest.raises(InputError) as caught:
-        import_literature(bad, "robust04")
+        api.literature_import(bad, "robust04")
     assert str(caught.value) == f"{bad}:8: item 2: value 'high' is not a number"
     assert _count() == 2
 
@@ -159,33 +159,33 @@ def test_bad_rows_name_file_and_line_and_write_nothing(
 
 
 def test_header_problems_and_conflicts(db: str, tmp_path: Path) -> None:
+    from tcdb import api
     from tcdb.errors import ConflictError, InputError
-    from tcdb.literature.reported import import_literature, literature_frame
 
     _collection()
     semicolons = _write(tmp_path / "excel.csv", "publication;year;model;category;role;metric;"
                         "value\nA;2019;M;neural;best;AP;0.3\n")
     with pytest.raises(InputError, match=r"excel.csv:1: unknown column .*separated by commas"):
-        import_literature(semicolons, "robust04")
+        api.literature_import(semicolons, "robust04")
     missing = _write(tmp_path / "short.csv", "publication,year,model,role,metric,value\n")
     with pytest.raises(InputError, match="short.csv:1: missing column.s. category"):
-        import_literature(missing, "robust04")
+        api.literature_import(missing, "robust04")
     path = _write(tmp_path / "a.csv", _rows(
         ("A", 2019, "", "M", "neural", "best", "AP", "0.30", "", ""),
         ("A", 2019, "", "B", "probabilistic", "baseline", "AP", "0.25", "", "")))
-    import_literature(path, "robust04")
+    api.literature_import(path, "robust04")
     corrected = _write(tmp_path / "b.csv", _rows(
         ("A", 2019, "", "M", "neural", "best", "AP", "0.31", "", ""),
         ("A", 2019, "", "B", "probabilistic", "baseline", "AP", "0.25", "", ""),
         ("C", 2020, "", "M", "neural", "best", "AP", "0.33", "", "")))
     with pytest.raises(ConflictError, match=r"b.csv:2: .* stored with value 0.3, the file says "
                        r"0.31 .*--replace"):
-        import_literature(corrected, "robust04")
+        api.literature_import(corrected, "robust04")
     assert _count() == 2
-    result = import_literature(corrected, "robust04", replace=True)
-    assert (result["status"], result["n_added"], result["n_replaced"],
-            result["n_unchanged"]) == ("replaced", 1, 1, 1)
-    assert sorted(literature_frame("robust04")["value"]) == [0.25, 0.31, 0.33]
+    result = api.literature_import(corrected, "robust04", replace_existing=True)
+    assert (result.status, result.n_added, result.n_replaced,
+            result.n_unchanged) == ("replaced", 1, 1, 1)
+    assert sorted(api.literature("robust04").to_frame()["value"]) == [0.25, 0.31, 0.33]
 
 
 # -------------------------------------------------------------------------- the analysis
@@ -292,15 +292,15 @@ def test_report_json_over_a_named_reference(db: str, tmp_path: Path, cli) -> Non
     assert "+25.0" in out and "–" in out and "0.0500" in out
     code, out, _ = cli("literature", "list", "robust04", "--metric", "MAP", "--json")
     assert code == 0
-    assert [(r["model"], r["metric"], r["value"]) for r in json.loads(out)] == [("m3", "AP", 0.31)]
+    assert [(r["model"], r["metric"], r["value"]) for r in json.loads(out)["results"]] == [
+        ("m3", "AP", 0.31)]
     code, _, err = cli("literature", "report", "robust04", "--metric", "P@10")
     assert code == 1 and "has no reported P@10 (reported: AP, nDCG@10)" in err
 
 
 def test_gain_over_a_stored_runs_score(db: str, tmp_path: Path) -> None:
     from tcdb import api
-    from tcdb.errors import OptionError
-    from tcdb.literature.reported import import_literature
+    from tcdb.errors import FieldError
     from tcdb.runs import import_run
     from tcdb.scoring.scores import score_table
     from tests.builders import build_snapshot, write_run_file
@@ -313,20 +313,20 @@ def test_gain_over_a_stored_runs_score(db: str, tmp_path: Path) -> None:
         ("301", "d1", 2.0), ("301", "d2", 1.0), ("302", "d3", 2.0), ("302", "d2", 1.0)]))
     path = _write(tmp_path / "lit.csv", _rows(
         ("P1", 2019, "", "m1", "neural", "best", "p@1", 0.6, "no", "")))
-    import_literature(path, "robust04")
-    report = api.literature_report("robust04", "P@1", reference_run="2004/pircRB04t3")
+    api.literature_import(path, "robust04")
+    report = api.literature_report("robust04", metric="P@1", reference_run="2004/pircRB04t3")
     mean = score_table("robust04", "2004", "original", ["P@1"], ["pircRB04t3"])["value"][0]
-    assert report["reference"]["value"] == pytest.approx(mean) == pytest.approx(0.5)
-    assert report["reference"] | {"value": 0.5} == {
+    assert report.reference.value == pytest.approx(mean) == pytest.approx(0.5)
+    assert report.reference.model_dump() | {"value": 0.5} == {
         "name": "pircRB04t3", "value": 0.5, "source": "run", "snapshot": "2004",
         "run": "pircRB04t3", "qrels": "original", "n_topics": 2}
-    assert report["gains"][0]["gain"] == pytest.approx(20.0)
-    assert api.literature("robust04")["metric"].tolist() == ["P@1"]
-    with pytest.raises(OptionError, match="^reference_value/reference_run: give one"):
-        api.literature_report("robust04", "P@1", reference_value=0.4,
+    assert report.gains[0].gain == pytest.approx(20.0)
+    assert api.literature("robust04").to_frame()["metric"].tolist() == ["P@1"]
+    with pytest.raises(FieldError, match="^reference_value/reference_run: give one"):
+        api.literature_report("robust04", metric="P@1", reference_value=0.4,
                               reference_run="2004/pircRB04t3")
-    with pytest.raises(OptionError, match="^metric: 'robust04' has no reported AP"):
-        api.literature_report("robust04", "AP")
+    with pytest.raises(FieldError, match="^metric: 'robust04' has no reported AP"):
+        api.literature_report("robust04", metric="AP")
 
 
 def test_metric_names_normalise_in_any_case() -> None:

@@ -64,19 +64,19 @@ def _ranks(run: str, topics: range) -> np.ndarray:
 
 
 def test_table_2_each_run_against_the_earlier_ones(marco: Path, cli) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
-    report = compare_report("marco", "dev", "original", None, "RR@100", vs_earlier=True,
-                            permutations=0)
-    outcomes = report["outcomes"]
-    assert outcomes["applicable"] and outcomes["k"] == 100 and outcomes["alpha"] == 0.05
-    table = {(p["run_a"], p["run_b"]): p for p in outcomes["pairs"]}
+    report = api.compare("marco", "dev", qrels="original", runs=None, measure="RR@100",
+                         vs_earlier=True, permutations=0)
+    outcomes = report.outcomes
+    assert outcomes.applicable and outcomes.k == 100 and outcomes.alpha == 0.05
+    table = {(p.run_a, p.run_b): p for p in outcomes.pairs}
     assert list(table) == [("bert", "bm25"), ("t5", "bm25"), ("t5", "bert"),
                            ("greedy", "bm25"), ("greedy", "bert"), ("greedy", "t5")]
     # the study's columns: counts, ESL A/B with p, MRR A/B with p, binomial p, decisions
-    rows = {pair: (p["counts"]["neither"], p["counts"]["only_a"], p["counts"]["only_b"],
-                   p["counts"]["both"], p["decision"]["significantly_better"],
-                   p["decision"]["does_no_harm"]) for pair, p in table.items()}
+    rows = {pair: (p.counts["neither"], p.counts["only_a"], p.counts["only_b"],
+                   p.counts["both"], p.decision.significantly_better,
+                   p.decision.does_no_harm) for pair, p in table.items()}
     assert rows == {("bert", "bm25"): (10, 0, 0, 30, True, True),
                     ("t5", "bm25"): (0, 10, 0, 30, True, True),
                     ("t5", "bert"): (0, 10, 0, 30, True, True),
@@ -85,21 +85,21 @@ def test_table_2_each_run_against_the_earlier_ones(marco: Path, cli) -> None:
                     ("greedy", "t5"): (0, 0, 10, 30, False, False)}
     bert = table[("bert", "bm25")]
     # ESL = rank: bert 2 + i mod 3 (mean 3), bm25 10 + i mod 5 (mean 12) over topics 1–30
-    assert (bert["both"]["mean_esl_a"], bert["both"]["mean_esl_b"]) == pytest.approx((3, 12))
+    assert (bert.both.mean_esl_a, bert.both.mean_esl_b) == pytest.approx((3, 12))
     a, b = _ranks("bert", range(1, 31)), _ranks("bm25", range(1, 31))
-    assert bert["both"]["p_esl"] == pytest.approx(stats.ttest_rel(a, b).pvalue)
-    assert bert["both"]["p_esl_wilcoxon"] == pytest.approx(stats.wilcoxon(a, b).pvalue)
-    assert bert["both"]["mrr_a"] == pytest.approx(np.mean(1 / a))
-    assert bert["both"]["p_rr"] == pytest.approx(stats.ttest_rel(1 / a, 1 / b).pvalue)
-    assert bert["only_one"]["p_value"] is None  # no "only one" topic to test
+    assert bert.both.p_esl == pytest.approx(stats.ttest_rel(a, b).pvalue)
+    assert bert.both.p_esl_wilcoxon == pytest.approx(stats.wilcoxon(a, b).pvalue)
+    assert bert.both.mrr_a == pytest.approx(np.mean(1 / a))
+    assert bert.both.p_rr == pytest.approx(stats.ttest_rel(1 / a, 1 / b).pvalue)
+    assert bert.only_one.p_value is None  # no "only one" topic to test
     t5 = table[("t5", "bert")]  # the same ranks where both find it: nothing to test there
-    assert t5["both"]["p_esl"] is None and t5["decision"]["better_both"] is False
-    assert t5["only_one"]["p_value"] == pytest.approx(2 * 0.5 ** 10)  # binomial, 10 of 10
+    assert t5.both.p_esl is None and t5.decision.better_both is False
+    assert t5.only_one.p_value == pytest.approx(2 * 0.5 ** 10)  # binomial, 10 of 10
     greedy = table[("greedy", "t5")]  # better where both find it, misses ten: harm
-    assert (greedy["both"]["mean_esl_a"], greedy["both"]["mean_esl_b"]) == pytest.approx(
+    assert (greedy.both.mean_esl_a, greedy.both.mean_esl_b) == pytest.approx(
         (1, (60 + 500) / 30))  # t5: 2 + i mod 3 on 11–30 (sum 60), 50 on 31–40
-    assert greedy["decision"]["better_both"] and greedy["decision"]["worse_only_one"]
-    assert table[("greedy", "bert")]["only_one"]["p_value"] == pytest.approx(1.0)
+    assert greedy.decision.better_both and greedy.decision.worse_only_one
+    assert table[("greedy", "bert")].only_one.p_value == pytest.approx(1.0)
     code, out, err = cli("report", "compare", "marco", "dev", "--measure", "RR@100",
                          "--vs-earlier", "--permutations", "0")
     assert code == 0, err

@@ -57,44 +57,46 @@ def _vectors(graded: dict, measure: str) -> dict[str, list[float]]:
 
 
 def test_p_values_equal_scipy_on_the_same_vectors(graded: dict) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
-    report = compare_report("c", "s", "original", ["a", "b", "c"], "nDCG@10", correction="none")
+    report = api.compare("c", "s", qrels="original", runs=["a", "b", "c"], measure="nDCG@10",
+                         correction="none")
     vectors = _vectors(graded, "nDCG@10")
-    assert report["n_topics"] == 16 and report["measure"] == "nDCG@10"
-    assert [(r["run"], r["system"]) for r in report["runs"]] == [
+    assert report.n_topics == 16 and report.measure == "nDCG@10"
+    assert [(r.run, r.system) for r in report.runs] == [
         ("a", "sys-a"), ("b", "sys-b"), ("c", "sys-c")]
-    assert [(p["run_a"], p["run_b"]) for p in report["pairs"]] == [("a", "b"), ("a", "c"),
+    assert [(p.run_a, p.run_b) for p in report.pairs] == [("a", "b"), ("a", "c"),
                                                                    ("b", "c")]
-    for pair in report["pairs"]:
-        x, y = vectors[pair["run_a"]], vectors[pair["run_b"]]
-        assert pair["mean_a"] == pytest.approx(sum(x) / 16, abs=1e-12)
-        assert pair["p_t"] == pytest.approx(stats.ttest_rel(x, y).pvalue, abs=1e-12)
-        assert pair["p_wilcoxon"] == pytest.approx(stats.wilcoxon(x, y).pvalue, abs=1e-12)
-        assert pair["p_ranksum"] == pytest.approx(stats.ranksums(x, y).pvalue, abs=1e-12)
+    for pair in report.pairs:
+        x, y = vectors[pair.run_a], vectors[pair.run_b]
+        assert pair.mean_a == pytest.approx(sum(x) / 16, abs=1e-12)
+        assert pair.p_t == pytest.approx(stats.ttest_rel(x, y).pvalue, abs=1e-12)
+        assert pair.p_wilcoxon == pytest.approx(stats.wilcoxon(x, y).pvalue, abs=1e-12)
+        assert pair.p_ranksum == pytest.approx(stats.ranksums(x, y).pvalue, abs=1e-12)
         wins = sum(a > b for a, b in zip(x, y, strict=True))
         losses = sum(a < b for a, b in zip(x, y, strict=True))
-        assert (pair["wins"], pair["losses"]) == (wins, losses)
-        assert pair["p_sign"] == pytest.approx(stats.binomtest(wins, wins + losses).pvalue,
+        assert (pair.wins, pair.losses) == (wins, losses)
+        assert pair.p_sign == pytest.approx(stats.binomtest(wins, wins + losses).pvalue,
                                                abs=1e-12)
-        assert pair["p_t_corrected"] == pair["p_t"]
-    bonferroni = compare_report("c", "s", "original", ["a", "b", "c"], "nDCG@10",
-                                correction="bonferroni")
-    for plain, corrected in zip(report["pairs"], bonferroni["pairs"], strict=True):
-        assert corrected["p_t_corrected"] == pytest.approx(min(1.0, 3 * plain["p_t"]))
-    assert report["outcomes"]["applicable"] is False
-    assert "more than one relevant document" in report["outcomes"]["reason"]
+        assert pair.p_t_corrected == pair.p_t
+    bonferroni = api.compare("c", "s", qrels="original", runs=["a", "b", "c"], measure="nDCG@10",
+                             correction="bonferroni")
+    for plain, corrected in zip(report.pairs, bonferroni.pairs, strict=True):
+        assert corrected.p_t_corrected == pytest.approx(min(1.0, 3 * plain.p_t))
+    assert report.outcomes.applicable is False
+    assert "more than one relevant document" in report.outcomes.reason
 
 
 def test_cli_json_equals_the_report_and_the_table_names_the_correction(graded: dict,
                                                                        cli) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
     code, out, err = cli("report", "compare", "c", "s", "--qrels", "original", "--run", "a",
                          "--run", "b", "--measure", "AP", "--correction", "holm", "--json")
     assert code == 0, err
-    expected = compare_report("c", "s", "original", ["a", "b"], "AP", "holm")
-    assert json.loads(out) == json.loads(json.dumps(expected))
+    expected = api.compare("c", "s", qrels="original", runs=["a", "b"], measure="AP",
+                           correction="holm")
+    assert json.loads(out) == expected.to_json()
     code, out, err = cli("report", "compare", "c", "s", "--run", "a", "--run", "b", "--run", "c",
                          "--measure", "AP")
     assert code == 0, err
@@ -104,23 +106,24 @@ def test_cli_json_equals_the_report_and_the_table_names_the_correction(graded: d
 def test_cli_bootstrap_prints_the_intervals(graded: dict, cli) -> None:
     """`--bootstrap N --seed S`: each run's mean and each pair's difference with the report's
     95 % interval, printed in the terminal table; the JSON carries the same figures."""
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
     args = ("report", "compare", "c", "s", "--run", "a", "--run", "b", "--measure", "AP",
             "--bootstrap", "500", "--seed", "7")
     code, out, err = cli(*args, "--json")
     assert code == 0, err
-    expected = compare_report("c", "s", "original", ["a", "b"], "AP", bootstrap=500, seed=7)
-    assert json.loads(out) == json.loads(json.dumps(expected))
-    assert expected["runs"][0]["ci_low"] <= expected["runs"][0]["mean"]
+    expected = api.compare("c", "s", qrels="original", runs=["a", "b"], measure="AP",
+                           bootstrap=500, seed=7)
+    assert json.loads(out) == expected.to_json()
+    assert expected.runs[0].ci_low <= expected.runs[0].mean
     code, out, err = cli(*args)
     assert code == 0, err
     assert "95 % bootstrap intervals (500 samples of the topics, seed 7)" in out
     assert "A − B 95 % low" in out and "A − B 95 % high" in out
-    for run in expected["runs"]:
-        assert f"{run['ci_low']:.4f}" in out and f"{run['ci_high']:.4f}" in out
-    pair = expected["pairs"][0]
-    assert f"{pair['diff_ci_low']:.4f}" in out and f"{pair['diff_ci_high']:.4f}" in out
+    for run in expected.runs:
+        assert f"{run.ci_low:.4f}" in out and f"{run.ci_high:.4f}" in out
+    pair = expected.pairs[0]
+    assert f"{pair.diff_ci_low:.4f}" in out and f"{pair.diff_ci_high:.4f}" in out
     code, out, _ = cli("report", "compare", "c", "s", "--run", "a", "--run", "b", "--measure",
                        "AP")
     assert code == 0 and "bootstrap" not in out and "A − B 95 % low" not in out
@@ -190,26 +193,26 @@ def test_relevant_ranks_follow_trec_eval_order(one_relevant: Path) -> None:
 
 
 def test_outcome_breakdown_on_a_hand_built_example(one_relevant: Path, cli) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
-    report = compare_report("marco", "dev", "original", ["A", "B"], "RR@10", k=10)
-    outcomes = report["outcomes"]
-    assert outcomes["applicable"] is True and outcomes["k"] == 10
-    (pair,) = outcomes["pairs"]
-    assert (pair["run_a"], pair["run_b"]) == ("A", "B")
-    assert pair["n_topics"] == 6
-    assert pair["counts"] == {"neither": 1, "only_a": 1, "only_b": 2, "both": 2}
-    assert pair["shares"]["only_b"] == pytest.approx(2 / 6)
-    both = pair["both"]  # t1 (A 1, B 2) and t6 (A 1, B 3)
-    assert both["n"] == 2
-    assert (both["mean_esl_a"], both["mean_esl_b"]) == (1.0, 2.5)  # ESL = rank
-    assert both["p_esl"] == pytest.approx(stats.ttest_rel([1, 1], [2, 3]).pvalue)
-    assert both["mrr_a"] == 1.0 and both["mrr_b"] == pytest.approx((1 / 2 + 1 / 3) / 2)
-    assert both["p_rr"] == pytest.approx(stats.ttest_rel([1, 1], [1 / 2, 1 / 3]).pvalue)
-    assert pair["only_one"] == {"n_only_a": 1, "n_only_b": 2,
+    report = api.compare("marco", "dev", qrels="original", runs=["A", "B"], measure="RR@10", k=10)
+    outcomes = report.outcomes
+    assert outcomes.applicable is True and outcomes.k == 10
+    (pair,) = outcomes.pairs
+    assert (pair.run_a, pair.run_b) == ("A", "B")
+    assert pair.n_topics == 6
+    assert pair.counts == {"neither": 1, "only_a": 1, "only_b": 2, "both": 2}
+    assert pair.shares["only_b"] == pytest.approx(2 / 6)
+    both = pair.both  # t1 (A 1, B 2) and t6 (A 1, B 3)
+    assert both.n == 2
+    assert (both.mean_esl_a, both.mean_esl_b) == (1.0, 2.5)  # ESL = rank
+    assert both.p_esl == pytest.approx(stats.ttest_rel([1, 1], [2, 3]).pvalue)
+    assert both.mrr_a == 1.0 and both.mrr_b == pytest.approx((1 / 2 + 1 / 3) / 2)
+    assert both.p_rr == pytest.approx(stats.ttest_rel([1, 1], [1 / 2, 1 / 3]).pvalue)
+    assert pair.only_one.model_dump() == {"n_only_a": 1, "n_only_b": 2,
                                 "p_value": pytest.approx(stats.binomtest(1, 3).pvalue)}
-    deeper = compare_report("marco", "dev", "original", ["A", "B"], "RR", k=20)
-    assert deeper["outcomes"]["pairs"][0]["counts"] == {"neither": 1, "only_a": 1, "only_b": 1,
+    deeper = api.compare("marco", "dev", qrels="original", runs=["A", "B"], measure="RR", k=20)
+    assert deeper.outcomes.pairs[0].counts == {"neither": 1, "only_a": 1, "only_b": 1,
                                                         "both": 3}
     code, out, err = cli("report", "compare", "marco", "dev", "--run", "A", "--run", "B",
                          "--measure", "RR", "--k", "10")
@@ -225,10 +228,10 @@ def test_one_run_is_refused(graded: dict, cli) -> None:
 
 
 def test_unknown_run_is_not_found(graded: dict) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
     with pytest.raises(NotFoundError, match="no run 'nope' in snapshot 's'"):
-        compare_report("c", "s", "original", ["a", "nope"], "AP")
+        api.compare("c", "s", qrels="original", runs=["a", "nope"], measure="AP")
 
 
 def test_unknown_correction_is_refused(graded: dict, cli) -> None:
@@ -238,28 +241,28 @@ def test_unknown_correction_is_refused(graded: dict, cli) -> None:
 
 
 def test_cutoff_below_one_is_refused(graded: dict) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
     with pytest.raises(InputError, match="k must be at least 1"):
-        compare_report("c", "s", "original", ["a", "b"], "AP", k=0)
+        api.compare("c", "s", qrels="original", runs=["a", "b"], measure="AP", k=0)
 
 
 def test_unknown_qrels_set_is_not_found(graded: dict) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
     with pytest.raises(NotFoundError, match="no qrels set 'pooled'"):
-        compare_report("c", "s", "pooled", ["a", "b"], "AP")
+        api.compare("c", "s", qrels="pooled", runs=["a", "b"], measure="AP")
 
 
 def test_run_with_imported_scores_lacking_the_measure_is_not_found(graded: dict,
                                                                    tmp_path: Path) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
     from tcdb.scoring.scores import import_scores
 
     path = tmp_path / "old.tsv"
     path.write_text("1\tAP\t0.5\n2\tAP\t0.25\n")
     import_scores("c", "s", "original", "old", path)
-    report = compare_report("c", "s", "original", ["a", "old"], "AP")
-    assert report["pairs"][0]["mean_b"] == pytest.approx(0.75 / 16)
+    report = api.compare("c", "s", qrels="original", runs=["a", "old"], measure="AP")
+    assert report.pairs[0].mean_b == pytest.approx(0.75 / 16)
     with pytest.raises(NotFoundError, match="run 'old' of 's' has no nDCG@10 scores"):
-        compare_report("c", "s", "original", ["a", "old"], "nDCG@10")
+        api.compare("c", "s", qrels="original", runs=["a", "old"], measure="nDCG@10")

@@ -30,7 +30,7 @@ PLANTED = {
 def planted(db: str, tmp_path: Path) -> Path:
     """Three runs with published per-topic AP (`tcdb scores import`), a run with only P@10,
     and the contamination set `clean-gpt` (topics 11–20) for model `gpt`."""
-    from tcdb.catalog.contamination import import_contamination
+    from tcdb import api
     from tcdb.scoring.scores import import_scores
 
     build_snapshot(tmp_path, C, "v1", DOCS, TOPICS, QRELS)
@@ -44,7 +44,7 @@ def planted(db: str, tmp_path: Path) -> Path:
     quiz = tmp_path / "quiz.tsv"
     quiz.write_text("model\ttopic\tscore\n" + "".join(
         f"gpt\t{t}\t{0.9 if t <= 10 else 0.1}\n" for t in range(1, T + 1)))
-    import_contamination(C, "v1", quiz, threshold=0.5, prefix="clean")
+    api.topic_set_import(C, "v1", quiz, threshold=0.5, prefix="clean")
     return tmp_path
 
 
@@ -92,10 +92,11 @@ def test_interval_equals_a_direct_numpy_computation(planted: Path) -> None:
     from tcdb import api
 
     for seed, n in ((0, 10_000), (7, 2_000)):
-        frame = api.subset_ci(C, "v1", "clean-gpt", runs=["seen", "steady"], measure="AP",
-                              n_samples=n, seed=seed)
+        result = api.subset_ci(C, "v1", topics="clean-gpt", runs=["seen", "steady"],
+                               measure="AP", bootstrap=n, seed=seed)
+        frame = result.to_frame()
         assert list(frame["run"]) == ["seen", "steady"]
-        assert frame.attrs["n_subset"] == 10 and frame.attrs["for_model"] == "gpt"
+        assert result.n_subset == 10 and result.for_model == "gpt"
         for run, low, high in frame[["run", "ci_low", "ci_high"]].itertuples(index=False):
             want = direct_interval(PLANTED[run], 10, n, seed)
             assert (low, high) == pytest.approx(want, abs=1e-9)
@@ -120,13 +121,13 @@ def test_pure_function_matches_per_run_numpy() -> None:
 
 def test_unanswered_topics_count_zero_and_options(planted: Path, cli: Any) -> None:
     """A run that answered only some topics: full and subset means over every judged topic."""
-    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb import api
     from tcdb.scoring.scores import import_scores
 
     partial = planted / "partial.tsv"
     partial.write_text("1\tAP\t1.0\n12\tAP\t0.5\n")  # 18 judged topics unanswered
     import_scores(C, "v1", "original", "partial", partial)
-    create_topic_set(C, "pair", "v1", topics=["12", "13"])
+    api.topic_set_create(collection=C, name="pair", snapshot="v1", topic_ids=["12", "13"])
     code, out, err = cli("report", "subset", C, "v1", "--topics", "pair", "-m", "AP",
                          "--run", "partial", "--samples", "500", "--seed", "3", "--json")
     assert code == 0, err

@@ -40,9 +40,9 @@ def members(name: str) -> set[int]:
 
 
 def count_sets() -> int:
-    from tcdb.catalog.topic_sets import list_topic_sets
+    from tcdb import api
 
-    return len(list_topic_sets())
+    return len(api.topic_sets().topic_sets)
 
 
 def test_core_topic_ids(db: str, tmp_path: Path) -> None:
@@ -57,20 +57,23 @@ def test_core_topic_ids(db: str, tmp_path: Path) -> None:
 
 
 def test_create_from_file_and_core_and_list(db: str, tmp_path: Path) -> None:
-    from tcdb.catalog.topic_sets import create_topic_set, list_topic_sets
+    from tcdb import api
 
     two_snapshots(tmp_path)
     listed = tmp_path / "topics.txt"
     listed.write_text("# curated\n1\n\n4  free of contamination\n")
-    result = create_topic_set(C, "clean", "s1", from_file=listed)
-    assert result["status"] == "created" and result["n_topics"] == 2
+    result = api.topic_set_create(collection=C, name="clean", snapshot="s1", from_file=listed)
+    assert result.status == "created" and result.n_topics == 2
     assert external(members("clean"), "s1") == {"1", "4"}
-    assert create_topic_set(C, "clean", "s1", from_file=listed)["status"] == "unchanged"
-    assert create_topic_set(C, "core", "s1", core=["s2"])["n_topics"] == 2
+    assert api.topic_set_create(collection=C, name="clean", snapshot="s1",
+                                from_file=listed).status == "unchanged"
+    assert api.topic_set_create(collection=C, name="core", snapshot="s1",
+                                core=["s2"]).n_topics == 2
     assert external(members("core"), "s2") == {"2", "3"}
-    rows = {r["name"]: r for r in list_topic_sets(C)}
-    assert rows["clean"]["n_topics"] == 2 and rows["core"]["n_topics"] == 2
-    assert create_topic_set(C, "clean", "s1", topics=["2"], replace=True)["status"] == "replaced"
+    rows = {r.name: r for r in api.topic_sets(C).topic_sets}
+    assert rows["clean"].n_topics == 2 and rows["core"].n_topics == 2
+    assert api.topic_set_create(collection=C, name="clean", snapshot="s1", topic_ids=["2"],
+                                replace_existing=True).status == "replaced"
     assert external(members("clean"), "s1") == {"2"}
 
 
@@ -82,50 +85,51 @@ def test_create_from_file_and_core_and_list(db: str, tmp_path: Path) -> None:
 def test_bad_topic_file_names_line_and_writes_nothing(
     db: str, tmp_path: Path, content: str, line: int | None, reason: str
 ) -> None:
-    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb import api
     from tcdb.errors import InputError
 
     two_snapshots(tmp_path)
     listed = tmp_path / "topics.txt"
     listed.write_text(content)
     with pytest.raises(InputError, match=reason) as info:
-        create_topic_set(C, "bad", "s1", from_file=listed)
+        api.topic_set_create(collection=C, name="bad", snapshot="s1", from_file=listed)
     assert info.value.file == str(listed) and info.value.line == line
     assert count_sets() == 0
 
 
 def test_other_errors(db: str, tmp_path: Path) -> None:
-    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb import api
     from tcdb.errors import ConflictError, InputError, NotFoundError
 
     two_snapshots(tmp_path)
     with pytest.raises(NotFoundError, match="topic list not found"):
-        create_topic_set(C, "x", "s1", from_file=tmp_path / "missing.txt")
+        api.topic_set_create(collection=C, name="x", snapshot="s1",
+                             from_file=tmp_path / "missing.txt")
     with pytest.raises(NotFoundError, match="no complete snapshot 's9'"):
-        create_topic_set(C, "x", "s1", core=["s9"])
+        api.topic_set_create(collection=C, name="x", snapshot="s1", core=["s9"])
     with pytest.raises(InputError, match="exactly one"):
-        create_topic_set(C, "x", "s1")
+        api.topic_set_create(collection=C, name="x", snapshot="s1")
     with pytest.raises(InputError, match="exactly one"):
-        create_topic_set(C, "x", "s1", topics=["1"], core=["s2"])
+        api.topic_set_create(collection=C, name="x", snapshot="s1", topic_ids=["1"], core=["s2"])
     with pytest.raises(NotFoundError, match="no collection 'nope'"):
-        create_topic_set("nope", "x", "s1", topics=["1"])
+        api.topic_set_create(collection="nope", name="x", snapshot="s1", topic_ids=["1"])
     assert count_sets() == 0
-    create_topic_set(C, "x", "s1", topics=["1", "2"])
+    api.topic_set_create(collection=C, name="x", snapshot="s1", topic_ids=["1", "2"])
     with pytest.raises(ConflictError, match="--replace"):
-        create_topic_set(C, "x", "s1", topics=["3"])
+        api.topic_set_create(collection=C, name="x", snapshot="s1", topic_ids=["3"])
     assert external(members("x"), "s1") == {"1", "2"}
     with pytest.raises(NotFoundError, match=r"no topic set 'y' in 'ts' \(known: x\)"):
         members("y")
 
 
 def test_no_shared_topics(db: str, tmp_path: Path) -> None:
-    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb import api
     from tcdb.errors import InputError
 
     build_snapshot(tmp_path, C, "s1", DOCS, {"1": "a"}, [("1", "d1", 1)])
     build_snapshot(tmp_path, C, "s2", DOCS, {"2": "b"}, [("2", "d1", 1)])
     with pytest.raises(InputError, match="share no topic"):
-        create_topic_set(C, "core", "s1", core=["s2"])
+        api.topic_set_create(collection=C, name="core", snapshot="s1", core=["s2"])
     assert count_sets() == 0
 
 
@@ -142,7 +146,7 @@ def test_cli(db: str, tmp_path: Path, cli: Any) -> None:
     assert json.loads(out)["n_topics"] == 2
     code, out, err = cli("topics", "set", "list", "--json")
     assert code == 0, err
-    assert {r["name"] for r in json.loads(out)} == {"core", "two"}
+    assert {r["name"] for r in json.loads(out)["topic_sets"]} == {"core", "two"}
     code, out, err = cli("topics", "set", "list")
     assert code == 0 and "core" in out and "two" in out
     listed.write_text("1\n7\n")

@@ -28,7 +28,7 @@ RUN_B = [("1", "d9", 2.0), ("4", "d4", 2.0), ("5", "d5", 2.0)]
 def snap(db: str, tmp_path: Path) -> Path:
     """One snapshot, runs A and B evaluated, and topic set `half` = {1, 4, 5, 6}: judged in
     it are 1, 4, 5 → A's P@1 over them (1 + 0 + 0) / 3, B's (0 + 1 + 1) / 3."""
-    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb import api
     from tcdb.runs import import_run
     from tcdb.scoring.evaluate import evaluate
 
@@ -36,7 +36,7 @@ def snap(db: str, tmp_path: Path) -> Path:
     import_run(C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A))
     import_run(C, "s1", write_run_file(tmp_path / "runs", "B", RUN_B))
     evaluate(C, "s1", "original", ["P@1"])
-    create_topic_set(C, "half", "s1", topics=["1", "4", "5", "6"])
+    api.topic_set_create(collection=C, name="half", snapshot="s1", topic_ids=["1", "4", "5", "6"])
     return tmp_path
 
 
@@ -57,23 +57,23 @@ def n_scores() -> int:
 def test_scores_over_a_topic_set_by_hand(snap: Path) -> None:
     from tcdb import api
 
-    full = api.scores(C, "s1", measures="P@1")
+    full = api.scores(C, "s1", measures="P@1").to_frame()
     assert means(full) == pytest.approx({"A": 0.6, "B": 0.4})
     assert full["topic_set"].isna().all() and set(full["n_topics"]) == {5}
-    part = api.scores(C, "s1", measures="P@1", topics="half")
+    part = api.scores(C, "s1", measures="P@1", topics="half").to_frame()
     assert means(part) == pytest.approx({"A": 1 / 3, "B": 2 / 3})
     assert set(part["topic_set"]) == {"half"} and set(part["n_topics"]) == {3}
     assert dict(zip(part["run"], part["n_answered"], strict=True)) == {"A": 2, "B": 3}
     # plain trec_eval over the subset: A answered 1 and 4 of it
-    inter = api.scores(C, "s1", measures="P@1", topics="half", intersection=True)
+    inter = api.scores(C, "s1", measures="P@1", topics="half", intersection=True).to_frame()
     assert means(inter) == pytest.approx({"A": 0.5, "B": 2 / 3})
-    rows = api.scores(C, "s1", measures="P@1", topics="half", per_topic=True)
+    rows = api.scores(C, "s1", measures="P@1", topics="half", per_topic=True).to_frame()
     assert sorted(rows.loc[rows["run"] == "A", "topic"]) == ["1", "4", "5"]
     assert rows.loc[(rows["run"] == "A") & (rows["topic"] == "5"), "answered"].item() is False
-    frame = api.per_topic_scores(C, "s1", measure="P@1", topics="half")
+    frame = api.per_topic_scores(C, "s1", measure="P@1", topics="half").to_frame()
     assert set(frame["topic"]) == {"1", "4", "5"}
-    assert means(api.evaluate(C, "s1", measures="P@1", topics="half")) == pytest.approx(
-        {"A": 1 / 3, "B": 2 / 3})
+    evaluated = api.evaluate(C, "s1", measures="P@1", topics="half").to_frame()
+    assert means(evaluated) == pytest.approx({"A": 1 / 3, "B": 2 / 3})
 
 
 def test_evaluate_and_scores_cli_with_topics(snap: Path, cli: Any) -> None:
@@ -123,9 +123,9 @@ def test_unknown_topic_set_is_one_line_naming_the_known_ones(
 
 
 def test_a_set_without_judged_topics(snap: Path, cli: Any) -> None:
-    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb import api
 
-    create_topic_set(C, "unjudged", "s1", topics=["6"])
+    api.topic_set_create(collection=C, name="unjudged", snapshot="s1", topic_ids=["6"])
     code, _, err = cli("scores", C, "s1", "-m", "P@1", "--topics", "unjudged")
     assert code == 1 and "topic set 'unjudged' has no topic judged in qrels set" in err
 
@@ -133,7 +133,7 @@ def test_a_set_without_judged_topics(snap: Path, cli: Any) -> None:
 def two_snapshots(tmp_path: Path) -> None:
     """System A in s1 and s2 (topics 1–5, all judged). P@1 per topic, s1: 1 1 0 0 1;
     s2: 0 1 1 0 1 → deltas −1, 0, +1, 0, 0. Topic set `odd` = {1, 3, 5}."""
-    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb import api
     from tcdb.runs import import_run
     from tcdb.scoring.evaluate import evaluate
 
@@ -148,7 +148,7 @@ def two_snapshots(tmp_path: Path) -> None:
             rows += [(str(t), first, 2.0), (str(t), "d0" if hit else f"d{t}", 1.0)]
         import_run(C, label, write_run_file(tmp_path / label, "A", rows))
         evaluate(C, label, "original", ["P@1"])
-    create_topic_set(C, "odd", "s1", topics=["1", "3", "5"])
+    api.topic_set_create(collection=C, name="odd", snapshot="s1", topic_ids=["1", "3", "5"])
 
 
 def test_topic_deltas_and_ranking_agreement_with_topics(db: str, tmp_path: Path,
@@ -195,10 +195,10 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
     """κ over the pool documents of the set's topics only, equal to sklearn's on them."""
     from sklearn.metrics import cohen_kappa_score
 
-    from tcdb.catalog.topic_sets import create_topic_set
-    from tcdb.judging.pooled import import_judgments
+    from tcdb import api
+    from tcdb.api import pool_build, pool_import_judgments
     from tcdb.judging.qrels import import_qrels
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.pools import pool_documents
     from tcdb.runs import import_run
 
     rng = random.Random(3)
@@ -209,15 +209,15 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
         rows = [(t, f"d{i}", round(rng.random(), 6)) for t in topics
                 for i in rng.sample(range(30), 10)]
         import_run("a", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows))
-    build_pool("a", "s1", "p", 5, all_runs=True)
+    pool_build("a", "s1", "p", depth=5, all_runs=True)
     alice = {(t, d): rng.choice([0, 1, 2]) for t, ds in pool_documents("p").items()
              for d in sorted(ds)}
     llm = {k: g if rng.random() < 0.7 else 2 - g for k, g in alice.items()}
     write_qrels_file(tmp_path / "alice.txt", [(t, d, g) for (t, d), g in alice.items()])
-    import_judgments("p", tmp_path / "alice.txt", assessor="alice")
+    pool_import_judgments("p", tmp_path / "alice.txt", assessor="alice")
     import_qrels("a", "s1", "llm", write_qrels_file(
         tmp_path / "llm.txt", [(t, d, g) for (t, d), g in llm.items()]))
-    create_topic_set("a", "low", "s1", topics=["1", "2", "3"])
+    api.topic_set_create(collection="a", name="low", snapshot="s1", topic_ids=["1", "2", "3"])
     code, out, err = cli("report", "agreement", "p", "--vs", "llm", "--topics", "low", "--json")
     assert code == 0, err
     report = json.loads(out)
@@ -235,9 +235,9 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
 
 
 def count_sets() -> int:
-    from tcdb.catalog.topic_sets import list_topic_sets
+    from tcdb import api
 
-    return len(list_topic_sets())
+    return len(api.topic_sets().topic_sets)
 
 
 def members(name: str) -> set[str]:
@@ -258,7 +258,7 @@ def test_create_for_a_model_and_list(snap: Path, cli: Any) -> None:
     created = json.loads(out)
     assert created["for_model"] == "GPT 4o" and created["method"] == "contamination-quiz"
     code, out, err = cli("topics", "set", "list", C, "--json")
-    rows = {r["name"]: r for r in json.loads(out)}
+    rows = {r["name"]: r for r in json.loads(out)["topic_sets"]}
     assert rows["quiz"]["for_model"] == "GPT 4o"
     assert rows["half"]["method"] == "list" and rows["half"]["for_model"] is None
     code, out, err = cli("topics", "set", "list", C)
@@ -321,13 +321,13 @@ def test_contamination_import_one_set_per_model(snap: Path, cli: Any) -> None:
 ])
 def test_bad_contamination_file_names_line_and_writes_nothing(
         snap: Path, cli: Any, text: str, line: int, reason: str) -> None:
-    from tcdb.catalog.contamination import import_contamination
+    from tcdb import api
     from tcdb.errors import InputError
 
     before = count_sets()
     path = _write(snap, "bad.csv", text, newline="\r\n")
     with pytest.raises(InputError) as info:
-        import_contamination(C, "s1", path, threshold=0.5)
+        api.topic_set_import(C, "s1", path, threshold=0.5)
     assert (info.value.file, info.value.line) == (str(path), line)
     assert reason in info.value.reason
     code, _, err = cli("topics", "set", "import", C, "s1", path, "--threshold", "0.5")
@@ -336,20 +336,20 @@ def test_bad_contamination_file_names_line_and_writes_nothing(
 
 
 def test_contamination_without_threshold_and_changed_file(snap: Path) -> None:
-    from tcdb.catalog.contamination import import_contamination
+    from tcdb import api
     from tcdb.errors import ConflictError, InputError
 
     before = count_sets()
     path = _write(snap, "quiz.csv", "model,topic,score\nm,1,0.1\nn,2,0.9\n")
     with pytest.raises(InputError, match="no threshold"):
-        import_contamination(C, "s1", path)
+        api.topic_set_import(C, "s1", path)
     assert count_sets() == before
-    import_contamination(C, "s1", path, threshold=0.5)
+    api.topic_set_import(C, "s1", path, threshold=0.5)
     assert members("clean-m") == {"1"} and members("clean-n") == set()
     changed = _write(snap, "quiz.csv", "model,topic,score\nm,1,0.9\nn,2,0.1\n")
     with pytest.raises(ConflictError, match="--replace"):
-        import_contamination(C, "s1", changed, threshold=0.5)
+        api.topic_set_import(C, "s1", changed, threshold=0.5)
     assert members("clean-m") == {"1"} and members("clean-n") == set()  # both or neither
-    result = import_contamination(C, "s1", changed, threshold=0.5, replace=True)
-    assert {s["status"] for s in result["sets"]} == {"replaced"}
+    result = api.topic_set_import(C, "s1", changed, threshold=0.5, replace_existing=True)
+    assert {s.status for s in result.sets} == {"replaced"}
     assert members("clean-m") == set() and members("clean-n") == {"2"}

@@ -43,11 +43,11 @@ except TcdbError as exc:
     st.stop()
 test = TESTS[test_name]
 corrected = "uncorrected" if correction == "none" else f"{correction}-corrected"
-st.caption(f"{measure} on qrels `{qrels}` of {snapshot}, {report['n_topics']:,} topics; "
-           f"p-values {corrected} across the {len(report['pairs']):,} pairs.")
+st.caption(f"{measure} on qrels `{qrels}` of {snapshot}, {report.n_topics:,} topics; "
+           f"p-values {corrected} across the {len(report.pairs):,} pairs.")
 
 st.subheader("Means with 95 % bootstrap intervals")
-means = pd.DataFrame(report["runs"])
+means = report.runs_frame()
 order = means.sort_values("mean", ascending=False)["run"].tolist()
 y = alt.Y("run:N", sort=order, title=None, axis=alt.Axis(labelLimit=240, labelFontSize=12))
 base = alt.Chart(means).encode(y=y)
@@ -64,12 +64,12 @@ values = base.mark_text(align="left", dx=8, dy=-10, fontSize=12).encode(
 widgets.chart((bars + points + values).properties(height=44 * len(means) + 60), means,
               f"means-{snapshot}-{measure}",
               caption=f"How to read this: the dot is the run's mean {measure} over the "
-              f"{report['n_topics']:,} topics, the grey bar where 95 % of "
-              f"{report['bootstrap']:,} bootstrap resamples of the topics put it; overlapping "
+              f"{report.n_topics:,} topics, the grey bar where 95 % of "
+              f"{report.bootstrap:,} bootstrap resamples of the topics put it; overlapping "
               "bars are a hint, not a test — see the matrix below.")
 
 st.subheader("Which differences are significant")
-pairs = pd.DataFrame(report["pairs"])
+pairs = pd.DataFrame([p.model_dump() for p in report.pairs])
 p_column = f"p_{test}_corrected"
 
 
@@ -119,8 +119,7 @@ widgets.chart(layers.properties(height=row_px * len(order) + 120), matrix,
 
 pairs = pairs.assign(
     ci=[f"[{lo:.4f}, {hi:.4f}]" if lo is not None and hi is not None else c.MISSING
-        for lo, hi in zip(pairs.get("diff_ci_low", [None] * len(pairs)),
-                          pairs.get("diff_ci_high", [None] * len(pairs)), strict=True)],
+        for lo, hi in zip(pairs["diff_ci_low"], pairs["diff_ci_high"], strict=True)],
     record=[f"{w}–{lost}" for w, lost in zip(pairs["wins"], pairs["losses"], strict=True)])
 widgets.table(pairs, {
     "run_a": c.text("run A"), "run_b": c.text("run B"),
@@ -135,28 +134,28 @@ widgets.table(pairs, {
 })
 
 st.subheader("Outcome breakdown")
-outcomes = report["outcomes"]
-if not outcomes["applicable"]:
-    st.caption(f"Not applicable: {outcomes['reason']}.")
+outcomes = report.outcomes
+if not outcomes.applicable:
+    st.caption(f"Not applicable: {outcomes.reason}.")
 else:
-    frame = data.outcome_frame(report)
+    frame = report.outcome_frame()
     kinds = ["both", "only_a", "only_b", "neither"]
     words = {"both": "both", "only_a": "only A", "only_b": "only B", "neither": "neither"}
     frame = frame.assign(found=frame["outcome"].map(words))
     figure = alt.Chart(frame).mark_bar().encode(
         x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="topics"),
         y=alt.Y("pair:N", title=None, axis=alt.Axis(labelLimit=240)),
-        color=alt.Color("found:N", title=f"relevant in the top {outcomes['k']} of",
+        color=alt.Color("found:N", title=f"relevant in the top {outcomes.k} of",
                         sort=[words[o] for o in kinds]),
         tooltip=["pair", alt.Tooltip("found:N", title="found by"),
                  alt.Tooltip("topics:Q", format=",d"), alt.Tooltip("share:Q", format=".1%")],
     ).properties(height=44 * frame["pair"].nunique() + 60)
-    widgets.chart(figure, frame, f"outcomes-{snapshot}-top{outcomes['k']}",
+    widgets.chart(figure, frame, f"outcomes-{snapshot}-top{outcomes.k}",
                   caption=f"How to read this: where each run ranks the one relevant document: "
-                  f"in the top {outcomes['k']} of both runs, only one, or neither.")
-    rows = [{"pair": f"{p['run_a']} vs {p['run_b']}", **p["both"],
-             "n_only_a": p["only_one"]["n_only_a"], "n_only_b": p["only_one"]["n_only_b"],
-             "p_binomial": p["only_one"]["p_value"]} for p in outcomes["pairs"]]
+                  f"in the top {outcomes.k} of both runs, only one, or neither.")
+    rows = [{"pair": f"{p.run_a} vs {p.run_b}", **p.both.model_dump(),
+             "n_only_a": p.only_one.n_only_a, "n_only_b": p.only_one.n_only_b,
+             "p_binomial": p.only_one.p_value} for p in outcomes.pairs]
     widgets.table(pd.DataFrame(rows), {
         "pair": c.text("pair"), "n": c.count("both", "Topics where both runs find it"),
         "mrr_a": c.score("RR A", "Mean reciprocal rank of A on those topics"),
@@ -195,5 +194,5 @@ widgets.chart((step + marks + names).properties(height=340), runs,
               "was submitted; the grey steps are the state of the art (the best mean so far). A "
               f"diamond is a new SOTA, dark red when the {test_name} against the SOTA it "
               f"replaced is significant at 0.05 ({correction} within its family: it vs every "
-              f"earlier SOTA). {board['n_significant']} of {board['n_steps']} steps "
+              f"earlier SOTA). {board.n_significant} of {board.n_steps} steps "
               "significant.")

@@ -20,14 +20,15 @@ CV, NOT_CV = "cross-validated", "not cross-validated"
 
 collection, url = widgets.collection_page(
     "Literature", prefer=literature_data.collections_with_literature)
-rows = literature_data.reported(url, collection)
-if rows.empty:
+listed = literature_data.reported(url, collection)
+if not listed.results:
     st.info(f"No results reported in the literature are stored for **{collection}**. Import "
             "a CSV or YAML file of publication, year, venue, model, category, role, metric, "
             f"value, cross_validated, notes with `tcdb literature import FILE {collection}`.")
     st.stop()
-usage = rows.groupby("metric")["publication"].nunique().sort_values(ascending=False, kind="stable")
-metric = widgets.select("Metric", usage.index.tolist(), "metric", default="nDCG@10",
+rows = listed.to_frame()
+metric = widgets.select("Metric", [u.metric for u in listed.metric_usage], "metric",
+                        default="nDCG@10",
                         help="Metrics by how many publications report them.")
 if metric is None:
     st.stop()
@@ -64,11 +65,11 @@ try:
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
-reference = report["reference"]
+reference = report.reference
 points = rows[rows["metric"] == metric].assign(
     validation=lambda f: f["cross_validated"].map({True: CV, False: NOT_CV}))[
     ["year", "value", "category", "role", "validation", "publication", "model", "venue"]]
-st.caption(f"{report['n_results']} {metric} figures from {report['n_publications']} "
+st.caption(f"{report.n_results} {metric} figures from {report.n_publications} "
            f"publications on {collection}, {points['year'].min()}–{points['year'].max()}.")
 
 st.subheader(f"{metric} reported over the years")
@@ -91,10 +92,10 @@ marks = alt.Chart(points).mark_point(filled=True, size=90, strokeWidth=2).encode
     tooltip=["publication:N", "venue:N", "model:N", "category:N", "role:N", "validation:N",
              alt.Tooltip("year:Q", format="d"), alt.Tooltip("value:Q", format=".4f")])
 lines = pd.DataFrame([
-    {"category": t["category"], "year": year, "trend": t["intercept"] + t["slope"] * year,
-     "slope": t["slope"]}
-    for t in report["trends"] if t["slope"] is not None
-    for year in (t["first_year"], t["last_year"])], columns=["category", "year", "trend", "slope"])
+    {"category": t.category, "year": year, "trend": value, "slope": t.slope}
+    for t in report.trends if t.slope is not None
+    for year, value in ((t.first_year, t.trend_first), (t.last_year, t.trend_last))],
+    columns=["category", "year", "trend", "slope"])
 layers: list[alt.Chart] = [marks]
 if len(lines):
     layers.insert(0, alt.Chart(lines).mark_line(strokeWidth=2, opacity=0.8).encode(
@@ -103,7 +104,7 @@ if len(lines):
         detail="category:N",
         tooltip=["category:N", alt.Tooltip("slope:Q", title="slope / year", format="+.4f")]))
 if reference is not None:
-    rule = pd.DataFrame({"reference": [reference["value"]], "name": [reference["name"]]})
+    rule = pd.DataFrame({"reference": [reference.value], "name": [reference.name]})
     layers.append(alt.Chart(rule).mark_rule(color="#37474f", strokeDash=[6, 4]).encode(
         y=alt.Y("reference:Q", title=metric), tooltip=["name:N", "reference:Q"]))
     layers.append(alt.Chart(rule).mark_text(align="left", baseline="bottom", dx=4, dy=-3,
@@ -117,18 +118,18 @@ widgets.chart(alt.layer(*layers).properties(height=380), points,
               + ("; dashed: the reference." if reference is not None else "."))
 
 st.subheader("Per year and category")
-per_year = pd.DataFrame(report["per_year"])
+per_year = report.to_frame()
 widgets.table(per_year, {
     "year": c.text("year"), "category": c.text("category"),
     "best": c.score("best", f"Highest {metric} reported as a publication's best"),
     "n_best": c.count("n best"),
     "baseline": c.score("baseline", f"Highest {metric} reported as a baseline"),
     "n_baseline": c.count("n baseline"),
-    **({"best_gain": c.decimal("gain %", 1, f"Best over {reference['name']}, in %")}
+    **({"best_gain": c.decimal("gain %", 1, f"Best over {reference.name}, in %")}
        if reference is not None else {})})
 
 st.subheader("Trend per category")
-trends = pd.DataFrame(report["trends"])
+trends = pd.DataFrame([t.model_dump() for t in report.trends])
 trends = trends.assign(interval=[
     c.MISSING if lo is None or pd.isna(lo) else f"[{lo:+.4f}, {hi:+.4f}]"
     for lo, hi in zip(trends["ci_low"], trends["ci_high"], strict=True)])
@@ -139,7 +140,7 @@ widgets.table(trends, {
     "r": c.decimal("r", 3), "p": c.p_value("p", "Two-sided test of slope 0")})
 
 st.subheader("Metric usage")
-widgets.table(pd.DataFrame(report["metric_usage"]), {
+widgets.table(pd.DataFrame([u.model_dump() for u in report.metric_usage]), {
     "metric": c.text("metric"),
     "n_publications": c.count("publications", "Publications reporting the metric"),
     "n_results": c.count("results", "Figures reported with the metric")})

@@ -2,7 +2,7 @@
 
 A contamination quiz (e.g. asking an LLM to complete a topic's narrative, or to pick the real
 query among paraphrases) gives each (model, topic) a score; a score at or above its threshold
-means the model has likely seen the topic. `import_contamination` turns such a file into one
+means the model has likely seen the topic. `topic_set_import` turns such a file into one
 topic set per model of the topics it has NOT likely seen — the subset its results should be
 re-evaluated on (`tcdb report subset`) — with `for_model` the model and `method`
 `contamination-quiz`.
@@ -20,9 +20,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from tcdb.errors import InputError, NotFoundError, OptionError
+from tcdb.catalog.topic_sets import TopicSetResult
+from tcdb.collections.records import delimiter_of
+from tcdb.errors import FieldError, InputError, NotFoundError
+from tcdb.operations import Database, Request, Result, argument, operation, option
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 METHOD = "contamination-quiz"
 COLUMNS = ("model", "topic", "score")
@@ -46,8 +52,9 @@ class Verdict:
 def read_contamination(path: Path, threshold: float | None = None) -> list[Verdict]:
     """Every row of a contamination file, checked: columns, numbers, thresholds, duplicates.
 
-    The delimiter is the tab when the header has one, else the comma; CRLF line endings and a
-    byte-order mark are fine; blank lines are skipped. Errors name the file and line.
+    The delimiter is the tab for a .tsv or when the header has one, else the comma
+    (`delimiter_of`); CRLF line endings and a byte-order mark are fine; blank lines are
+    skipped. Errors name the file and line.
     """
     if not path.is_file():
         raise NotFoundError(f"contamination file not found: {path}")
@@ -100,7 +107,7 @@ def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
     text = path.read_text(encoding="utf-8-sig")
     lines = text.splitlines()
     first = next((s for s in lines if s.strip()), "")
-    delimiter = "\t" if "\t" in first else ","
+    delimiter = delimiter_of(first, suffix=path.suffix)
     for number, fields in enumerate(csv.reader(lines, delimiter=delimiter), start=1):
         if any(f.strip() for f in fields):
             yield number, fields
@@ -121,32 +128,62 @@ def set_name(model: str, prefix: str) -> str:
     return prefix + "-" + re.sub(r"\s+", "-", model)
 
 
-def import_contamination(
-    collection: str,
-    snapshot: str,
-    path: Path | str,
-    *,
-    threshold: float | None = None,
-    prefix: str = "clean",
-    replace: bool = False,
-) -> dict[str, Any]:
-    """One topic set per model of the file: the topics it scores below their threshold.
+class TopicSetImportRequest(Request):
+    """Which contamination file to turn into topic sets, for which snapshot's topic ids."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot whose topic ids the file uses.")
+    file: Path = argument(help="TSV or CSV with a header: model, topic, score[, threshold].")
+    threshold: float | None = option(None, help="Score at or above which a model has likely "
+                                     "seen a topic, for rows without their own threshold.")
+    prefix: str = option("clean", help="Sets are named PREFIX-MODEL.")
+    replace_existing: bool = option(False, flag="--replace",
+                                    help="Replace sets of those names.")
+
+
+class ImportedSet(TopicSetResult):
+    """One model's set of unseen topics, and how many topics it has likely seen."""
+
+    n_seen: int
+
+
+class TopicSetImportResult(Result):
+    """One topic set per model of a contamination file."""
+
+    collection: str
+    snapshot: str
+    file: str
+    threshold: float | None
+    sets: list[ImportedSet]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per set: name, for_model, status, n_topics (clean), n_seen, …"""
+        import pandas as pd
+
+        return pd.DataFrame([s.model_dump() for s in self.sets],
+                            columns=list(ImportedSet.model_fields))
+
+
+@operation("topic_set_import", command="topics set import", writes=True)
+def topic_set_import(request: TopicSetImportRequest, db: Database) -> TopicSetImportResult:
+    """One topic set per model of a contamination file: the topics it has likely NOT seen.
 
     All sets are written in one transaction (an error leaves none); the same file again
-    changes nothing. Topic ids are `snapshot`'s; one unknown to it is an error with its line.
+    changes nothing. Topic ids are SNAPSHOT's; one unknown to it is an error with its line.
+    Why: a model's results are re-evaluated on the topics it has not seen (`report subset`).
     """
     from sqlmodel import col, select
 
     from tcdb.catalog.collections import get_collection, get_snapshot
     from tcdb.catalog.topic_sets import store_topic_set
     from tcdb.schema import SnapshotTopic
-    from tcdb.storage.db import session_scope
 
-    path = Path(path)
+    collection, snapshot, path = request.collection, request.snapshot, Path(request.file)
+    threshold, prefix, replace = request.threshold, request.prefix, request.replace_existing
     if threshold is not None and not math.isfinite(threshold):
-        raise OptionError("--threshold", f"{threshold} is not a finite number")
+        raise FieldError("threshold", f"{threshold} is not a finite number")
     if not prefix.strip():
-        raise OptionError("--prefix", "give a non-empty prefix")
+        raise FieldError("prefix", "give a non-empty prefix")
     verdicts = read_contamination(path, threshold)
     models = list(dict.fromkeys(v.model for v in verdicts))
     names: dict[str, str] = {}
@@ -156,7 +193,7 @@ def import_contamination(
             raise InputError(path, None, f"models {names[name]!r} and {model!r} would both "
                              f"be topic set {name!r}")
         names[name] = model
-    with session_scope() as session:
+    with db.session() as session:
         coll = get_collection(session, collection)
         snap = get_snapshot(session, collection, snapshot)
         ids = dict(session.execute(select(col(SnapshotTopic.external_id),
@@ -182,6 +219,6 @@ def import_contamination(
             result = store_topic_set(session, coll.pk, collection, name, clean[model],
                                      description=description, for_model=model, method=METHOD,
                                      replace=replace)
-            results.append({**result, "n_seen": n_seen[model]})
-        return {"collection": collection, "snapshot": snapshot, "file": str(path),
-                "threshold": threshold, "sets": results}
+            results.append(ImportedSet(**result.model_dump(), n_seen=n_seen[model]))
+        return TopicSetImportResult(collection=collection, snapshot=snapshot, file=str(path),
+                                    threshold=threshold, sets=results)

@@ -9,18 +9,23 @@ unseen topics it holds, imported by `tcdb.catalog.contamination`) and how (`meth
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn, Self
 
+from pydantic import BaseModel, model_validator
 from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
-from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
+from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.queries import core_topic_ids
 from tcdb.schema import Collection, SnapshotTopic, TopicSet, TopicSetMember
 from tcdb.storage.db import bulk_insert, session_scope
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def read_topic_list(path: Path) -> list[tuple[int, str]]:
@@ -48,67 +53,106 @@ def read_topic_list(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-def create_topic_set(
-    collection: str,
-    name: str,
-    snapshot: str,
-    *,
-    from_file: Path | str | None = None,
-    topics: Sequence[str] | None = None,
-    core: Sequence[str] | None = None,
-    description: str | None = None,
-    replace: bool = False,
-    for_model: str | None = None,
-    method: str | None = None,
-) -> dict[str, Any]:
-    """Create a topic set from topic ids of `snapshot` (a file or a list) or as its core topics.
+class TopicSetCreateRequest(Request):
+    """A topic set from topic ids of one snapshot (a file or a list), or as its core topics."""
 
-    `core`: the topics `snapshot` shares with every snapshot listed. The same members again is a
-    no-op ("unchanged"); different members under an existing name are refused unless `replace`.
-    `for_model`: the model the set was derived for; `method`: how (default: `core of A, B`,
-    `file` or `list`, from the source of the members).
+    name: str = argument(help="Name of the topic set.")
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot whose topic ids the set is given in.")
+    from_file: Path | None = option(None, help="File with one topic id per line (# starts a "
+                                    "comment).")
+    topic_ids: Labels | None = option(None, flag="--topic", help="A topic id of SNAPSHOT "
+                                      "(repeat).")
+    core: Labels | None = option(None, help="Topics SNAPSHOT shares with each of these "
+                                 "snapshots (repeat, or list them after --core).")
+    description: str | None = option(None, help="Free text.")
+    replace_existing: bool = option(False, flag="--replace",
+                                    help="Replace a set of that name.")
+    for_model: str | None = option(None, help="The model the set was derived for (e.g. an "
+                                   "LLM's name).")
+    method: str | None = option(None, help="How the topics were chosen (e.g. "
+                                "contamination-quiz; default: file, list or core of …).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        if sum(x is not None for x in (self.from_file, self.topic_ids, self.core)) != 1:
+            raise FieldError("from_file/topic_ids/core", "give exactly one of a topic file, "
+                             "topic ids or core snapshots")
+        return self
+
+
+class TopicSetResult(Result):
+    """A topic set as stored: `created`, `unchanged`, `updated` or `replaced`."""
+
+    collection: str
+    name: str
+    status: str
+    n_topics: int
+    description: str | None
+    for_model: str | None
+    method: str | None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the set, what happened to it, its size."""
+        import pandas as pd
+
+        return pd.DataFrame([self.model_dump()])
+
+
+@operation("topic_set_create", command="topics set create", writes=True)
+def topic_set_create(request: TopicSetCreateRequest, db: Database) -> TopicSetResult:
+    """Create a topic set from a file of topic ids or as the core topics of snapshots.
+
+    `core`: the topics SNAPSHOT shares with every snapshot listed. The same members again is a
+    no-op ("unchanged"); different members under an existing name are refused unless
+    `replace_existing`.
+    Why sets: every report takes `--topics NAME`, the same subset on any snapshot.
     """
-    sources = sum(x is not None for x in (from_file, topics, core))
-    if sources != 1:
-        raise OptionError("--from-file/--topic/--core", "give exactly one of a topic file, topic "
-                          "ids or core snapshots")
-    with session_scope() as session:
+    r = request
+    collection, name, snapshot = r.collection, r.name, r.snapshot
+    with db.session() as session:
         coll = get_collection(session, collection)
         snap = get_snapshot(session, collection, snapshot)
-        if core is not None:
-            members = core_topic_ids(session, collection, [snapshot, *core])
+        if r.core is not None:
+            members = core_topic_ids(session, collection, [snapshot, *r.core])
             if not members:
-                raise OptionError("--core", f"snapshots {', '.join([snapshot, *core])} "
-                                  "share no topic")
-            made = "core of " + ", ".join(dict.fromkeys([snapshot, *core]))
+                raise FieldError("core", f"snapshots {', '.join([snapshot, *r.core])} "
+                                 "share no topic")
+            made = "core of " + ", ".join(dict.fromkeys([snapshot, *r.core]))
         else:
             ids = dict(session.execute(select(col(SnapshotTopic.external_id),
                                               col(SnapshotTopic.topic_id))
                                        .where(col(SnapshotTopic.snapshot_id) == snap.id)).tuples()
                        .all())
-            if from_file is not None:
-                path = Path(from_file)
-                listed = read_topic_list(path)
-                where = str(path)
+            if r.from_file is not None:
+                listed = read_topic_list(r.from_file)
+                where = str(r.from_file)
             else:
-                listed = [(i, str(t)) for i, t in enumerate(topics or [], start=1)]
-                where = "--topic"
+                listed = [(i, str(t)) for i, t in enumerate(r.topic_ids or [], start=1)]
+                where = "topic_ids"
                 if not listed:
-                    raise InputError(where, None, "no topic ids given")
+                    raise FieldError(where, "no topic ids given")
             members = set()
             for line, topic in listed:
                 if topic not in ids:
-                    raise InputError(where, line if from_file is not None else None,
-                                     f"topic {topic!r} is not in snapshot {snapshot!r}")
+                    _bad(where, line if r.from_file is not None else None,
+                         f"topic {topic!r} is not in snapshot {snapshot!r}")
                 if ids[topic] in members:
-                    raise InputError(where, None, f"topic {topic!r} listed twice")
+                    _bad(where, None, f"topic {topic!r} listed twice")
                 members.add(ids[topic])
-            made = "file" if from_file is not None else "list"
-        where = f"file {path}" if from_file is not None else made
+            made = "file" if r.from_file is not None else "list"
+        where = f"file {r.from_file}" if r.from_file is not None else made
         return store_topic_set(session, coll.pk, collection, name, members,
-                               description=description or f"{where} ({snapshot})",
-                               for_model=for_model, method=method or made, replace=replace,
-                               keep_description=description is None)
+                               description=r.description or f"{where} ({snapshot})",
+                               for_model=r.for_model, method=r.method or made,
+                               replace=r.replace_existing, keep_description=r.description is None)
+
+
+def _bad(where: str, line: int | None, reason: str) -> NoReturn:
+    """A bad topic id: in a file, the file and line; given as a list, the field."""
+    if where == "topic_ids":
+        raise FieldError(where, reason)
+    raise InputError(where, line, reason)
 
 
 def store_topic_set(
@@ -123,7 +167,7 @@ def store_topic_set(
     method: str | None,
     replace: bool,
     keep_description: bool = False,
-) -> dict[str, Any]:
+) -> TopicSetResult:
     """Write one topic set in the caller's transaction: created, unchanged, updated, replaced.
 
     The same members again leave the set as it is ("unchanged"), or only take the new
@@ -163,10 +207,10 @@ def store_topic_set(
 
 
 def _summary(collection: str, name: str, status: str, n: int, topic_set: TopicSet
-             ) -> dict[str, Any]:
-    return {"collection": collection, "name": name, "status": status, "n_topics": n,
-            "description": topic_set.description, "for_model": topic_set.for_model,
-            "method": topic_set.method}
+             ) -> TopicSetResult:
+    return TopicSetResult(collection=collection, name=name, status=status, n_topics=n,
+                          description=topic_set.description, for_model=topic_set.for_model,
+                          method=topic_set.method)
 
 
 def topic_set_members(collection: str, name: str) -> set[int]:
@@ -179,19 +223,50 @@ def topic_set_members(collection: str, name: str) -> set[int]:
         return topic_set_topic_ids(session, collection, name)
 
 
-def list_topic_sets(collection: str | None = None) -> list[dict[str, Any]]:
-    """Every topic set (optionally of one collection) with its size."""
-    with session_scope() as session:
+class TopicSetsRequest(Request):
+    """Whose topic sets to list."""
+
+    collection: str | None = argument(None, help="Only this collection.")
+
+
+class TopicSetRow(BaseModel):
+    collection: str
+    name: str
+    n_topics: int
+    for_model: str | None
+    method: str | None
+    description: str | None
+    created_at: dt.datetime | None
+
+
+class TopicSetsResult(Result):
+    """Every topic set (of one collection, or all) with its size."""
+
+    topic_sets: list[TopicSetRow]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per set: collection, name, n_topics, for_model, method, description,
+        created_at."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.topic_sets],
+                            columns=list(TopicSetRow.model_fields))
+
+
+@operation("topic_sets", command="topics set list")
+def topic_sets(request: TopicSetsRequest, db: Database) -> TopicSetsResult:
+    """List topic sets with their sizes, the model each was derived for, and how."""
+    with db.session() as session:
         query = (select(TopicSet, Collection.name, func.count(col(TopicSetMember.topic_id)))
                  .join(Collection, col(Collection.id) == TopicSet.collection_id)
                  .outerjoin(TopicSetMember, col(TopicSetMember.topic_set_id) == TopicSet.id)
                  .group_by(col(TopicSet.id), col(Collection.name))
                  .order_by(col(Collection.name), col(TopicSet.name)))
-        if collection is not None:
-            query = query.where(TopicSet.collection_id == get_collection(session, collection).pk)
-        return [{"collection": name, "name": topic_set.name, "n_topics": n,
-                 "for_model": topic_set.for_model, "method": topic_set.method,
-                 "description": topic_set.description, "created_at": topic_set.created_at}
-                for topic_set, name, n in session.exec(query)]
-
-
+        if request.collection is not None:
+            query = query.where(
+                TopicSet.collection_id == get_collection(session, request.collection).pk)
+        return TopicSetsResult(topic_sets=[
+            TopicSetRow(collection=name, name=topic_set.name, n_topics=n,
+                        for_model=topic_set.for_model, method=topic_set.method,
+                        description=topic_set.description, created_at=topic_set.created_at)
+            for topic_set, name, n in session.exec(query)])

@@ -4,137 +4,85 @@ characters (longer ones wrap, never cut); `--json` has every figure."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-import typer
+from tcdb.cli import derive
+from tcdb.cli.output import console, format_p, print_table
 
-from tcdb.cli.output import console, format_p, print_json, print_table
-from tcdb.vocabulary import Correction
+if TYPE_CHECKING:
+    from tcdb.reports.compare_result import CompareResult, Outcomes
 
 _DESIGN = {"all-pairs": "all pairs, one family", "baseline": "every run vs {baseline}",
            "vs-earlier": "each run vs the earlier-submitted ones"}
 
 
-def compare(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    qrels: str = typer.Option("original", "--qrels", help="Qrels set name."),
-    runs: list[str] | None = typer.Option(
-        None, "--run", help="Run tag (repeat; default: every run of the snapshot)."),
-    measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
-    baseline: str | None = typer.Option(
-        None, "--baseline", metavar="RUN",
-        help="Test every other run against this one (one family)."),
-    vs_earlier: bool = typer.Option(
-        False, "--vs-earlier", help="Test each run against every run submitted on an earlier "
-        "date (`run update --date`); one family per run."),
-    correction: str = typer.Option(
-        Correction.holm.value, "--correction",
-        help=f"Multiple-comparison correction within each family: {', '.join(Correction)} "
-        "(bh: Benjamini–Hochberg)."),
-    topics: str | None = typer.Option(None, "--topics", metavar="SET",
-                                      help="Only the topics of this topic set."),
-    k: int = typer.Option(100, "--k", help="Cutoff of the outcome breakdown (100 as in Lin et "
-                          "al.'s MS MARCO study)."),
-    alpha: float = typer.Option(0.05, "--alpha", help="Level of the outcome decision rules."),
-    permutations: int = typer.Option(
-        10_000, "--permutations", metavar="N",
-        help="Resamples of the randomisation test (0: skip it)."),
-    bootstrap: int = typer.Option(0, "--bootstrap", metavar="N",
-                                  help="Bootstrap samples for 95 % intervals of each run's mean "
-                                  "and each pair's mean difference (e.g. 10000; 0: none)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the randomisation test and bootstrap."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """Significance tests per pair of runs, corrected within the family; outcome breakdown for
-    one-relevant qrels.
-
-    Paired t-test, Wilcoxon signed-rank, Wilcoxon rank-sum, sign test and randomisation test;
-    effect size d_z and the t-test's 95 % interval of the mean difference. With one relevant
-    document per topic (Lin et al., SIGIR 2021): neither / only A / only B / both in the top k,
-    ESL (the relevant document's rank) and RR on "both" topics, the binomial test on "only one"
-    topics, and the rules: A is "better" when it wins a family (only-one by the binomial test,
-    or both by a lower ESL, t-test) at level α and loses none; "no harm" when it loses none.
-    """
-    from tcdb.reports.compare import compare_report
-
-    report = compare_report(collection, snapshot, qrels, runs or None, measure, correction, k,
-                            bootstrap=bootstrap, seed=seed, baseline=baseline,
-                            vs_earlier=vs_earlier, permutations=permutations, alpha=alpha,
-                            topics=topics, progress=not json_output)
-    if json_output:
-        print_json(report)
-        return
-    show_compare(report)
-
-
-def show_compare(report: Any) -> None:
+def show_compare(report: CompareResult) -> None:
     """The compare report as tables of at most eight columns."""
-    family = report["family"]
-    where = f" · topic set {report['topic_set']}" if report["topic_set"] else ""
-    console.print(f"{report['collection']} / {report['snapshot']} · qrels {report['qrels']} · "
-                  f"{report['measure']} · {report['n_topics']} topics{where}", highlight=False,
+    family = report.family
+    where = f" · topic set {report.topic_set}" if report.topic_set else ""
+    console.print(f"{report.collection} / {report.snapshot} · qrels {report.qrels} · "
+                  f"{report.measure} · {report.n_topics} topics{where}", highlight=False,
                   markup=False)
-    boot = report["bootstrap"]
+    boot = report.bootstrap
     print_table(["run", "system", "submitted", "mean", *(["95 % low", "95 % high"] if boot
                                                           else [])],
-                [[r["run"], r["system"], r["submitted"], r["mean"],
-                  *([r.get("ci_low"), r.get("ci_high")] if boot else [])]
-                 for r in report["runs"]],
-                title=f"mean {report['measure']}" + (
+                [[r.run, r.system, r.submitted, r.mean, *([r.ci_low, r.ci_high] if boot else [])]
+                 for r in report.runs],
+                title=f"mean {report.measure}" + (
                     f" with 95 % bootstrap intervals ({boot} samples of the topics, seed "
-                    f"{report['seed']})" if boot else ""))
-    pairs = report["pairs"]
+                    f"{report.seed})" if boot else ""))
+    pairs = report.pairs
     print_table(["run A", "run B", "A − B", "t CI low", "t CI high", "d", "wins–losses"],
-                [[p["run_a"], p["run_b"], p["mean_diff"], p["diff_t_low"], p["diff_t_high"],
-                  p["effect_size"], f"{p['wins']}–{p['losses']}"] for p in pairs],
+                [[p.run_a, p.run_b, p.mean_diff, p.diff_t_low, p.diff_t_high, p.effect_size,
+                  f"{p.wins}–{p.losses}"] for p in pairs],
                 title="differences (t CI: paired t-test's 95 % interval of A − B; d: Cohen's "
                 "d_z)")
     if boot:
         print_table(["run A", "run B", "A − B", "A − B 95 % low", "A − B 95 % high"],
-                    [[p["run_a"], p["run_b"], p["mean_diff"], p.get("diff_ci_low"),
-                      p.get("diff_ci_high")] for p in pairs],
+                    [[p.run_a, p.run_b, p.mean_diff, p.diff_ci_low, p.diff_ci_high]
+                     for p in pairs],
                     title="bootstrap intervals of the differences")
-    design = _DESIGN[family["design"]].format(baseline=family["baseline"])
-    perm = f"perm. ({report['permutations']})" if report["permutations"] else "perm."
+    design = _DESIGN[family.design].format(baseline=family.baseline)
+    perm = f"perm. ({report.permutations})" if report.permutations else "perm."
     print_table(["run A", "run B", "t", "Wilcoxon", "rank-sum", "sign", perm],
-                [[p["run_a"], p["run_b"], *(format_p(p[f"p_{test}_corrected"]) for test in (
+                [[p.run_a, p.run_b, *(format_p(getattr(p, f"p_{test}_corrected")) for test in (
                     "t", "wilcoxon", "ranksum", "sign", "permutation"))] for p in pairs],
-                title=f"p-values, {report['correction']} within each family: {design}")
-    show_outcomes(report["outcomes"])
+                title=f"p-values, {report.correction} within each family: {design}")
+    show_outcomes(report.outcomes)
 
 
-def show_outcomes(outcomes: dict[str, Any]) -> None:
+def show_outcomes(outcomes: Outcomes) -> None:
     """Lin et al.'s breakdown in four small tables: counts, ESL, RR, the decision rules."""
-    if not outcomes["applicable"]:
-        console.print(f"no outcome breakdown: {outcomes['reason']}", highlight=False,
+    if not outcomes.applicable:
+        console.print(f"no outcome breakdown: {outcomes.reason}", highlight=False,
                       markup=False)
         return
-    pairs = outcomes["pairs"]
-    k = outcomes["k"]
+    pairs = outcomes.pairs
+    k = outcomes.k
     print_table(["run A", "run B", "neither", "only A", "only B", "both", "p binomial"],
-                [[p["run_a"], p["run_b"], *(p["counts"][o] for o in
-                                            ("neither", "only_a", "only_b", "both")),
-                  format_p(p["only_one"]["p_value"])] for p in pairs],
+                [[p.run_a, p.run_b, *(p.counts[o] for o in
+                                      ("neither", "only_a", "only_b", "both")),
+                  format_p(p.only_one.p_value)] for p in pairs],
                 title=f"outcome breakdown: relevant document in the top {k} of … "
                 "(p uncorrected)")
     print_table(["run A", "run B", "ESL A", "ESL B", "p t", "p Wilcoxon"],
-                [[p["run_a"], p["run_b"], p["both"]["mean_esl_a"], p["both"]["mean_esl_b"],
-                  format_p(p["both"]["p_esl"]), format_p(p["both"]["p_esl_wilcoxon"])]
-                 for p in pairs],
+                [[p.run_a, p.run_b, p.both.mean_esl_a, p.both.mean_esl_b,
+                  format_p(p.both.p_esl), format_p(p.both.p_esl_wilcoxon)] for p in pairs],
                 title="on \"both\" topics: mean ESL (the relevant document's rank; lower is "
                 "better)")
     print_table(["run A", "run B", "MRR A", "MRR B", "p t", "p Wilcoxon"],
-                [[p["run_a"], p["run_b"], p["both"]["mrr_a"], p["both"]["mrr_b"],
-                  format_p(p["both"]["p_rr"]), format_p(p["both"]["p_rr_wilcoxon"])]
-                 for p in pairs],
+                [[p.run_a, p.run_b, p.both.mrr_a, p.both.mrr_b, format_p(p.both.p_rr),
+                  format_p(p.both.p_rr_wilcoxon)] for p in pairs],
                 title="on \"both\" topics: mean reciprocal rank")
     print_table(["run A", "run B", "A better", "A no harm"],
-                [[p["run_a"], p["run_b"], _yes(p["decision"]["significantly_better"]),
-                  _yes(p["decision"]["does_no_harm"])] for p in pairs],
-                title=f"decisions at α = {outcomes['alpha']:g} (better: wins a family, loses "
+                [[p.run_a, p.run_b, _yes(p.decision.significantly_better),
+                  _yes(p.decision.does_no_harm)] for p in pairs],
+                title=f"decisions at α = {outcomes.alpha:g} (better: wins a family, loses "
                 "none; no harm: loses none)")
 
 
 def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
+
+
+compare = derive.command("compare", show=show_compare)

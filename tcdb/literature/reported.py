@@ -3,7 +3,7 @@
 A literature file (`tcdb.collections.literature`) is about one collection: `tcdb literature import
 FILE COLLECTION`. Import is atomic and idempotent: every row is validated before anything is
 written, a row already stored with the same value is left alone (the same file twice is
-"unchanged"), and one stored with another value is refused unless `replace`. The report's
+"unchanged"), and one stored with another value is refused unless `replace_existing`. The report's
 figures come from `tcdb.analysis.literature`; its reference is a named value or a stored run's
 mean score (`tcdb.scoring.scores.score_table`, trec_eval semantics).
 """
@@ -19,25 +19,53 @@ from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection
 from tcdb.collections.literature import ReportedRow, normalise_metric, read_reported
-from tcdb.errors import ConflictError, InputError, OptionError
+from tcdb.errors import ConflictError, FieldError, InputError
+from tcdb.literature.results import (
+    COLUMNS,
+    LiteratureImportResult,
+    LiteratureReport,
+    LiteratureResult,
+    ReportedFigure,
+    RunReference,
+    ValueReference,
+)
+from tcdb.operations import Database, Request, argument, operation, option
 from tcdb.schema import ReportedResult
 from tcdb.storage.db import bulk_insert, is_integrity_error, session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
 
-COLUMNS = ["publication", "year", "venue", "model", "category", "role", "metric", "value",
-           "cross_validated", "notes"]
+FILE_HELP = ("CSV (a header line), TSV or YAML (a list of mappings) with publication, year, "
+             "venue, model, category (probabilistic / neural / llm), role (baseline / best), "
+             "metric, value, cross_validated (true / false), notes.")
 
 
-def import_literature(path: Path | str, collection: str, *, replace: bool = False
-                      ) -> dict[str, Any]:
-    """Store a literature file's rows for `collection`; `{collection, file, status, n_rows,
-    n_added, n_replaced, n_unchanged}` (status `added`, `replaced` or `unchanged`)."""
-    path = Path(path)
+class LiteratureImportRequest(Request):
+    """Which file of reported results to store for which collection."""
+
+    file: Path = argument(help=FILE_HELP)
+    collection: str = argument(help="The collection the results are reported on.")
+    replace_existing: bool = option(
+        False, flag="--replace", help="Store the file's value where a stored result of the "
+        "same publication, model, role and metric differs (otherwise refused).")
+
+
+@operation("literature_import", command="literature import", writes=True)
+def literature_import(request: LiteratureImportRequest, db: Database) -> LiteratureImportResult:
+    """Import reported results from a file: every row validated first, nothing written on any
+    error; the same file again adds nothing.
+
+    Metrics are normalised to ir_measures' spelling when they parse in any case (ndcg@10 →
+    nDCG@10, map → AP); other names are kept as written. Values of ir_measures measures must
+    lie in [0, 1]. Why atomic and idempotent: a literature file grows by hand, and is imported
+    again after every correction.
+    """
+    path, collection = Path(request.file), request.collection
+    replace = request.replace_existing
     rows = read_reported(path)
     try:
-        with session_scope() as session:
+        with db.session() as session:
             coll = get_collection(session, collection)
             stored = _stored_values(session, coll.pk, rows)
             new = [r for r in rows if r.key not in stored]
@@ -67,9 +95,9 @@ def import_literature(path: Path | str, collection: str, *, replace: bool = Fals
                                 "same time; run the import again") from None
         raise
     status = "replaced" if changed else "added" if new else "unchanged"
-    return {"collection": collection, "file": str(path), "status": status, "n_rows": len(rows),
-            "n_added": len(new), "n_replaced": len(changed),
-            "n_unchanged": len(rows) - len(new) - len(changed)}
+    return LiteratureImportResult(collection=collection, file=str(path), status=status,
+                                  n_rows=len(rows), n_added=len(new), n_replaced=len(changed),
+                                  n_unchanged=len(rows) - len(new) - len(changed))
 
 
 def _stored_values(session: Session, collection_id: int, rows: list[ReportedRow]
@@ -88,9 +116,9 @@ def _stored_values(session: Session, collection_id: int, rows: list[ReportedRow]
     return out
 
 
-def literature_frame(collection: str, metric: str | None = None) -> pd.DataFrame:
+def reported_frame(collection: str, metric: str | None = None) -> pd.DataFrame:
     """The collection's reported results (of one metric, written any way that normalises to
-    it), by year, publication, model, role and metric."""
+    it), by year, publication, model, role and metric: what `literature` and the report read."""
     import pandas as pd
 
     with session_scope() as session:
@@ -107,49 +135,97 @@ def literature_frame(collection: str, metric: str | None = None) -> pd.DataFrame
                              kind="stable").reset_index(drop=True)
 
 
-def literature_report(
-    collection: str,
-    metric: str,
-    *,
-    reference_value: float | None = None,
-    reference_name: str | None = None,
-    reference_run: str | None = None,
-    qrels: str | None = None,
-) -> dict[str, Any]:
-    """`tcdb literature report`: per year and category the best and baseline values, a trend
-    per category, gains over the reference, and how often each metric is reported."""
+class LiteratureRequest(Request):
+    """Whose reported results to list, of which metric."""
+
+    collection: str = argument(help="Collection name.")
+    metric: str | None = option(None, short="-m", help="Only this metric.")
+
+
+@operation("literature", command="literature list")
+def literature(request: LiteratureRequest, db: Database) -> LiteratureResult:
+    """List the reported results of a collection by year, and how often each metric is
+    reported (most used first: the order a metric picker offers them in)."""
+    from tcdb.analysis.literature import metric_usage
+
+    frame = reported_frame(request.collection, request.metric)
+    return LiteratureResult(
+        collection=request.collection,
+        metric=None if request.metric is None else normalise_metric(request.metric),
+        results=[ReportedFigure(**row) for row in _records(frame)],
+        metric_usage=_records(metric_usage(frame)))
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as dicts of plain values, missing ones None."""
+    return [{k: None if v is None or v != v else (v.item() if hasattr(v, "item") else v)
+             for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
+
+
+class LiteratureReportRequest(Request):
+    """Which metric to report on, over which reference."""
+
+    collection: str = argument(help="Collection name.")
+    metric: str = option(short="-m", help="The metric to report on, e.g. nDCG@10 or AP.")
+    reference_value: float | None = option(None, metavar="X", help="Gains are in % over this "
+                                           "value (say, the best TREC run's).")
+    reference_name: str | None = option(None, metavar="NAME", help="What the reference is.")
+    reference_run: str | None = option(None, metavar="SNAPSHOT/RUN", help="Gains over this "
+                                       "stored run's mean of the metric (scored when missing).")
+    qrels: str | None = option(None, help="Qrels set of the reference run (default: the "
+                               "snapshot's original qrels).")
+
+
+@operation("literature_report", command="literature report")
+def literature_report(request: LiteratureReportRequest, db: Database) -> LiteratureReport:
+    """Best and baseline figures per year and model category, a trend per category, gains over
+    a reference, and how often each metric is reported.
+
+    Per year and category: the highest figure reported as best and the highest reported as
+    baseline, with how many. Trend: a least-squares line (scipy's linregress) through every
+    best figure of the category, year against value: slope per year with its 95 % CI (the
+    slope's standard error times Student's t with n − 2 degrees of freedom), r and p; "–"
+    below 3 figures. Gain: (value − reference) / reference × 100. Metric usage counts the
+    publications that report each metric, over every metric of the collection.
+    """
     from tcdb.analysis.literature import literature_summary
 
-    name = normalise_metric(metric)
-    every = literature_frame(collection)
+    r = request
+    name = normalise_metric(r.metric)
+    every = reported_frame(r.collection)
     if not (every["metric"] == name).any():
         known = ", ".join(sorted(every["metric"].unique())) or "none yet"
-        raise OptionError("--metric", f"{collection!r} has no reported {name} (reported: "
-                          f"{known}); import results with `tcdb literature import`")
-    reference = _reference(collection, name, reference_value, reference_name, reference_run,
-                           qrels)
-    summary = literature_summary(every, name, None if reference is None else reference["value"])
-    return {"collection": collection, "metric": name, "reference": reference, **summary}
+        raise FieldError("metric", f"{r.collection!r} has no reported {name} (reported: "
+                         f"{known}); import results with `tcdb literature import`")
+    reference = _reference(r.collection, name, r.reference_value, r.reference_name,
+                           r.reference_run, r.qrels)
+    summary = literature_summary(every, name, None if reference is None else reference.value)
+    for trend in summary["trends"]:
+        if trend["slope"] is not None:
+            trend["trend_first"] = trend["intercept"] + trend["slope"] * trend["first_year"]
+            trend["trend_last"] = trend["intercept"] + trend["slope"] * trend["last_year"]
+    return LiteratureReport(collection=r.collection, metric=name, reference=reference,
+                            **summary)
 
 
 def _reference(collection: str, metric: str, value: float | None, name: str | None,
-               run: str | None, qrels: str | None) -> dict[str, Any] | None:
+               run: str | None, qrels: str | None) -> RunReference | ValueReference | None:
     """The figure gains are measured against: a value given by name, or a run's mean score."""
     if value is not None and run is not None:
-        raise OptionError("--reference-value/--reference-run", "give one reference, a value or "
-                          "a run")
+        raise FieldError("reference_value/reference_run", "give one reference, a value or "
+                         "a run")
     if qrels is not None and run is None:
-        raise OptionError("--qrels", "names the qrels set of --reference-run: give that too")
+        raise FieldError("qrels", "names the qrels set of the reference run: give that too")
     if name is not None and value is None and run is None:
-        raise OptionError("--reference-name", "names --reference-value: give that too")
+        raise FieldError("reference_name", "names the reference value: give that too")
     if value is not None:
-        return {"name": name or "reference", "value": float(value), "source": "value"}
+        return ValueReference(name=name or "reference", value=float(value))
     if run is None:
         return None
     snapshot, slash, tag = run.partition("/")
     if not slash or not snapshot or not tag:
-        raise OptionError("--reference-run", f"{run!r} is not SNAPSHOT/RUN (say 2004/pircRB04t3)")
-    return {"name": name or tag, **_run_mean(collection, snapshot, tag, metric, qrels)}
+        raise FieldError("reference_run", f"{run!r} is not SNAPSHOT/RUN (say 2004/pircRB04t3)")
+    return RunReference(name=name or tag, **_run_mean(collection, snapshot, tag, metric, qrels))
 
 
 def _run_mean(collection: str, snapshot: str, run: str, metric: str, qrels: str | None
@@ -163,17 +239,17 @@ def _run_mean(collection: str, snapshot: str, run: str, metric: str, qrels: str 
     from tcdb.scoring.scores import score_table
 
     if canonical_measure(metric) is None:
-        raise OptionError("--reference-run", f"{metric} is not a measure ir_measures computes: "
-                          "give --reference-value instead")
+        raise FieldError("reference_run", f"{metric} is not a measure ir_measures computes: "
+                         "give a reference value instead")
     if qrels is None:
         with session_scope() as session:
             qrels = get_snapshot(session, collection, snapshot).original_qrels
         if qrels is None:
-            raise OptionError("--qrels", f"snapshot {snapshot!r} has no original qrels: name "
-                              "the set with --qrels")
+            raise FieldError("qrels", f"snapshot {snapshot!r} has no original qrels: name "
+                             "the set")
     table = score_table(collection, snapshot, qrels, [metric], runs=[run])
     mean = float(table["value"].iloc[0])
     if math.isnan(mean):
         raise InputError(f"{snapshot}/{run}", None, f"no {metric} score for this run")
-    return {"value": mean, "source": "run", "snapshot": snapshot, "run": run, "qrels": qrels,
+    return {"value": mean, "snapshot": snapshot, "run": run, "qrels": qrels,
             "n_topics": int(table["n_topics"].iloc[0])}

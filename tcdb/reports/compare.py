@@ -16,151 +16,182 @@ Each pair also carries its effect size, Cohen's d for paired samples (d_z, the m
 per-topic differences over their standard deviation), and the t-test's 95 % interval of the mean
 difference. With `bootstrap=S` samples, each run's mean and each pair's mean difference also get
 a percentile bootstrap interval over topics (`tcdb.analysis.bootstrap.bootstrap_ci`; every run
-with the same seed, so the same resampled topic sets).
-
-The report (`compare_report`) is a dict::
-
-    {collection, snapshot, qrels, measure, correction, family{design, baseline, n_families},
-     topic_set, n_topics, alpha, permutations, seed, bootstrap,
-     runs: [{run, system, submitted, mean[, ci_low, ci_high]}],
-     pairs: [compare_runs row… + effect_size[, diff_ci_low, diff_ci_high]],
-     outcomes: {applicable, reason, k, alpha, pairs: [{run_a, run_b, family,
-                                                       **outcome_breakdown}]}}
+with the same seed, so the same resampled topic sets). The result types are in
+`tcdb.reports.compare_result`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
+from pydantic import field_validator, model_validator
 
 from tcdb.analysis.means import trec_eval_mean
-from tcdb.errors import NotFoundError, OptionError
+from tcdb.errors import FieldError, NotFoundError
+from tcdb.operations import Database, Labels, Request, argument, operation, option
 from tcdb.progress import Progress
-from tcdb.reports.results import CompareReport
-from tcdb.vocabulary import Correction, one_of
+from tcdb.reports.compare_result import (
+    ComparePair,
+    CompareResult,
+    CompareRun,
+    FamilyDesign,
+    OutcomePair,
+    Outcomes,
+)
+from tcdb.vocabulary import Correction
 
 K = 100  # the outcome breakdown's cutoff, as in Lin et al.'s study (MRR@100)
 PERMUTATIONS = 10_000
 
 
-def compare_report(
-    collection: str,
-    snapshot: str,
-    qrels: str,
-    runs: Sequence[str] | None,
-    measure: str,
-    correction: Correction | str = Correction.holm,
-    k: int = K,
-    *,
-    compute: bool = True,
-    bootstrap: int = 0,
-    seed: int = 0,
-    baseline: str | None = None,
-    vs_earlier: bool = False,
-    permutations: int = PERMUTATIONS,
-    alpha: float = 0.05,
-    topics: str | None = None,
-    progress: bool = False,
-) -> CompareReport:
-    """Significance tests between runs on one snapshot within test families, and the outcome
-    breakdown.
+class CompareRequest(Request):
+    """Which runs of one snapshot to test against each other, in which families, how."""
 
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    qrels: str = option("original", help="Qrels set name.")
+    runs: Labels | None = option(None, help="Run tag (repeat; default: every run of the "
+                                 "snapshot).")
+    measure: str = option(help="Measure.", short="-m")
+    baseline: str | None = option(None, metavar="RUN", help="Test every other run against "
+                                  "this one (one family).")
+    vs_earlier: bool = option(False, help="Test each run against every run submitted on an "
+                              "earlier date (`run update --date`); one family per run.")
+    correction: str = option(Correction.holm.value, help="Multiple-comparison correction within "
+                             f"each family: {', '.join(Correction)} (bh: Benjamini–Hochberg).")
+    topics: str | None = option(None, metavar="SET", help="Only the topics of this topic set.")
+    k: int = option(K, help="Cutoff of the outcome breakdown (100 as in Lin et al.'s MS MARCO "
+                    "study).")
+    alpha: float = option(0.05, help="Level of the outcome decision rules.")
+    permutations: int = option(PERMUTATIONS, metavar="N", help="Resamples of the randomisation "
+                               "test (0: skip it).")
+    bootstrap: int = option(0, metavar="N", help="Bootstrap samples for 95 % intervals of each "
+                            "run's mean and each pair's mean difference (e.g. 10000; 0: none).")
+    seed: int = option(0, help="Seed of the randomisation test and bootstrap.")
+    compute: bool = option(True, help="Compute missing scores first (else only read).")
+    progress: bool = option(True, help="A progress bar while the pairs are tested (all pairs "
+                            "of a large track take minutes); drawn only on a terminal's stderr.")
+
+    @field_validator("correction")
+    @classmethod
+    def _known_correction(cls, value: str) -> str:
+        if value not in tuple(Correction):
+            raise ValueError(f"unknown correction {value!r}; use {', '.join(Correction)}")
+        return value
+
+    @field_validator("k")
+    @classmethod
+    def _positive_k(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError("k must be at least 1")
+        return value
+
+    @field_validator("bootstrap")
+    @classmethod
+    def _samples(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("the number of bootstrap samples cannot be negative")
+        return value
+
+    @field_validator("permutations")
+    @classmethod
+    def _permutations(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("the number of permutations cannot be negative (0: no "
+                             "randomisation test)")
+        return value
+
+    @field_validator("alpha")
+    @classmethod
+    def _level(cls, value: float) -> float:
+        if not 0 < value < 1:
+            raise ValueError(f"the significance level must be between 0 and 1, not {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_design(self) -> Self:
+        if self.baseline is not None and self.vs_earlier:
+            raise FieldError("baseline/vs_earlier", "give one family design: every run vs a "
+                             "baseline, or each run vs the earlier ones")
+        return self
+
+
+@operation("compare", command="report compare")
+def compare(request: CompareRequest, db: Database) -> CompareResult:
+    """Significance tests per pair of runs, corrected within the family; outcome breakdown for
+    one-relevant qrels.
+
+    Paired t-test, Wilcoxon signed-rank, Wilcoxon rank-sum, sign test and randomisation test;
+    effect size d_z and the t-test's 95 % interval of the mean difference. With one relevant
+    document per topic (Lin et al., SIGIR 2021): neither / only A / only B / both in the top k,
+    ESL (the relevant document's rank) and RR on "both" topics, the binomial test on "only one"
+    topics, and the rules: A is "better" when it wins a family (only-one by the binomial test,
+    or both by a lower ESL, t-test) at level α and loses none; "no harm" when it loses none.
     Why: a difference in means is only worth reporting with its p-values, corrected within the
-    family of comparisons the claim rests on; with one relevant document per topic, where each
-    run finds it says more. `runs` None: every run of the snapshot (the baseline is added when
-    missing). `progress`: a bar on stderr (a terminal's) while the pairs are tested.
+    family of comparisons the claim rests on. No runs: every run of the snapshot (the baseline
+    is added when missing).
     """
     from tcdb.analysis.families import all_pairs, baseline_pairs, submission_order
     from tcdb.analysis.outcomes import outcome_breakdown
     from tcdb.analysis.significance import compare_runs, paired_effect_size
     from tcdb.reports.run_scores import load_run_scores
 
-    tags = None if runs is None else list(dict.fromkeys(runs))
-    if tags is not None and baseline is not None and baseline not in tags:
-        tags = [baseline, *tags]
+    r = request
+    tags = None if r.runs is None else list(dict.fromkeys(r.runs))
+    if tags is not None and r.baseline is not None and r.baseline not in tags:
+        tags = [r.baseline, *tags]
     if tags is not None and len(tags) < 2:
-        raise OptionError("--run", "compare needs at least two different runs")
-    correction = one_of(Correction, correction, "--correction",
-                        "unknown correction {value!r}; use {choices}")
-    _check(k, bootstrap, permutations, alpha, baseline, vs_earlier)
-    data = load_run_scores(collection, snapshot, qrels, tags, measure, compute=compute,
-                           topics=topics, ranks=True)
+        raise FieldError("runs", "compare needs at least two different runs")
+    data = load_run_scores(r.collection, r.snapshot, r.qrels, tags, r.measure,
+                           compute=r.compute, topics=r.topics, ranks=True)
     wide, tags = data.wide, list(data.wide.columns)
     if len(tags) < 2:
-        raise OptionError("--run", f"snapshot {snapshot!r} has {len(tags)} run(s); compare "
-                          "needs at least two")
-    if baseline is not None:
-        if baseline not in tags:
-            raise NotFoundError(f"no run {baseline!r} in snapshot {snapshot!r} to be the "
+        raise FieldError("runs", f"snapshot {r.snapshot!r} has {len(tags)} run(s); compare "
+                         "needs at least two")
+    if r.baseline is not None:
+        if r.baseline not in tags:
+            raise NotFoundError(f"no run {r.baseline!r} in snapshot {r.snapshot!r} to be the "
                                 "baseline")
-        pairs, design = baseline_pairs(tags, baseline), "baseline"
-    elif vs_earlier:
+        pairs, design = baseline_pairs(tags, r.baseline), "baseline"
+    elif r.vs_earlier:
         pairs, design = _earlier(data.submitted), "vs-earlier"
         tags = submission_order(data.submitted)  # the runs table in the order they came
     else:
         pairs, design = all_pairs(tags), "all-pairs"
     with Progress("testing pairs of runs", total=len(pairs),
-                  enabled=progress and len(pairs) > 1) as bar:
-        table = compare_runs(wide, [(a, b) for a, b, _ in pairs], correction=correction,
-                             families=[f for _, _, f in pairs], permutations=permutations,
-                             seed=seed, on_pair=bar.advance)
+                  enabled=r.progress and len(pairs) > 1) as bar:
+        table = compare_runs(wide, [(a, b) for a, b, _ in pairs], correction=r.correction,
+                             families=[f for _, _, f in pairs], permutations=r.permutations,
+                             seed=r.seed, on_pair=bar.advance)
     rows = table.astype(object).where(table.notna(), None).to_dict(orient="records")
     for row in rows:
         difference = (wide[row["run_a"]] - wide[row["run_b"]]).to_numpy(dtype=float)
         row["effect_size"] = paired_effect_size(difference)
-        if bootstrap:
-            ci = mean_ci(difference, bootstrap, seed)
+        if r.bootstrap:
+            ci = mean_ci(difference, r.bootstrap, r.seed)
             row["diff_ci_low"], row["diff_ci_high"] = ci["low"], ci["high"]
-    outcomes: dict[str, Any] = {"applicable": data.outcome_reason is None,
-                                "reason": data.outcome_reason, "k": k, "alpha": alpha,
-                                "pairs": []}
+    outcomes = Outcomes(applicable=data.outcome_reason is None, reason=data.outcome_reason,
+                        k=r.k, alpha=r.alpha, pairs=[])
     if data.outcome_reason is None:
-        for a, b, family in pairs:
-            outcomes["pairs"].append({"run_a": a, "run_b": b, "family": family,
-                                      **outcome_breakdown(data.ranks[a], data.ranks[b], k,
-                                                          alpha)})
-    return {
-        "collection": collection,
-        "snapshot": snapshot,
-        "qrels": qrels,
-        "measure": data.measure,
-        "correction": correction,
-        "family": {"design": design, "baseline": baseline,
-                   "n_families": len({f for _, _, f in pairs})},
-        "topic_set": topics,
-        "n_topics": len(wide),
-        "alpha": alpha,
-        "permutations": permutations,
-        "seed": seed,
-        "bootstrap": bootstrap,
-        "runs": [{"run": tag, "system": data.systems[tag],
-                  "submitted": _iso(data.submitted[tag]),
-                  "mean": trec_eval_mean(wide[tag].tolist()),
-                  **_interval(wide[tag].to_numpy(dtype=float), bootstrap, seed)}
-                 for tag in tags],
-        "pairs": rows,
-        "outcomes": outcomes,
-    }
-
-
-def _check(k: int, bootstrap: int, permutations: int, alpha: float, baseline: str | None,
-           vs_earlier: bool) -> None:
-    """Refuse options that cannot mean anything, before any work is done."""
-    if k < 1:
-        raise OptionError("--k", "k must be at least 1")
-    if bootstrap < 0:
-        raise OptionError("--bootstrap", "the number of bootstrap samples cannot be negative")
-    if permutations < 0:
-        raise OptionError("--permutations", "the number of permutations cannot be negative "
-                          "(0: no randomisation test)")
-    if not 0 < alpha < 1:
-        raise OptionError("--alpha", f"the significance level must be between 0 and 1, not "
-                          f"{alpha}")
-    if baseline is not None and vs_earlier:
-        raise OptionError("--baseline/--vs-earlier", "give one family design: every run vs a "
-                          "baseline, or each run vs the earlier ones")
+        outcomes.pairs = [
+            OutcomePair(run_a=a, run_b=b, family=family,
+                        **outcome_breakdown(data.ranks[a], data.ranks[b], r.k, r.alpha))
+            for a, b, family in pairs]
+    return CompareResult(
+        collection=r.collection, snapshot=r.snapshot, qrels=r.qrels, measure=data.measure,
+        correction=r.correction,
+        family=FamilyDesign(design=design, baseline=r.baseline,
+                            n_families=len({f for _, _, f in pairs})),
+        topic_set=r.topics, n_topics=len(wide), alpha=r.alpha, permutations=r.permutations,
+        seed=r.seed, bootstrap=r.bootstrap,
+        runs=[CompareRun(run=tag, system=data.systems[tag],
+                         submitted=_iso(data.submitted[tag]),
+                         mean=trec_eval_mean(wide[tag].tolist()),
+                         **_interval(wide[tag].to_numpy(dtype=float), r.bootstrap, r.seed))
+              for tag in tags],
+        pairs=[ComparePair(**row) for row in rows],
+        outcomes=outcomes)
 
 
 def _earlier(submitted: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -169,13 +200,13 @@ def _earlier(submitted: dict[str, Any]) -> list[tuple[str, str, str]]:
 
     undated = [tag for tag, date in submitted.items() if date is None]
     if undated:
-        raise OptionError("--vs-earlier", f"run(s) without a submitted date: "
-                          f"{', '.join(undated)} (set it with `tcdb run update COLLECTION "
-                          "SNAPSHOT TAG --date YYYY-MM-DD`, or leave them out with --run)")
+        raise FieldError("vs_earlier", f"run(s) without a submitted date: "
+                         f"{', '.join(undated)} (set it with `tcdb run update COLLECTION "
+                         "SNAPSHOT TAG --date YYYY-MM-DD`, or leave them out of the runs)")
     pairs = earlier_pairs(submitted)
     if not pairs:
-        raise OptionError("--vs-earlier", "every run has the same submitted date: none was "
-                          "submitted earlier than another")
+        raise FieldError("vs_earlier", "every run has the same submitted date: none was "
+                         "submitted earlier than another")
     return pairs
 
 

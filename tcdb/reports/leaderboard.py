@@ -4,26 +4,106 @@ time (`tcdb report leaderboard`).
 The runs' per-topic scores (one measure, one qrels set, every judged topic ∩ an optional topic
 set; `tcdb.reports.run_scores`) and their `submitted` dates go to
 `tcdb.analysis.leaderboard.sota_chain`. Every run needs a date: a run without one is named in
-the error (give the dated runs with `--run`, or date it with `tcdb run update … --date`).
-
-The report is a dict::
-
-    {collection, snapshot, qrels, measure, test, alpha, correction, topic_set, n_topics,
-     permutations, seed, chain: [run…], n_steps, n_significant,
-     runs: [sota_chain row + system]}
+the error (give the dated runs, or date it with `tcdb run update … --date`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Self
 
-from tcdb.errors import OptionError
-from tcdb.vocabulary import Correction, PairedTest, one_of
+from pydantic import BaseModel, field_validator, model_validator
+
+from tcdb.errors import FieldError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.vocabulary import Correction, PairedTest
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# How each run stands in the chain (the dashboard's colours, in this order).
+KINDS = ["new SOTA, significant", "new SOTA, not significant", "first SOTA", "other run"]
 
 
-class LeaderboardReport(TypedDict):
-    """`tcdb report leaderboard`: runs by submission date, the SOTA chain and its steps."""
+class LeaderboardRequest(Request):
+    """Which snapshot's runs to order by date, and how each new state of the art is tested."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    measure: str = option(help="Measure.", short="-m")
+    qrels: str = option("original", help="Qrels set name.")
+    test: str = option(PairedTest.t.value,
+                       help=f"Paired test of each step: {', '.join(PairedTest)}.")
+    alpha: float = option(0.05, help="Significance level.")
+    correction: str = option(Correction.holm.value, help="Correction within each new entry's "
+                             "family (it vs every earlier SOTA): "
+                             f"{', '.join(Correction)}.")
+    topics: str | None = option(None, metavar="SET", help="Only the topics of this topic set.")
+    runs: Labels | None = option(None, help="Only these runs (repeat; default: every run, each "
+                                 "needs a submitted date).")
+    permutations: int = option(10_000, metavar="N", help="Resamples of the randomisation test.")
+    seed: int = option(0, help="Seed of the randomisation test.")
+    compute: bool = option(True, help="Compute missing scores first (else only read).")
+
+    @field_validator("test")
+    @classmethod
+    def _known_test(cls, value: str) -> str:
+        if value not in tuple(PairedTest):
+            raise ValueError(f"unknown test {value!r}; use {', '.join(PairedTest)}")
+        return value
+
+    @field_validator("correction")
+    @classmethod
+    def _known_correction(cls, value: str) -> str:
+        if value not in tuple(Correction):
+            raise ValueError(f"unknown correction {value!r}; use {', '.join(Correction)}")
+        return value
+
+    @field_validator("alpha")
+    @classmethod
+    def _level(cls, value: float) -> float:
+        if not 0 < value < 1:
+            raise ValueError(f"the significance level must be between 0 and 1, not {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _resamples(self) -> Self:
+        if self.permutations < 1 and self.test == PairedTest.permutation:
+            raise FieldError("permutations", "the randomisation test needs at least one "
+                             "resample")
+        return self
+
+
+class EarlierSota(BaseModel):
+    """A new SOTA against one earlier SOTA: a member of its test family."""
+
+    run: str
+    mean_diff: float | None
+    p: float | None
+    p_corrected: float | None
+    significant: bool
+
+
+class LeaderboardRun(BaseModel):
+    """One run in submission order; a new SOTA carries its tests against the earlier ones."""
+
+    run: str
+    system: str | None
+    submitted: str | None  # ISO date
+    mean: float
+    best_before: float | None  # the best mean of the runs submitted before it
+    is_sota: bool
+    previous_sota: str | None  # the SOTA it replaced (None: the first, or not a SOTA)
+    p: float | None
+    p_corrected: float | None
+    significant: bool | None  # vs the previous SOTA
+    significant_vs_all: bool | None  # vs every earlier SOTA
+    family: list[EarlierSota] | None
+    state_of_the_art: float  # the best mean up to this run: the SOTA step line
+    kind: str  # one of KINDS
+
+
+class LeaderboardResult(Result):
+    """Runs by submission date, the SOTA chain and whether each step was significant."""
 
     collection: str
     snapshot: str
@@ -39,61 +119,63 @@ class LeaderboardReport(TypedDict):
     chain: list[str]
     n_steps: int  # new SOTAs after the first
     n_significant: int  # of those, significant vs the previous SOTA
-    runs: list[dict[str, Any]]
+    runs: list[LeaderboardRun]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per run in submission order: `run, system, submitted, mean, best_before,
+        is_sota, previous_sota, p, p_corrected, significant, significant_vs_all,
+        state_of_the_art, kind` (the family of tests is in `runs[i].family`)."""
+        import pandas as pd
+
+        columns = [c for c in LeaderboardRun.model_fields if c != "family"]
+        return pd.DataFrame([r.model_dump(exclude={"family"}) for r in self.runs],
+                            columns=columns)
 
 
-def leaderboard_report(
-    collection: str,
-    snapshot: str,
-    measure: str,
-    qrels: str = "original",
-    test: PairedTest | str = PairedTest.t,
-    alpha: float = 0.05,
-    correction: Correction | str = Correction.holm,
-    *,
-    topics: str | None = None,
-    runs: Sequence[str] | None = None,
-    permutations: int = 10_000,
-    seed: int = 0,
-    compute: bool = True,
-) -> LeaderboardReport:
-    """The SOTA chain of the snapshot's runs (or `runs`) in submission order, each step tested.
+@operation("leaderboard", command="report leaderboard")
+def leaderboard(request: LeaderboardRequest, db: Database) -> LeaderboardResult:
+    """Leaderboard over time: each run whose mean beats every earlier run's is a new SOTA;
+    is it significantly better than the SOTA it replaced (and than every earlier SOTA)?
 
-    Why: a leaderboard crowns whoever tops the mean; whether the new entry is significantly
-    better than the state of the art it replaced is the question a reader has.
+    Means are compared after rounding (equal means tie; a tie is no new SOTA); runs submitted
+    the same day are not earlier than one another. Each new SOTA is tested against every
+    earlier SOTA, corrected within that family. Why: a leaderboard crowns whoever tops the
+    mean; whether the new entry is significantly better is the question a reader has.
     """
     from tcdb.analysis.leaderboard import sota_chain
     from tcdb.reports.run_scores import load_run_scores
 
-    test = one_of(PairedTest, test, "--test", "unknown test {value!r}; use {choices}")
-    correction = one_of(Correction, correction, "--correction",
-                        "unknown correction {value!r}; use {choices}")
-    if not 0 < alpha < 1:
-        raise OptionError("--alpha", f"the significance level must be between 0 and 1, not "
-                          f"{alpha}")
-    if permutations < 1 and test == PairedTest.permutation:
-        raise OptionError("--permutations", "the randomisation test needs at least one "
-                          "resample")
-    data = load_run_scores(collection, snapshot, qrels, runs, measure, compute=compute,
-                           topics=topics)
+    r = request
+    data = load_run_scores(r.collection, r.snapshot, r.qrels, r.runs, r.measure,
+                           compute=r.compute, topics=r.topics)
     if data.wide.shape[1] == 0:
-        raise OptionError("--run", f"snapshot {snapshot!r} has no runs")
+        raise FieldError("runs", f"snapshot {r.snapshot!r} has no runs")
     undated = [tag for tag, date in data.submitted.items() if date is None]
     if undated:
-        raise OptionError("--run", f"run(s) without a submitted date: {', '.join(undated)} "
-                          "(date them with `tcdb run update COLLECTION SNAPSHOT TAG --date "
-                          "YYYY-MM-DD`, or give the dated runs with --run)")
-    rows = sota_chain(data.wide, data.submitted, test, alpha, correction,
-                      permutations=permutations, seed=seed)
+        raise FieldError("runs", f"run(s) without a submitted date: {', '.join(undated)} "
+                         "(date them with `tcdb run update COLLECTION SNAPSHOT TAG --date "
+                         "YYYY-MM-DD`, or give only the dated runs)")
+    rows = sota_chain(data.wide, data.submitted, PairedTest(r.test), r.alpha,
+                      Correction(r.correction), permutations=r.permutations, seed=r.seed)
+    runs, best = [], None
     for row in rows:
-        row["system"] = data.systems[row["run"]]
-    steps = [r for r in rows if r["previous_sota"] is not None]
-    return {
-        "collection": collection, "snapshot": snapshot, "qrels": qrels,
-        "measure": data.measure, "test": test.value, "alpha": alpha,
-        "correction": correction.value, "topic_set": topics, "n_topics": len(data.wide),
-        "permutations": permutations, "seed": seed,
-        "chain": [r["run"] for r in rows if r["is_sota"]],
-        "n_steps": len(steps), "n_significant": sum(bool(r["significant"]) for r in steps),
-        "runs": rows,
-    }
+        best = row["mean"] if best is None else max(best, row["mean"])
+        runs.append(LeaderboardRun(**row, system=data.systems[row["run"]],
+                                   state_of_the_art=best, kind=_kind(row)))
+    steps = [run for run in runs if run.previous_sota is not None]
+    return LeaderboardResult(
+        collection=r.collection, snapshot=r.snapshot, qrels=r.qrels, measure=data.measure,
+        test=r.test, alpha=r.alpha, correction=r.correction, topic_set=r.topics,
+        n_topics=len(data.wide), permutations=r.permutations, seed=r.seed,
+        chain=[run.run for run in runs if run.is_sota], n_steps=len(steps),
+        n_significant=sum(bool(run.significant) for run in steps), runs=runs)
+
+
+def _kind(row: dict[str, object]) -> str:
+    """A run's place in the chain: a significant or not significant new SOTA, the first, or
+    any other run."""
+    if not row["is_sota"]:
+        return KINDS[3]
+    if row["previous_sota"] is None:
+        return KINDS[2]
+    return KINDS[0] if row["significant"] else KINDS[1]

@@ -5,41 +5,105 @@ topic the qrels set judges, unanswered ones 0), the percentile bootstrap interva
 when each resample draws as many topics as the subset has (with replacement, seeded), its mean
 over the subset (the judged topics of a topic set — e.g. the topics an LLM has likely not seen,
 `tcdb topics set import`), and whether the subset mean falls below, inside or above the
-interval (`tcdb.analysis.subset`). Reads only; missing scores are computed first.
-
-The report is a dict::
-
-    {collection, snapshot, qrels, measure, topic_set, for_model, method, n_topics, n_subset,
-     n_samples, seed, alpha, counts: {below, inside, above},
-     runs: [{run, system, mean, ci_low, ci_high, subset_mean, delta, position}…],
-     skipped: [tag…]}   # runs without scores of the measure (imported runs lacking it)
+interval (`tcdb.analysis.subset`). Missing scores are computed first unless told not to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Self
 
-from tcdb.errors import OptionError
-from tcdb.storage.db import session_scope
+from pydantic import BaseModel, Field, model_validator
+
+from tcdb.errors import FieldError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_SAMPLES = 1_000_000
 
 
-def subset_report(
-    collection: str,
-    snapshot: str,
-    topics: str,
-    runs: Sequence[str] | None = None,
-    measure: str = "nDCG@10",
-    qrels: str = "original",
-    n_samples: int = 10_000,
-    seed: int = 0,
-    alpha: float = 0.05,
-    *,
-    compute: bool = True,
-) -> dict[str, Any]:
-    """Full mean, its bootstrap interval at the subset's size, and the subset mean, per run."""
+class SubsetRequest(Request):
+    """Which runs to test against which topic subset, with how many resamples."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    topics: str = option(metavar="SET", help="The topic subset (e.g. a model's topics free of "
+                         "contamination, from `tcdb topics set import`).")
+    runs: Labels | None = option(None, help="Only these run tags (repeat; default every run of "
+                                 "the snapshot).")
+    measure: str = option("nDCG@10", help="Measure.", short="-m")
+    qrels: str = option("original", help="Qrels set name.")
+    bootstrap: int = option(10_000, flag="--samples", metavar="N",
+                            help="Bootstrap resamples, each of the subset's size.")
+    seed: int = option(0, help="Seed of the bootstrap.")
+    alpha: float = option(0.05, help="1 − the interval's level (0.05: 95 %).")
+    compute: bool = option(True, help="Compute missing scores first (else only read).")
+
+    @model_validator(mode="after")
+    def _meaningful(self) -> Self:
+        """Refuse what cannot mean anything before any work is done."""
+        if not 1 <= self.bootstrap <= MAX_SAMPLES:
+            raise FieldError("bootstrap", f"bootstrap samples must be 1…{MAX_SAMPLES:,}, got "
+                             f"{self.bootstrap}")
+        if not 0 < self.alpha < 1:
+            raise FieldError("alpha", f"alpha must lie strictly between 0 and 1, not "
+                             f"{self.alpha}")
+        return self
+
+
+class SubsetRun(BaseModel):
+    run: str
+    system: str
+    mean: float | None  # over every judged topic
+    ci_low: float | None  # of the full mean, resamples of the subset's size
+    ci_high: float | None
+    subset_mean: float | None
+    delta: float | None  # subset mean − full mean
+    position: str  # below, inside, above
+
+
+class PositionCounts(BaseModel):
+    below: int
+    inside: int
+    above: int
+
+
+class SubsetResult(Result):
+    """Per run: full mean, its bootstrap interval at the subset's size, and the subset mean."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    measure: str
+    topic_set: str
+    for_model: str | None
+    method: str | None
+    n_topics: int
+    n_subset: int
+    n_samples: int
+    seed: int
+    alpha: float
+    counts: PositionCounts
+    runs: list[SubsetRun]
+    skipped: list[str] = Field(default_factory=list)  # runs without scores of the measure
+
+    def to_frame(self) -> pd.DataFrame:
+        """`run, system, mean, ci_low, ci_high, subset_mean, delta, position`, one row per run."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.runs],
+                            columns=list(SubsetRun.model_fields))
+
+
+@operation("subset_ci", command="report subset")
+def subset_ci(request: SubsetRequest, db: Database) -> SubsetResult:
+    """Full-topic mean with its 95 % bootstrap interval at the subset's size (topics drawn with
+    replacement), the subset mean, and whether it falls below, inside or above — per run.
+
+    Why: a subset mean (say, over the topics a model has not seen) differs from the full mean
+    by chance too; the interval says how much chance alone would move it.
+    """
     import numpy as np
 
     from tcdb.analysis.subset import subset_intervals
@@ -49,33 +113,29 @@ def subset_report(
     from tcdb.runs import get_runs
     from tcdb.scoring.measures import parse_measures
 
-    if not 1 <= n_samples <= MAX_SAMPLES:
-        raise OptionError("--samples", f"bootstrap samples must be 1…{MAX_SAMPLES:,}, got "
-                          f"{n_samples}")
-    if not 0 < alpha < 1:
-        raise OptionError("--alpha", f"alpha must lie strictly between 0 and 1, not {alpha}")
-    (name,) = parse_measures([measure])
-    with session_scope() as session:  # an unknown set or run fails before anything is computed
-        topic_set = get_topic_set(session, collection, topics)
-        get_runs(session, get_snapshot(session, collection, snapshot), runs)
-        members = topic_set_topic_ids(session, collection, topics)
-    data = load_run_scores(collection, snapshot, qrels, runs, name, compute=compute,
+    r = request
+    (name,) = parse_measures([r.measure])
+    with db.session() as session:  # an unknown set or run fails before anything is computed
+        topic_set = get_topic_set(session, r.collection, r.topics)
+        get_runs(session, get_snapshot(session, r.collection, r.snapshot), r.runs)
+        members = topic_set_topic_ids(session, r.collection, r.topics)
+        set_name, for_model, method = topic_set.name, topic_set.for_model, topic_set.method
+    data = load_run_scores(r.collection, r.snapshot, r.qrels, r.runs, name, compute=r.compute,
                            skip_unscored=True)
     subset = [i for i, t in enumerate(data.topic_ids) if t in members]
     if not subset:
-        raise OptionError("--topics", f"topic set {topics!r} has no topic judged in qrels set "
-                          f"{qrels!r} of {snapshot!r}")
+        raise FieldError("topics", f"topic set {r.topics!r} has no topic judged in qrels set "
+                         f"{r.qrels!r} of {r.snapshot!r}")
     scored = list(data.wide.columns)
     matrix = data.wide.to_numpy(dtype=float).T.reshape(len(scored), len(data.topic_ids))
-    rows = subset_intervals(matrix, np.array(subset), n_samples, seed, alpha) if scored else []
-    records = [{"run": tag, "system": data.systems.get(tag) or "", **row}
+    rows = (subset_intervals(matrix, np.array(subset), r.bootstrap, r.seed, r.alpha)
+            if scored else [])
+    records = [SubsetRun(run=tag, system=data.systems.get(tag) or "", **row)
                for tag, row in zip(scored, rows, strict=True)]
-    counts = {p: sum(1 for r in records if r["position"] == p)
-              for p in ("below", "inside", "above")}
-    return {
-        "collection": collection, "snapshot": snapshot, "qrels": qrels, "measure": name,
-        "topic_set": topic_set.name, "for_model": topic_set.for_model,
-        "method": topic_set.method, "n_topics": len(data.topic_ids), "n_subset": len(subset),
-        "n_samples": n_samples, "seed": seed, "alpha": alpha, "counts": counts,
-        "runs": records, "skipped": data.skipped,
-    }
+    counts = PositionCounts(**{p: sum(1 for x in records if x.position == p)
+                               for p in ("below", "inside", "above")})
+    return SubsetResult(
+        collection=r.collection, snapshot=r.snapshot, qrels=r.qrels, measure=name,
+        topic_set=set_name, for_model=for_model, method=method,
+        n_topics=len(data.topic_ids), n_subset=len(subset), n_samples=r.bootstrap,
+        seed=r.seed, alpha=r.alpha, counts=counts, runs=records, skipped=data.skipped)

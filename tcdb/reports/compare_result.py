@@ -1,0 +1,172 @@
+"""What `compare` returns: the runs' means, every tested pair, and the outcome breakdown.
+
+Field names are the `--json` keys of `tcdb report compare`; `to_frame()` is one row per pair,
+`runs_frame()` one per run and `outcome_frame()` one per pair and outcome, for notebooks and
+the dashboard's charts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from tcdb.operations import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+OUTCOMES = ("neither", "only_a", "only_b", "both")
+
+
+class FamilyDesign(BaseModel):
+    """How the pairs were grouped into families for the correction."""
+
+    design: str  # all-pairs, baseline, vs-earlier
+    baseline: str | None
+    n_families: int
+
+
+class CompareRun(BaseModel):
+    run: str
+    system: str | None
+    submitted: str | None  # ISO date
+    mean: float | None
+    ci_low: float | None = None  # with bootstrap samples only
+    ci_high: float | None = None
+
+
+class ComparePair(BaseModel):
+    """One pair's tests (`tcdb.analysis.significance.compare_runs`), effect size, intervals."""
+
+    run_a: str
+    run_b: str
+    family: str
+    n_topics: int
+    mean_a: float | None
+    mean_b: float | None
+    mean_diff: float | None
+    diff_t_low: float | None
+    diff_t_high: float | None
+    p_t: float | None
+    p_wilcoxon: float | None
+    p_ranksum: float | None
+    p_sign: float | None
+    p_permutation: float | None
+    wins: int
+    losses: int
+    p_t_corrected: float | None
+    p_wilcoxon_corrected: float | None
+    p_ranksum_corrected: float | None
+    p_sign_corrected: float | None
+    p_permutation_corrected: float | None
+    effect_size: float | None  # Cohen's d_z
+    diff_ci_low: float | None = None  # with bootstrap samples only
+    diff_ci_high: float | None = None
+
+
+class BothFound(BaseModel):
+    """Topics where both runs rank the relevant document in the top k: ESL and RR."""
+
+    n: int
+    mean_esl_a: float | None
+    mean_esl_b: float | None
+    p_esl: float | None
+    p_esl_wilcoxon: float | None
+    mrr_a: float | None
+    mrr_b: float | None
+    p_rr: float | None
+    p_rr_wilcoxon: float | None
+
+
+class OnlyOne(BaseModel):
+    """Topics where only one run finds it: the binomial test of only-A vs only-B."""
+
+    n_only_a: int
+    n_only_b: int
+    p_value: float | None
+
+
+class Decision(BaseModel):
+    """Lin et al.'s two decision rules and the family results they rest on."""
+
+    esl_test: str
+    alpha: float
+    better_only_one: bool
+    worse_only_one: bool
+    better_both: bool
+    worse_both: bool
+    significantly_better: bool
+    does_no_harm: bool
+
+
+class OutcomePair(BaseModel):
+    run_a: str
+    run_b: str
+    family: str
+    n_topics: int
+    counts: dict[str, int]  # neither, only_a, only_b, both → topics
+    shares: dict[str, float | None]
+    both: BothFound
+    only_one: OnlyOne
+    decision: Decision
+
+
+class Outcomes(BaseModel):
+    """The outcome breakdown; not applicable unless every topic has one relevant document."""
+
+    applicable: bool
+    reason: str | None
+    k: int
+    alpha: float
+    pairs: list[OutcomePair]
+
+
+class CompareResult(Result):
+    """Pairwise tests between runs on one snapshot within test families, and the outcome
+    breakdown when the qrels have one relevant document per topic."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    measure: str
+    correction: str
+    family: FamilyDesign
+    topic_set: str | None
+    n_topics: int
+    alpha: float
+    permutations: int
+    seed: int
+    bootstrap: int
+    runs: list[CompareRun]
+    pairs: list[ComparePair]
+    outcomes: Outcomes
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: its family, means, difference, p-values raw and corrected, wins,
+        losses, effect size and intervals, with the snapshot, qrels and measure."""
+        import pandas as pd
+
+        columns = list(ComparePair.model_fields)
+        return pd.DataFrame(
+            [{"collection": self.collection, "snapshot": self.snapshot, "qrels": self.qrels,
+              "measure": self.measure, "correction": self.correction, **p.model_dump()}
+             for p in self.pairs],
+            columns=["collection", "snapshot", "qrels", "measure", "correction", *columns])
+
+    def runs_frame(self) -> pd.DataFrame:
+        """One row per run: `run, system, submitted, mean, ci_low, ci_high`."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.runs],
+                            columns=list(CompareRun.model_fields))
+
+    def outcome_frame(self) -> pd.DataFrame:
+        """The outcome breakdown as `pair, outcome, topics, share` (one row per pair and
+        outcome; empty when not applicable)."""
+        import pandas as pd
+
+        rows = [{"pair": f"{p.run_a} vs {p.run_b}", "outcome": outcome,
+                 "topics": p.counts[outcome], "share": p.shares[outcome]}
+                for p in self.outcomes.pairs for outcome in OUTCOMES if outcome in p.counts]
+        return pd.DataFrame(rows, columns=["pair", "outcome", "topics", "share"])
