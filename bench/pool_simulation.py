@@ -3,9 +3,10 @@ with known relevance.
 
 129 runs (43 groups of 3) × 50 topics × 1,000 documents by default: per topic 100 relevant
 documents among 3,000 candidates, each run ranking the candidates by quality · relevance +
-noise, its quality drawn per run; the qrels judge every candidate. Timed: `simulate_pool` with
-5 strategies (depth, rrf, rbp, mtf, maxmean) × 6 budgets, relevant found, τ-b, τ_AP and the
-leave-one-group-out τ — reading the runs and qrels from the database included.
+noise, its quality drawn per run; the qrels judge every candidate. Timed: the
+`pool_simulation` operation with 5 strategies (depth, rrf, rbp, mtf, maxmean) × 6 budgets,
+relevant found, τ-b, τ_AP and the leave-one-group-out τ — reading the runs and qrels from the
+database included.
 
 Goal (issue 24), on PostgreSQL at the default size: ≤ 60 s. Printed as the ratio seconds / 60
 (≤ 1.00 meets it). `--compare` also times the straightforward simulation this one replaced
@@ -87,6 +88,7 @@ def main() -> None:
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
+    from tcdb.operations import get_operation
     from tcdb.runs import import_runs
 
     simulated: dict[str, Any] = {}
@@ -116,9 +118,9 @@ def main() -> None:
             for i in range(0, len(runs), 3):  # groups of three runs
                 import_runs("bench", "s1", runs[i:i + 3], group=f"group{i // 3:02d}")
             with timer() as took:
-                report = simulate.simulate_pool("bench", "s1", "original", [args.budgets],
-                                                strategies=STRATEGIES,
-                                                leave_out=not args.no_leave_out)
+                report = get_operation("pool_simulation").run(
+                    collection="bench", snapshot="s1", qrels="original", budgets=args.budgets,
+                    strategies=STRATEGIES, leave_out=not args.no_leave_out).to_json()
             verdict = "meets" if took[0] <= GOAL_SECONDS else "misses"
             reading = took[0] - simulated["seconds"]
             print(f"{backend}: simulate {took[0]:.1f}s (reading {reading:.1f}s, simulating "

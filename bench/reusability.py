@@ -89,7 +89,7 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]]
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.judging.qrels import import_qrels
-    from tcdb.reports.reusability import reusability_report
+    from tcdb.operations import get_operation
     from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
     docs, topics, qrels_a, qrels_b, runs = files
@@ -107,8 +107,9 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]]
         report: dict = {}
         for _ in range(repeat):
             with timer() as t:
-                report = reusability_report("bench", "s1", "original", "expanded", MEASURES,
-                                            depth=POOL_DEPTH_B)
+                report = get_operation("reusability").run(
+                    collection="bench", snapshot="s1", qrels="original", vs="expanded",
+                    measures=MEASURES, depth=POOL_DEPTH_B).to_json()
             times.append(t[0])
         ap = report["measures"]["AP"]
         print(f"  {backend:<9} set-up {setup[0]:6.1f}s · evaluate 2 × {len(MEASURES)} measures "

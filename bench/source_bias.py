@@ -99,7 +99,12 @@ def load(collection: str, files: tuple[Path, Path, Path, list[Path]]) -> None:
 def bench_backend(backend: str, files: tuple[Path, Path, Path, list[Path]],
                   cocktail: list[tuple[Path, Path, Path, list[Path]]], repeat: int
                   ) -> dict[str, float]:
-    from tcdb.reports.source_bias import across_collections, source_bias_report
+    from tcdb.operations import get_operation
+
+    def source_bias_report(collection: str, snapshot: str, measures: list[str],
+                           save: str | None = None) -> dict:
+        return get_operation("source_bias").run(collection=collection, snapshot=snapshot,
+                                                measures=measures, save=save).to_json()
 
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
@@ -131,8 +136,9 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, list[Path]],
             times = []
             for _ in range(repeat):
                 with timer() as t:
-                    reports = [source_bias_report(n, "s1", MEASURES, save="sb") for n in names]
-                    across = across_collections(reports)
+                    across = get_operation("source_bias").run(
+                        collection=names[0], snapshot="s1", measures=MEASURES, save="sb",
+                        also=[f"{n}/s1" for n in names[1:]]).to_json()["across"]
                 times.append(t[0])
             cocktail_warm = min(times)
             print(f"  {backend:<9} Cocktail-sized: {len(names)} datasets loaded and saved in "

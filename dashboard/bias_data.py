@@ -1,30 +1,31 @@
 """Cached loaders of the Source bias page: the source-bias report and documents per source.
 
 Kept apart from `tcdb.dashboard.data` (one loader module per page family would be overkill;
-`data` is at its size limit). Like every loader, each calls the core's report functions, never
-SQL of its own, stores nothing (no `--save`: the per-source qrels live in memory), and keeps its
-results for `data.TTL` seconds.
+`data` is at its size limit). Like every loader, each runs an operation (`source_bias`,
+`documents_by_source`) and keeps its result for `data.TTL` seconds; nothing is stored (no
+`save`: the per-source qrels live in memory).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import streamlit as st
 
-from tcdb.dashboard.data import TTL
+from tcdb.dashboard.data import TTL, run_operation
+
+if TYPE_CHECKING:
+    from tcdb.reports.source_bias import DocumentsBySourceResult, SourceBiasResult
 
 BOOTSTRAP = 2_000  # samples behind the page's intervals of Relative Δ
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
-def documents_by_source(url: str, collection: str) -> pd.DataFrame:
-    """Documents per source label per snapshot (`[snapshot, source, documents]`)."""
-    from tcdb.reports.source_bias import documents_by_source as table
-
-    frame: pd.DataFrame = table(collection)
-    return frame
+def documents_by_source(url: str, collection: str) -> DocumentsBySourceResult:
+    """Documents per source label per snapshot, and the snapshots with labelled ones."""
+    result: DocumentsBySourceResult = run_operation(url, "documents_by_source",
+                                                    collection=collection)
+    return result
 
 
 def labelled_collections(url: str) -> list[str]:
@@ -32,12 +33,13 @@ def labelled_collections(url: str) -> list[str]:
     from tcdb.dashboard.data import collections
 
     return [c["name"] for c in collections(url)
-            if (documents_by_source(url, c["name"])["source"] != "unlabelled").any()]
+            if documents_by_source(url, c["name"]).labelled_snapshots]
 
 
 @st.cache_data(ttl=TTL, show_spinner="Scoring the runs against each source's judgments …")
-def source_bias(url: str, collection: str, snapshot: str, measure: str) -> dict[str, Any]:
+def source_bias(url: str, collection: str, snapshot: str, measure: str) -> SourceBiasResult:
     """`tcdb report source-bias` for one measure, every run of the snapshot."""
-    from tcdb.reports.source_bias import source_bias_report
-
-    return source_bias_report(collection, snapshot, [measure], bootstrap=BOOTSTRAP)
+    result: SourceBiasResult = run_operation(url, "source_bias", collection=collection,
+                                             snapshot=snapshot, measures=[measure],
+                                             bootstrap=BOOTSTRAP)
+    return result

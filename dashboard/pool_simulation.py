@@ -15,16 +15,16 @@ TTL = 600  # a simulation takes seconds to minutes: keep it ten minutes
 
 
 @st.cache_data(ttl=TTL, show_spinner="simulating pools …")
-def simulate(url: str, collection: str, snapshot: str, qrels: str, budgets: tuple[int, ...],
+def simulate(url: str, collection: str, snapshot: str, qrels: str, budgets: str,
              strategies: tuple[str, ...], per_topic: bool) -> pd.DataFrame:
-    """`tcdb pool simulate` (reads only), one row per (strategy, budget)."""
-    from tcdb.pools.simulate import simulate_pool
+    """`tcdb pool simulate` (reads only), one row per (strategy, budget); `budgets` as typed
+    (a comma list: the operation reads it)."""
+    from tcdb.dashboard.data import run_operation
 
-    report = simulate_pool(collection, snapshot, qrels, list(budgets),
-                           strategies=list(strategies), per_topic=per_topic)
-    return pd.DataFrame(report["rows"], columns=[
-        "strategy", "budget", "n_judged", "relevant_found", "relevant_fraction", "tau_b",
-        "tau_ap", "logo_tau_b", "logo_tau_ap"])
+    frame: pd.DataFrame = run_operation(
+        url, "pool_simulation", collection=collection, snapshot=snapshot, qrels=qrels,
+        budgets=budgets, strategies=list(strategies), per_topic=per_topic).to_frame()
+    return frame
 
 
 def tau_chart(frame: pd.DataFrame, strategies: Sequence[str]) -> alt.Chart:

@@ -30,23 +30,25 @@ def _simulate(at: Any) -> Any:
 
 
 def test_simulation_shows_the_report(seeded: Seeded) -> None:
-    from tcdb.pools import show_pool
-    from tcdb.pools.simulate import simulate_pool
+    from tcdb import api
+    from tcdb.api import pool_show
 
     at = open_page("pools", collection=COLLECTION)
     assert not [t for t in at.dataframe if "relevant_found" in t.value.columns]
     at = _simulate(at)
-    snapshot = show_pool(seeded.pool)["snapshot"]
+    snapshot = pool_show(seeded.pool).snapshot
     qrels = at.selectbox(key="sim_qrels").value
     assert qrels == "original"  # offered first
-    report = simulate_pool(COLLECTION, snapshot, qrels, [20, 40], strategies=["depth", "mtf"])
+    report = api.pool_simulation(COLLECTION, snapshot, qrels=qrels, budgets=[20, 40],
+                                 strategies=["depth", "mtf"])
+    rows = [r.model_dump() for r in report.rows]
     table = table_with(at, "strategy", "budget", "relevant_found", "tau_b")
     assert table[["strategy", "budget", "relevant_found"]].to_dict("records") == [
-        {k: r[k] for k in ("strategy", "budget", "relevant_found")} for r in report["rows"]]
+        {k: r[k] for k in ("strategy", "budget", "relevant_found")} for r in rows]
     chart = chart_with(at, "strategy", "budget", "tau")
     solid = chart[chart["figure"] == "τ-b, all runs pooled"]
     assert sorted(zip(solid["strategy"], solid["budget"], solid["tau"], strict=True)) == sorted(
-        (r["strategy"], r["budget"], r["tau_b"]) for r in report["rows"]
+        (r["strategy"], r["budget"], r["tau_b"]) for r in rows
         if r["tau_b"] is not None)
 
 

@@ -8,15 +8,15 @@ from tests.dashboard_pages import chart_with, clear_cache, open_page
 
 
 def test_the_page_draws_the_report(twins: Path) -> None:  # noqa: F811
-    from tcdb.reports.source_bias import source_bias_report
+    from tcdb import api
 
     clear_cache()
     at = open_page("source_bias", collection="cocktail", snapshot="s1", measure="nDCG@1")
     assert at.title[0].value == "Source bias"
     scatter = chart_with(at, "run", "effectiveness", "relative_delta")
-    report = source_bias_report("cocktail", "s1", ["nDCG@1"], bootstrap=0)
-    expected = {r["run"]: (r["effectiveness"], r["relative_delta"])
-                for r in report["measures"]["nDCG@1"]["runs"]}
+    report = api.source_bias("cocktail", "s1", measures=["nDCG@1"], bootstrap=0)
+    expected = {r.run: (r.effectiveness, r.relative_delta)
+                for r in report.measures["nDCG@1"].runs}
     assert {r.run: (r.effectiveness, r.relative_delta)
             for r in scatter.itertuples(index=False)} == expected
     assert dict(zip(scatter["run"], scatter["relative_delta"], strict=True)) == {

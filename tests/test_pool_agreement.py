@@ -48,9 +48,9 @@ def test_kappa_by_hand() -> None:
 def judged(db: str, tmp_path: Path) -> dict[str, dict[tuple[str, str], int]]:
     """A depth-5 pool judged by `alice` (the pooled set) and an LLM judge (`llm`, a qrels set
     that disagrees on some documents and judged only some of the pool)."""
-    from tcdb.judging.pooled import import_judgments
+    from tcdb.api import pool_build, pool_import_judgments
     from tcdb.judging.qrels import import_qrels
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.pools import pool_documents
     from tcdb.runs import import_run
 
     rng = random.Random(9)
@@ -61,13 +61,13 @@ def judged(db: str, tmp_path: Path) -> dict[str, dict[tuple[str, str], int]]:
         rows = [(t, f"d{i}", round(rng.random(), 6)) for t in topics
                 for i in rng.sample(range(N_DOCS), 30)]
         import_run("a", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows))
-    build_pool("a", "s1", "p", 5, all_runs=True)
+    pool_build("a", "s1", "p", depth=5, all_runs=True)
     pool = pool_documents("p")
     alice = {(t, d): rng.choice([0, 0, 1, 2]) for t, ds in pool.items() for d in sorted(ds)}
     llm = {key: min(2, max(0, g + rng.choice([0, 0, 0, 1, -1])))
            for key, g in alice.items() if rng.random() < 0.8}
     write_qrels_file(tmp_path / "alice.txt", [(t, d, g) for (t, d), g in alice.items()])
-    import_judgments("p", tmp_path / "alice.txt", assessor="alice")
+    pool_import_judgments("p", tmp_path / "alice.txt", assessor="alice")
     import_qrels("a", "s1", "llm", write_qrels_file(
         tmp_path / "llm.txt", [(t, d, g) for (t, d), g in llm.items()]))
     return {"alice": alice, "llm": llm}
@@ -157,11 +157,15 @@ def test_api_agreement_frame(judged: dict) -> None:
 
     from tcdb import api
 
-    frame = api.assessor_agreement("p", versus="llm")
+    result = api.assessor_agreement("p", vs="llm")
+    frame = result.confusion_frame()
     both = sorted(set(judged["alice"]) & set(judged["llm"]))
     a = [judged["alice"][k] for k in both]
     b = [judged["llm"][k] for k in both]
     labels = sorted(set(a) | set(b))
     assert frame.to_numpy().tolist() == confusion_matrix(a, b, labels=labels).tolist()
     assert list(frame.index) == labels and frame.index.name == "p"
-    assert frame.attrs["n_overlap"] == len(both) and frame.attrs["versus"] == "llm"
+    assert result.n_overlap == len(both) and result.vs == "llm"
+    tidy = result.to_frame()
+    assert tidy["n_documents"].sum() == len(both)
+    assert len(tidy) == len(labels) ** 2

@@ -55,10 +55,11 @@ def collection(db: str, tmp_path: Path) -> str:
 
 
 def _both(monkeypatch: pytest.MonkeyPatch, **kwargs: Any
-          ) -> tuple[dict[str, Any], tuple[Any, ...], tuple[list[Any], dict[str, Any]]]:
-    """`simulate_pool`'s report, the inputs it gave the simulation, and the fast simulation's
-    own result on them."""
+          ) -> tuple[Any, tuple[Any, ...], tuple[list[Any], dict[str, Any]]]:
+    """The `pool_simulation` operation's result, the inputs it gave the simulation, and the
+    fast simulation's own result on them."""
     import tcdb.pools.simulate as simulate
+    from tcdb import api
 
     seen: dict[str, Any] = {}
     fast = simulate.simulate_strategies
@@ -68,8 +69,8 @@ def _both(monkeypatch: pytest.MonkeyPatch, **kwargs: Any
         return seen["result"]
 
     monkeypatch.setattr(simulate, "simulate_strategies", keep)
-    report = simulate.simulate_pool("f", "s1", "original", kwargs.pop("budgets"),
-                                    strategies=STRATEGIES, **kwargs)
+    report = api.pool_simulation("f", "s1", qrels="original", budgets=kwargs.pop("budgets"),
+                                 strategies=STRATEGIES, **kwargs)
     return report, seen["args"], seen["result"]
 
 
@@ -86,11 +87,11 @@ def test_fast_simulation_equals_the_straightforward_one(
     report, args, (rows, context) = _both(monkeypatch, budgets=budgets, measure=measure,
                                           per_topic=per_topic)
     expected_rows, expected = reference.simulate_strategies(*args)
-    assert report["rows"] == rows == expected_rows
+    assert [r.model_dump() for r in report.rows] == rows == expected_rows
     assert context["full_means"] == expected["full_means"]
     assert context["means"] == expected["means"]
     assert context["logo_means"] == expected["logo_means"]
-    assert report["n_groups"] == 5 and report["n_runs"] == 11
+    assert report.n_groups == 5 and report.n_runs == 11
     # the generated case exercises what it should: leave-out changes some pools and scores
     assert any(context["logo_means"][k] != context["means"][k] for k in context["means"])
     assert len({r["relevant_found"] for r in rows}) > 3
@@ -102,9 +103,8 @@ def test_leave_out_orders_equal_orders_of_the_reduced_rankings(collection: str) 
     from tcdb.pools.rankings import load_rankings
     from tcdb.pools.strategies import make_strategy
     from tcdb.pools.strategies.leave_out import orders_without
-    from tcdb.queries.qrels import qrels_frame
+    from tcdb.queries.qrels import qrels_of
     from tcdb.runs import get_runs
-    from tcdb.scoring.evaluate import qrels_dict
     from tcdb.storage.db import session_scope
 
     with session_scope() as session:
@@ -112,8 +112,7 @@ def test_leave_out_orders_equal_orders_of_the_reduced_rankings(collection: str) 
         runs = get_runs(session, snap)
         rankings = load_rankings(session.connection(), snap.pk, [r.pk for r in runs],
                                  "trec_eval", False)
-        qrels = qrels_dict(qrels_frame(session.connection(),
-                                       get_qrels_set(session, snap, "original").pk))
+        qrels = qrels_of(session.connection(), get_qrels_set(session, snap, "original").pk)
     left_out = [[0, 4, 8], [1, 5, 9], [2, 6], [3, 7], [10], [], list(range(11))]
     checked = 0
     for spec in STRATEGIES:

@@ -52,14 +52,14 @@ def generated(db: str, tmp_path: Path) -> dict[str, set[str]]:
 
 
 def test_adaptive_strategies_find_more_and_tau_rises(generated: dict[str, set[str]]) -> None:
-    from tcdb.pools.simulate import simulate_pool
+    from tcdb import api
 
     budgets = [80, 160, 320, 640, 1280]
-    report = simulate_pool("g", "s1", "original", budgets,
-                           strategies=["depth", "rrf", "rbp", "mtf", "maxmean"])
-    assert report["n_runs"] == 12 and report["n_groups"] == 4
-    assert report["relevant_total"] == N_TOPICS * N_RELEVANT
-    rows = {(r["strategy"].split(":")[0], r["budget"]): r for r in report["rows"]}
+    report = api.pool_simulation("g", "s1", qrels="original", budgets=budgets,
+                                 strategies=["depth", "rrf", "rbp", "mtf", "maxmean"])
+    assert report.n_runs == 12 and report.n_groups == 4
+    assert report.relevant_total == N_TOPICS * N_RELEVANT
+    rows = {(r.strategy.split(":")[0], r.budget): r.model_dump() for r in report.rows}
     for b in budgets:
         assert all(rows[(s, b)]["n_judged"] == b for s in ("depth", "mtf", "maxmean"))
     for b in budgets:
@@ -77,14 +77,14 @@ def test_adaptive_strategies_find_more_and_tau_rises(generated: dict[str, set[st
 
 def test_simulation_counts_what_the_budget_buys(generated: dict[str, set[str]]) -> None:
     """Relevant found equals the relevant documents among the first `budget` of the order."""
+    from tcdb import api
     from tcdb.pools.rankings import load_rankings
-    from tcdb.pools.simulate import simulate_pool
     from tcdb.pools.strategies import cut, make_strategy
     from tcdb.runs import get_runs
     from tcdb.storage.db import session_scope
 
-    report = simulate_pool("g", "s1", "original", [10], strategies=["rrf"], per_topic=True,
-                           leave_out=False)
+    report = api.pool_simulation("g", "s1", qrels="original", budgets=[10], strategies=["rrf"],
+                                 per_topic=True, leave_out=False)
     with session_scope() as session:
         from tcdb.catalog.collections import get_snapshot
 
@@ -95,10 +95,10 @@ def test_simulation_counts_what_the_budget_buys(generated: dict[str, set[str]]) 
     orders = {t: rrf.order(r, lambda d: None) for t, r in rankings.topics.items()}
     chosen = cut(orders, 10, True, rankings.topic_order())
     expected = sum(len(set(docs) & generated[t]) for t, docs in chosen.items())
-    (row,) = report["rows"]
-    assert row["relevant_found"] == expected
-    assert row["n_judged"] == 10 * N_TOPICS
-    assert row["logo_tau_b"] is None
+    (row,) = report.rows
+    assert row.relevant_found == expected
+    assert row.n_judged == 10 * N_TOPICS
+    assert row.logo_tau_b is None
 
 
 def test_simulate_cli_table_and_json(generated: dict[str, set[str]], cli) -> None:
@@ -134,13 +134,12 @@ def test_simulate_bad_options(generated: dict[str, set[str]], cli, args: list[st
 
 def test_api_pool_simulation_frame(generated: dict[str, set[str]]) -> None:
     from tcdb import api
-    from tcdb.pools.simulate import simulate_pool
 
-    frame = api.pool_simulation("g", "s1", "original", [40, 80], strategies="depth",
-                                leave_out=False)
-    report = simulate_pool("g", "s1", "original", [40, 80], strategies=["depth"],
-                           leave_out=False)
-    assert frame.to_dict("records") == report["rows"]
+    frame = api.pool_simulation("g", "s1", qrels="original", budgets=[40, 80],
+                                strategies="depth", leave_out=False).to_frame()
+    report = api.pool_simulation("g", "s1", qrels="original", budgets="40,80",
+                                 strategies=["depth"], leave_out=False)
+    assert frame.to_dict("records") == [r.model_dump() for r in report.rows]
     assert list(frame["budget"]) == [40, 80]
 
 

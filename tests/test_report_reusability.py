@@ -77,8 +77,8 @@ def original_pairs() -> dict[str, set[str]]:
 
 def build(tmp_path: Path) -> dict[str, Any]:
     """Ingest the snapshot with the original qrels, import runs, pool, judge and expand."""
-    from tcdb.judging.pooled import import_judgments
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.api import pool_build, pool_import_judgments
+    from tcdb.pools import pool_documents
     from tcdb.runs import import_run
 
     build_snapshot(tmp_path, C, S, {d: f"text of {d}" for d in DOCS},
@@ -89,10 +89,10 @@ def build(tmp_path: Path) -> dict[str, Any]:
         group, manual, _ = CONTRIBUTORS.get(tag, ("wizards", False, 0))
         import_run(C, S, paths[tag], group=group, run_type="manual" if manual else "automatic",
                    contributed=tag != MAGIC)
-    build_pool(C, S, "p1", DEPTH, all_runs=True, exclude_judged="original")
+    pool_build(C, S, "p1", depth=DEPTH, all_runs=True, exclude_judged="original")
     pooled = pool_documents("p1")
     judgments = write_qrels_file(tmp_path / "pool-judgments.txt", judge(pooled))
-    import_judgments("p1", judgments, expand="original", expanded_name="expanded")
+    pool_import_judgments("p1", judgments, expand="original", expanded_name="expanded")
     expanded = {topic: set(docs) for topic, docs in original_pairs().items()}
     for topic, docs in pooled.items():
         expanded[topic] |= docs
@@ -140,108 +140,126 @@ def direct(data: dict[str, Any], measure: str, topics: list[str], depth: int = D
     return figures
 
 
-def same(report: dict[str, Any], expected: dict[str, Any]) -> None:
+def same(report: Any, expected: dict[str, Any]) -> None:
+    """A measure of the reusability result (typed) against the analysis' dict."""
     for key in ("kendall_tau", "tau_b", "tau_ap", "n_runs"):
-        assert report[key] == pytest.approx(expected[key]), key
-    ours, theirs = report["per_topic_tau"], expected["per_topic_tau"]
-    assert ours["below_threshold"] == theirs["below_threshold"]
-    assert (ours["min"], ours["median"]) == pytest.approx((theirs["min"], theirs["median"]))
-    ours = {r["run"]: r for r in report["runs"]}
+        assert getattr(report, key) == pytest.approx(expected[key]), key
+    ours, theirs = report.per_topic_tau, expected["per_topic_tau"]
+    assert ours.below_threshold == theirs["below_threshold"]
+    assert (ours.min, ours.median) == pytest.approx((theirs["min"], theirs["median"]))
+    by_run = {r.run: r for r in report.runs}
     for entry in expected["runs"]:
-        got = ours[entry["run"]]
+        got = by_run[entry["run"]]
         for key in ("score_a", "score_b"):
-            assert got[key] == pytest.approx(entry[key]), (entry["run"], key)
+            assert getattr(got, key) == pytest.approx(entry[key]), (entry["run"], key)
         for key in ("rank_a", "rank_b", "rank_change", "unjudged_top_k", "new_relevant_top_k"):
-            assert got[key] == entry[key], (entry["run"], key)
+            assert getattr(got, key) == entry[key], (entry["run"], key)
 
 
 def test_magical_run_is_flagged_and_figures_equal_the_analysis(db: str, tmp_path: Path) -> None:
-    from tcdb.reports.reusability import reusability_report
+    from tcdb import api
 
     data = build(tmp_path)
-    report = reusability_report(C, S, "original", "expanded", ["AP", "P@10"], depth=DEPTH)
-    assert report["n_topics"] == len(TOPICS)
+    report = api.reusability(C, S, qrels="original", vs="expanded", measures=["AP", "P@10"],
+                             depth=DEPTH)
+    assert report.n_topics == len(TOPICS)
     for measure in ("AP", "P@10"):
-        result = report["measures"][measure]
+        result = report.measures[measure]
         same(result, direct(data, measure, TOPICS))
-        magic = next(r for r in result["runs"] if r["run"] == MAGIC)
-        assert magic["rank_a"] > 1 and magic["rank_b"] == 1 and magic["rank_change"] >= 3
+        magic = next(r for r in result.runs if r.run == MAGIC)
+        assert magic.rank_a > 1 and magic.rank_b == 1 and magic.rank_change >= 3
+        assert magic.moved == "climbed"
         # Its top 10: 8 hidden relevant (unjudged in A, relevant in B) + 2 judged relevant.
-        assert magic["new_relevant_top_k"] == 8 * len(TOPICS)
-        assert magic["unjudged_top_k"] >= magic["new_relevant_top_k"]
-        assert result["largest_rank_changes"][0]["run"] == MAGIC
-        assert result["tau_ap"] < 1.0
-    contributors = [r for r in report["measures"]["AP"]["runs"] if r["run"] != MAGIC]
-    assert all(r["new_relevant_top_k"] == 0 for r in contributors)
+        assert magic.new_relevant_top_k == 8 * len(TOPICS)
+        assert magic.unjudged_top_k >= magic.new_relevant_top_k
+        assert result.largest_rank_changes[0].run == MAGIC
+        assert result.tau_ap < 1.0
+    contributors = [r for r in report.measures["AP"].runs if r.run != MAGIC]
+    assert all(r.new_relevant_top_k == 0 for r in contributors)
+    frame = report.to_frame()
+    assert len(frame) == 2 * len([*CONTRIBUTORS, MAGIC])
+    assert set(frame["measure"]) == {"AP", "P@10"}
 
 
 def test_topic_set_restricts_the_report(db: str, tmp_path: Path) -> None:
-    from tcdb.catalog.topic_sets import create_topic_set
-    from tcdb.reports.reusability import reusability_report
+    from tcdb import api
 
     data = build(tmp_path)
     subset = ["t2", "t3", "t5"]
     listed = tmp_path / "subset.txt"
     listed.write_text("\n".join(subset) + "\n")
-    create_topic_set(C, "three", S, from_file=listed)
-    report = reusability_report(C, S, "original", "expanded", ["AP"], topics="three",
-                                depth=DEPTH)
-    assert report["n_topics"] == 3 and report["topic_set"] == "three"
-    same(report["measures"]["AP"], direct(data, "AP", subset))
-    magic = next(r for r in report["measures"]["AP"]["runs"] if r["run"] == MAGIC)
-    assert magic["new_relevant_top_k"] == 8 * 3
+    api.topic_set_create("three", C, S, from_file=listed)
+    report = api.reusability(C, S, qrels="original", vs="expanded", measures=["AP"],
+                             topics="three", depth=DEPTH)
+    assert report.n_topics == 3 and report.topics == "three"
+    same(report.measures["AP"], direct(data, "AP", subset))
+    magic = next(r for r in report.measures["AP"].runs if r.run == MAGIC)
+    assert magic.new_relevant_top_k == 8 * 3
+
+
+def test_core_topics_are_the_judged_ones_of_one_snapshot(db: str, tmp_path: Path) -> None:
+    """`topics="core"` means what it means in persistence: the topics every compared snapshot
+    has, judged in each; on one snapshot, every topic both sets judge."""
+    from tcdb import api
+
+    build(tmp_path)
+    core = api.reusability(C, S, qrels="original", vs="expanded", topics="core", depth=DEPTH)
+    every = api.reusability(C, S, qrels="original", vs="expanded", depth=DEPTH)
+    assert core.n_topics == every.n_topics == len(TOPICS)
+    assert core.measures == every.measures
 
 
 def test_run_subset_and_bootstrap(db: str, tmp_path: Path) -> None:
+    from tcdb import api
     from tcdb.analysis.bootstrap import tau_ci
-    from tcdb.reports.reusability import reusability_report
 
     data = build(tmp_path)
-    report = reusability_report(C, S, "original", "expanded", ["AP"],
-                                runs=["alpha", "gamma", MAGIC], bootstrap=200, seed=3)
-    result = report["measures"]["AP"]
-    assert result["n_runs"] == 3
-    assert {r["run"] for r in result["runs"]} == {"alpha", "gamma", MAGIC}
-    ci = result["bootstrap"]["kendall_tau"]
-    assert ci["n_samples"] == 200
-    assert ci["low"] <= result["kendall_tau"] <= ci["high"]
+    report = api.reusability(C, S, qrels="original", vs="expanded", measures=["AP"],
+                             runs=["alpha", "gamma", MAGIC], bootstrap=200, seed=3)
+    result = report.measures["AP"]
+    assert result.n_runs == 3
+    assert {r.run for r in result.runs} == {"alpha", "gamma", MAGIC}
+    assert result.bootstrap is not None
+    ci = result.bootstrap["kendall_tau"]
+    assert ci.n_samples == 200
+    assert ci.low <= result.kendall_tau <= ci.high
     # The interval is tau_ci's on the same per-topic scores.
     tags = ["alpha", "gamma", MAGIC]
     frames = [per_topic(data[key], "AP", TOPICS, tags) for key in ("qrels_a", "qrels_b")]
-    assert tau_ci(*frames, topics=TOPICS, n_samples=200, seed=3) == ci
+    assert tau_ci(*frames, topics=TOPICS, n_samples=200, seed=3) == ci.model_dump()
 
 
 @pytest.mark.parametrize("kwargs, error, words", [
-    ({"qrels_b": "nope"}, "NotFoundError", "no qrels set 'nope'"),
-    ({"qrels_b": "original"}, "InputError", "itself"),
-    ({"depth": 0}, "InputError", "depth must be at least 1"),
+    ({"vs": "nope"}, "NotFoundError", "no qrels set 'nope'"),
+    ({"vs": "original"}, "FieldError", "vs: compare two different qrels sets.*itself"),
+    ({"depth": 0}, "FieldError", "depth: must be at least 1"),
     ({"topics": "missing"}, "NotFoundError", "no topic set 'missing'"),
     ({"runs": ["ghost"]}, "NotFoundError", "no run 'ghost'"),
     ({"measures": ["NotAMeasure"]}, "InputError", "NotAMeasure"),
 ])
 def test_reusability_errors(db: str, tmp_path: Path, kwargs: dict[str, Any], error: str,
                             words: str) -> None:
-    from tcdb import errors
-    from tcdb.reports.reusability import reusability_report
+    from tcdb import api, errors
 
     build(tmp_path)
-    args: dict[str, Any] = {"qrels_a": "original", "qrels_b": "expanded", "measures": ["AP"]}
+    args: dict[str, Any] = {"qrels": "original", "vs": "expanded", "measures": ["AP"]}
     args.update(kwargs)
     with pytest.raises(getattr(errors, error), match=words):
-        reusability_report(C, S, **args)
+        api.reusability(C, S, **args)
 
 
 def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path) -> None:
     import pandas as pd
 
+    from tcdb import api
     from tcdb.analysis.reusability import uniques_leave_out
     from tcdb.judging.qrels import list_qrels
-    from tcdb.reports.leave_out import derived_name, leave_out_report
+    from tcdb.reports.leave_out import derived_name
 
     data = build(tmp_path)
-    report = leave_out_report(C, S, "original", DEPTH, by="group", measures=["AP", "P@10"],
-                              save="loo")
-    groups = {g["group"]: g for g in report["measures"]["AP"]["groups"]}
+    report = api.leave_out(C, S, qrels="original", depth=DEPTH, by="group",
+                           measures=["AP", "P@10"], save="loo")
+    groups = {g.group: g for g in report.measures["AP"].groups}
     assert set(groups) == {"g1", "g2", "g3"}
     sets = {q["name"]: q for q in list_qrels(C, S)}
     top = pd.DataFrame([(tag, CONTRIBUTORS[tag][0], t, d) for tag in CONTRIBUTORS
@@ -250,78 +268,77 @@ def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path)
     qrels = pd.DataFrame(data["qrels_a"], columns=["topic", "doc", "grade"])
     for group, result in groups.items():
         name = derived_name("loo", group)
-        assert result["qrels"] == name
+        assert result.qrels == name
         assert sets[name]["kind"] == "derived" and sets[name]["parent"] == "original"
         expected = uniques_leave_out(top, qrels, group)
         assert sets[name]["n_judgments"] == len(expected)
-        assert result["n_removed"] == len(qrels) - len(expected)
-        assert {r["run"] for r in result["runs"]} == {
+        assert result.n_removed == len(qrels) - len(expected)
+        assert {r.run for r in result.runs} == {
             t for t, (g, _, _) in CONTRIBUTORS.items() if g == group}
-        for run in result["runs"]:
-            assert run["rank_change"] == run["rank_full"] - run["rank_reduced"]
-        precision = next(g for g in report["measures"]["P@10"]["groups"]
-                         if g["group"] == group)
+        for run in result.runs:
+            assert run.rank_change == run.rank_full - run.rank_reduced
+        precision = next(g for g in report.measures["P@10"].groups if g.group == group)
         # Fewer relevant documents can only lower a left-out run's precision.
-        assert all(r["score_reduced"] <= r["score_full"] for r in precision["runs"])
-        assert -1.0 <= result["kendall_tau"] <= 1.0
-    assert any(g["n_removed"] > 0 for g in groups.values())
-    precision_groups = report["measures"]["P@10"]["groups"]
-    assert any(r["score_reduced"] < r["score_full"] for g in precision_groups for r in g["runs"])
-    again = leave_out_report(C, S, "original", DEPTH, by="group", measures=["AP", "P@10"],
-                             save="loo")
+        assert all(r.score_reduced <= r.score_full for r in precision.runs)
+        assert -1.0 <= result.kendall_tau <= 1.0
+    assert any(g.n_removed > 0 for g in groups.values())
+    precision_groups = report.measures["P@10"].groups
+    assert any(r.score_reduced < r.score_full for g in precision_groups for r in g.runs)
+    again = api.leave_out(C, S, qrels="original", depth=DEPTH, by="group",
+                          measures=["AP", "P@10"], save="loo")
     assert len(list_qrels(C, S)) == len(sets)
-    assert again["measures"] == report["measures"]
+    assert again.measures == report.measures
 
 
 def test_leave_out_reads_unless_saved(db: str, tmp_path: Path) -> None:
     """Without `save` the report stores no qrels set and no score on one, and its figures are
     those of the saved sets."""
+    from tcdb import api
     from tcdb.judging.qrels import list_qrels
-    from tcdb.reports.leave_out import leave_out_report
     from tcdb.storage.db import session_scope
 
     build(tmp_path)
     before = len(list_qrels(C, S))
-    report = leave_out_report(C, S, "original", DEPTH, measures=["AP", "P@10"])
+    report = api.leave_out(C, S, qrels="original", depth=DEPTH, measures=["AP", "P@10"])
     assert len(list_qrels(C, S)) == before
-    assert all(g["qrels"] is None for m in report["measures"].values() for g in m["groups"])
+    assert all(g.qrels is None for m in report.measures.values() for g in m.groups)
     with session_scope() as session:
         n_scores = session.connection().exec_driver_sql("SELECT COUNT(*) FROM score").scalar()
-    saved = leave_out_report(C, S, "original", DEPTH, measures=["AP", "P@10"], save="loo")
-    for measure, result in report["measures"].items():
-        for read, stored in zip(result["groups"], saved["measures"][measure]["groups"],
-                                strict=True):
-            assert {**read, "qrels": stored["qrels"]} == stored
+    saved = api.leave_out(C, S, qrels="original", depth=DEPTH, measures=["AP", "P@10"],
+                          save="loo")
+    for measure, result in report.measures.items():
+        for read, stored in zip(result.groups, saved.measures[measure].groups, strict=True):
+            assert read.model_copy(update={"qrels": stored.qrels}) == stored
     with session_scope() as session:
         assert session.connection().exec_driver_sql("SELECT COUNT(*) FROM score").scalar() \
             > n_scores
 
 
 def test_leave_out_by_manual_and_its_errors(db: str, tmp_path: Path) -> None:
+    from tcdb import api
     from tcdb.errors import InputError
-    from tcdb.reports.leave_out import leave_out_report
 
     build(tmp_path)
-    report = leave_out_report(C, S, "original", DEPTH, by="run-type")
-    assert {g["group"] for g in report["measures"]["AP"]["groups"]} == {"manual", "automatic"}
+    report = api.leave_out(C, S, qrels="original", depth=DEPTH, by="run-type")
+    assert {g.group for g in report.measures["AP"].groups} == {"manual", "automatic"}
     with pytest.raises(InputError, match="single category"):
-        leave_out_report(C, S, "original", DEPTH, by="category")
+        api.leave_out(C, S, qrels="original", depth=DEPTH, by="category")
     with pytest.raises(InputError, match="group runs by one of"):
-        leave_out_report(C, S, "original", DEPTH, by="colour")
-    with pytest.raises(InputError, match="depth must be at least 1"):
-        leave_out_report(C, S, "original", 0)
+        api.leave_out(C, S, qrels="original", depth=DEPTH, by="colour")
+    with pytest.raises(InputError, match="depth: must be at least 1"):
+        api.leave_out(C, S, qrels="original", depth=0)
 
 
 def test_leave_out_needs_contributing_runs(db: str, tmp_path: Path) -> None:
+    from tcdb import api
     from tcdb.errors import InputError
-    from tcdb.reports.leave_out import leave_out_report
     from tcdb.runs import import_run
 
     build_snapshot(tmp_path, C, S, {d: d for d in DOCS}, {t: t for t in TOPICS},
                    judge(original_pairs()))
     import_run(C, S, write_run_file(tmp_path / "runs", MAGIC, run_rows(MAGIC)))
     with pytest.raises(InputError, match="contributing"):
-        leave_out_report(C, S, "original", DEPTH)
+        api.leave_out(C, S, qrels="original", depth=DEPTH)
 
 
 def test_cli_reusability_and_leave_out(db: str, tmp_path: Path, cli: Any) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import ir_measures
 import numpy as np
@@ -54,12 +55,12 @@ def test_an_identical_twin_keeps_its_own_label(twins: Path) -> None:
 
 
 def test_relative_delta_is_the_one_known_by_hand(twins: Path) -> None:
-    from tcdb.reports.source_bias import source_bias_report
+    from tcdb import api
 
-    report = source_bias_report("cocktail", "s1", ["nDCG@1"], bootstrap=200)
-    assert report["documents"] == {"human": 3, "llm": 3}
-    assert report["sets"]["llm"] == {"name": None, "n_judgments": 3, "n_copied": 2}
-    runs = {r["run"]: r for r in report["measures"]["nDCG@1"]["runs"]}
+    report = api.source_bias("cocktail", "s1", measures=["nDCG@1"], bootstrap=200)
+    assert report.documents == {"human": 3, "llm": 3}
+    assert report.sets["llm"].model_dump() == {"name": None, "n_judgments": 3, "n_copied": 2}
+    runs = {r.run: r.model_dump() for r in report.measures["nDCG@1"].runs}
     # every LLM twin first: human 0, llm 1 → (0 − 1) / 0.5 × 100
     assert (runs["llm-first"]["human"], runs["llm-first"]["llm"]) == (0.0, 1.0)
     assert runs["llm-first"]["relative_delta"] == -200.0
@@ -70,10 +71,10 @@ def test_relative_delta_is_the_one_known_by_hand(twins: Path) -> None:
     assert [t["delta"] for t in runs["indifferent"]["per_topic"]] == [200.0, -200.0]
     assert runs["indifferent"]["ci_low"] <= 0.0 <= runs["indifferent"]["ci_high"]
     assert runs["llm-first"]["ci_low"] == runs["llm-first"]["ci_high"] == -200.0
-    average = report["measures"]["nDCG@1"]["average"]
-    assert (average["n_runs"], average["human"], average["llm"],
-            average["relative_delta"]) == (3, 0.5, 0.5, 0.0)
-    carried = report["measures"]["nDCG@1"]["first_stage"]
+    average = report.measures["nDCG@1"].average
+    assert (average.n_runs, average.human, average.llm,
+            average.relative_delta) == (3, 0.5, 0.5, 0.0)
+    carried = [c.model_dump() for c in report.measures["nDCG@1"].first_stage]
     assert carried == [{"run": "indifferent", "first_stage": "llm-first",
                         "delta_first_stage": -200.0, "delta": 0.0, "change": 200.0}]
 
@@ -81,11 +82,11 @@ def test_relative_delta_is_the_one_known_by_hand(twins: Path) -> None:
 def test_scores_equal_ir_measures_on_hand_written_qrels(twins: Path) -> None:
     """nDCG@3 per source against ir_measures on the qrels written out by hand, and Relative Δ
     by the paper's formula on those means."""
-    from tcdb.reports.source_bias import source_bias_report
+    from tcdb import api
 
-    report = source_bias_report("cocktail", "s1", ["nDCG@3"], bootstrap=0)
+    report = api.source_bias("cocktail", "s1", measures=["nDCG@3"], bootstrap=0)
     measure = ir_measures.parse_measure("nDCG@3")
-    for row in report["measures"]["nDCG@3"]["runs"]:
+    for row in (r.model_dump() for r in report.measures["nDCG@3"].runs):
         run = {t: {d: 10.0 - r for r, d in enumerate(docs)}
                for t, docs in RUNS[row["run"]].items()}
         human = ir_measures.calc_aggregate([measure], HUMAN_QRELS, run)[measure]
@@ -106,7 +107,7 @@ def test_qrels_by_source_are_derived_sets_with_lineage(twins: Path, cli) -> None
 
     code, out, err = cli("qrels", "by-source", "cocktail", "s1", "src", "--json")
     assert code == 0, err
-    rows = {r["source"]: r for r in json.loads(out)}
+    rows = {r["source"]: r for r in json.loads(out)["sets"]}
     assert {s: (r["n_judgments"], r["n_copied"]) for s, r in rows.items()} == {
         "human": (3, 0), "llm": (3, 2), "mixed": (6, 2)}
     sets = {q["name"]: q for q in list_qrels("cocktail", "s1")}
@@ -127,17 +128,19 @@ def test_qrels_by_source_are_derived_sets_with_lineage(twins: Path, cli) -> None
 
 
 def test_saved_sets_give_the_same_report_from_stored_scores(twins: Path) -> None:
-    from tcdb.reports.source_bias import source_bias_report
+    from tcdb import api
 
-    fresh = source_bias_report("cocktail", "s1", ["nDCG@3", "RR"], bootstrap=100)
-    saved = source_bias_report("cocktail", "s1", ["nDCG@3", "RR"], bootstrap=100, save="sb")
-    again = source_bias_report("cocktail", "s1", ["nDCG@3", "RR"], bootstrap=100, save="sb")
-    assert saved["sets"]["human"]["name"] == "sb-human"
+    def report(**save: str) -> Any:
+        return api.source_bias("cocktail", "s1", measures=["nDCG@3", "RR"], bootstrap=100,
+                               **save)
+
+    fresh, saved, again = report(), report(save="sb"), report(save="sb")
+    assert saved.sets["human"].name == "sb-human"
     with get_engine().connect() as conn:
         n_scores = conn.execute(text("SELECT COUNT(*) FROM score")).scalar_one()
     assert n_scores == 3 * 3 * 2 * 2  # runs × sets × measures × topics
-    for report in (saved, again):
-        assert report["measures"] == fresh["measures"]
+    for result in (saved, again):
+        assert result.measures == fresh.measures
 
 
 def test_report_cli_text_and_json(twins: Path, cli) -> None:
@@ -158,7 +161,7 @@ def test_report_cli_text_and_json(twins: Path, cli) -> None:
 
 def test_side_file_labels_trec_documents_and_diff_counts_per_source(db: str,
                                                                     tmp_path: Path) -> None:
-    from tcdb.reports.drift import snapshot_diff
+    from tcdb.api import snapshot_diff
 
     docs = {"h1": "cats purr", "l1": "cats purr", "h2": "dogs bark", "x": "unlabelled"}
     trec = tmp_path / "docs.trec"
@@ -181,8 +184,8 @@ def test_side_file_labels_trec_documents_and_diff_counts_per_source(db: str,
     labels_b = tmp_path / "b" / "labels.tsv"
     labels_b.write_text("h1\thuman\nh2\tllm\nl3\tllm\th1\n", encoding="utf-8")
     ingest_snapshot("side", "b", open_source(docs=trec_b, labels=labels_b))
-    diff = snapshot_diff("side", "a", "b")
-    assert diff["sources"] == {
+    diff = snapshot_diff("side", ["a", "b"])
+    assert {label: counts.model_dump() for label, counts in diff.sources.items()} == {
         "human": {"added": 0, "removed": 0, "changed": 0, "unchanged": 1, "relabelled": 0,
                   "before": 2, "after": 1},
         "llm": {"added": 1, "removed": 1, "changed": 0, "unchanged": 1, "relabelled": 1,
@@ -230,12 +233,12 @@ def test_bad_labels_write_nothing(db: str, tmp_path: Path, corpus: list[dict[str
 
 
 def test_a_stored_set_with_other_judgments_is_refused(twins: Path) -> None:
-    from tcdb.reports.source_bias import source_bias_report
+    from tcdb import api
 
-    source_bias_report("cocktail", "s1", ["nDCG@1"], bootstrap=0, save="x")
+    api.source_bias("cocktail", "s1", measures=["nDCG@1"], bootstrap=0, save="x")
     with pytest.raises(ConflictError):
-        source_bias_report("cocktail", "s1", ["nDCG@1"], bootstrap=0, save="x",
-                           copy_twins=False)
+        api.source_bias("cocktail", "s1", measures=["nDCG@1"], bootstrap=0, save="x",
+                        twins=False)
 
 
 def test_relative_delta_and_correlation_are_the_papers_and_scipys() -> None:
@@ -287,12 +290,12 @@ def test_api_frames_and_the_average_across_collections(twins: Path, tmp_path: Pa
     from tcdb import api
     from tcdb.runs import import_runs
 
-    frame = api.source_bias("cocktail", "s1", ["nDCG@1"], bootstrap=0)
+    frame = api.source_bias("cocktail", "s1", measures=["nDCG@1"], bootstrap=0).to_frame()
     assert list(frame["run"]) == ["human-first", "indifferent", "llm-first"]
     assert list(frame["relative_delta"]) == [200.0, 0.0, -200.0]
     assert frame["first_stage"].isna().tolist() == [True, False, True]
     assert frame["first_stage"][1] == "llm-first"
-    docs = api.documents_by_source("cocktail")
+    docs = api.documents_by_source("cocktail").to_frame()
     assert docs.to_dict("records") == [{"snapshot": "s1", "source": "human", "documents": 3},
                                        {"snapshot": "s1", "source": "llm", "documents": 3}]
     # A second collection where only the LLM-first run is run: averages per collection, then

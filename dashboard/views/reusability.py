@@ -40,28 +40,29 @@ depth = widgets.number("Top K for unjudged counts", "depth", 100)
 if not (qrels_a and qrels_b and measure):
     st.stop()
 try:
-    report = data.reusability(url, collection, snapshot, qrels_a, qrels_b, measure, depth)
+    result = data.reusability(url, collection, snapshot, qrels_a, qrels_b, measure, depth)
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
-if "error" in report:
+(report,) = result.measures.values()  # the one measure asked for
+if report.error is not None:
     st.info(f"Fewer than two runs have {measure} scores under both `{qrels_a}` and "
             f"`{qrels_b}`. Evaluate with `tcdb evaluate {collection} {snapshot} --qrels "
             f"{qrels_b}`.")
     st.stop()
-if report["missing"]:
-    st.caption("Left out (scored under only one of the two): " + ", ".join(report["missing"]))
+if report.skipped:
+    st.caption("Left out (scored under only one of the two): " + ", ".join(report.skipped))
 
-runs = report["runs"]
-taus = {name: widgets.fmt(report[key]) for name, key in
+runs = pd.DataFrame([r.model_dump() for r in report.runs])
+taus = {name: widgets.fmt(getattr(report, key)) for name, key in
         (("τ", "kendall_tau"), ("τ-b", "tau_b"), ("τ_AP", "tau_ap"))}
 cols = st.columns(5)
 cols[0].metric("Kendall's τ", taus["τ"], help="Between the run rankings under A and under B "
                "(1: the same order; ≥ 0.9 is usually read as equivalent)")
 cols[1].metric("τ-b", taus["τ-b"], help="Kendall's τ-b (ties counted as scipy does)")
 cols[2].metric("τ_AP", taus["τ_AP"], help="AP correlation: swaps at the top weigh more")
-cols[3].metric("Runs", f"{report['n_runs']:,}")
-cols[4].metric("Topics", f"{report['n_topics']:,}")
+cols[3].metric("Runs", f"{report.n_runs:,}")
+cols[4].metric("Topics", f"{report.n_topics or 0:,}")
 
 st.subheader(f"Mean {measure}: {qrels_a} vs {qrels_b}")
 RUN_COLUMNS = {
@@ -74,8 +75,7 @@ RUN_COLUMNS = {
                               "judge"),
     "new_relevant_top_k": c.count(f"new relevant @{depth}", f"Of those, relevant in {qrels_b}"),
 }
-moved = runs.assign(moved=runs["rank_change"].map(
-    lambda d: "climbed" if d > 0 else ("fell" if d < 0 else "same")))
+moved = runs  # each run's `moved` (climbed, same, fell) comes with the report
 lo = float(min(runs["score_a"].min(), runs["score_b"].min()))
 hi = float(max(runs["score_a"].max(), runs["score_b"].max()))
 diagonal = pd.DataFrame({"score_a": [lo, hi], "score_b": [lo, hi]})
@@ -97,13 +97,14 @@ widgets.chart(line + scatter, runs, f"scores-{snapshot}-{qrels_a}-vs-{qrels_b}-{
               f"scores the same under both sets, above it {qrels_b} credits it more. Blue: "
               f"the run climbs in the ranking under {qrels_b}, red: it falls; τ = {taus['τ']} "
               "between the two rankings.")
-widgets.table(runs, {k: v for k, v in RUN_COLUMNS.items()
+widgets.table(runs.drop(columns="moved"), {k: v for k, v in RUN_COLUMNS.items()
                      if k not in ("unjudged_top_k", "new_relevant_top_k")})
 
 st.subheader("Per-topic τ")
-topic_tau = report["per_topic_tau"].dropna(subset=["tau"])
-threshold = float(report.get("threshold") or 0.9)
-below = int((topic_tau["tau"] < threshold).sum())
+topic_tau = pd.DataFrame([t.model_dump() for t in report.tau_per_topic],
+                         columns=["topic", "tau", "n_runs"]).dropna(subset=["tau"])
+threshold = result.threshold
+below = len(report.per_topic_tau.below_threshold) if report.per_topic_tau else 0
 ranked = topic_tau.sort_values("tau")
 figure = alt.Chart(topic_tau).mark_bar().encode(
     x=alt.X("topic:N", sort=ranked["topic"].tolist(),
@@ -168,12 +169,13 @@ try:
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
-for group in left["groups"]:
-    st.markdown(f"**without {group['group']}** — {group['n_removed']:,} relevant removed · "
-                f"τ = **{widgets.fmt(group['kendall_tau'])}**, τ-b = "
-                f"{widgets.fmt(group['tau_b'])}, τ_AP = {widgets.fmt(group['tau_ap'])} · "
-                f"largest drop {group['max_drop']} place(s)")
-    widgets.table(group["runs"], {
+for group in left.groups:
+    st.markdown(f"**without {group.group}** — {group.n_removed:,} relevant removed · "
+                f"τ = **{widgets.fmt(group.kendall_tau)}**, τ-b = "
+                f"{widgets.fmt(group.tau_b)}, τ_AP = {widgets.fmt(group.tau_ap)} · "
+                f"largest drop {group.max_drop} place(s)")
+    widgets.table(pd.DataFrame([r.model_dump() for r in group.runs], columns=[
+        "run", "score_full", "score_reduced", "rank_full", "rank_reduced", "rank_change"]), {
         "run": c.text("run"), "score_full": c.score(f"{measure}, all qrels"),
         "score_reduced": c.score(f"{measure}, without"), "rank_full": c.count("rank"),
         "rank_reduced": c.count("rank without"),

@@ -13,8 +13,8 @@ from tcdb.dashboard import columns as c
 from tcdb.errors import TcdbError
 
 collection, url = widgets.collection_page("Source bias", prefer=bias_data.labelled_collections)
-documents = bias_data.documents_by_source(url, collection)
-labelled = documents[documents["source"] != "unlabelled"]
+counted = bias_data.documents_by_source(url, collection)
+documents = counted.to_frame()
 
 
 def documents_chart() -> None:
@@ -31,13 +31,13 @@ def documents_chart() -> None:
                   caption="How to read this: each snapshot's documents by who wrote them.")
 
 
-if labelled.empty:
+if not counted.labelled_snapshots:
     st.info(f"No document of **{collection}** says who wrote it. Label documents at ingest: "
             "JSONL/BEIR fields `source` (human, llm) and `twin_of` (the original an LLM text "
             "rewrites), or `tcdb snapshot ingest … --source-labels FILE` for any format.")
     documents_chart()
     st.stop()
-snapshot = widgets.pick_snapshot(collection, prefer=sorted(set(labelled["snapshot"])))
+snapshot = widgets.pick_snapshot(collection, prefer=counted.labelled_snapshots)
 # Cocktail reports nDCG at 1, 3 and 5; then the measures the other pages offer.
 MEASURES = list(dict.fromkeys(["nDCG@1", "nDCG@3", "nDCG@5", *data.CANDIDATE_MEASURES]))
 measure = widgets.select("Measure", MEASURES, "measure", default="nDCG@10")
@@ -48,19 +48,19 @@ try:
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
-result = report["measures"][measure]
-runs = pd.DataFrame(result["runs"]).drop(columns=["per_topic"], errors="ignore")
+(result,) = report.measures.values()  # the one measure asked for
+runs = pd.DataFrame([r.model_dump(exclude={"per_topic"}) for r in result.runs])
 if runs.empty:
     st.info(f"Snapshot **{snapshot}** has no runs: import them with `tcdb run import`.")
     st.stop()
-average, correlation = result["average"], result["correlation"]
-r_text = "–" if correlation["r"] is None else f"{correlation['r']:+.2f}"
+average, correlation = result.average, result.correlation
+r_text = "–" if correlation.r is None else f"{correlation.r:+.2f}"
 st.caption(f"{measure} of each run on the mixed corpus of {snapshot}, against the judgments of "
-           f"the {report['human']} documents only and of the {report['llm']} documents only "
-           f"({report['sets'][report['llm']]['n_copied']:,} judgments carried from the originals "
-           f"to their LLM twins), over {report['n_topics']:,} topics. Relative Δ = (human − "
+           f"the {report.human} documents only and of the {report.llm} documents only "
+           f"({report.sets[report.llm].n_copied:,} judgments carried from the originals "
+           f"to their LLM twins), over {report.n_topics:,} topics. Relative Δ = (human − "
            f"llm) / mean × 100: positive when human-written text is ranked higher. Mean over "
-           f"{average['n_runs']} runs: {average['relative_delta'] or 0:+.1f} %; Pearson r "
+           f"{average.n_runs} runs: {average.relative_delta or 0:+.1f} %; Pearson r "
            f"between effectiveness and Relative Δ {r_text}.")
 
 st.subheader("Effectiveness against source bias")
@@ -90,7 +90,7 @@ whiskers = bars_base.mark_rule(strokeWidth=2, color="#37474f").encode(x="ci_low:
 widgets.chart((bars + whiskers).properties(height=34 * len(runs) + 60), runs,
               f"source-bias-runs-{snapshot}-{measure}",
               caption="How to read this: bars left of 0 prefer LLM text; the black line is where "
-              f"95 % of {report['bootstrap']:,} resamples of the topics put Relative Δ.")
+              f"95 % of {report.bootstrap:,} resamples of the topics put Relative Δ.")
 runs = runs.assign(interval=[c.MISSING if lo is None or pd.isna(lo) else f"[{lo:+.1f}, {hi:+.1f}]"
                               for lo, hi in zip(runs["ci_low"], runs["ci_high"], strict=True)])
 widgets.table(runs, {
@@ -101,9 +101,9 @@ widgets.table(runs, {
     "relative_delta": c.decimal("Δ %", 1, "Relative Δ: (human − llm) / mean × 100"),
     "interval": c.text("95 %", "Bootstrap interval of Relative Δ over topics"),
     "p_t": c.p_value("p", "Paired t-test of the per-topic human and llm scores")})
-if result["first_stage"]:
+if result.first_stage:
     st.subheader("Bias carried from first stage to re-ranker")
-    widgets.table(pd.DataFrame(result["first_stage"]), {
+    widgets.table(pd.DataFrame([f.model_dump() for f in result.first_stage]), {
         "run": c.text("re-ranker"), "first_stage": c.text("first stage"),
         "delta_first_stage": c.decimal("Δ first stage %", 2),
         "delta": c.decimal("Δ re-ranked %", 2), "change": c.decimal("change", 2)})

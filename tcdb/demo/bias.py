@@ -22,7 +22,7 @@ def run_source_bias_demo(data_dir: Path, seed: int = 42) -> dict[str, Any]:
     from tcdb.collections.demo.cocktail import write_cocktail_demo
     from tcdb.collections.sources import open_source
     from tcdb.ingest import ingest_snapshot
-    from tcdb.reports.source_bias import source_bias_report
+    from tcdb.operations import get_operation
     from tcdb.runs import import_runs
 
     files = write_cocktail_demo(Path(data_dir) / "cocktail", seed=seed)
@@ -37,8 +37,9 @@ def run_source_bias_demo(data_dir: Path, seed: int = 42) -> dict[str, Any]:
                 [p for tag, p in files.runs.items() if tag not in files.first_stage])
     for tag, first in files.first_stage.items():
         import_runs(BIAS_COLLECTION, BIAS_SNAPSHOT, [files.runs[tag]], first_stage=first)
-    report = source_bias_report(BIAS_COLLECTION, BIAS_SNAPSHOT, [BIAS_MEASURE],
-                                list(files.runs), bootstrap=1000, seed=seed)
+    report = get_operation("source_bias").run(
+        collection=BIAS_COLLECTION, snapshot=BIAS_SNAPSHOT, measures=[BIAS_MEASURE],
+        runs=list(files.runs), bootstrap=1000, seed=seed).to_json()
     result = report["measures"][BIAS_MEASURE]
     recovered = []
     for run in result["runs"]:

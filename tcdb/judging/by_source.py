@@ -3,9 +3,9 @@
 Source-bias studies (Cocktail) score a run on the mixed corpus once per source: against the
 judgments of the human-written documents only, and against those of the LLM-generated ones only.
 The LLM rewrites of a Cocktail corpus carry no judgments of their own; Cocktail's rule gives each
-rewrite its original's judgment (`twin_of`) when it has none, and `copy_twins` applies it. The
-`mixed` set is the union of the two: every document of either source with its (own or copied)
-judgment, the qrels of the mixed corpus a run's effectiveness is measured on.
+rewrite its original's judgment (`twin_of`) when it has none, and `twins` (the default) applies
+it. The `mixed` set is the union of the two: every document of either source with its (own or
+copied) judgment, the qrels of the mixed corpus a run's effectiveness is measured on.
 
 Derived here in memory for the report; stored, as `derived` qrels sets whose parent is the set
 they restrict and whose provenance says how many judgments were copied, only when asked
@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pydantic import BaseModel
 from sqlalchemy import Connection
 from sqlmodel import Session, col, select
 
-from tcdb.errors import ConflictError, InputError, OptionError
+from tcdb.errors import ConflictError, FieldError, InputError
+from tcdb.operations import Database, Request, Result, argument, operation, option
 from tcdb.schema import QrelsKind, QrelsSet, Snapshot
 
 if TYPE_CHECKING:
@@ -56,8 +58,8 @@ def derive_source_qrels(conn: Connection, snap: Snapshot, parent: QrelsSet,
     from tcdb.queries import document_sources, load_judgments
 
     if len(set(sources)) != len(sources) or MIXED in sources:
-        raise OptionError("--human/--llm", f"two different sources other than {MIXED!r}, "
-                          f"not {', '.join(sources)}")
+        raise FieldError("human/llm", f"two different sources other than {MIXED!r}, "
+                         f"not {', '.join(sources)}")
     members = document_sources(conn, snap.pk)
     present = set(members["source"].tolist())
     missing = [s for s in sources if s not in present]
@@ -138,25 +140,72 @@ def _description(parent: QrelsSet, snap: Snapshot, source: str, qrels: SourceQre
             f"{snap.label!r}{copied}")
 
 
-def qrels_by_source(collection: str, snapshot: str, qrels: str | None, prefix: str,
-                    human: str = HUMAN, llm: str = LLM,
-                    copy_twins: bool = True) -> list[dict[str, Any]]:
-    """`tcdb qrels by-source`: store `<prefix>-<human>`, `<prefix>-<llm>` and
-    `<prefix>-mixed` as derived sets of `qrels` (default: the snapshot's original)."""
+class QrelsBySourceRequest(Request):
+    """Which qrels set to split by document source, and under which names."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    prefix: str = argument(help="Name prefix of the new sets: PREFIX-human, PREFIX-llm, "
+                           "PREFIX-mixed.")
+    qrels: str | None = option(None, help="The qrels set to split (default: the snapshot's "
+                               "original qrels).")
+    human: str = option(HUMAN, metavar="LABEL", help="Source label of human-written documents.")
+    llm: str = option(LLM, metavar="LABEL", help="Source label of LLM-generated documents.")
+    twins: bool = option(True, help="Copy an original's judgment to its LLM twin when the twin "
+                         "has none (Cocktail's rule; --no-twins: do not).")
+
+
+class SourceSetStored(BaseModel):
+    """One stored per-source set."""
+
+    source: str
+    name: str
+    parent: str
+    n_judgments: int
+    n_copied: int  # judgments copied from a twin's original
+
+
+class QrelsBySourceResult(Result):
+    """The derived per-source sets, stored (or found stored with the same judgments)."""
+
+    collection: str
+    snapshot: str
+    sets: list[SourceSetStored]
+
+    def to_frame(self) -> pd.DataFrame:
+        """`source, name, parent, n_judgments, n_copied`, one row per stored set."""
+        import pandas as pd
+
+        return pd.DataFrame([s.model_dump() for s in self.sets],
+                            columns=["source", "name", "parent", "n_judgments", "n_copied"])
+
+
+@operation("qrels_by_source", command="qrels by-source", writes=True)
+def qrels_by_source(request: QrelsBySourceRequest, db: Database) -> QrelsBySourceResult:
+    """Store a qrels set's judgments per document source as derived sets (parent: the set).
+
+    PREFIX-human keeps the judgments of documents labelled human in the snapshot, PREFIX-llm
+    those of documents labelled llm — an LLM twin without a judgment of its own for a topic
+    gets its original's (Cocktail's rule; counted in the set's provenance) — and PREFIX-mixed
+    both. Running it again with the same judgments is a no-op.
+    """
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.storage.locks import write_session
 
+    collection, snapshot = request.collection, request.snapshot
     waiting = f"waiting for another process importing qrels into {snapshot!r} to finish …"
     with write_session(f"qrels\x00{collection}\x00{snapshot}", waiting=waiting) as session:
         snap = get_snapshot(session, collection, snapshot)
-        parent = get_qrels_set(session, snap, parent_name(snap, qrels))
-        derived = derive_source_qrels(session.connection(), snap, parent, (human, llm),
-                                      copy_twins)
-        names = store_source_qrels(session, snap, parent, prefix, derived, copy_twins)
-    return [{"source": source, "name": names[source], "parent": parent.name,
-             "n_judgments": q.n_judgments, "n_copied": q.n_copied}
-            for source, q in derived.items()]
+        parent = get_qrels_set(session, snap, parent_name(snap, request.qrels))
+        derived = derive_source_qrels(session.connection(), snap, parent,
+                                      (request.human, request.llm), request.twins)
+        names = store_source_qrels(session, snap, parent, request.prefix, derived,
+                                   request.twins)
+    return QrelsBySourceResult(collection=collection, snapshot=snapshot, sets=[
+        SourceSetStored(source=source, name=names[source], parent=parent.name,
+                        n_judgments=q.n_judgments, n_copied=q.n_copied)
+        for source, q in derived.items()])
 
 
 def parent_name(snap: Snapshot, qrels: str | None) -> str:
@@ -164,6 +213,6 @@ def parent_name(snap: Snapshot, qrels: str | None) -> str:
     if qrels is not None:
         return qrels
     if snap.original_qrels is None:
-        raise OptionError("--qrels", f"snapshot {snap.label!r} has no original qrels: name "
-                          "the set to restrict with --qrels")
+        raise FieldError("qrels", f"snapshot {snap.label!r} has no original qrels: name the "
+                         "set to restrict")
     return snap.original_qrels

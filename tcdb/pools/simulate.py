@@ -5,17 +5,88 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.errors import OptionError
-from tcdb.pools.simulation import SimulationRow, simulate_strategies
+from tcdb.errors import FieldError, OptionError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.pools.simulation import simulate_strategies
 from tcdb.pools.strategies import make_strategy, strategy_names
-from tcdb.storage.db import session_scope
-from tcdb.vocabulary import TieOrder, one_of
+from tcdb.vocabulary import TieOrder
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+ROW_COLUMNS = ["strategy", "budget", "n_judged", "relevant_found", "relevant_fraction",
+               "tau_b", "tau_ap", "logo_tau_b", "logo_tau_ap"]
 
 
-class SimulationReport(TypedDict):
+def parse_budgets(values: Sequence[int | str] | int | str) -> list[int]:
+    """Budgets from numbers or comma lists ("500,1000"), each ≥ 1, sorted, de-duplicated.
+
+    Why text too: people type budgets as one comma list, on the command line and in a form.
+    A ValueError (the request's validation names the field `budgets`).
+    """
+    budgets: set[int] = set()
+    for value in [values] if isinstance(values, int | str) else values:
+        for part in str(value).split(","):
+            part = part.strip().replace("_", "")
+            if not part:
+                continue
+            if not part.isdigit() or int(part) < 1:
+                raise ValueError(f"{part!r} is not a budget (a whole number ≥ 1)")
+            budgets.add(int(part))
+    if not budgets:
+        raise ValueError("give at least one budget")
+    return sorted(budgets)
+
+
+# Budgets as numbers or comma lists of them (`--budgets 500,1000`); the request holds ints.
+Budgets = Annotated[list[str | int], BeforeValidator(parse_budgets)]
+
+
+class SimulationRequest(Request):
+    """Which runs, complete qrels, strategies and budgets a pool simulation tries."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    qrels: str = option(help="The complete qrels set the simulation reads grades from.")
+    strategies: Labels | None = option(
+        None, help="A strategy, NAME or NAME:key=value,… (repeatable; default all: depth, "
+        "rrf, rbp, mtf, maxmean).")
+    budgets: Budgets = option(flag="--budgets", help="Budgets to simulate, e.g. "
+                              "500,1000,2000 (repeatable).")
+    per_topic: bool = option(False, help="Budgets per topic (default: in total).")
+    runs: Labels | None = option(None, help="A run tag to pool and rank (repeatable; default "
+                                 "every run).")
+    measure: str = option("AP", help="The measure systems are ranked by.")
+    tie_order: TieOrder = option(TieOrder.trec_eval,
+                                 help="How runs are ranked (as in `pool build`).")
+    depth: int | None = option(None, ge=1, help="Read each run to this depth only (default: "
+                               "whole runs).")
+    leave_out: bool = option(True, help="Also the leave-one-group-out τ (--no-leave-out: "
+                             "skip it, faster).")
+
+
+class SimulationRow(BaseModel):
+    """One strategy at one budget."""
+
+    strategy: str
+    budget: int
+    n_judged: int
+    relevant_found: int
+    relevant_fraction: float  # of the relevant documents in the complete qrels
+    tau_b: float | None
+    tau_ap: float | None
+    logo_tau_b: float | None
+    logo_tau_ap: float | None
+
+
+class SimulationResult(Result):
+    """What each strategy finds at each budget, and how well it ranks the systems."""
+
     collection: str
     snapshot: str
     qrels: str
@@ -30,85 +101,64 @@ class SimulationReport(TypedDict):
     rows: list[SimulationRow]
     seconds: float
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per strategy × budget: judged, relevant found (and its fraction), τ-b and
+        τ_AP against the complete ranking, and their leave-one-group-out values."""
+        import pandas as pd
 
-def parse_budgets(values: Sequence[int | str], option: str = "--budgets") -> list[int]:
-    """Budgets from numbers or comma lists ("500,1000"), each ≥ 1, sorted, de-duplicated."""
-    budgets: set[int] = set()
-    for value in values:
-        for part in str(value).split(","):
-            part = part.strip().replace("_", "")
-            if not part:
-                continue
-            if not part.isdigit() or int(part) < 1:
-                raise OptionError(option, f"{part!r} is not a budget (a whole number ≥ 1)")
-            budgets.add(int(part))
-    if not budgets:
-        raise OptionError(option, "give at least one budget")
-    return sorted(budgets)
+        return pd.DataFrame([r.model_dump() for r in self.rows], columns=ROW_COLUMNS)
 
 
-def simulate_pool(
-    collection: str,
-    snapshot: str,
-    qrels: str,
-    budgets: Sequence[int | str],
-    *,
-    strategies: Sequence[str] | None = None,
-    per_topic: bool = False,
-    runs: Sequence[str] | None = None,
-    measure: str = "AP",
-    tie_order: TieOrder | str = TieOrder.trec_eval,
-    depth: int | None = None,
-    leave_out: bool = True,
-) -> SimulationReport:
-    """For each strategy and budget: relevant found, τ-b and τ_AP against the ranking under the
-    complete qrels `qrels`, and the leave-one-group-out τ (see `tcdb.pools.simulation`).
+@operation("pool_simulation", command="pool simulate")
+def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResult:
+    """Simulate pooling strategies on a complete qrels set before anyone judges: relevant
+    found, τ-b and τ_AP against the complete ranking, leave-one-group-out τ.
 
-    `runs` (tags; default every run of the snapshot) are pooled and ranked; a run's group is
-    its `group_name` (a run without one is a group of its own). `depth` limits how deep the
-    strategies read each run (default: whole runs).
+    Why: which strategy and budget to pay assessors for is cheapest decided on a collection
+    already judged completely. Runs are pooled and ranked (default every run of the snapshot);
+    a run's group is its `group_name` (a run without one is a group of its own).
     """
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.pools.rankings import load_rankings
-    from tcdb.queries.qrels import qrels_frame
+    from tcdb.queries.qrels import qrels_of
     from tcdb.queries.runs import read_runs
     from tcdb.runs import get_runs
-    from tcdb.scoring.evaluate import qrels_dict
     from tcdb.scoring.measures import parse_measures
 
     started = time.perf_counter()
-    chosen_budgets = parse_budgets(budgets)
-    made = [make_strategy(s) for s in (strategies or strategy_names())]
-    tie_order = one_of(TieOrder, tie_order, "--tie-order")
-    if depth is not None and depth < 1:
-        raise OptionError("--depth", f"depth must be at least 1 (got {depth})")
-    (name,) = parse_measures([measure])
-    with session_scope() as session:
-        snap = get_snapshot(session, collection, snapshot)
-        qset = get_qrels_set(session, snap, qrels)
-        chosen = get_runs(session, snap, list(runs) if runs else None)
+    budgets = [int(b) for b in request.budgets]
+    try:
+        made = [make_strategy(s) for s in (request.strategies or strategy_names())]
+    except OptionError as exc:  # the strategies' parser speaks of the CLI's option
+        raise FieldError("strategies", exc.reason) from None
+    tie_order, depth = request.tie_order, request.depth
+    (name,) = parse_measures([request.measure])
+    with db.session() as session:
+        snap = get_snapshot(session, request.collection, request.snapshot)
+        qset = get_qrels_set(session, snap, request.qrels)
+        chosen = get_runs(session, snap, request.runs or None)
         if len(chosen) < 2:
-            raise OptionError("--run", f"a simulation ranks systems: it needs at least two "
-                              f"runs (snapshot {snapshot!r} has {len(chosen)} chosen)")
+            raise FieldError("runs", f"a simulation ranks systems: it needs at least two "
+                             f"runs (snapshot {request.snapshot!r} has {len(chosen)} chosen)")
         conn = session.connection()
         run_ids = [r.pk for r in chosen]
         rankings = load_rankings(conn, snap.pk, run_ids, tie_order,
                                  any(r.n_unresolved for r in chosen), depth)
-        full = qrels_dict(qrels_frame(conn, qset.pk))
+        full = qrels_of(conn, qset.pk)
         tag_of = {r.pk: r.tag for r in chosen}
         run_dicts = {tag_of[run_id]: run for run_id, run in read_runs(conn, snap.pk, run_ids)}
     if not full:
-        raise OptionError("--qrels", f"qrels set {qrels!r} has no judgments to simulate with")
+        raise FieldError("qrels", f"qrels set {request.qrels!r} has no judgments to simulate "
+                         "with")
     tags = [tag_of[r] for r in run_ids]
     groups = {r.tag: r.group_name or r.tag for r in chosen}
     rows, context = simulate_strategies(
         rankings.topics, rankings.topic_order(), tags, groups, run_dicts, full, made,
-        chosen_budgets, per_topic, name, leave_out)
-    result: dict[str, Any] = {
-        "collection": collection, "snapshot": snapshot, "qrels": qrels, "measure": name,
-        "per_topic": per_topic, "tie_order": str(tie_order), "depth": depth,
-        "n_runs": context["n_runs"], "n_groups": context["n_groups"],
-        "n_topics": context["n_topics"], "relevant_total": context["relevant_total"],
-        "rows": rows, "seconds": time.perf_counter() - started,
-    }
-    return result  # type: ignore[return-value]
+        budgets, request.per_topic, name, request.leave_out)
+    figures: dict[str, Any] = {k: context[k] for k in ("n_runs", "n_groups", "n_topics",
+                                                      "relevant_total")}
+    return SimulationResult(
+        collection=request.collection, snapshot=request.snapshot, qrels=request.qrels,
+        measure=name, per_topic=request.per_topic, tie_order=str(tie_order), depth=depth,
+        **figures, rows=[SimulationRow(**row) for row in rows],
+        seconds=time.perf_counter() - started)

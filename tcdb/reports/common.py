@@ -9,26 +9,32 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
-from tcdb.errors import OptionError
-from tcdb.queries import ScoreMap, snapshot_topics, topic_set_topic_ids
+from tcdb.queries import ScoreMap, snapshot_topics
 from tcdb.sorting import natural_key
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from tcdb.schema import Snapshot
 
-def select_topics(session: Session, collection: str, snapshot_id: int, judged: Sequence[int],
-                  topic_set: str | None) -> dict[int, str]:
-    """topic id → external id of the topics a report averages over: `judged`, ∩ the topic set."""
-    names = snapshot_topics(session.connection(), snapshot_id)
-    wanted = set(judged)
-    if topic_set is not None:
-        wanted &= topic_set_topic_ids(session, collection, topic_set)
-    if not wanted:
-        where = f" in topic set {topic_set!r}" if topic_set else ""
-        raise OptionError("--topics" if topic_set else "--qrels",
-                          f"no judged topics{where} to report on")
-    return {t: names[t][0] for t in sorted(wanted, key=lambda t: natural_key(names[t][0]))}
+
+TOPICS_HELP = "all, core (judged in every compared set) or a topic set name."
+
+
+def select_topics(session: Session, collection: str, snapshot: Snapshot,
+                  judged: Sequence[int], selection: str = "all") -> dict[int, str]:
+    """topic id → external id of the topics a report on one snapshot averages over: the
+    `judged` ones under the selection (all / core / a topic set name).
+
+    Why persistence's resolution: one meaning of `topics` across reports. On one snapshot
+    `core` (topics every compared snapshot has, judged in each) is the judged topics.
+    """
+    from tcdb.reports.persistence_scores import _topic_lists
+
+    names = snapshot_topics(session.connection(), snapshot.pk)
+    chosen = _topic_lists(session, collection, {snapshot.label: dict.fromkeys(judged, "")},
+                          selection)[snapshot.label]
+    return {t: names[t][0] for t in sorted(chosen, key=lambda t: natural_key(names[t][0]))}
 
 
 def per_topic_frame(

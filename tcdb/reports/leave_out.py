@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel, field_validator
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from tcdb.errors import ConflictError, InputError, OptionError
-from tcdb.reports.results import LeaveOutGroup, LeaveOutReport
+from tcdb.errors import ConflictError, FieldError, InputError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.common import TOPICS_HELP
 from tcdb.schema import QrelsKind, QrelsSet, Run, Snapshot
-from tcdb.storage.db import session_scope
-from tcdb.vocabulary import Grouping, one_of
+from tcdb.vocabulary import Grouping
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,9 +35,18 @@ if TYPE_CHECKING:
 BY_REASON = "group runs by one of {choices}, not {value!r}"
 
 
+def grouping(value: Grouping | str) -> Grouping:
+    """`value` as a Grouping; a FieldError on `by` names the choices."""
+    try:
+        return Grouping(value)
+    except ValueError:
+        choices = ", ".join(member.value for member in Grouping)
+        raise FieldError("by", BY_REASON.format(value=value, choices=choices)) from None
+
+
 def group_of(run: Run, by: Grouping | str) -> str:
     """The group a run belongs to; a run without a participant group is its own group."""
-    by = one_of(Grouping, by, "--by", BY_REASON)
+    by = grouping(by)
     if by is Grouping.group:
         return run.group_name or run.tag
     if by is Grouping.run_type:
@@ -50,25 +59,98 @@ def derived_name(prefix: str, group: str) -> str:
     return f"{prefix}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', group)}"
 
 
-def leave_out_report(
-    collection: str,
-    snapshot: str,
-    qrels: str,
-    depth: int,
-    by: Grouping | str = Grouping.group,
-    measures: Sequence[str] = ("AP",),
-    topics: str | None = None,
-    *,
-    save: str | None = None,
-    compute: bool = True,
-) -> LeaveOutReport:
-    """Leave each group of contributing runs out of the qrels in turn; see the module docstring.
+class LeaveOutRequest(Request):
+    """Which qrels set, pool depth and grouping a leave-one-group-out report tests."""
 
-    Returns `{collection, snapshot, qrels, depth, by, topic_set, n_topics, saved, measures:
-    {name: {n_runs, groups: [{group, qrels, n_removed, runs: [{tag, score_full, score_reduced,
-    rank_full, rank_reduced, rank_change}], kendall_tau, tau_b, tau_ap, max_drop}]}}}` where a
-    group's `qrels` is the stored set's name with `save`, else None. With `compute`, missing
-    scores under A are evaluated first (stored, as every report does).
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    qrels: str = option(help="Qrels set A to leave groups out of.")
+    depth: int = option(ge=1, help="Pool depth K of the contributing runs.")
+    by: Grouping = option(Grouping.group, help="Leave out each participant group, each run "
+                          "type (automatic, manual, feedback) or each category.")
+    measures: Labels = option(["AP"], help="Measure (repeat).", short="-m")
+    topics: str = option("all", help=TOPICS_HELP)
+    save: str | None = option(
+        None, metavar="PREFIX", help="Also store each group's reduced qrels as a derived set "
+        "PREFIX-GROUP, with the group's scores on it.")
+    compute: bool = option(True, help="Compute missing scores under the qrels first (else "
+                           "only read).")
+
+    @field_validator("by", mode="before")
+    @classmethod
+    def _grouping(cls, value: Grouping | str) -> Grouping:
+        try:
+            return grouping(value)
+        except FieldError as exc:
+            raise ValueError(exc.reason) from None
+
+
+class LeaveOutRun(BaseModel):
+    """One run of the group left out: full and reduced score and rank."""
+
+    run: str
+    score_full: float
+    score_reduced: float
+    rank_full: int
+    rank_reduced: int
+    rank_change: int
+
+
+class LeaveOutGroup(BaseModel):
+    """One group left out: its runs' rank changes and τ between the full and reduced rankings."""
+
+    group: str
+    qrels: str | None  # the stored derived set, with `save`
+    n_removed: int
+    runs: list[LeaveOutRun]
+    kendall_tau: float | None
+    tau_b: float | None
+    tau_ap: float | None
+    max_drop: int
+
+
+class LeaveOutMeasure(BaseModel):
+    n_runs: int
+    groups: list[LeaveOutGroup]
+
+
+class LeaveOutResult(Result):
+    """Zobel's uniques test, per measure and group."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    depth: int
+    by: str
+    topics: str
+    n_topics: int
+    saved: str | None
+    measures: dict[str, LeaveOutMeasure]
+    seconds: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure × group left out × run of that group: full and reduced score
+        and rank, and the group's τ, τ-b, τ_AP and removed relevant documents."""
+        import pandas as pd
+
+        columns = ["measure", "group", "run", "score_full", "score_reduced", "rank_full",
+                   "rank_reduced", "rank_change", "n_removed", "kendall_tau", "tau_b",
+                   "tau_ap", "qrels"]
+        rows = [{"measure": name, "group": g.group, **run.model_dump(),
+                 "n_removed": g.n_removed, "kendall_tau": g.kendall_tau, "tau_b": g.tau_b,
+                 "tau_ap": g.tau_ap, "qrels": g.qrels}
+                for name, m in self.measures.items() for g in m.groups for run in g.runs]
+        return pd.DataFrame(rows, columns=columns)
+
+
+@operation("leave_out", command="report leave-out")
+def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
+    """Leave-one-group-out (Zobel's uniques test): each group's runs on qrels without the
+    relevant documents only that group found, re-ranked among the others.
+
+    Why: a big drop means the collection favours the groups that contributed to its pools.
+    Reads, unless `save` stores the reduced qrels (missing scores are computed, as every
+    report does, unless `compute` is off).
     """
     from tcdb.analysis.reusability import uniques_leave_out
     from tcdb.catalog.collections import get_snapshot
@@ -79,21 +161,22 @@ def leave_out_report(
         load_judgments,
         load_top_k,
         measure_ids,
+        qrels_dict,
         stored_scores,
     )
     from tcdb.reports.common import select_topics
     from tcdb.runs import get_runs
-    from tcdb.scoring.evaluate import evaluate, qrels_dict, score_runs
+    from tcdb.scoring.evaluate import evaluate, score_runs
     from tcdb.scoring.measures import parse_measures
 
     started = time.perf_counter()
-    if depth < 1:
-        raise OptionError("--depth", f"depth must be at least 1, got {depth}")
-    by = one_of(Grouping, by, "--by", BY_REASON)
-    names = parse_measures(measures)
-    if compute:
+    collection, snapshot, qrels, depth = (request.collection, request.snapshot, request.qrels,
+                                          request.depth)
+    by, save = request.by, request.save
+    names = parse_measures(request.measures)
+    if request.compute:
         evaluate(collection, snapshot, qrels, names)
-    with session_scope() as session:
+    with db.session() as session:
         conn = session.connection()
         snap = get_snapshot(session, collection, snapshot)
         parent = get_qrels_set(session, snap, qrels)
@@ -103,8 +186,8 @@ def leave_out_report(
         top = load_top_k(conn, snap.pk, [r.pk for r in contributing], depth)
         top["group"] = top["run"].map({r.id: g for g, runs in groups.items() for r in runs})
         judgments = load_judgments(conn, parent.pk)
-        topic_names = select_topics(session, collection, snap.pk,
-                                    sorted(set(judgments["topic"].tolist())), topics)
+        topic_names = select_topics(session, collection, snap,
+                                    sorted(set(judgments["topic"].tolist())), request.topics)
         all_topics = _topic_names(session, snap)
         documents = document_names(conn, snap.pk, judgments["doc"].unique().tolist())
         run_ids = [r.pk for r in run_list]
@@ -132,24 +215,20 @@ def leave_out_report(
         for group, runs in groups.items():
             evaluate(collection, snapshot, stored_as[group] or "", names, [r.tag for r in runs])
 
-    result: LeaveOutReport = {
-        "collection": collection, "snapshot": snapshot, "qrels": qrels, "depth": depth,
-        "by": by.value, "topic_set": topics, "n_topics": len(topic_names), "saved": save,
-        "measures": {}, "seconds": 0.0,
-    }
     tags = {r.pk: r.tag for r in run_list}
+    measures: dict[str, LeaveOutMeasure] = {}
     for name in names:
         mid = mids.get(name, -1)
         usable = [r for r in run_ids if (r, mid) in done]
         figures = [_group_figures(group, [r.pk for r in runs], full_scores,
-                                  reduced_scores[group], usable, tags, mid, topic_names)
+                                  reduced_scores[group], usable, tags, mid, topic_names,
+                                  stored_as[group], removed[group])
                    for group, runs in groups.items()]
-        for entry in figures:
-            entry["qrels"] = stored_as[entry["group"]]
-            entry["n_removed"] = removed[entry["group"]]
-        result["measures"][name] = {"n_runs": len(usable), "groups": figures}
-    result["seconds"] = time.perf_counter() - started
-    return result
+        measures[name] = LeaveOutMeasure(n_runs=len(usable), groups=figures)
+    return LeaveOutResult(
+        collection=collection, snapshot=snapshot, qrels=qrels, depth=depth, by=by.value,
+        topics=request.topics, n_topics=len(topic_names), saved=save, measures=measures,
+        seconds=time.perf_counter() - started)
 
 
 def _contributing_groups(runs: list[Run], by: Grouping, snapshot: str) -> dict[str, list[Run]]:
@@ -162,14 +241,15 @@ def _contributing_groups(runs: list[Run], by: Grouping, snapshot: str) -> dict[s
         raise InputError(f"snapshot {snapshot}", None, "no run is marked as contributing to the "
                          "pools (import runs with --contributed)")
     if len(groups) < 2:
-        raise OptionError("--by", f"the contributing runs form a single {by.value} "
-                          f"({next(iter(groups))!r}): nothing to leave out")
+        raise FieldError("by", f"the contributing runs form a single {by.value} "
+                         f"({next(iter(groups))!r}): nothing to leave out")
     return groups
 
 
 def _group_figures(group: str, mine: list[int], full_scores: ScoreMap, reduced_scores: ScoreMap,
                    usable: list[int], tags: dict[int, str], mid: int,
-                   topic_names: dict[int, str]) -> LeaveOutGroup:
+                   topic_names: dict[int, str], stored_as: str | None, n_removed: int
+                   ) -> LeaveOutGroup:
     """One group's rank changes and τ: its runs on the reduced qrels, the others on the full."""
     from tcdb.analysis import json_float, mean_scores
     from tcdb.analysis.rank_correlation import goodman_kruskal_gamma, tau_ap, tau_b
@@ -186,17 +266,16 @@ def _group_figures(group: str, mine: list[int], full_scores: ScoreMap, reduced_s
         mean_reduced.update(mean_scores(reduced, topics=topic_list))
     changes = rank_changes(mean_full, mean_reduced)
     own = changes[changes["run"].isin({tags[r] for r in mine})]
-    entries = [{"run": row.run, "score_full": float(row.score_a),
-                "score_reduced": float(row.score_b), "rank_full": int(row.rank_a),
-                "rank_reduced": int(row.rank_b), "rank_change": int(row.rank_change)}
+    entries = [LeaveOutRun(run=row.run, score_full=float(row.score_a),
+                           score_reduced=float(row.score_b), rank_full=int(row.rank_a),
+                           rank_reduced=int(row.rank_b), rank_change=int(row.rank_change))
                for row in own.itertuples(index=False)]
-    return {
-        "group": group, "qrels": None, "n_removed": 0, "runs": entries,
-        "kendall_tau": json_float(goodman_kruskal_gamma(mean_full, mean_reduced)),
-        "tau_b": json_float(tau_b(mean_full, mean_reduced)),
-        "tau_ap": json_float(tau_ap(mean_full, mean_reduced)),
-        "max_drop": max((-e["rank_change"] for e in entries), default=0),
-    }
+    return LeaveOutGroup(
+        group=group, qrels=stored_as, n_removed=n_removed, runs=entries,
+        kendall_tau=json_float(goodman_kruskal_gamma(mean_full, mean_reduced)),
+        tau_b=json_float(tau_b(mean_full, mean_reduced)),
+        tau_ap=json_float(tau_ap(mean_full, mean_reduced)),
+        max_drop=max((-e.rank_change for e in entries), default=0))
 
 
 def _topic_names(session: Session, snap: Snapshot) -> dict[int, str]:

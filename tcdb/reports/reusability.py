@@ -1,35 +1,38 @@
 """Is a collection reusable? The TREC-8 re-judging comparison, fed from the database.
 
-Rank every run by its mean score under qrels A (the original judgments) and under qrels B (e.g.
-the expanded set after a new pool), compare the rankings (τ, τ-b, τ_AP, per-topic τ), and count
-per run how many of its top-K documents A never judged and B found relevant. The figures come
-from `tcdb.analysis.reusability`; this module only loads what it needs with Core SQL:
+Rank every run by its mean score under qrels A (`qrels`, the original judgments) and under
+qrels B (`vs`, e.g. the expanded set after a new pool), compare the rankings (τ, τ-b, τ_AP,
+per-topic τ), and count per run how many of its top-K documents A never judged and B found
+relevant. The figures come from `tcdb.analysis.reusability`; this module only loads what it
+needs with Core SQL:
 
 * per-topic scores stored by `tcdb.scoring.evaluate` (missing ones are computed first);
 * the top-K entries of every run in one query, in trec_eval's order (the stored `eval_rank`:
   an index range scan per run and topic);
 * both qrels sets' judgments.
 
-Means follow `trec_eval -c` over the topics judged in both A and B (optionally restricted to a
-topic set): a topic a run did not answer counts 0. A run without stored scores for a measure
-under A or B (an imported run lacking it) is left out of that measure and named in `skipped`.
+Means follow `trec_eval -c` over the topics judged in both A and B, under the topic selection
+(all, core or a topic set, as every report): a topic a run did not answer counts 0. A run
+without stored scores for a measure under A or B (an imported run lacking it) is left out of
+that measure and named in `skipped`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from tcdb.errors import InputError, OptionError
+from pydantic import BaseModel, model_validator
+
+from tcdb.errors import FieldError, InputError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.queries import load_judgments, load_top_k, stored_scores
-from tcdb.reports.common import per_topic_frame, select_topics
-from tcdb.reports.results import ReusabilityReport
-from tcdb.schema import Run
-from tcdb.storage.db import session_scope
+from tcdb.reports.common import TOPICS_HELP, per_topic_frame, select_topics
 
 if TYPE_CHECKING:
-    pass
+    import pandas as pd
+
+    from tcdb.schema import Run
 
 LARGEST_CHANGES = 5
 # the τ variants the bootstrap gives intervals for: report key → tcdb.analysis method
@@ -37,29 +40,132 @@ TAU_METHODS: tuple[tuple[str, Literal["omit_ties", "b"]], ...] = (
     ("kendall_tau", "omit_ties"), ("tau_b", "b"))
 
 
-def reusability_report(
-    collection: str,
-    snapshot: str,
-    qrels_a: str,
-    qrels_b: str,
-    measures: Sequence[str],
-    runs: Sequence[str] | None = None,
-    depth: int = 100,
-    topics: str | None = None,
-    threshold: float = 0.9,
-    bootstrap: int = 0,
-    seed: int = 0,
-    *,
-    compute: bool = True,
-) -> ReusabilityReport:
-    """Compare the run rankings under qrels A and B, per measure (see the module docstring).
+class ReusabilityRequest(Request):
+    """Which two qrels sets of a snapshot, which runs and measures a reusability report ranks."""
 
-    Returns `{collection, snapshot, qrels_a, qrels_b, depth, topic_set, n_topics, threshold,
-    measures: {name: {kendall_tau, tau_b, tau_ap, n_runs, n_topics, per_topic_tau{min, median,
-    below_threshold}, tau_per_topic[{topic, tau, n_runs}], runs[{tag, score_a, rank_a, score_b,
-    rank_b, rank_change, n_retrieved, unjudged_top_k, new_relevant_top_k}],
-    largest_rank_changes[], skipped[], bootstrap?}}, seconds}`.
-    """
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    qrels: str = option(help="Qrels set A (e.g. the original judgments).")
+    vs: str = option(help="Qrels set B (e.g. the expanded judgments).", flag="--vs")
+    measures: Labels = option(["AP"], help="Measure (repeat).", short="-m")
+    runs: Labels | None = option(None, help="Only these run tags (repeat).")
+    all_runs: bool = option(False, help="Every run of the snapshot (the default when no run "
+                            "is named).")
+    depth: int = option(100, ge=1, help="Top K counted for unjudged / new relevant.")
+    topics: str = option("all", help=TOPICS_HELP)
+    threshold: float = option(0.9, help="Per-topic τ threshold.")
+    bootstrap: int = option(0, ge=0, le=1_000_000,
+                            help="Bootstrap samples for τ CIs (e.g. 10000; 0: none).")
+    seed: int = option(0, help="Seed of the bootstrap.")
+    compute: bool = option(True, help="Compute missing scores first (else only read).")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ReusabilityRequest:
+        if self.runs and self.all_runs:
+            raise FieldError("runs/all_runs", "give runs (run tags) or all_runs, not both")
+        if self.qrels == self.vs:
+            raise FieldError("vs", f"compare two different qrels sets, not {self.qrels!r} "
+                             "with itself")
+        return self
+
+
+class TopicTau(BaseModel):
+    topic: str
+    tau: float | None
+    n_runs: int
+
+
+class PerTopicTauSummary(BaseModel):
+    min: float | None
+    median: float | None
+    below_threshold: list[str]  # topics whose τ is under the threshold
+
+
+class ReusabilityRun(BaseModel):
+    """One run under A and B: mean, rank, and its top-K documents A never judged."""
+
+    run: str
+    score_a: float | None
+    rank_a: int
+    score_b: float | None
+    rank_b: int
+    rank_change: int  # places gained under B (+) or lost (−)
+    moved: str  # climbed, fell or same (the sign of rank_change, for a legend)
+    n_retrieved: int | None  # None: the run has no stored entries (imported scores only)
+    unjudged_top_k: int | None
+    new_relevant_top_k: int | None
+
+
+class RankChange(BaseModel):
+    run: str
+    rank_a: int
+    rank_b: int
+    rank_change: int
+    new_relevant_top_k: int | None
+
+
+class TauInterval(BaseModel):
+    estimate: float | None
+    low: float | None
+    high: float | None
+    alpha: float
+    n_samples: int
+    n_nan: int
+
+
+class ReusabilityMeasure(BaseModel):
+    """One measure's figures; with fewer than two comparable runs only `error` and `skipped`."""
+
+    n_runs: int
+    skipped: list[str]  # runs without scores under both sets
+    error: str | None = None
+    kendall_tau: float | None = None
+    tau_b: float | None = None
+    tau_ap: float | None = None
+    n_topics: int | None = None
+    per_topic_tau: PerTopicTauSummary | None = None
+    tau_per_topic: list[TopicTau] = []
+    runs: list[ReusabilityRun] = []
+    largest_rank_changes: list[RankChange] = []
+    bootstrap: dict[str, TauInterval] | None = None  # kendall_tau, tau_b → interval
+
+
+class ReusabilityResult(Result):
+    """The run rankings under qrels A and B compared, per measure."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    vs: str
+    depth: int
+    order: str
+    topics: str
+    n_topics: int
+    threshold: float
+    measures: dict[str, ReusabilityMeasure]
+    seconds: dict[str, float]  # load, total
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure × run: scores and ranks under A and B, the rank change, the
+        top-K counts, and the measure's τ, τ-b and τ_AP."""
+        import pandas as pd
+
+        columns = ["measure", "run", "score_a", "rank_a", "score_b", "rank_b", "rank_change",
+                   "n_retrieved", "unjudged_top_k", "new_relevant_top_k", "kendall_tau",
+                   "tau_b", "tau_ap"]
+        rows = [{"measure": name, **run.model_dump(exclude={"moved"}),
+                 "kendall_tau": m.kendall_tau, "tau_b": m.tau_b, "tau_ap": m.tau_ap}
+                for name, m in self.measures.items() for run in m.runs]
+        return pd.DataFrame(rows, columns=columns)
+
+
+def _moved(change: int) -> str:
+    return "climbed" if change > 0 else ("fell" if change < 0 else "same")
+
+
+@operation("reusability", command="report reusability")
+def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
+    """Is the collection reusable? τ between the run rankings under two qrels sets."""
     from tcdb.analysis.reusability import reusability_report as analyse
     from tcdb.analysis.reusability import unjudged_and_new_relevant
     from tcdb.catalog.collections import get_snapshot
@@ -70,23 +176,16 @@ def reusability_report(
     from tcdb.scoring.measures import parse_measures
 
     started = time.perf_counter()
-    if depth < 1:
-        raise OptionError("--depth", f"depth must be at least 1, got {depth}")
-    if not 0 <= bootstrap <= 1_000_000:
-        raise OptionError("--bootstrap", f"bootstrap samples must be 0…1,000,000, got "
-                          f"{bootstrap}")
-    if qrels_a == qrels_b:
-        raise OptionError("--vs", f"compare two different qrels sets, not {qrels_a!r} "
-                          "with itself")
-    names = parse_measures(measures)
-    if compute:
-        evaluate(collection, snapshot, qrels_a, names, runs)
-        evaluate(collection, snapshot, qrels_b, names, runs)
-    with session_scope() as session:
+    collection, snapshot, runs = request.collection, request.snapshot, request.runs or None
+    names = parse_measures(request.measures)
+    if request.compute:
+        evaluate(collection, snapshot, request.qrels, names, runs)
+        evaluate(collection, snapshot, request.vs, names, runs)
+    with db.session() as session:
         conn = session.connection()
         snap = get_snapshot(session, collection, snapshot)
-        set_a = get_qrels_set(session, snap, qrels_a)
-        set_b = get_qrels_set(session, snap, qrels_b)
+        set_a = get_qrels_set(session, snap, request.qrels)
+        set_b = get_qrels_set(session, snap, request.vs)
         run_list: list[Run] = get_runs(session, snap, runs)
         if not run_list:
             raise InputError(f"snapshot {snapshot}", None, "no runs to compare")
@@ -98,12 +197,12 @@ def reusability_report(
         scores_a = stored_scores(conn, set_a.pk, run_ids, list(ids.values()))
         scores_b = stored_scores(conn, set_b.pk, run_ids, list(ids.values()))
         with_entries = [r.pk for r in run_list if r.n_entries > 0]
-        top = load_top_k(conn, snap.pk, with_entries, depth)
+        top = load_top_k(conn, snap.pk, with_entries, request.depth)
         judgments_a = load_judgments(conn, set_a.pk)
         judgments_b = load_judgments(conn, set_b.pk)
         judged = set(judgments_a["topic"].unique().tolist()) & set(
             judgments_b["topic"].unique().tolist())
-        topic_names = select_topics(session, collection, snap.pk, sorted(judged), topics)
+        topic_names = select_topics(session, collection, snap, sorted(judged), request.topics)
     loaded = time.perf_counter()
 
     wanted = list(topic_names)
@@ -116,46 +215,52 @@ def reusability_report(
               for row in counts.itertuples(index=False)}
     has_entries = {tags[r] for r in with_entries}
 
-    result: ReusabilityReport = {
-        "collection": collection, "snapshot": snapshot, "qrels_a": qrels_a, "qrels_b": qrels_b,
-        "depth": depth, "order": "trec_eval",
-        "topic_set": topics, "n_topics": len(topic_names), "threshold": threshold,
-        "measures": {}, "seconds": {},
-    }
+    measures: dict[str, ReusabilityMeasure] = {}
     for name in names:
         mid = ids.get(name)
         usable = [r for r in run_ids
                   if mid is not None and (r, mid) in done_a and (r, mid) in done_b]
         skipped = [tags[r] for r in run_ids if r not in set(usable)]
         if len(usable) < 2:
-            result["measures"][name] = {"n_runs": len(usable), "skipped": skipped,
-                                        "error": "fewer than two runs have scores under both "
-                                        "qrels sets"}
+            measures[name] = ReusabilityMeasure(
+                n_runs=len(usable), skipped=skipped,
+                error="fewer than two runs have scores under both qrels sets")
             continue
         per_a = per_topic_frame(scores_a, usable, tags, mid or 0, topic_names)
         per_b = per_topic_frame(scores_b, usable, tags, mid or 0, topic_names)
-        figures = analyse(per_a, per_b, topics=list(topic_names.values()), threshold=threshold)
+        figures = analyse(per_a, per_b, topics=list(topic_names.values()),
+                          threshold=request.threshold)
+        run_rows = []
         for entry in figures["runs"]:
-            tag = entry["run"]
-            n, unjudged, new = by_run.get(tag, (0, 0, 0))
-            present = tag in has_entries
-            entry["n_retrieved"] = n if present else None
-            entry["unjudged_top_k"] = unjudged if present else None
-            entry["new_relevant_top_k"] = new if present else None
-        figures["largest_rank_changes"] = [
-            {"run": e["run"], "rank_a": e["rank_a"], "rank_b": e["rank_b"],
-             "rank_change": e["rank_change"], "new_relevant_top_k": e["new_relevant_top_k"]}
-            for e in figures["runs"][:LARGEST_CHANGES] if e["rank_change"] != 0
-        ]
-        figures["skipped"] = skipped
-        if bootstrap:
+            n, unjudged, new = by_run.get(entry["run"], (0, 0, 0))
+            present = entry["run"] in has_entries
+            run_rows.append(ReusabilityRun(
+                **entry, moved=_moved(entry["rank_change"]),
+                n_retrieved=n if present else None,
+                unjudged_top_k=unjudged if present else None,
+                new_relevant_top_k=new if present else None))
+        intervals = None
+        if request.bootstrap:
             from tcdb.analysis.bootstrap import tau_ci
 
-            figures["bootstrap"] = {
-                method_key: tau_ci(per_a, per_b, topics=list(topic_names.values()),
-                                   method=method, n_samples=bootstrap, seed=seed)
-                for method_key, method in TAU_METHODS
-            }
-        result["measures"][name] = figures
-    result["seconds"] = {"load": loaded - started, "total": time.perf_counter() - started}
-    return result
+            intervals = {key: TauInterval(**tau_ci(per_a, per_b,
+                                                   topics=list(topic_names.values()),
+                                                   method=method, n_samples=request.bootstrap,
+                                                   seed=request.seed))
+                         for key, method in TAU_METHODS}
+        measures[name] = ReusabilityMeasure(
+            n_runs=figures["n_runs"], skipped=skipped, kendall_tau=figures["kendall_tau"],
+            tau_b=figures["tau_b"], tau_ap=figures["tau_ap"], n_topics=figures["n_topics"],
+            per_topic_tau=PerTopicTauSummary(**figures["per_topic_tau"]),
+            tau_per_topic=[TopicTau(**t) for t in figures["tau_per_topic"]],
+            runs=run_rows,
+            largest_rank_changes=[
+                RankChange(run=r.run, rank_a=r.rank_a, rank_b=r.rank_b,
+                           rank_change=r.rank_change, new_relevant_top_k=r.new_relevant_top_k)
+                for r in run_rows[:LARGEST_CHANGES] if r.rank_change != 0],
+            bootstrap=intervals)
+    return ReusabilityResult(
+        collection=collection, snapshot=snapshot, qrels=request.qrels, vs=request.vs,
+        depth=request.depth, order="trec_eval", topics=request.topics,
+        n_topics=len(topic_names), threshold=request.threshold, measures=measures,
+        seconds={"load": loaded - started, "total": time.perf_counter() - started})
