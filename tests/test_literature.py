@@ -182,7 +182,7 @@ def test_header_problems_and_conflicts(db: str, tmp_path: Path) -> None:
                        r"0.31 .*--replace"):
         api.literature_import(corrected, "robust04")
     assert _count() == 2
-    result = api.literature_import(corrected, "robust04", replace_existing=True)
+    result = api.literature_import(corrected, "robust04", replace=True)
     assert (result.status, result.n_added, result.n_replaced,
             result.n_unchanged) == ("replaced", 1, 1, 1)
     assert sorted(api.literature("robust04").to_frame()["value"]) == [0.25, 0.31, 0.33]

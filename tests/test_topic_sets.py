@@ -73,7 +73,7 @@ def test_create_from_file_and_core_and_list(db: str, tmp_path: Path) -> None:
     rows = {r.name: r for r in api.topic_sets(C).topic_sets}
     assert rows["clean"].n_topics == 2 and rows["core"].n_topics == 2
     assert api.topic_set_create(collection=C, name="clean", snapshot="s1", topic_ids=["2"],
-                                replace_existing=True).status == "replaced"
+                                replace=True).status == "replaced"
     assert external(members("clean"), "s1") == {"2"}
 
 

@@ -350,6 +350,6 @@ def test_contamination_without_threshold_and_changed_file(snap: Path) -> None:
     with pytest.raises(ConflictError, match="--replace"):
         api.topic_set_import(C, "s1", changed, threshold=0.5)
     assert members("clean-m") == {"1"} and members("clean-n") == set()  # both or neither
-    result = api.topic_set_import(C, "s1", changed, threshold=0.5, replace_existing=True)
+    result = api.topic_set_import(C, "s1", changed, threshold=0.5, replace=True)
     assert {s.status for s in result.sets} == {"replaced"}
     assert members("clean-m") == set() and members("clean-n") == {"2"}

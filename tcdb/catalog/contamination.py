@@ -137,8 +137,7 @@ class TopicSetImportRequest(Request):
     threshold: float | None = option(None, help="Score at or above which a model has likely "
                                      "seen a topic, for rows without their own threshold.")
     prefix: str = option("clean", help="Sets are named PREFIX-MODEL.")
-    replace_existing: bool = option(False, flag="--replace",
-                                    help="Replace sets of those names.")
+    replace: bool = option(False, help="Replace sets of those names.")
 
 
 class ImportedSet(TopicSetResult):
@@ -179,7 +178,7 @@ def topic_set_import(request: TopicSetImportRequest, db: Database) -> TopicSetIm
     from tcdb.schema import SnapshotTopic
 
     collection, snapshot, path = request.collection, request.snapshot, Path(request.file)
-    threshold, prefix, replace = request.threshold, request.prefix, request.replace_existing
+    threshold, prefix, replace = request.threshold, request.prefix, request.replace
     if threshold is not None and not math.isfinite(threshold):
         raise FieldError("threshold", f"{threshold} is not a finite number")
     if not prefix.strip():

@@ -66,8 +66,7 @@ class TopicSetCreateRequest(Request):
     core: Labels | None = option(None, help="Topics SNAPSHOT shares with each of these "
                                  "snapshots (repeat, or list them after --core).")
     description: str | None = option(None, help="Free text.")
-    replace_existing: bool = option(False, flag="--replace",
-                                    help="Replace a set of that name.")
+    replace: bool = option(False, help="Replace a set of that name.")
     for_model: str | None = option(None, help="The model the set was derived for (e.g. an "
                                    "LLM's name).")
     method: str | None = option(None, help="How the topics were chosen (e.g. "
@@ -105,7 +104,7 @@ def topic_set_create(request: TopicSetCreateRequest, db: Database) -> TopicSetRe
 
     `core`: the topics SNAPSHOT shares with every snapshot listed. The same members again is a
     no-op ("unchanged"); different members under an existing name are refused unless
-    `replace_existing`.
+    `replace`.
     Why sets: every report takes `--topics NAME`, the same subset on any snapshot.
     """
     r = request
@@ -145,7 +144,7 @@ def topic_set_create(request: TopicSetCreateRequest, db: Database) -> TopicSetRe
         return store_topic_set(session, coll.pk, collection, name, members,
                                description=r.description or f"{where} ({snapshot})",
                                for_model=r.for_model, method=r.method or made,
-                               replace=r.replace_existing, keep_description=r.description is None)
+                               replace=r.replace, keep_description=r.description is None)
 
 
 def _bad(where: str, line: int | None, reason: str) -> NoReturn:

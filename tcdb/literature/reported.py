@@ -3,7 +3,7 @@
 A literature file (`tcdb.collections.literature`) is about one collection: `tcdb literature import
 FILE COLLECTION`. Import is atomic and idempotent: every row is validated before anything is
 written, a row already stored with the same value is left alone (the same file twice is
-"unchanged"), and one stored with another value is refused unless `replace_existing`. The report's
+"unchanged"), and one stored with another value is refused unless `replace`. The report's
 figures come from `tcdb.analysis.literature`; its reference is a named value or a stored run's
 mean score (`tcdb.scoring.scores.score_table`, trec_eval semantics).
 """
@@ -46,8 +46,7 @@ class LiteratureImportRequest(Request):
 
     file: Path = argument(help=FILE_HELP)
     collection: str = argument(help="The collection the results are reported on.")
-    replace_existing: bool = option(
-        False, flag="--replace", help="Store the file's value where a stored result of the "
+    replace: bool = option(False, help="Store the file's value where a stored result of the "
         "same publication, model, role and metric differs (otherwise refused).")
 
 
@@ -62,7 +61,7 @@ def literature_import(request: LiteratureImportRequest, db: Database) -> Literat
     again after every correction.
     """
     path, collection = Path(request.file), request.collection
-    replace = request.replace_existing
+    replace = request.replace
     rows = read_reported(path)
     try:
         with db.session() as session:

@@ -72,10 +72,6 @@ class Request(BaseModel):
         except ValidationError as exc:
             raise field_error(exc) from None
 
-    def replace(self, **changes: Any) -> Self:
-        """A copy with some fields changed, validated again."""
-        return type(self).of(**{**self.model_dump(), **changes})
-
 
 def field_error(exc: ValidationError) -> FieldError:
     """pydantic's first complaint as one `FieldError`: the field, and why in plain words."""
