@@ -187,13 +187,12 @@ def _build_budgeted(session: Session, pool: Pool, strategy: Strategy, budget: in
     record its strategy (`tcdb.pools.budgeted`)."""
     from tcdb.pools.budgeted import strategy_orders, write_entries
     from tcdb.pools.rankings import load_rankings
-    from tcdb.queries.qrels import qrels_frame
-    from tcdb.scoring.evaluate import qrels_dict
+    from tcdb.queries.qrels import qrels_of
 
     conn = session.connection()
     rankings = load_rankings(conn, pool.snapshot_id, [r.pk for r in chosen], pool.tie_order,
                              any(r.n_unresolved for r in chosen), depth)
-    exclude = qrels_dict(qrels_frame(conn, base.pk)) if base is not None else {}
+    exclude = qrels_of(conn, base.pk) if base is not None else {}
     first = budget if batch is None else min(batch, budget)
     orders = strategy_orders(strategy, rankings, {}, exclude, first)
     pool.n_documents = write_entries(conn, pool.pk, rankings, orders, first, per_topic)

@@ -23,10 +23,9 @@ from tcdb.storage.locks import write_session
 def _grades(conn: Any, qrels_id: int | None) -> dict[str, dict[str, int]]:
     if qrels_id is None:
         return {}
-    from tcdb.queries.qrels import qrels_frame
-    from tcdb.scoring.evaluate import qrels_dict
+    from tcdb.queries.qrels import qrels_of
 
-    return qrels_dict(qrels_frame(conn, qrels_id))
+    return qrels_of(conn, qrels_id)
 
 
 def next_round(name: str, batch: int, *, collection: str | None = None,

@@ -81,6 +81,21 @@ def qrels_frame(bind: Connection | Session, qrels_set_id: int) -> pd.DataFrame:
                         columns=["topic", "doc", "grade"])
 
 
+def qrels_dict(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """A qrels frame (`topic, doc, grade` as external ids) as ir_measures' dict of dicts."""
+    qrels: dict[str, dict[str, int]] = {}
+    for topic, doc, grade in zip(frame["topic"].tolist(), frame["doc"].tolist(),
+                                 frame["grade"].tolist(), strict=True):
+        qrels.setdefault(topic, {})[doc] = grade
+    return qrels
+
+
+def qrels_of(bind: Connection | Session, qrels_set_id: int) -> dict[str, dict[str, int]]:
+    """A stored qrels set as ir_measures reads it: topic → document → grade, external ids
+    (`qrels_frame`). The one way evaluation, pooling and the reports load judgments to score."""
+    return qrels_dict(qrels_frame(bind, qrels_set_id))
+
+
 def unresolved_judgments(bind: Connection | Session, qrels_set_id: int
                          ) -> list[tuple[int, str, int, str | None]]:
     """(topic id, external doc id, grade, iteration) of the judgments of documents no

@@ -65,9 +65,9 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
     from tcdb.analysis.means import trec_eval_mean
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
-    from tcdb.queries import evaluations, qrels_frame, qrels_topics, stored_scores
+    from tcdb.queries import evaluations, qrels_of, qrels_topics, stored_scores
     from tcdb.runs import get_runs
-    from tcdb.scoring.evaluate import EVALUATION_COLUMNS, SCORE_COLUMNS, qrels_dict
+    from tcdb.scoring.evaluate import EVALUATION_COLUMNS, SCORE_COLUMNS
     from tcdb.scoring.measures import measure_id
 
     started = time.perf_counter()
@@ -89,7 +89,7 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
         done = evaluations(conn, qset.pk, [r.pk for r in run_list], list(ids.values()))
         topics_b = _topic_names(conn, snap_b.pk)
         topics_a = _topic_names(conn, snap_a.pk)
-        qrels_by_name = qrels_dict(qrels_frame(conn, qset.pk))
+        qrels_by_name = qrels_of(conn, qset.pk)
         now = dt.datetime.now(dt.UTC)
         for run in run_list:
             ranking, unmapped = mapped_run(conn, run.pk, snap_b.pk, topics_a, topics_b)

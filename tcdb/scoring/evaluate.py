@@ -27,8 +27,6 @@ from tcdb.storage.db import bulk_insert
 from tcdb.storage.locks import write_session
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from tcdb.schema import QrelsSet, Snapshot
 
 SCORE_COLUMNS = ["run_id", "qrels_set_id", "residual_of_id", "measure_id", "topic_id", "value"]
@@ -147,9 +145,9 @@ def evaluate_runs(
 
     Returns ((run, measure) pairs computed, per-topic values written).
     """
-    from tcdb.queries import qrels_frame, qrels_records, topic_ids
+    from tcdb.queries import qrels_of, qrels_records, topic_ids
 
-    qrels = qrels_dict(qrels_frame(conn, qrels_set_id))
+    qrels = qrels_of(conn, qrels_set_id)
     removed: dict[str, set[str]] | None = None
     if residual_of_id:
         removed = {}
@@ -175,15 +173,6 @@ def evaluate_runs(
             n_scores += bulk_insert(conn, "score", SCORE_COLUMNS, scores)
             n_pairs += bulk_insert(conn, "evaluation", EVALUATION_COLUMNS, marks)
     return n_pairs, n_scores
-
-
-def qrels_dict(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
-    """A qrels frame (`topic, doc, grade` as external ids) as ir_measures' dict of dicts."""
-    qrels: dict[str, dict[str, int]] = {}
-    for topic, doc, grade in zip(frame["topic"].tolist(), frame["doc"].tolist(),
-                                 frame["grade"].tolist(), strict=True):
-        qrels.setdefault(topic, {})[doc] = grade
-    return qrels
 
 
 def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
