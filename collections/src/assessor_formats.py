@@ -23,7 +23,7 @@ from pathlib import Path
 
 from tcdb.collections.compression import write_text
 from tcdb.collections.qrels import check_duplicate, parse_grade, read_qrels
-from tcdb.collections.records import QrelRecord
+from tcdb.collections.records import QrelRecord, delimiter_of
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
 from tcdb.vocabulary import JudgmentFormat
@@ -120,7 +120,7 @@ def _read_judgments_csv(path: Path) -> list[QrelRecord]:
     header_line = next((line for line in text.split("\n") if line.strip()), "")
     if not header_line:
         raise InputError(path, None, "judgments file is empty")
-    delimiter = _delimiter(header_line)
+    delimiter = delimiter_of(header_line, columns=JUDGMENT_COLUMNS)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     records: list[QrelRecord] = []
     seen: dict[tuple[str, str], tuple[int, int]] = {}
@@ -156,15 +156,6 @@ def _read_judgments_csv(path: Path) -> list[QrelRecord]:
     if not records:
         raise InputError(path, None, "judgments file has no judgments")
     return records
-
-
-def _delimiter(header_line: str) -> str:
-    """Comma, or the tab or semicolon a spreadsheet used if that is what splits the header."""
-    for candidate in (",", "\t", ";"):
-        names = {cell.strip().strip('"').lower() for cell in header_line.split(candidate)}
-        if set(JUDGMENT_COLUMNS) <= names:
-            return candidate
-    return ","
 
 
 def _header_columns(path: Path, line: int, header: list[str]) -> dict[str, int]:

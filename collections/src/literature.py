@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tcdb.collections.records import delimiter_of
 from tcdb.errors import InputError, NotFoundError
 from tcdb.vocabulary import ModelCategory, ResultRole
 
@@ -99,7 +100,8 @@ def read_reported(path: Path | str) -> list[ReportedRow]:
         line = raw[:exc.start].count(b"\n") + 1
         raise InputError(path, line, "not UTF-8 text (save the file as UTF-8)") from None
     records = _yaml_records(path, text) if suffix in (".yaml", ".yml") else \
-        _csv_records(path, text, "\t" if suffix == ".tsv" else ",")
+        _csv_records(path, text, delimiter_of(
+            next((line for line in text.splitlines() if line.strip()), ""), suffix=suffix))
     rows: list[ReportedRow] = []
     seen: dict[tuple[str, str, str, str], ReportedRow] = {}
     for line, item, record in records:

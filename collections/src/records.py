@@ -2,12 +2,36 @@
 
 Readers in this package turn files (TREC, JSONL/BEIR, ir_datasets) into these records; the core
 (`tcdb.ingest`) turns records into rows. Keeping them small, frozen and format-free is what lets
-one ingest path serve every source.
+one ingest path serve every source. `delimiter_of` is the one rule that tells the separator of
+the delimited tables (CSV, TSV) the readers accept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
+
+SEPARATORS = (",", "\t", ";")  # what spreadsheets save delimited tables with
+
+
+def delimiter_of(header: str, *, suffix: str = "", columns: Collection[str] = ()) -> str:
+    """The field separator of a delimited table, from its header line: the one rule every
+    reader of CSV/TSV tables (judgments, run metadata, contamination verdicts, reported
+    results) applies.
+
+    With `columns` (names the header must hold): the first of comma, tab and semicolon that
+    splits the header into cells naming them all — a spreadsheet saved with tabs or
+    semicolons —, else the comma. Without: the tab for a `.tsv` file or a header holding a
+    tab, else the comma.
+    """
+    if columns:
+        wanted = {name.lower() for name in columns}
+        for candidate in SEPARATORS:
+            names = {cell.strip().strip('"').lower() for cell in header.split(candidate)}
+            if wanted <= names:
+                return candidate
+        return ","
+    return "\t" if suffix.lower() == ".tsv" or "\t" in header else ","
 
 
 @dataclass(frozen=True, slots=True)

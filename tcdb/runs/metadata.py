@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from tcdb.collections.records import delimiter_of
 from tcdb.errors import InputError, OptionError
 from tcdb.vocabulary import RunCategory, RunType
 
@@ -133,7 +134,7 @@ def _table_rows(file: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     lines = text.splitlines()
     if not lines:
         raise InputError(file, None, "empty run metadata file")
-    delimiter = "\t" if file.suffix.lower() == ".tsv" or "\t" in lines[0] else ","
+    delimiter = delimiter_of(lines[0], suffix=file.suffix)
     reader = csv.reader(lines, delimiter=delimiter)
     columns = _columns(file, 1, next(reader))
     for row in reader:
