@@ -4,22 +4,107 @@ reduced rankings, every pooled qrels set a dict of its own, every (runs, pooled 
 ir_measures evaluation; move-to-front and MaxMean with numpy over all runs at each step; the
 round robin of a total budget taken document by document. This is what
 `tcdb.pools.simulation.simulate_strategies` computed before it was made fast.
+
+Its means and correlations share no code with `tcdb`: each run's per-topic values come from
+ir_measures on the runs as they are (no cut after the last relevant document), averaged here
+with trec_eval -c semantics; τ-b is `scipy.stats.kendalltau`; τ_AP is counted here by its
+definition over trectools' ranking order and checked against trectools' `get_correlation`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import ir_measures
 import numpy as np
+from scipy import stats
+from trectools.misc import get_correlation, sort_systems_by
 
-from tcdb.pools.simulation import _taus, cut_after_last_relevant, mean_scores
 from tcdb.pools.strategies import Strategy, TopicRanking, describe
 from tcdb.pools.strategies.adaptive import MaxMean, MoveToFront
-from tcdb.pools.strategies.base import Judge, is_relevant
+from tcdb.pools.strategies.base import Judge
 
 Qrels = dict[str, dict[str, int]]
+
+# The rounding `tcdb.analysis.means` documents for every mean it shows, compares or ranks:
+# the exact sum (math.fsum) over the topics divided by their number, rounded to 12 decimals.
+DECIMALS = 12
+
+
+def mean_scores(runs: Mapping[str, Any], qrels: Qrels, measure: str, n_topics: int
+                ) -> dict[str, float]:
+    """Each run's mean of `measure` over the `n_topics` topics of the complete qrels, as
+    `trec_eval -c` takes it: ir_measures' value for each topic the run answered and `qrels`
+    judges, 0 for every other topic (unanswered, or judged only in the complete qrels)."""
+    if not qrels:  # nothing judged: every topic counts 0
+        return {tag: 0.0 for tag in runs}
+    evaluator = ir_measures.evaluator([ir_measures.parse_measure(measure)], qrels)
+    means = {}
+    for tag, run in runs.items():
+        values = {m.query_id: float(m.value) for m in evaluator.iter_calc(run)
+                  if m.query_id in run}
+        assert len(values) <= n_topics
+        padded = [*values.values(), *[0.0] * (n_topics - len(values))]
+        means[tag] = round(math.fsum(padded) / n_topics, DECIMALS)
+    return means
+
+
+def is_relevant(grade: int | None, threshold: int = 1) -> bool:
+    """Relevant at `threshold`: judged, and graded at least that (unjudged is not relevant)."""
+    return grade is not None and grade >= threshold
+
+
+class _System:
+    """What `trectools.misc.sort_systems_by` reads of a run: its result and its name."""
+
+    def __init__(self, name: str, value: float) -> None:
+        self.name, self.value = name, value
+
+    def get_result(self, metric: str) -> float:
+        return self.value
+
+    def get_runid(self) -> str:
+        return self.name
+
+
+def _tau_ap(ranked_truth: list[tuple[float, str]], ranked_estimate: list[tuple[float, str]]
+            ) -> float:
+    """τ_AP (Yilmaz, Aslam, Robertson 2008) of the estimated ranking against the true one, by
+    its definition: with the estimate's ranking e_1..e_N, C(i) counts the runs above e_i in the
+    estimate that are above it in the truth too; p = Σ_{i=2..N} C(i)/(i−1) / (N−1); τ_AP = 2p − 1.
+    The terms are added with `np.sum`, as `tcdb.analysis.rank_correlation.tau_ap` adds them, so the
+    rows compare equal to the last bit; trectools' loop, which adds them one by one, agrees to
+    1e-12 (asserted in `_taus`)."""
+    place = {name: i for i, (_, name) in enumerate(ranked_truth)}
+    order = [name for _, name in ranked_estimate]
+    n = len(order)
+    c = np.array([sum(place[above] < place[order[i]] for above in order[:i])
+                  for i in range(1, n)], dtype=float)
+    p = float(np.sum(c / np.arange(1, n))) / (n - 1)
+    return 2.0 * p - 1.0
+
+
+def _taus(truth: Mapping[str, float], estimate: Mapping[str, float]
+          ) -> tuple[float | None, float | None]:
+    """(τ-b, τ_AP) of the estimated means against the complete ones; None for fewer than two
+    runs or an undefined τ (all means tied). τ-b: scipy's `kendalltau`, variant "b". τ_AP: both
+    rankings by score descending then name ascending (trectools' `sort_systems_by`), the
+    complete ranking the ground truth (`get_correlation`'s first argument)."""
+    if len(truth) < 2:
+        return None, None
+    assert set(estimate) == set(truth)
+    names = sorted(truth)
+    t_b = float(stats.kendalltau([truth[n] for n in names], [estimate[n] for n in names],
+                                 variant="b").statistic)
+    ranked_truth = sort_systems_by([_System(n, truth[n]) for n in names])
+    ranked_estimate = sort_systems_by([_System(n, estimate[n]) for n in names])
+    t_ap = _tau_ap(ranked_truth, ranked_estimate)
+    trectools_ap = float(get_correlation(ranked_truth, ranked_estimate, "tauap")[0])
+    assert abs(t_ap - trectools_ap) <= 1e-12, (t_ap, trectools_ap)
+    return (None if math.isnan(t_b) else t_b), t_ap
 
 
 class _Sources:
@@ -171,7 +256,6 @@ def simulate_strategies(topics: Mapping[str, TopicRanking], topic_order: Sequenc
     means per (strategy, budget) too ("means", "logo_means")."""
     n_topics = len(qrels)
     full = mean_scores(runs, qrels, measure, n_topics)
-    runs = cut_after_last_relevant(runs, qrels, measure)
     seen: dict[bytes, dict[str, float]] = {}
 
     def memo(chosen: Mapping[str, Any], judged: Qrels) -> dict[str, float]:

@@ -27,7 +27,7 @@ def demo_summary(tmp_path_factory: pytest.TempPathFactory) -> dict:
             os.environ.pop("TCDB_DATABASE_URL", None)
         else:
             os.environ["TCDB_DATABASE_URL"] = old
-    return {"first": first, "second": second}
+    return {"first": first, "second": second, "data": folder / "data"}
 
 
 def test_planted_behaviours_are_recovered(demo_summary: dict) -> None:
@@ -69,6 +69,38 @@ def test_the_demo_went_through_the_real_paths(demo_summary: dict) -> None:
     drift = summary["drift"][0]
     assert drift["added"] > 0 and drift["removed"] > 0 and drift["changed"] > 0
     assert drift["topics"]["renumbered"] > 0
+    # The planted truth: the generator's own record of its churn (demo.json), and the same
+    # figures by hand from its parameters. Each step of the 3000 documents removes
+    # round(.06 × 3000) = 180 and adds 180 (the size stays 3000), rewrites round(.10 × 2820)
+    # = 282 of the 2820 survivors and re-numbers round(.02 × 2538) = round(50.76) = 51 of the
+    # 2538 others, leaving 2487 as they were. Documents are kept by URL, so the diff sees the
+    # 282 rewrites as changed and the 51 re-numbered (same URL and text) as unchanged. Topics:
+    # round(.05 × 40) = 2 dropped and 2 added, 38 kept, every one under a new id (LongEval ids
+    # carry the month: q0622…, q0722…).
+    manifest = json.loads((demo_summary["data"] / "demo.json").read_text(encoding="utf-8"))
+    parameters = manifest["parameters"]
+    assert (parameters["seed"], parameters["n_documents"], parameters["n_topics"]) == (7, 3000, 40)
+    assert (parameters["removed"], parameters["added"], parameters["rewritten"],
+            parameters["renumbered"], parameters["topics_dropped"],
+            parameters["topics_added"]) == (0.06, 0.06, 0.10, 0.02, 0.05, 0.05)
+    labels = [s["label"] for s in manifest["snapshots"]]
+    assert [(d["from"], d["to"]) for d in summary["drift"]] == list(zip(labels, labels[1:],
+                                                                        strict=False))
+    for step in summary["drift"]:
+        planted = manifest["churn"][step["to"]]
+        assert planted == {"removed": 180, "added": 180, "rewritten": 282, "renumbered": 51,
+                           "unchanged": 2487}
+        assert {k: step[k] for k in ("added", "removed", "changed", "unchanged", "before",
+                                     "after")} == {
+            "added": planted["added"], "removed": planted["removed"],
+            "changed": planted["rewritten"],
+            "unchanged": planted["renumbered"] + planted["unchanged"],
+            "before": 3000, "after": 3000}
+        topics = manifest["topic_drift"][step["to"]]
+        assert topics == {"kept": 38, "dropped": 2, "added": 2}
+        assert {k: step["topics"][k] for k in ("added", "removed", "kept", "renumbered")} == {
+            "added": topics["added"], "removed": topics["dropped"], "kept": topics["kept"],
+            "renumbered": topics["kept"]}
     json.dumps(summary, default=str)  # --json can print it
 
 

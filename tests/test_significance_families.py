@@ -27,6 +27,7 @@ from tcdb.analysis.significance import (
     t_interval,
 )
 from tests.builders import build_snapshot, write_run_file
+from tests.multiple_testing_oracle import adjusted_by_hand
 
 
 def _mean_diff(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
@@ -55,6 +56,33 @@ def test_benjamini_hochberg_by_hand_and_equal_to_scipy() -> None:
     assert got[[0, 2, 3]] == pytest.approx(
         stats.false_discovery_control([0.01, 0.04, 0.03], method="bh"))
     assert correct([0.01, 0.04], "bh") == pytest.approx([0.02, 0.04])  # ×2/1, ×2/2
+
+
+# By hand, for p = .01 .04 .03 .005 .3 (m = 5); ascending: .005 .01 .03 .04 .3
+#   Bonferroni ×5, capped at 1: .05 .2 .15 .025 1
+#   Holm ×5 ×4 ×3 ×2 ×1 in ascending order: .025 .04 .09 .08 .3 → running max
+#        .025 .04 .09 .09 .3 → in input order .04 .09 .09 .025 .3
+#   BH ×5/rank: .025 .025 .05 .05 .3 → running min from the largest
+#        .025 .025 .05 .05 .3 → in input order .025 .05 .05 .025 .3
+# and for p = .6 .7 (m = 2): Bonferroni 1 1; Holm min(1, 1.2) = 1, then max(1, .7) = 1;
+# BH .6×2/1 = 1.2, .7×2/2 = .7 → running min .7 .7. With a NaN (no test), m counts the others.
+BY_HAND = [
+    ([0.01, 0.04, 0.03, 0.005, 0.3], {"bonferroni": [0.05, 0.2, 0.15, 0.025, 1.0],
+                                      "holm": [0.04, 0.09, 0.09, 0.025, 0.3],
+                                      "bh": [0.025, 0.05, 0.05, 0.025, 0.3]}),
+    ([0.6, 0.7], {"bonferroni": [1.0, 1.0], "holm": [1.0, 1.0], "bh": [0.7, 0.7]}),
+    ([0.01, float("nan"), 0.04], {"bonferroni": [0.02, float("nan"), 0.08],
+                                  "holm": [0.02, float("nan"), 0.04],
+                                  "bh": [0.02, float("nan"), 0.04]}),
+]
+
+
+@pytest.mark.parametrize("method", ["bonferroni", "holm", "bh"])
+def test_corrections_equal_hand_computed_values(method: str) -> None:
+    for p, expected in BY_HAND:
+        assert correct(p, method) == pytest.approx(expected[method], nan_ok=True)
+        # and the oracle the other tests use (tests/multiple_testing_oracle.py) agrees
+        assert adjusted_by_hand(p, method) == pytest.approx(expected[method], nan_ok=True)
 
 
 def test_permutation_test_equals_scipy_with_the_same_seed() -> None:
@@ -121,9 +149,9 @@ def test_correction_applies_within_each_family_only() -> None:
             mine = (table["family"] == family).to_numpy()
             for test in ("t", "wilcoxon", "sign"):
                 assert table.loc[mine, f"p_{test}_corrected"].to_numpy() == pytest.approx(
-                    correct(raw.loc[mine, f"p_{test}"].to_numpy(), method))
+                    adjusted_by_hand(raw.loc[mine, f"p_{test}"].to_numpy(), method))
         # one family of all five would have corrected more
-        assert (table["p_t_corrected"] <= correct(raw["p_t"].to_numpy(), method)
+        assert (table["p_t_corrected"] <= adjusted_by_hand(raw["p_t"].to_numpy(), method)
                 + 1e-15).all()
     assert holm([0.01, 0.02])[1] == 0.02  # (the family "c" of two: ×2, ×1 then the max)
 
@@ -163,7 +191,8 @@ def test_baseline_family_tests_every_run_against_it(dated: Path) -> None:
     assert [(p["run_a"], p["run_b"]) for p in report["pairs"]] == [
         ("early", "base"), ("late", "base"), ("twin", "base")]
     raw = [p["p_t"] for p in report["pairs"]]
-    assert [p["p_t_corrected"] for p in report["pairs"]] == pytest.approx(list(holm(raw)))
+    assert [p["p_t_corrected"] for p in report["pairs"]] == pytest.approx(
+        list(adjusted_by_hand(raw, "holm")))
     for pair in report["pairs"]:
         assert pair["effect_size"] is not None and pair["diff_t_low"] < pair["diff_t_high"]
         assert pair["p_permutation"] is not None

@@ -18,7 +18,6 @@ def web(db: str, tmp_path: Path) -> Web:
 
 
 def test_stats_equal_what_was_written(web: Web) -> None:
-    from tcdb.ingest.versions import normalise_text
     from tcdb.reports.snapshot_stats import snapshot_stats
 
     report = snapshot_stats(COLLECTION)
@@ -40,19 +39,39 @@ def test_stats_equal_what_was_written(web: Web) -> None:
             sum(1 for t2, _, g in web.qrels[label] if t2 == t and g > 0)
             for t in sorted(web.topics[label], key=int)]
         assert all(not r["empty"] and not r["short"] for r in stats["runs"])
-    for churn, (a, b) in zip(report["churn"], zip(LABELS, LABELS[1:], strict=False),
+    # The churn by hand, from `tests.longitudinal`'s construction (no code under test):
+    # s1 holds pages 000–039, s2 005–044, s3 010–049, so each step removes 5, adds 5 and keeps
+    # 35. Of the kept pages those ending in 7 grow a word, in 3 lose one, in 5 change a word at
+    # the same length; the others (…1 with its double spaces too) keep their text.
+    #   s1→s2 keeps 005–039: …7 = 007 017 027 037 (4), …3 = 013 023 033 (3),
+    #         …5 = 005 015 025 035 (4): 11 changed, 35 − 11 = 24 unchanged
+    #   s2→s3 keeps 010–044: …7 = 017 027 037 (3), …3 = 013 023 033 043 (4),
+    #         …5 = 015 025 035 (3): 10 changed, 35 − 10 = 25 unchanged
+    by_hand = {("s1", "s2"): {"changed": 11, "unchanged": 24, "grew": 4, "shrank": 3,
+                              "same_length": 4},
+               ("s2", "s3"): {"changed": 10, "unchanged": 25, "grew": 3, "shrank": 4,
+                              "same_length": 3}}
+
+    def normalised(text: str) -> str:  # the DESIGN's normalisation, written out: the texts
+        assert text.isascii()  # are ASCII, so NFC changes nothing; collapse runs, strip ends
+        return " ".join(text.split())
+
+    for churn, (a, b) in zip(report.churn, zip(LABELS, LABELS[1:], strict=False),
                              strict=True):
+        assert churn.model_dump() == {"a": a, "b": b, "added": 5, "removed": 5, **by_hand[(a, b)]}
+        assert min(churn.grew, churn.shrank, churn.same_length) >= 3  # …7, …3, …5
+        # the figures by hand describe the texts written
         kept = set(web.texts[a]) & set(web.texts[b])
-        lengths = {s: {u: len(normalise_text(web.texts[s][u])) for u in kept} for s in (a, b)}
-        changed = {u for u in kept if normalise_text(web.texts[a][u])
-                   != normalise_text(web.texts[b][u])}
-        assert churn == {
-            "a": a, "b": b, "added": 5, "removed": 5, "changed": len(changed),
-            "unchanged": len(kept) - len(changed),
-            "grew": sum(1 for u in changed if lengths[b][u] > lengths[a][u]),
-            "shrank": sum(1 for u in changed if lengths[b][u] < lengths[a][u]),
-            "same_length": sum(1 for u in changed if lengths[b][u] == lengths[a][u])}
-        assert min(churn["grew"], churn["shrank"], churn["same_length"]) >= 3  # …7, …3, …5
+        assert len(kept) == 35 and len(set(web.texts[b]) - kept) == 5
+        before = {u: normalised(web.texts[a][u]) for u in kept}
+        after = {u: normalised(web.texts[b][u]) for u in kept}
+        changed = {u for u in kept if before[u] != after[u]}
+        assert {u[-1] for u in changed} == {"3", "5", "7"}
+        assert by_hand[(a, b)] == {
+            "changed": len(changed), "unchanged": len(kept) - len(changed),
+            "grew": sum(len(after[u]) > len(before[u]) for u in changed),
+            "shrank": sum(len(after[u]) < len(before[u]) for u in changed),
+            "same_length": sum(len(after[u]) == len(before[u]) for u in changed)}
 
 
 def test_short_rankings_and_chosen_snapshots(web: Web, cli) -> None:
