@@ -61,19 +61,19 @@ def clear() -> None:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def collections(url: str) -> list[dict[str, Any]]:
-    from tcdb.catalog.collections import list_collections
+    """The `collections` operation's rows (name, identity rules, grades, complete snapshots)."""
+    from tcdb.operations import Database, get_operation
 
-    return list_collections()
+    return [c.model_dump() for c in get_operation("collections").run(Database(url)).collections]
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def snapshots(url: str, collection: str | None = None) -> pd.DataFrame:
-    """Every snapshot (any status) with its counts and ingest times, in ordinal order."""
-    from tcdb.catalog.collections import list_snapshots
+    """Every snapshot (any status) with its counts and ingest times, in ordinal order (the
+    `snapshots` operation)."""
+    from tcdb.operations import Database, get_operation
 
-    columns = ["collection", "label", "date", "status", "source", "documents", "topics",
-               "judgments", "with_text", "ordinal", "completed_at", "error"]
-    return pd.DataFrame(list_snapshots(collection), columns=columns)
+    return get_operation("snapshots").run(Database(url), collection=collection).to_frame()
 
 
 def latest_collection(url: str, among: Sequence[str] | None = None) -> str | None:
@@ -98,19 +98,19 @@ def complete_labels(url: str, collection: str) -> list[str]:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def runs(url: str, collection: str | None = None, snapshot: str | None = None) -> pd.DataFrame:
-    from tcdb.queries import RUN_COLUMNS
-    from tcdb.runs import list_runs
+    """The `runs` operation's table."""
+    from tcdb.operations import Database, get_operation
 
-    return pd.DataFrame(list_runs(collection, snapshot), columns=RUN_COLUMNS)
+    return get_operation("runs").run(Database(url), collection=collection,
+                                     snapshot=snapshot).to_frame()
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def qrels_sets(url: str, collection: str | None = None) -> pd.DataFrame:
-    from tcdb.judging.qrels import list_qrels
+    """The `qrels_sets` operation's table."""
+    from tcdb.operations import Database, get_operation
 
-    columns = ["collection", "snapshot", "name", "kind", "n_judgments", "n_topics", "parent",
-               "second_parent", "assessor", "method", "description", "created_at"]
-    return pd.DataFrame(list_qrels(collection), columns=columns)
+    return get_operation("qrels_sets").run(Database(url), collection=collection).to_frame()
 
 
 def qrels_names(url: str, collection: str, labels: Sequence[str]) -> list[str]:

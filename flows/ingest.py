@@ -8,52 +8,33 @@ skips — with the reason, logged and in the artifact — those whose source is 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prefect import flow, get_run_logger, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow, get_run_logger
 
 from tcdb.errors import TcdbError
 from tcdb.flows.artifacts import drift_section, markdown_table, publish, render, timings_section
-from tcdb.flows.common import SOURCE_RETRIES, SOURCE_RETRY_DELAYS, Stopwatch, retry_transient
+from tcdb.flows.common import Stopwatch
 from tcdb.flows.state import snapshot_drift
 
 if TYPE_CHECKING:
-    from tcdb.collections.sources import SnapshotSource
-    from tcdb.ingest import IngestReport
+    from tcdb.ingest.report import SnapshotIngestResult
+    from tcdb.ingest.snapshot import SnapshotIngestRequest
 
 
-@task(name="ingest-snapshot", retries=SOURCE_RETRIES, retry_delay_seconds=SOURCE_RETRY_DELAYS,
-      retry_condition_fn=retry_transient, cache_policy=NO_CACHE)
-def ingest_task(
-    collection: str,
-    label: str,
-    open_source: Callable[[], SnapshotSource],
-    date: dt.date | None = None,
-    qrels_name: str = "original",
-    with_text: bool = True,
-    replace: bool = False,
-) -> IngestReport:
-    """Open the source and ingest it; a retry opens the source afresh (the ingest is atomic)."""
-    from tcdb.ingest import ingest_snapshot as ingest_core
+def _ingest(request: SnapshotIngestRequest) -> SnapshotIngestResult:
+    """The `snapshot_ingest` task: retried on transient read errors only, each retry opening
+    the source afresh (the ingest is atomic)."""
+    from tcdb.flows.tasks import TASKS
+    from tcdb.ingest.report import SnapshotIngestResult
 
-    return ingest_core(collection, label, open_source(), date=date, qrels_name=qrels_name,
-                       with_text=with_text, replace=replace)
+    result = TASKS["snapshot_ingest"](request)
+    assert isinstance(result, SnapshotIngestResult)
+    return result
 
 
-@task(name="pending-snapshots", cache_policy=NO_CACHE)
-def pending_task(spec_path: str) -> tuple[Any, list[tuple[Any, str | None]]]:
-    """Sync the spec's collection and list its declared, not yet complete snapshots."""
-    from tcdb.collections.spec import load_spec
-    from tcdb.ingest import pending_snapshots
-
-    pending = pending_snapshots(spec_path)
-    return load_spec(spec_path), pending
-
-
-def _report_row(report: IngestReport) -> dict[str, Any]:
+def _report_row(report: SnapshotIngestResult) -> dict[str, Any]:
     return {"label": report.label, "status": report.status, "documents": report.n_documents,
             "new_contents": report.n_new_contents, "topics": report.n_topics,
             "judgments": report.n_judgments, "seconds": round(report.seconds, 3),
@@ -74,15 +55,14 @@ def ingest_snapshot(
     replace: bool = False,
 ) -> dict[str, Any]:
     """Ingest one snapshot from an ir_datasets id or local files (as `tcdb snapshot ingest`)."""
-    from tcdb.collections.sources import open_source
+    from tcdb.ingest.snapshot import SnapshotIngestRequest
 
     watch = Stopwatch()
-
-    def source() -> SnapshotSource:
-        return open_source(irds, docs, topics, qrels)
-
+    request = SnapshotIngestRequest.of(
+        collection=collection, snapshot=label, irds=irds, docs=docs, topics_file=topics,
+        qrels_file=qrels, date=date, qrels=qrels_name, text=with_text, replace=replace)
     with watch.step(f"ingest {label}"):
-        report = ingest_task(collection, label, source, date, qrels_name, with_text, replace)
+        report = _ingest(request)
     drift = {label: snapshot_drift(collection, label)}
     row = _report_row(report)
     markdown = render(f"Ingest {collection} / {label}: {report.status}", [
@@ -103,10 +83,20 @@ def ingest_new_snapshots(spec_path: str, with_text: bool = True) -> dict[str, An
     those whose source is missing are skipped with the reason and picked up by a later run.
     Bad input fails the flow at once with the core's message; a transient read error retries.
     """
+    from tcdb.catalog.sync import CollectionSyncRequest, CollectionSyncResult, ingest_request
+    from tcdb.collections.spec import load_spec
+    from tcdb.flows.tasks import TASKS
+
     logger = get_run_logger()
     watch = Stopwatch()
     with watch.step("read spec"):
-        spec, pending = pending_task(str(spec_path))
+        # collection_sync without ingest: the collection created or updated, and the declared
+        # snapshots not complete yet, each with why its source cannot be read (None: it can)
+        state = TASKS["collection_sync"](CollectionSyncRequest.of(spec=spec_path))
+        assert isinstance(state, CollectionSyncResult)
+        spec = load_spec(spec_path)
+    declared = {snap.label: snap for snap in spec.snapshots}
+    pending = [(declared[p.label], p.unavailable) for p in state.pending]
     pending_labels = {snap.label for snap, _ in pending}
     rows: list[dict[str, Any]] = [
         {"label": snap.label, "status": "present", "documents": None, "new_contents": None,
@@ -124,8 +114,7 @@ def ingest_new_snapshots(spec_path: str, with_text: bool = True) -> dict[str, An
             continue
         try:
             with watch.step(f"ingest {snap.label}"):
-                report = ingest_task(spec.name, snap.label, snap.open_source, snap.date,
-                                     with_text=with_text)
+                report = _ingest(ingest_request(spec.name, snap, text=with_text))
         except TcdbError as exc:
             rows.append({"label": snap.label, "status": "failed", "documents": None,
                          "new_contents": None, "topics": None, "judgments": None,

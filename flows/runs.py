@@ -3,7 +3,7 @@
 A file whose checksum the snapshot already holds is skipped without reading it again (so the
 same file dropped twice, or copied under another name, is imported once). A folder whose
 snapshot is not ingested yet is left for a later run. Each file is imported in its own
-transaction by `tcdb.runs.import_run`: a bad file fails alone, with the core's message, and the
+transaction by the `run_import` operation: a bad file fails alone, with the core's message, and the
 flow fails after the good files are in — so it shows up, and the next run tries it again.
 """
 
@@ -21,7 +21,7 @@ from tcdb.flows.common import SOURCE_RETRIES, SOURCE_RETRY_DELAYS, Stopwatch, re
 from tcdb.flows.state import complete_snapshots, known_run_checksums
 
 if TYPE_CHECKING:
-    from tcdb.runs import RunImportReport
+    from tcdb.runs.operations import ImportedRun
 
 DEFAULT_DROP_FOLDER = "runs"
 # Files still being written or not meant for import.
@@ -73,13 +73,16 @@ def check_drop_folder(drop_folder: str) -> Path:
     return root
 
 
-@task(name="import-run", retries=SOURCE_RETRIES, retry_delay_seconds=SOURCE_RETRY_DELAYS,
-      retry_condition_fn=retry_transient, cache_policy=NO_CACHE)
-def import_run_task(collection: str, snapshot: str, path: str) -> RunImportReport:
-    """Import one dropped run file (idempotent by checksum in the core as well)."""
-    from tcdb.runs import import_run
+def import_run_file(collection: str, snapshot: str, path: str) -> ImportedRun:
+    """Import one dropped run file with the `run_import` task (idempotent by checksum in the
+    core as well; retried on transient errors only)."""
+    from tcdb.flows.tasks import TASKS
+    from tcdb.runs.operations import RunImportRequest, RunImportResult
 
-    return import_run(collection, snapshot, path)
+    result = TASKS["run_import"](RunImportRequest.of(collection=collection, snapshot=snapshot,
+                                                     files=[path]))
+    assert isinstance(result, RunImportResult)
+    return result.runs[0]
 
 
 @task(name="checksum", retries=SOURCE_RETRIES, retry_delay_seconds=SOURCE_RETRY_DELAYS,
@@ -126,7 +129,7 @@ def import_runs(
                     rows.append(_row(coll, snap, file, "seen"))
                     continue
                 try:
-                    report = import_run_task(coll, snap, str(file))
+                    report = import_run_file(coll, snap, str(file))
                 except TcdbError as exc:  # the message names the file (and line) itself
                     logger.error("%s", exc if str(file) in str(exc) else f"{file}: {exc}")
                     rows.append(_row(coll, snap, file, "failed", reason=str(exc)))

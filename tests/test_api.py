@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError, OptionError
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(6)}
@@ -34,33 +34,33 @@ def two_snapshots(db: str, tmp_path: Path) -> None:
 def test_runs_and_qrels_frames(two_snapshots: None) -> None:
     from tcdb import api
 
-    runs = api.runs("lx")
+    runs = api.runs("lx").to_frame()
     assert list(runs["run"]) == ["bm25-s1", "bm25-s2"]
     assert list(runs["snapshot"]) == ["s1", "s2"] and set(runs["system"]) == {"BM25"}
-    assert list(api.runs("lx", "s2")["run"]) == ["bm25-s2"]
-    qrels = api.qrels("lx", "s2")
+    assert list(api.runs("lx", "s2").to_frame()["run"]) == ["bm25-s2"]
+    qrels = api.qrels("lx", "s2").to_frame()
     assert list(qrels.columns) == ["collection", "snapshot", "qrels", "topic", "doc", "grade"]
     assert sorted(zip(qrels["topic"], qrels["doc"], strict=True)) == [("10", "d2"), ("11", "d3")]
-    sets = api.qrels_sets("lx")
+    sets = api.qrels_sets("lx").to_frame()
     assert list(sets["snapshot"]) == ["s1", "s2"] and set(sets["name"]) == {"original"}
 
 
 def test_scores_frame_means_and_per_topic(two_snapshots: None) -> None:
     from tcdb import api
 
-    means = api.scores("lx", "s1", measures=["P@1", "RR"])
+    means = api.scores("lx", "s1", measures=["P@1", "RR"]).to_frame()
     assert list(means.columns[:7]) == ["collection", "snapshot", "qrels", "run", "system",
                                        "measure", "value"]
     got = dict(zip(means["measure"], means["value"], strict=True))
     assert got == {"P@1": pytest.approx(0.5), "RR": pytest.approx(0.5)}
-    topics = api.scores("lx", "s1", measures="RR", per_topic=True)
+    topics = api.scores("lx", "s1", measures="RR", per_topic=True).to_frame()
     assert dict(zip(topics["topic"], topics["value"], strict=True)) == {"1": 1.0, "2": 0.0}
 
 
 def test_per_topic_scores_match_topics_across_snapshots(two_snapshots: None) -> None:
     from tcdb import api
 
-    frame = api.per_topic_scores("lx", ["s1", "s2"], "original", "RR")
+    frame = api.per_topic_scores("lx", ["s1", "s2"], qrels="original", measure="RR").to_frame()
     assert set(frame["snapshot"]) == {"s1", "s2"}
     by_key = frame.pivot_table(index="topic_key", columns="snapshot", values="value")
     assert by_key.loc["cheap flights"].tolist() == [1.0, 0.0]
@@ -68,24 +68,28 @@ def test_per_topic_scores_match_topics_across_snapshots(two_snapshots: None) -> 
     external = dict(zip(zip(frame["snapshot"], frame["topic_key"], strict=True), frame["topic"],
                         strict=True))
     assert external[("s2", "cheap flights")] == "11"
-    only = api.per_topic_scores("lx", ["s1", "s2"], "original", "RR", runs=["bm25-s2"])
+    only = api.per_topic_scores("lx", ["s1", "s2"], qrels="original", measure="RR",
+                                runs=["bm25-s2"]).to_frame()
     assert set(only["snapshot"]) == {"s2"}
 
 
 def test_one_string_is_one_label_and_any_iterable_is_many(two_snapshots: None) -> None:
     from tcdb import api
 
-    one = api.per_topic_scores("lx", "s2", "original", "RR", runs="bm25-s2")
+    one = api.per_topic_scores("lx", "s2", qrels="original", measure="RR",
+                               runs="bm25-s2").to_frame()
     assert set(one["snapshot"]) == {"s2"} and set(one["run"]) == {"bm25-s2"}
-    means = api.scores("lx", "s1", measures="RR", runs=("bm25-s1",))
+    means = api.scores("lx", "s1", measures="RR", runs=("bm25-s1",)).to_frame()
     assert list(means["measure"]) == ["RR"]
-    report = api.persistence("lx", (s for s in ["s1", "s2"]), "BM25", "RR", systems="BM25")
-    assert report["snapshots"] == ["s1", "s2"] and list(report["measures"]) == ["RR"]
-    assert [r["system"] for r in report["measures"]["RR"]["systems"]] == ["BM25"]
-    per_snapshot = api.persistence("lx", ["s1", "s2"], "BM25", ["RR"],
+    report = api.persistence("lx", snapshots=(s for s in ["s1", "s2"]), pivot="BM25",
+                             measures="RR", systems="BM25")
+    assert report.snapshots == ["s1", "s2"] and list(report.measures) == ["RR"]
+    assert [r.system for r in report.measures["RR"].systems] == ["BM25"]
+    per_snapshot = api.persistence("lx", snapshots=["s1", "s2"], pivot="BM25", measures=["RR"],
                                    qrels={"s1": "original", "s2": "original"})
-    assert per_snapshot["qrels"] == {"s1": "original", "s2": "original"}
-    deltas = api.per_topic_deltas("lx", ["s1", "s2"], "BM25", "RR", systems=("BM25",))
+    assert per_snapshot.qrels == {"s1": "original", "s2": "original"}
+    deltas = api.per_topic_deltas("lx", snapshots=["s1", "s2"], pivot="BM25", measures="RR",
+                                  systems=("BM25",)).to_frame()
     assert deltas.empty and "delta" in deltas.columns  # the pivot alone: no one to compare
 
 
@@ -95,27 +99,37 @@ def _option_error(call: Any) -> OptionError:
     return info.value
 
 
+def _field_error(call: Any) -> FieldError:
+    with pytest.raises(FieldError) as info:
+        call()
+    return info.value
+
+
 def test_errors_name_the_api_parameters_not_cli_options(two_snapshots: None) -> None:
     from tcdb import api
 
     # one string with a space is one (unknown) label, never its characters
-    error = _option_error(lambda: api.persistence("lx", "s1 s2", "BM25", "RR"))
+    error = _field_error(lambda: api.persistence("lx", snapshots="s1 s2", pivot="BM25",
+                                                 measures="RR"))
     assert str(error) == "snapshots: persistence compares at least two snapshots"
-    assert error.option == "snapshots"
-    error = _option_error(lambda: api.persistence("lx", ["s1", "s2"], "BM25", []))
+    assert error.field == "snapshots"
+    error = _field_error(lambda: api.persistence("lx", snapshots=["s1", "s2"], pivot="BM25",
+                                                 measures=[]))
     assert str(error) == "measures: give at least one measure"
-    error = _option_error(lambda: api.persistence("lx", ["s1", "s2"], "BM25", "RR",
-                                                  bootstrap=-1))
+    error = _field_error(lambda: api.persistence("lx", snapshots=["s1", "s2"], pivot="BM25",
+                                                 measures="RR", bootstrap=-1))
     assert str(error).startswith("bootstrap: ")
-    error = _option_error(lambda: api.persistence("lx", ["s1", "s2"], "BM25", "RR",
-                                                  systems="nobody"))
+    error = _field_error(lambda: api.persistence("lx", snapshots=["s1", "s2"], pivot="BM25",
+                                                 measures="RR", systems="nobody"))
     assert str(error) == ("systems: no system 'nobody' has runs in snapshots s1, s2 of 'lx' "
                           "(systems: BM25)")
-    error = _option_error(lambda: api.per_topic_scores("lx", ["s1", 2], "original", "RR"))
+    error = _field_error(lambda: api.per_topic_scores("lx", ["s1", 2], qrels="original",
+                                                      measure="RR"))
     assert str(error) == "snapshots: labels are text, not int 2"
-    error = _option_error(lambda: api.reusability("lx", "s1", "original", "original", "RR"))
-    assert str(error).startswith("qrels_b: compare two different qrels sets")
-    error = _option_error(lambda: api.scores("lx", "s1", measures="nonsense"))
+    error = _field_error(lambda: api.reusability("lx", "s1", qrels="original", vs="original",
+                                                 measures="RR"))
+    assert str(error).startswith("vs: compare two different qrels sets")
+    error = _field_error(lambda: api.scores("lx", "s1", measures="nonsense"))
     assert str(error).startswith("measures: 'nonsense' is not a measure")
 
 
@@ -129,3 +143,31 @@ def test_combined_and_argument_options_are_translated_part_by_part() -> None:
     assert _python_option("--vs", params, {"vs": "qrels_b"}) == "qrels_b"
     assert _python_reason("give --run TAG or --all-runs, not both; see --json", params, {}) == (
         "give runs TAG or --all-runs, not both; see --json")
+
+
+def test_scores_reads_one_snapshot_and_says_so(two_snapshots: None) -> None:
+    """A list of snapshots was a raw SQL error; now a FieldError naming `snapshot`."""
+    from tcdb import api
+
+    with pytest.raises(FieldError) as info:
+        api.scores("lx", ["s1", "s2"], measures="RR")
+    assert info.value.field == "snapshot" and "per_topic_scores" in str(info.value)
+
+
+def test_qrels_show_and_per_topic_scores_on_the_command_line(two_snapshots: None,
+                                                            cli: Any) -> None:
+    import json
+
+    code, out, err = cli("qrels", "show", "lx", "s2", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert sorted((j["topic"], j["doc"], j["grade"]) for j in data["judgments"]) == [
+        ("10", "d2", 1), ("11", "d3", 1)]
+    code, out, err = cli("scores", "per-topic", "lx", "s1", "s2", "-m", "RR", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["scores"]
+    assert {(r["snapshot"], r["topic_key"]): r["value"] for r in rows} == {
+        ("s1", "cheap flights"): 1.0, ("s1", "weather paris"): 0.0,
+        ("s2", "cheap flights"): 0.0, ("s2", "weather paris"): 1.0}
+    code, _, err = cli("scores", "lx", "s1", "s2", "-m", "RR")
+    assert code != 0

@@ -134,7 +134,7 @@ def test_drift_judgments_per_topic_equal_the_qrels(seeded: Seeded) -> None:
     last = seeded.labels[-1]
     at = open_page("drift", collection=COLLECTION, snapshot=last, qrels="expanded")
     frame = chart_with(at, "topic", "judged", "relevant")
-    expected = qrels(COLLECTION, last, "expanded")
+    expected = qrels(COLLECTION, last, "expanded").to_frame()
     counts = expected.groupby("topic")["doc"].size()
     assert dict(zip(frame["topic"], frame["judged"], strict=True)) == counts.to_dict()
     relevant = (expected["grade"] > 0).groupby(expected["topic"]).sum()

@@ -36,7 +36,7 @@ def test_drift_shows_length_churn_and_judgments_by_grade(seeded: Seeded) -> None
             for t in seeded.churn} == {t: c["changed"] for t, c in seeded.churn.items()}
     grades = chart_with(at, "snapshot", "grade", "judgments")
     for label in seeded.labels:
-        judged = qrels(COLLECTION, label, "original")["grade"].value_counts()
+        judged = qrels(COLLECTION, label, "original").to_frame()["grade"].value_counts()
         shown = grades[grades["snapshot"] == label]
         assert dict(zip(shown["grade"].astype(int), shown["judgments"], strict=True)) == \
             {int(g): int(n) for g, n in judged.items()}

@@ -17,7 +17,7 @@ import ir_measures
 import pytest
 from scipy import stats
 
-from tcdb.errors import ConflictError, InputError, OptionError
+from tcdb.errors import ConflictError, FieldError, InputError
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 TOPICS = {str(t): f"query {t}" for t in range(1, 11)}
@@ -374,7 +374,7 @@ def test_a_grade_scale_cannot_narrow_under_stored_grades(db: str, tmp_path: Path
 
 
 def test_options_name_themselves() -> None:
-    with pytest.raises(OptionError, match="--split-by"):
+    with pytest.raises(FieldError, match="split_by"):
         from tcdb.judging.qrels import import_qrels
 
         import_qrels("c", "s", "n", "x", split_by="topic")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from tcdb.errors import InputError, NotFoundError, OptionError
+from tcdb.errors import FieldError, InputError, NotFoundError
 from tcdb.schema import PoolEntry, PoolRun, Run, RunEntry, Score, System
 from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_run_file
@@ -191,7 +191,7 @@ def test_run_update_refuses_typos_and_empty_updates(round1: Path) -> None:
     with pytest.raises(NotFoundError, match="no run 'bta'"):
         update_runs("c", "s", ["alpha", "bta"], RunMetadata(group="x"))
     assert _runs()["alpha"]["group"] == "GUIR_S2"  # nothing was written
-    with pytest.raises(OptionError, match="nothing to update"):
+    with pytest.raises(FieldError, match="nothing to update"):
         update_runs("c", "s", ["alpha"], RunMetadata())
 
 

@@ -1,18 +1,25 @@
-"""Collections and their snapshots: create, find, and sync them from collection specs."""
+"""Collections and their snapshots: create, find, and sync them from collection specs; the
+`collection_add`, `collections` and `snapshots` operations (`tcdb collection add|list`,
+`tcdb snapshot list`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, field_validator
 from sqlalchemy import func, text
 from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, NotFoundError
+from tcdb.operations import Database, Request, Result, argument, operation, option
 from tcdb.schema import Collection, DocIdentity, Snapshot, SnapshotStatus, TopicIdentity
 from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from tcdb.collections.spec import CollectionSpec
 
 
@@ -175,3 +182,154 @@ def list_snapshots(collection: str | None = None) -> list[dict[str, Any]]:
             "judgments": s.n_judgments, "with_text": s.with_text, "ordinal": s.ordinal,
             "completed_at": s.completed_at, "error": s.error,
         } for s, name in session.exec(query).all()]
+
+
+# ---------------------------------------------------------------- the catalogue's operations
+
+
+class CollectionAddRequest(Request):
+    """A collection and how its documents and topics keep their identity across snapshots."""
+
+    collection: str = argument(help="Collection name, e.g. longeval-web.", metavar="NAME")
+    doc_identity: DocIdentity = option(
+        DocIdentity.doc_id, help="Documents are the same across snapshots by id or URL.")
+    topic_identity: TopicIdentity = option(
+        TopicIdentity.query_id,
+        help="Topics are the same by id, or by normalised query text (re-numbered queries).")
+    id_fallback: bool = option(False, help="With doc_identity url: key documents without a "
+                               "URL by their id.")
+    grades: str | None = option(None, metavar="LOW:HIGH", help="Relevance scale LOW:HIGH, "
+                                "e.g. 0:2.")
+    description: str | None = option(None, help="What the collection is.")
+
+    @field_validator("grades")
+    @classmethod
+    def _scale(cls, value: str | None) -> str | None:
+        if value:
+            try:
+                low, high = (int(v) for v in value.split(":"))
+            except ValueError:
+                raise ValueError("write the scale as LOW:HIGH, e.g. 0:2") from None
+        return value or None
+
+    def scale(self) -> tuple[int | None, int | None]:
+        if not self.grades:
+            return None, None
+        low, high = (int(v) for v in self.grades.split(":"))
+        return low, high
+
+
+class CollectionRow(BaseModel):
+    """A collection: its identity rules, grade scale and complete snapshots."""
+
+    name: str
+    doc_identity: str
+    topic_identity: str
+    id_fallback: bool
+    grades: list[int | None]  # [low, high]
+    description: str | None
+    snapshots: list[str]
+
+
+class CollectionAddResult(Result):
+    """The collection as stored."""
+
+    collection: CollectionRow
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the collection."""
+        return _collections_frame([self.collection])
+
+
+def _collections_frame(rows: list[CollectionRow]) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame([{**r.model_dump(exclude={"grades", "snapshots"}),
+                          "grade_min": r.grades[0], "grade_max": r.grades[1],
+                          "snapshots": ", ".join(r.snapshots)} for r in rows],
+                        columns=["name", "doc_identity", "topic_identity", "id_fallback",
+                                 "description", "grade_min", "grade_max", "snapshots"])
+
+
+@operation("collection_add", command="collection add", writes=True)
+def collection_add(request: CollectionAddRequest, db: Database) -> CollectionAddResult:
+    """Create a collection (the same call again is a no-op)."""
+    low, high = request.scale()
+    add_collection(request.collection, request.doc_identity, request.topic_identity,
+                   id_fallback=request.id_fallback, grade_min=low, grade_max=high,
+                   description=request.description)
+    (row,) = [r for r in list_collections() if r["name"] == request.collection]
+    return CollectionAddResult(collection=CollectionRow(**row))
+
+
+class CollectionsRequest(Request):
+    """Every collection (no selection)."""
+
+
+class CollectionsResult(Result):
+    """Every collection, by name."""
+
+    collections: list[CollectionRow]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per collection."""
+        return _collections_frame(self.collections)
+
+    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        """The list, as `tcdb collection list --json` has always printed it."""
+        rows: list[dict[str, Any]] = super().to_json()["collections"]
+        return rows
+
+
+@operation("collections", command="collection list")
+def collections(request: CollectionsRequest, db: Database) -> CollectionsResult:
+    """List collections, their identity rules and complete snapshots."""
+    return CollectionsResult(collections=[CollectionRow(**r) for r in list_collections()])
+
+
+class SnapshotsRequest(Request):
+    """Which snapshots to list."""
+
+    collection: str | None = argument(None, help="Only this collection.")
+
+
+class SnapshotRow(BaseModel):
+    """A snapshot of any status, with its counts."""
+
+    collection: str
+    label: str
+    date: dt.date | None
+    status: str
+    source: str | None
+    documents: int | None
+    topics: int | None
+    judgments: int | None
+    with_text: bool | None
+    ordinal: int | None
+    completed_at: dt.datetime | None
+    error: str | None
+
+
+class SnapshotsResult(Result):
+    """Snapshots in collection and time order."""
+
+    snapshots: list[SnapshotRow]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per snapshot."""
+        import pandas as pd
+
+        return pd.DataFrame([s.model_dump() for s in self.snapshots],
+                            columns=list(SnapshotRow.model_fields))
+
+    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        """The list, as `tcdb snapshot list --json` has always printed it."""
+        rows: list[dict[str, Any]] = super().to_json()["snapshots"]
+        return rows
+
+
+@operation("snapshots", command="snapshot list")
+def snapshots(request: SnapshotsRequest, db: Database) -> SnapshotsResult:
+    """List snapshots with their status and counts."""
+    return SnapshotsResult(snapshots=[SnapshotRow(**r) for r in
+                                      list_snapshots(request.collection)])

@@ -1,204 +1,118 @@
 """`tcdb run import|update|delete|list|export`: TREC run files into a snapshot, fixed, listed,
-and out again."""
+and out again.
+
+Each command is derived from its operation (`tcdb.runs.operations`, `tcdb.runs.listing`,
+`tcdb.runs.exporting`); this module only prints results and asks before deleting.
+"""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from tcdb.cli.output import console, err_console, print_json, print_table
-from tcdb.vocabulary import RunCategory, RunType
+from tcdb.cli import derive
+from tcdb.cli.output import console, err_console, print_table
 
 if TYPE_CHECKING:
-    from tcdb.runs import RunChange, RunMetadata
+    from tcdb.runs.exporting import RunExportResult
+    from tcdb.runs.listing import RunsResult
+    from tcdb.runs.operations import RunChangeRow, RunChangesResult, RunImportResult
 
 app = typer.Typer(help="Import, fix, delete and list runs (TREC run files) of a snapshot.",
                   no_args_is_help=True)
 
-METADATA_HELP = ("A table of the round's runs (CSV, TSV or JSON): columns tag, system, group, "
-                 "runtype, contributed, category, submitted, description, first_stage. A row "
-                 "wins over the options.")
 
-# The metadata options `import` and `update` share (None: not given, keeps what is stored).
-SystemOption = typer.Option(None, "--system",
-                            help="System the runs belong to (default: each run's tag).")
-GroupOption = typer.Option(None, "--group", help="Participant group (team).")
-RunTypeOption = typer.Option(None, "--run-type", metavar="TYPE",
-                              help="automatic, manual or feedback.")
-ContributedOption = typer.Option(None, "--contributed/--not-contributed",
-                                 help="The runs fed the official pools (judged runs), or not.")
-CategoryOption = typer.Option(None, "--category", metavar="KIND",
-                              help="Kind of system: lexical, neural, llm or other.")
-DateOption = typer.Option(None, "--date", formats=["%Y-%m-%d"], metavar="YYYY-MM-DD",
-                          help="Submission date.")
-DescriptionOption = typer.Option(None, "--description", metavar="TEXT", help="Free text.")
-FirstStageOption = typer.Option(None, "--first-stage", metavar="TAG",
-                                help="Tag of the run these runs re-rank.")
-MetadataOption = typer.Option(None, "--metadata", metavar="FILE", help=METADATA_HELP)
-JsonOption = typer.Option(False, "--json", help="Print JSON.")
+def _not_contributed() -> list[inspect.Parameter]:
+    """`--not-contributed`: the CLI's way to say `contributed=False` (a field that is None when
+    not given has no `--no-…` of its own)."""
+    return [inspect.Parameter(
+        "not_contributed", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+        default=typer.Option(False, "--not-contributed",
+                             help="The runs did not feed the official pools."))]
 
 
-def _options(system: str | None, group: str | None, run_type: RunType | None,
-             contributed: bool | None, category: RunCategory | None, date: datetime | None,
-             description: str | None, first_stage: str | None) -> RunMetadata:
-    from tcdb.runs import run_metadata
+def _prepare_metadata(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
+    if extras.get("not_contributed"):
+        if fields.get("contributed"):
+            from tcdb.errors import OptionError
 
-    return run_metadata(system=system, group=group, run_type=run_type, contributed=contributed,
-                        category=category, submitted=date.date() if date else None,
-                        description=description, first_stage=first_stage)
+            raise OptionError("--contributed/--not-contributed", "give one of them")
+        fields["contributed"] = False
+    return fields
 
 
-@app.command("import")
-def import_(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    files: list[Path] = typer.Argument(..., help="TREC run files (plain or .gz)."),
-    metadata: Path | None = MetadataOption,
-    system: str | None = SystemOption,
-    group: str | None = GroupOption,
-    run_type: RunType | None = RunTypeOption,
-    contributed: bool | None = ContributedOption,
-    category: RunCategory | None = CategoryOption,
-    date: datetime | None = DateOption,
-    description: str | None = DescriptionOption,
-    first_stage: str | None = FirstStageOption,
-    replace: bool = typer.Option(
-        False, "--replace", help="Replace a stored run of the same tag from another file "
-        "(metadata not given again is kept)."),
-    allow_unknown_docs: bool = typer.Option(
-        False, "--allow-unknown-docs",
-        help="Keep entries for documents the snapshot lacks (as unresolved) instead of failing."),
-    json_output: bool = JsonOption,
-) -> None:
-    """Import run files: one transaction for all of them.
-
-    The same file again is a no-op, or updates the metadata it is given.
-    """
-    from tcdb.runs import import_runs, read_run_metadata
-
-    table = read_run_metadata(metadata) if metadata is not None else {}
-    options = _options(system, group, run_type, contributed, category, date, description,
-                       first_stage)
-    reports = import_runs(collection, snapshot, files, **options.given(), metadata=table,
-                          replace=replace, allow_unknown_docs=allow_unknown_docs,
-                          progress=not json_output)
-    unmatched = sorted(set(table) - {r.run for r in reports})
-    if json_output:
-        print_json({"runs": [r.as_dict() for r in reports], "metadata_unmatched": unmatched})
-        return
+def _show_import(result: RunImportResult, **_: Any) -> None:
+    first = result.runs[0] if result.runs else None
     print_table(["run", "status", "system", "entries", "unresolved", "seconds"],
                 [(r.run, r.status, r.system, f"{r.n_entries:,}", f"{r.n_unresolved:,}",
-                  f"{r.seconds:.2f}") for r in reports],
-                title=f"{collection} / {snapshot}")
-    unresolved = sum(r.n_unresolved for r in reports)
+                  f"{r.seconds:.2f}") for r in result.runs],
+                title=f"{first.collection} / {first.snapshot}" if first else None)
+    unresolved = sum(r.n_unresolved for r in result.runs)
     if unresolved:
         console.print(f"{unresolved:,} entries name documents the snapshot does not have; "
                       "kept as unresolved (they still occupy their ranks in evaluation).")
-    if unmatched:
-        console.print(f"{len(unmatched)} row(s) of {metadata} describe runs not in these files: "
-                      f"{_few(unmatched)}", highlight=False, markup=False, emoji=False)
+    if result.metadata_unmatched:
+        console.print(f"{len(result.metadata_unmatched)} row(s) of the metadata table describe "
+                      f"runs not in these files: {_few(result.metadata_unmatched)}",
+                      highlight=False, markup=False, emoji=False)
 
 
-@app.command("update")
-def update(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    tags: list[str] | None = typer.Argument(None, help="Run tags (default: the table's runs)."),
-    metadata: Path | None = MetadataOption,
-    system: str | None = SystemOption,
-    group: str | None = GroupOption,
-    run_type: RunType | None = RunTypeOption,
-    contributed: bool | None = ContributedOption,
-    category: RunCategory | None = CategoryOption,
-    date: datetime | None = DateOption,
-    description: str | None = DescriptionOption,
-    first_stage: str | None = FirstStageOption,
-    json_output: bool = JsonOption,
-) -> None:
-    """Fix runs' metadata; entries, scores and pools stay."""
-    from tcdb.runs import update_runs
+def _show_changes(what: Callable[[RunChangeRow], str]) -> Callable[..., None]:
+    def show(result: RunChangesResult, **_: Any) -> None:
+        changes = result.changes
+        print_table(["run", "status", "what"], [(c.run, c.status, what(c)) for c in changes],
+                    title=f"{changes[0].collection} / {changes[0].snapshot}" if changes
+                    else None)
 
-    options = _options(system, group, run_type, contributed, category, date, description,
-                       first_stage)
-    changes = update_runs(collection, snapshot, tags or [], options, metadata=metadata)
-    _print_changes(changes, json_output,
-                   lambda c: ", ".join(c.changed) if c.changed else "as stored already")
-
-
-@app.command("delete")
-def delete(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    tags: list[str] = typer.Argument(..., help="Run tags."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
-    json_output: bool = JsonOption,
-) -> None:
-    """Delete runs with their entries, scores and pool memberships (one transaction)."""
-    from tcdb.runs import delete_runs
-
-    if not yes and not typer.confirm(f"Delete {len(tags)} run(s) of {collection} / {snapshot} "
-                                     "with their entries and scores?", err=True):
-        err_console.print("nothing deleted")
-        raise typer.Exit(1)
-    changes = delete_runs(collection, snapshot, tags)
-    _print_changes(changes, json_output, lambda c: (
-        f"{c.n_entries:,} entries, {c.n_scores:,} scores"
-        + (f"; left pool(s) {', '.join(c.pools)} (their documents stay)" if c.pools else "")))
-
-
-def _print_changes(changes: list[RunChange], json_output: bool,
-                   what: Callable[[RunChange], str]) -> None:
-    if json_output:
-        print_json([c.as_dict() for c in changes])
-        return
-    print_table(["run", "status", "what"], [(c.run, c.status, what(c)) for c in changes],
-                title=f"{changes[0].collection} / {changes[0].snapshot}" if changes else None)
+    return show
 
 
 def _few(names: list[str], n: int = 8) -> str:
     return ", ".join(names[:n]) + (f", … ({len(names)} in all)" if len(names) > n else "")
 
 
-@app.command("list")
-def list_(
-    collection: str | None = typer.Argument(None, help="Only this collection."),
-    snapshot: str | None = typer.Argument(None, help="Only this snapshot."),
-    json_output: bool = JsonOption,
-) -> None:
-    """List runs with their system, metadata and sizes."""
-    from tcdb.runs import list_runs
+def _yes() -> list[inspect.Parameter]:
+    return [inspect.Parameter("yes", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+                              default=typer.Option(False, "--yes", "-y",
+                                                   help="Do not ask for confirmation."))]
 
-    rows = list_runs(collection, snapshot)
-    if json_output:
-        print_json(rows)
-        return
+
+def _confirm_delete(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
+    """Ask before deleting, unless `--yes`: a delete takes entries and scores with it."""
+    tags = fields.get("tags") or []
+    if not extras["yes"] and not typer.confirm(
+            f"Delete {len(tags)} run(s) of {fields['collection']} / {fields['snapshot']} "
+            "with their entries and scores?", err=True):
+        err_console.print("nothing deleted")
+        raise typer.Exit(1)
+    return fields
+
+
+def _show_list(result: RunsResult) -> None:
     print_table(
         ["collection", "snapshot", "run", "system", "group", "type", "category", "contributed",
          "entries", "unresolved"],
-        [(r["collection"], r["snapshot"], r["run"], r["system"], r["group"], r["run_type"],
-          r["category"], "yes" if r["contributed"] else "", f"{r['n_entries']:,}",
-          f"{r['n_unresolved']:,}") for r in rows])
+        [(r.collection, r.snapshot, r.run, r.system, r.group, r.run_type, r.category,
+          "yes" if r.contributed else "", f"{r.n_entries:,}", f"{r.n_unresolved:,}")
+         for r in result.runs])
 
 
-@app.command("export")
-def export(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    tag: str = typer.Argument(..., help="The run's tag."),
-    out: Path = typer.Option(..., "--out", help="File to write (.gz to compress)."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """Write a run back out as a TREC run file (ranks and scores as submitted), to release
-    it beside `tcdb qrels export`."""
-    from tcdb.runs.exporting import export_run
+def _show_export(result: RunExportResult) -> None:
+    console.print(f"run {result.run}: {result.n_entries:,} entries over {result.n_topics} "
+                  f"topics → {result.out}", highlight=False, markup=False, emoji=False)
 
-    report = export_run(collection, snapshot, tag, out)
-    if json_output:
-        print_json(report)
-        return
-    console.print(f"run {tag}: {report['n_entries']:,} entries over {report['n_topics']} "
-                  f"topics → {report['out']}", highlight=False, markup=False, emoji=False)
+
+app.command("import")(derive.command("run_import", show=_show_import, extras=_not_contributed(),
+                                     prepare=_prepare_metadata))
+app.command("update")(derive.command(
+    "run_update", extras=_not_contributed(), prepare=_prepare_metadata,
+    show=_show_changes(lambda c: ", ".join(c.changed) if c.changed else "as stored already")))
+app.command("delete")(derive.command(
+    "run_delete", extras=_yes(), prepare=_confirm_delete, show=_show_changes(lambda c: (
+        f"{c.n_entries:,} entries, {c.n_scores:,} scores"
+        + (f"; left pool(s) {', '.join(c.pools)} (their documents stay)" if c.pools else "")))))
+app.command("list")(derive.command("runs", show=_show_list))
+app.command("export")(derive.command("run_export", show=_show_export))

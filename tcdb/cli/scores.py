@@ -1,17 +1,28 @@
-"""`tcdb scores`: tables of means (trec_eval -c) or per-topic values; `tcdb scores import`."""
+"""`tcdb scores`: tables of means (trec_eval -c) or per-topic values; `tcdb scores import`.
+
+Each command is derived from its operation (`tcdb.scoring.score_operations`); `--csv` is the
+CLI's own output choice, as `--json` is.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import inspect
 from typing import TYPE_CHECKING, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
-from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli import derive
+from tcdb.cli.output import console, print_table
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tcdb.scoring.score_operations import (
+        PerTopicScoresResult,
+        ScoresImportResult,
+        ScoresResult,
+    )
 
 
 class _TableByDefault(TyperGroup):
@@ -28,49 +39,53 @@ app = typer.Typer(cls=_TableByDefault, no_args_is_help=True,
                   "importing published per-topic scores (`tcdb scores import`).")
 
 
-@app.command("table")
-def table(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    qrels: str = typer.Option("original", "--qrels", help="Qrels set name."),
-    measures: list[str] = typer.Option(..., "--measure", "-m", help="Measure (repeat)."),
-    runs: list[str] | None = typer.Option(None, "--run", help="Run tag (repeat; default all)."),
-    per_topic: bool = typer.Option(False, "--per-topic", help="One row per topic."),
-    intersection: bool = typer.Option(
-        False, "--intersection",
-        help="Average over the topics each run answered (default: every qrels topic, "
-        "unanswered ones count 0, as trec_eval -c)."),
-    residual_of: str | None = typer.Option(
-        None, "--residual-of", metavar="QRELS",
-        help="The residual scores: rankings without what this qrels set judged."),
-    topics: str | None = typer.Option(
-        None, "--topics", metavar="SET",
-        help="Only the qrels topics of this topic set (means over them, unanswered ones 0)."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-    csv_output: bool = typer.Option(False, "--csv", help="Print CSV."),
-) -> None:
-    """Scores of a snapshot's runs; missing ones are computed and stored first."""
-    from tcdb.errors import OptionError
-    from tcdb.scoring.scores import score_table
+def _csv_option() -> list[inspect.Parameter]:
+    return [inspect.Parameter("csv_output", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+                              default=typer.Option(False, "--csv", help="Print CSV."))]
 
-    if json_output and csv_output:
-        raise OptionError("--json/--csv", "choose one of --json and --csv")
-    frame = score_table(collection, snapshot, qrels, measures, runs or None, per_topic,
-                        intersection, residual_of=residual_of, topics=topics)
-    if json_output:
-        print_json(frame.to_dict(orient="records"))
-    elif csv_output:
-        import sys
 
-        frame.to_csv(sys.stdout, index=False)
-    elif per_topic:
+class _OneOutput(TyperCommand):
+    """`--json` and `--csv` are two ways to print one table: refuse both at once (`--json` is
+    the derived command's own option, so the check is on the arguments)."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
+        if "--json" in args and "--csv" in args:
+            from tcdb.errors import OptionError
+
+            raise OptionError("--json/--csv", "choose one of --json and --csv")
+        return super().parse_args(ctx, args)
+
+
+def _write_csv(frame: pd.DataFrame) -> None:
+    import sys
+
+    frame.to_csv(sys.stdout, index=False)
+
+
+def _show_scores(result: ScoresResult, csv_output: bool = False) -> None:
+    frame = result.to_frame()
+    if csv_output:
+        _write_csv(frame)
+        return
+    title = (f"{result.collection} / {result.snapshot} · qrels {result.qrels}"
+             f"{subset_title(frame, result.topics)}")
+    if result.per_topic:
         wide = frame.pivot_table(index=["run", "topic"], columns="measure", values="value",
                                  sort=False).reset_index()
-        _print_frame(wide, f"{collection} / {snapshot} · qrels {qrels}"
-                     f"{subset_title(frame, topics)} · per topic")
+        _print_frame(wide, f"{title} · per topic")
     else:
-        show_means(frame, f"{collection} / {snapshot} · qrels {qrels}"
-                   f"{subset_title(frame, topics)}" + (" · intersection" if intersection else ""))
+        show_means(frame, title + (" · intersection" if result.intersection else ""))
+
+
+def _show_per_topic(result: PerTopicScoresResult, csv_output: bool = False) -> None:
+    frame = result.to_frame()
+    if csv_output:
+        _write_csv(frame)
+        return
+    wide = frame.pivot_table(index=["run", "topic_key"], columns="snapshot", values="value",
+                             sort=False).reset_index()
+    _print_frame(wide, f"{result.collection} · {result.measure} · qrels {result.qrels} · "
+                 "per topic across snapshots")
 
 
 def subset_title(frame: pd.DataFrame, topics: str | None) -> str:
@@ -106,26 +121,16 @@ def _print_frame(frame: pd.DataFrame, title: str) -> None:
     print_table([str(c) for c in frame.columns], rows, title=title)
 
 
-@app.command("import")
-def import_(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    file: Path = typer.Argument(..., help="trec_eval -q output or ir_measures TSV."),
-    qrels: str = typer.Option(..., "--qrels", help="Qrels set the scores were computed on."),
-    run: str = typer.Option(..., "--run", help="Run tag to store them under."),
-    system: str | None = typer.Option(None, "--system", help="System (default: the tag)."),
-    replace: bool = typer.Option(False, "--replace", help="Overwrite different stored values."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """Store published per-topic scores for a run whose file is gone."""
-    from tcdb.scoring.scores import import_scores
-
-    report = import_scores(collection, snapshot, qrels, run, file, system, replace=replace)
-    if json_output:
-        print_json(report.as_dict())
-        return
+def _show_import(report: ScoresImportResult) -> None:
     console.print(f"run {report.run}: {report.status} · {report.n_scores:,} per-topic values · "
                   f"measures {', '.join(report.measures)}", highlight=False)
     if report.skipped:
         console.print(f"not imported (no ir_measures equivalent or counts): "
                       f"{', '.join(sorted(report.skipped))}", highlight=False)
+
+
+app.command("table", cls=_OneOutput)(derive.command("scores", show=_show_scores,
+                                                   extras=_csv_option()))
+app.command("per-topic", cls=_OneOutput)(derive.command("per_topic_scores", show=_show_per_topic,
+                                                       extras=_csv_option()))
+app.command("import")(derive.command("scores_import", show=_show_import))

@@ -2,74 +2,24 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 
+from tcdb.cli import derive
 from tcdb.cli.output import console, print_json, print_table
-from tcdb.vocabulary import OnDuplicate
+
+if TYPE_CHECKING:
+    from tcdb.catalog.collections import SnapshotsResult
+    from tcdb.ingest.report import SnapshotIngestResult
 
 app = typer.Typer(help="Ingest snapshots of a collection and compare them.",
                   no_args_is_help=True)
 
 
-@app.command()
-def ingest(
-    collection: str = typer.Argument(..., help="Collection name."),
-    label: str = typer.Argument(..., help="Snapshot label, e.g. 2022-06."),
-    irds: str | None = typer.Option(None, "--irds", help="An ir_datasets id, e.g. "
-                                    "longeval-web/2022-06 or cord19/trec-covid/round1."),
-    docs: Path | None = typer.Option(None, "--docs", help="Documents: TREC SGML (file, .gz, "
-                                     "or folder) or JSONL / BEIR corpus.jsonl."),
-    topics: Path | None = typer.Option(None, "--topics", help="Topics: TREC <top>, TSV or "
-                                       "BEIR queries.jsonl."),
-    qrels: Path | None = typer.Option(None, "--qrels", help="Qrels: TREC or BEIR TSV."),
-    source_labels: Path | None = typer.Option(
-        None, "--source-labels", metavar="FILE",
-        help="Who wrote each document, for corpora of any format: lines "
-        "doc_id<TAB>source[<TAB>twin_of] (source: human, llm, …; twin_of: the id of the "
-        "original an LLM document rewrites). JSONL/BEIR documents may carry the fields "
-        "`source` and `twin_of` themselves."),
-    cocktail: Path | None = typer.Option(
-        None, "--cocktail", metavar="FOLDER",
-        help="A Cocktail dataset folder (corpus/human.jsonl and one corpus per LLM, "
-        "queries.jsonl, qrels/test.tsv): documents become ID-SOURCE, labelled human or llm, "
-        "each LLM document the twin of ID-human; the qrels judge ID-human."),
-    date: str | None = typer.Option(None, "--date", help="Snapshot date, YYYY-MM-DD."),
-    qrels_name: str = typer.Option("original", "--qrels-name",
-                                   help="Name of the snapshot's qrels set."),
-    no_text: bool = typer.Option(False, "--no-text", help="Keep content hashes and lengths only."),
-    replace: bool = typer.Option(False, "--replace", help="Re-ingest a label from a different "
-                                 "source (its runs and scores are removed)."),
-    on_duplicate: OnDuplicate = typer.Option(
-        OnDuplicate.error, "--on-duplicate",
-        help="A document id given twice with different texts: refuse (error), or keep the "
-        "first or the last text. The same id with the same text is always kept once."),
-    json_output: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-) -> None:
-    """Ingest a snapshot: documents (as versions), topics and its qrels, atomically."""
-    from tcdb.collections.sources import open_source
-    from tcdb.errors import OptionError
-    from tcdb.ingest import ingest_snapshot
-
-    if (irds is not None) + (docs is not None) + (cocktail is not None) != 1:
-        raise OptionError("--irds/--docs", "give either --irds ID or --docs PATH (or "
-                          "--cocktail FOLDER)")
-    when = None
-    if date:
-        try:
-            when = dt.date.fromisoformat(date)
-        except ValueError:
-            raise OptionError("--date", f"not a date: {date!r} (YYYY-MM-DD)") from None
-    source = open_source(irds, docs, topics, qrels, labels=source_labels, cocktail=cocktail)
-    report = ingest_snapshot(collection, label, source, date=when, qrels_name=qrels_name,
-                             with_text=not no_text, replace=replace, on_duplicate=on_duplicate,
-                             progress=not json_output)
-    if json_output:
-        print_json(report.as_dict())
-        return
+def _show_ingest(report: SnapshotIngestResult) -> None:
+    collection, label = report.collection, report.label
     if report.status == "unchanged":
         console.print(f"snapshot {collection}/{label} is already ingested from this source: "
                       "nothing to do", markup=False, emoji=False, highlight=False)
@@ -80,32 +30,25 @@ def ingest(
     console.print(f"  {report.documents_summary()}", highlight=False, soft_wrap=True,
                   markup=False, emoji=False)
     if report.n_by_source:
-        console.print("  by source: " + ", ".join(f"{n:,} {label}" for label, n
+        console.print("  by source: " + ", ".join(f"{n:,} {source}" for source, n
                                                   in report.n_by_source.items()),
                       highlight=False, markup=False, emoji=False)
     console.print(f"  {report.n_topics:,} topics, {report.n_judgments:,} judgments",
                   highlight=False)
     if report.n_repeated or report.n_conflicting:
         console.print(f"  {report.n_repeated:,} repeated document id(s) with the same text kept "
-                      f"once; {report.n_conflicting:,} with another text resolved "
-                      f"({on_duplicate.value})", highlight=False)
+                      f"once; {report.n_conflicting:,} with another text resolved",
+                      highlight=False)
 
 
-@app.command("list")
-def list_(
-    collection: str | None = typer.Argument(None, help="Only this collection."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """List snapshots with their status and counts."""
-    from tcdb.catalog.collections import list_snapshots
-
-    rows = list_snapshots(collection)
-    if json_output:
-        print_json(rows)
-        return
+def _show_list(result: SnapshotsResult) -> None:
     print_table(["collection", "snapshot", "date", "status", "documents", "topics", "judgments"],
-                [(r["collection"], r["label"], r["date"], r["status"], f"{r['documents']:,}",
-                  r["topics"], f"{r['judgments']:,}") for r in rows])
+                [(r.collection, r.label, r.date, r.status, f"{r.documents or 0:,}",
+                  r.topics, f"{r.judgments or 0:,}") for r in result.snapshots])
+
+
+app.command("ingest")(derive.command("snapshot_ingest", show=_show_ingest))
+app.command("list")(derive.command("snapshots", show=_show_list))
 
 
 @app.command()

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import fields as dataclass_fields
+from typing import TYPE_CHECKING, Any
+
+from tcdb.operations import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -64,3 +70,47 @@ class IngestReport:
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "n_returning_documents": self.n_returning_documents,
                 "docs_per_second": round(self.docs_per_second, 1)}
+
+
+class SnapshotIngestResult(Result):
+    """What an ingest did (`IngestReport` as the `snapshot_ingest` operation returns it)."""
+
+    collection: str
+    label: str
+    status: str  # ingested | unchanged
+    source: str
+    n_documents: int
+    n_new_documents: int
+    n_new_contents: int
+    n_changed_documents: int
+    n_unchanged_documents: int
+    previous_snapshot: str | None
+    n_topics: int
+    n_ambiguous_topics: int
+    n_judgments: int
+    n_repeated: int
+    n_conflicting: int
+    n_by_source: dict[str, int]
+    seconds: float
+    warnings: list[str]
+    n_returning_documents: int
+    docs_per_second: float
+
+    @classmethod
+    def of(cls, report: IngestReport) -> SnapshotIngestResult:
+        return cls(**report.as_dict())
+
+    def documents_summary(self) -> str:
+        """The documents in plain words (`IngestReport.documents_summary`)."""
+        fields = {f.name for f in dataclass_fields(IngestReport)}
+        return IngestReport(**{k: v for k, v in self.model_dump().items()
+                               if k in fields}).documents_summary()
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the snapshot and its counts (`n_by_source` as `n_source_<label>`)."""
+        import pandas as pd
+
+        row = self.model_dump(exclude={"n_by_source", "warnings"})
+        row.update({f"n_source_{label}": n for label, n in self.n_by_source.items()})
+        row["warnings"] = "; ".join(self.warnings)
+        return pd.DataFrame([row])

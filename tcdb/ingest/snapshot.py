@@ -18,24 +18,97 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, Self
 
+from pydantic import model_validator
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection
 from tcdb.collections.sources import SnapshotSource
-from tcdb.errors import ConflictError, InputError
+from tcdb.errors import ConflictError, FieldError, InputError
 from tcdb.ingest.documents import write_documents
-from tcdb.ingest.report import IngestReport
+from tcdb.ingest.report import IngestReport, SnapshotIngestResult
 from tcdb.ingest.topics import write_topics
+from tcdb.operations import Database, Request, argument, operation, option
 from tcdb.queries import UNLABELLED, documents_per_source
 from tcdb.queries.churn import count_churn, drift_counts
 from tcdb.queries.snapshot_stats import live_token_totals
 from tcdb.schema import Collection, Snapshot, SnapshotDocument, SnapshotStatus
 from tcdb.storage.db import bulk_insert, get_engine, session_scope
 from tcdb.storage.locks import ingest_lock_name, write_session
-from tcdb.vocabulary import OnDuplicate, one_of
+from tcdb.vocabulary import OnDuplicate
+
+
+class SnapshotIngestRequest(Request):
+    """A snapshot's source (an ir_datasets id, local files, or a Cocktail folder) and how to
+    store it."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label, e.g. 2022-06.", metavar="LABEL")
+    irds: str | None = option(None, help="An ir_datasets id, e.g. longeval-web/2022-06 or "
+                              "cord19/trec-covid/round1.")
+    docs: Path | None = option(None, help="Documents: TREC SGML (file, .gz, or folder) or "
+                               "JSONL / BEIR corpus.jsonl.")
+    topics_file: Path | None = option(None, flag="--topics", metavar="FILE",
+                                      help="Topics: TREC <top>, TSV or BEIR queries.jsonl.")
+    qrels_file: Path | None = option(None, flag="--qrels", metavar="FILE",
+                                     help="Qrels: TREC or BEIR TSV.")
+    source_labels: Path | None = option(
+        None, metavar="FILE",
+        help="Who wrote each document, for corpora of any format: lines "
+        "doc_id<TAB>source[<TAB>twin_of] (source: human, llm, …; twin_of: the id of the "
+        "original an LLM document rewrites). JSONL/BEIR documents may carry the fields "
+        "`source` and `twin_of` themselves.")
+    cocktail: Path | None = option(
+        None, metavar="FOLDER",
+        help="A Cocktail dataset folder (corpus/human.jsonl and one corpus per LLM, "
+        "queries.jsonl, qrels/test.tsv): documents become ID-SOURCE, labelled human or llm, "
+        "each LLM document the twin of ID-human; the qrels judge ID-human.")
+    date: dt.date | None = option(None, metavar="YYYY-MM-DD", help="Snapshot date.")
+    qrels: str = option("original", flag="--qrels-name",
+                        help="Name of the snapshot's qrels set.")
+    text: bool = option(True, help="Keep the documents' text (--no-text: content hashes and "
+                        "lengths only).")
+    replace: bool = option(False, help="Re-ingest a label from a different source (its runs "
+                           "and scores are removed).")
+    on_duplicate: OnDuplicate = option(
+        OnDuplicate.error, help="A document id given twice with different texts: refuse "
+        "(error), or keep the first or the last text. The same id with the same text is "
+        "always kept once.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        """Exactly one source: an ir_datasets id, documents, or a Cocktail folder."""
+        given = (self.irds is not None) + (self.docs is not None) + (self.cocktail is not None)
+        if given != 1:
+            raise FieldError("irds/docs", "give either irds (an ir_datasets id) or docs (a "
+                             "path), or cocktail (a folder)")
+        if self.cocktail is not None and (self.topics_file or self.qrels_file):
+            raise FieldError("cocktail", "a Cocktail dataset folder holds its documents, "
+                             "topics and qrels: give it alone")
+        if self.irds is not None and (self.topics_file or self.qrels_file):
+            raise FieldError("irds/topics_file/qrels_file", f"give an ir_datasets id "
+                             f"({self.irds}) or local files, not both")
+        return self
+
+    def open_source(self) -> SnapshotSource:
+        """The source, opened afresh (a retry of a failed ingest opens it again)."""
+        from tcdb.collections.sources import open_source
+
+        return open_source(self.irds, self.docs, self.topics_file, self.qrels_file,
+                           labels=self.source_labels, cocktail=self.cocktail)
+
+
+@operation("snapshot_ingest", command="snapshot ingest", writes=True)
+def snapshot_ingest(request: SnapshotIngestRequest, db: Database) -> SnapshotIngestResult:
+    """Ingest a snapshot: documents (as versions), topics and its qrels, atomically."""
+    report = ingest_snapshot(request.collection, request.snapshot, request.open_source(),
+                             date=request.date, qrels_name=request.qrels,
+                             with_text=request.text, replace=request.replace,
+                             on_duplicate=request.on_duplicate, progress=True)
+    return SnapshotIngestResult.of(report)
 
 
 def ingest_snapshot(
@@ -52,7 +125,11 @@ def ingest_snapshot(
 ) -> IngestReport:
     """Ingest `source` as snapshot `label` of `collection` (see the module docstring)."""
     started = time.perf_counter()
-    policy = one_of(OnDuplicate, on_duplicate, "--on-duplicate")
+    try:
+        policy = OnDuplicate(on_duplicate)
+    except ValueError:
+        raise FieldError("on_duplicate", f"{on_duplicate!r} is not one of "
+                         f"{', '.join(d.value for d in OnDuplicate)}") from None
     fingerprint = source.fingerprint()
     with session_scope() as session:  # "nothing to do" needs no write lock
         coll = get_collection(session, collection)

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.collections.records import QrelRecord
-from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
+from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.queries import document_ids_in_collection, topic_ids
 from tcdb.schema import (
     Collection,
@@ -144,8 +144,8 @@ def _refuse_taken(session: Session, snapshot: Snapshot, name: str) -> None:
 def designate_original(session: Session, snapshot: Snapshot, qrels: QrelsSet) -> None:
     """Make `qrels` the snapshot's original qrels: what lists, diffs and drift count."""
     if qrels.kind != QrelsKind.original:
-        raise OptionError("--designate", f"qrels set {qrels.name!r} is of kind "
-                          f"{qrels.kind.value}; only an original set is the snapshot's original")
+        raise FieldError("designate", f"qrels set {qrels.name!r} is of kind "
+                         f"{qrels.kind.value}; only an original set is the snapshot's original")
     snapshot.original_qrels = qrels.name
     snapshot.n_judgments = qrels.n_judgments
     session.add(snapshot)
@@ -199,9 +199,9 @@ def import_qrels(
     from tcdb.collections.runs import checksum_file
 
     if kind is not None and QrelsKind(kind) not in (QrelsKind.original, QrelsKind.derived):
-        raise OptionError("--kind", "imported qrels are of kind original or derived")
+        raise FieldError("kind", "imported qrels are of kind original or derived")
     if split_by not in (None, "iteration"):
-        raise OptionError("--split-by", f"{split_by!r}: qrels split by iteration only")
+        raise FieldError("split_by", f"{split_by!r}: qrels split by iteration only")
     path = Path(path)
     if not path.exists():
         raise NotFoundError(f"qrels file not found: {path}")
@@ -249,7 +249,7 @@ def export_qrels(collection: str, snapshot: str, name: str, out: Path | str,
     from tcdb.sorting import natural_key
 
     if fmt not in ("trec", "beir"):
-        raise OptionError("--format", f"{fmt!r} is not one of trec, beir")
+        raise FieldError("format", f"{fmt!r} is not one of trec, beir")
     out = Path(out)
     if not out.parent.is_dir():
         raise NotFoundError(f"folder {out.parent} does not exist")

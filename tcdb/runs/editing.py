@@ -17,7 +17,7 @@ from sqlalchemy import delete, func, select
 from sqlmodel import Session, col
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 from tcdb.runs.listing import get_runs
 from tcdb.runs.metadata import RunMetadata, read_run_metadata
 from tcdb.runs.systems import get_system
@@ -109,9 +109,10 @@ def update_runs(
     meta = meta or RunMetadata()
     chosen = list(dict.fromkeys([*tags, *table]))
     if not chosen:
-        raise OptionError("TAGS/--metadata", "name the runs to update, or give a metadata table")
+        raise FieldError("tags/metadata", "name the runs to update, or give a metadata table")
     if not meta.given() and not any(row.given() for row in table.values()):
-        raise OptionError("--system/--group/…", "nothing to update: give a field to change")
+        raise FieldError("system/group/run_type/contributed/category/submitted/description/"
+                         "first_stage", "nothing to update: give a field to change")
     changes = []
     with session_scope() as session:
         snap = get_snapshot(session, collection, snapshot)
@@ -130,7 +131,7 @@ def delete_runs(collection: str, snapshot: str, tags: Sequence[str]) -> list[Run
     A pool keeps the documents a deleted run put in it: assessors may already hold them.
     """
     if not tags:
-        raise OptionError("TAGS", "name the runs to delete")
+        raise FieldError("tags", "name the runs to delete")
     changes = []
     with session_scope() as session:
         snap = get_snapshot(session, collection, snapshot)

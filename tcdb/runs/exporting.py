@@ -9,25 +9,57 @@ file evaluates exactly as the one imported.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
 from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import NotFoundError
+from tcdb.operations import Database, Request, Result, argument, operation, option
 from tcdb.runs.listing import get_runs
 from tcdb.sorting import natural_key
-from tcdb.storage.db import session_scope
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
-def export_run(collection: str, snapshot: str, tag: str, out: Path | str) -> dict[str, Any]:
-    """Write run `tag` of the snapshot to `out` (`.gz` compresses); returns what was written."""
+class RunExportRequest(Request):
+    """Which stored run to write, and where."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    tag: str = argument(help="The run's tag.")
+    out: Path = option(help="File to write (.gz to compress).")
+
+
+class RunExportResult(Result):
+    """What was written where."""
+
+    collection: str
+    snapshot: str
+    run: str
+    out: str
+    n_entries: int
+    n_topics: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the run and its file."""
+        import pandas as pd
+
+        return pd.DataFrame([self.model_dump()])
+
+
+@operation("run_export", command="run export", writes=True)
+def run_export(request: RunExportRequest, db: Database) -> RunExportResult:
+    """Write a run back out as a TREC run file (ranks and scores as submitted), to release
+    it beside `tcdb qrels export`. `.gz` compresses."""
     from tcdb.collections.runs import write_run
 
-    out = Path(out)
+    collection, snapshot, tag, out = (request.collection, request.snapshot, request.tag,
+                                      request.out)
     if not out.parent.is_dir():
         raise NotFoundError(f"folder {out.parent} does not exist")
-    with session_scope() as session:
+    with db.session() as session:
         snap = get_snapshot(session, collection, snapshot)
         (run,) = get_runs(session, snap, [tag])
         conn = session.connection()
@@ -43,5 +75,5 @@ def export_run(collection: str, snapshot: str, tag: str, out: Path | str) -> dic
             "AND st.topic_id = e.topic_id WHERE e.run_id = :r"), params).tuples().all()
     rows.sort(key=lambda r: (natural_key(r[0]), r[4]))
     n = write_run(out, ((t, d, rank, score) for t, d, rank, score, _ in rows), tag)
-    return {"collection": collection, "snapshot": snapshot, "run": tag, "out": str(out),
-            "n_entries": n, "n_topics": len({r[0] for r in rows})}
+    return RunExportResult(collection=collection, snapshot=snapshot, run=tag, out=str(out),
+                           n_entries=n, n_topics=len({r[0] for r in rows}))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session, select
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
+from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.ingest.readahead import read_ahead
 from tcdb.progress import Progress
 from tcdb.queries import document_ids, document_ids_of, topic_ids
@@ -118,7 +118,7 @@ def import_runs(
 
     files = [Path(p) for p in paths]
     if not files:
-        raise OptionError("FILES", "no run files given")
+        raise FieldError("files", "no run files given")
     for file in files:
         if not file.is_file():
             raise NotFoundError(f"run file not found: {file}")

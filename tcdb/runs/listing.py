@@ -1,18 +1,25 @@
-"""Finding runs: by tag in a snapshot (for the core), and listed with their metadata.
+"""Finding runs: by tag in a snapshot (for the core), and listed with their metadata (the
+`runs` operation: `tcdb run list`, `tcdb.api.runs`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
-from tcdb.errors import NotFoundError, OptionError
-from tcdb.queries import run_rows
+from tcdb.errors import FieldError, NotFoundError
+from tcdb.operations import Database, Request, Result, argument, operation
+from tcdb.queries import RUN_COLUMNS, run_rows
 from tcdb.schema import Run, Snapshot
 from tcdb.storage.db import session_scope
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def get_runs(session: Session, snapshot: Snapshot, tags: Sequence[str] | None = None) -> list[Run]:
@@ -37,7 +44,61 @@ def list_runs(collection: str | None = None, snapshot: str | None = None) -> lis
     with session_scope() as session:
         collection_id = get_collection(session, collection).id if collection else None
         if snapshot is not None and collection is None:
-            raise OptionError("SNAPSHOT", "a snapshot needs its collection")
+            raise FieldError("snapshot", "a snapshot needs its collection")
         if snapshot is not None:
             get_snapshot(session, collection or "", snapshot)
         return run_rows(session.connection(), collection_id=collection_id, snapshot=snapshot)
+
+
+class RunsRequest(Request):
+    """Which runs to list: all, a collection's, or one snapshot's."""
+
+    collection: str | None = argument(None, help="Only this collection.")
+    snapshot: str | None = argument(None, help="Only this snapshot (of the collection).")
+
+
+class RunRow(BaseModel):
+    """One stored run: where it is, what it is, and how big."""
+
+    collection: str
+    snapshot: str
+    run: str  # the tag
+    system: str
+    group: str | None
+    run_type: str | None
+    contributed: bool | None
+    category: str | None
+    submitted: dt.date | None
+    first_stage: str | None
+    n_entries: int
+    n_unresolved: int
+    checksum: str | None
+    source: str | None
+    description: str | None
+    created_at: dt.datetime | None
+    run_id: int
+    snapshot_id: int
+
+
+class RunsResult(Result):
+    """The runs, in collection, snapshot and tag order."""
+
+    runs: list[RunRow]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per run (`tcdb.queries.RUN_COLUMNS`)."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.runs], columns=RUN_COLUMNS)
+
+    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        """The list of runs, as `tcdb run list --json` has always printed it."""
+        rows: list[dict[str, Any]] = super().to_json()["runs"]
+        return rows
+
+
+@operation("runs", command="run list")
+def runs(request: RunsRequest, db: Database) -> RunsResult:
+    """List runs with their system, metadata and sizes."""
+    return RunsResult(runs=[RunRow(**row) for row in list_runs(request.collection,
+                                                               request.snapshot)])

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tcdb.collections.records import delimiter_of
-from tcdb.errors import InputError, OptionError
+from tcdb.errors import FieldError, InputError
 from tcdb.vocabulary import RunCategory, RunType
 
 # The table's columns, with the spellings organisers' files use for them.
@@ -69,12 +69,10 @@ def run_metadata(
     submitted: dt.date | str | None = None,
     description: str | None = None,
     first_stage: str | None = None,
-    where: str = "--",
 ) -> RunMetadata:
-    """Metadata from options (CLI or Python), each checked; errors name `where` + the option."""
+    """Metadata from a request's fields (or Python), each checked; errors name the field."""
     values = {"run_type": run_type, "category": category, "submitted": submitted}
-    parsed = {key: _parse(key, value, lambda reason, k=key: OptionError(f"{where}{_flag(k)}",
-                                                                          reason))
+    parsed = {key: _parse(key, value, lambda reason, k=key: FieldError(k, reason))
               for key, value in values.items() if value is not None}
     return RunMetadata(system=system, group=group, contributed=contributed,
                        description=description, first_stage=first_stage, **parsed)
@@ -109,10 +107,6 @@ def read_run_metadata(path: Path | str) -> dict[str, RunMetadata]:
         table[tag] = RunMetadata(**values)
         lines[tag] = line
     return table
-
-
-def _flag(key: str) -> str:
-    return "-".join(key.split("_"))
 
 
 def _columns(file: Path, line: int, names: list[str]) -> list[str]:

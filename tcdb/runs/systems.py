@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 from tcdb.schema import System
 
 
@@ -39,8 +39,8 @@ def get_system(session: Session, collection_id: int, name: str, group: str | Non
             return named[0]
         if len(named) > 1:
             groups = ", ".join(s.group_name or "(no group)" for s in named)
-            raise OptionError("--system", f"systems named {name!r} belong to several groups "
-                              f"({groups}): give the run's --group")
+            raise FieldError("system", f"systems named {name!r} belong to several groups "
+                             f"({groups}): give the run's group")
     system = System(collection_id=collection_id, group_name=group, name=name)
     session.add(system)
     session.flush()

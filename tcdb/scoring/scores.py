@@ -140,14 +140,14 @@ def _table(
 def _in_topic_set(session: Session, collection: str, qtopics: dict[int, str], topic_set: str,
                   qrels: str) -> dict[int, str]:
     """The qrels topics in the topic set; none is an error (a mean over nothing is no mean)."""
-    from tcdb.errors import OptionError
+    from tcdb.errors import FieldError
     from tcdb.queries import topic_set_topic_ids
 
     members = topic_set_topic_ids(session, collection, topic_set)
     kept = {t: name for t, name in qtopics.items() if t in members}
     if not kept:
-        raise OptionError("--topics", f"topic set {topic_set!r} has no topic judged in qrels "
-                          f"set {qrels!r}")
+        raise FieldError("topics", f"topic set {topic_set!r} has no topic judged in qrels "
+                         f"set {qrels!r}")
     return kept
 
 

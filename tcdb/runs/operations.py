@@ -1,0 +1,191 @@
+"""The run operations that write: `run_import`, `run_update`, `run_delete`.
+
+Each is a request (the run files or tags, and the metadata a round's organiser gives: the same
+fields for import and update), a typed result, and one function over the core writers
+(`tcdb.runs.importing`, `tcdb.runs.editing`), so the CLI (`tcdb run import|update|delete`),
+`tcdb.api` and the flows import and fix runs the same way.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from tcdb.operations import Database, Request, Result, argument, operation, option
+from tcdb.vocabulary import RunCategory, RunType
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tcdb.runs.metadata import RunMetadata
+
+METADATA_HELP = ("A table of the round's runs (CSV, TSV or JSON): columns tag, system, group, "
+                 "runtype, contributed, category, submitted, description, first_stage. A row "
+                 "wins over the options.")
+
+
+class RunMetadataFields(Request):
+    """What a round's organiser says about runs; a field left None is not given (keeps what is
+    stored, or the default for a new run)."""
+
+    metadata: Path | None = option(None, metavar="FILE", help=METADATA_HELP)
+    system: str | None = option(None, help="System the runs belong to (default: each run's "
+                                "tag).")
+    group: str | None = option(None, help="Participant group (team).")
+    run_type: RunType | None = option(None, metavar="TYPE", help="automatic, manual or "
+                                      "feedback.")
+    contributed: bool | None = option(
+        None, help="The runs fed the official pools (judged runs); --not-contributed: they "
+        "did not.")
+    category: RunCategory | None = option(None, metavar="KIND",
+                                          help="Kind of system: lexical, neural, llm or other.")
+    submitted: dt.date | None = option(None, flag="--date", metavar="YYYY-MM-DD",
+                                       help="Submission date.")
+    description: str | None = option(None, metavar="TEXT", help="Free text.")
+    first_stage: str | None = option(None, metavar="TAG",
+                                     help="Tag of the run these runs re-rank.")
+
+    def given_metadata(self) -> RunMetadata:
+        """The options as `RunMetadata` (the table, `metadata`, is read by the core)."""
+        from tcdb.runs.metadata import RunMetadata
+
+        return RunMetadata(system=self.system, group=self.group, run_type=self.run_type,
+                           contributed=self.contributed, category=self.category,
+                           submitted=self.submitted, description=self.description,
+                           first_stage=self.first_stage)
+
+
+class _ImportTarget(Request):
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    files: list[Path] = argument(help="TREC run files (plain or .gz).")
+
+
+class RunImportRequest(RunMetadataFields, _ImportTarget):
+    """Run files into a snapshot, with what is known about them (the positional arguments,
+    then the metadata: a base listed later comes first among the fields)."""
+
+    replace: bool = option(False, help="Replace a stored run of the same tag from another file "
+                           "(metadata not given again is kept).")
+    allow_unknown_docs: bool = option(
+        False, help="Keep entries for documents the snapshot lacks (as unresolved) instead of "
+        "failing.")
+
+
+class ImportedRun(BaseModel):
+    """What importing one run file did."""
+
+    collection: str
+    snapshot: str
+    run: str  # the tag
+    path: str
+    status: str  # imported | unchanged | updated (metadata) | replaced (file)
+    run_id: int
+    system: str
+    n_entries: int
+    n_unresolved: int
+    seconds: float
+
+
+class RunImportResult(Result):
+    """Every file's run, and the metadata table's rows that named no run of these files."""
+
+    runs: list[ImportedRun]
+    metadata_unmatched: list[str]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per run file."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.runs],
+                            columns=list(ImportedRun.model_fields))
+
+
+@operation("run_import", command="run import", writes=True)
+def run_import(request: RunImportRequest, db: Database) -> RunImportResult:
+    """Import run files: one transaction for all of them.
+
+    The same file again is a no-op, or updates the metadata it is given.
+    """
+    from tcdb.runs.importing import import_runs
+    from tcdb.runs.metadata import read_run_metadata
+
+    table = read_run_metadata(request.metadata) if request.metadata is not None else {}
+    reports = import_runs(request.collection, request.snapshot, request.files,
+                          **request.given_metadata().given(), metadata=table,
+                          replace=request.replace,
+                          allow_unknown_docs=request.allow_unknown_docs, progress=True)
+    return RunImportResult(runs=[ImportedRun(**r.as_dict()) for r in reports],
+                           metadata_unmatched=sorted(set(table) - {r.run for r in reports}))
+
+
+class RunChangeRow(BaseModel):
+    """What an update or a delete did to one run."""
+
+    collection: str
+    snapshot: str
+    run: str
+    status: str  # updated | unchanged | deleted
+    changed: list[str]  # the fields an update changed
+    n_entries: int  # entries deleted
+    n_scores: int  # scores deleted
+    pools: list[str]  # pools a deleted run had contributed to (their documents stay)
+
+
+class RunChangesResult(Result):
+    """One change per run, in the order named."""
+
+    changes: list[RunChangeRow]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per run; `changed` and `pools` joined by commas."""
+        import pandas as pd
+
+        rows = [{**c.model_dump(), "changed": ", ".join(c.changed), "pools": ", ".join(c.pools)}
+                for c in self.changes]
+        return pd.DataFrame(rows, columns=list(RunChangeRow.model_fields))
+
+    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        """The list of changes, as `tcdb run update|delete --json` has always printed it."""
+        changes: list[dict[str, Any]] = super().to_json()["changes"]
+        return changes
+
+
+class _UpdateTarget(Request):
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    tags: list[str] = argument([], help="Run tags (default: the table's runs).")
+
+
+class RunUpdateRequest(RunMetadataFields, _UpdateTarget):
+    """Which stored runs to fix, and what to set."""
+
+
+@operation("run_update", command="run update", writes=True)
+def run_update(request: RunUpdateRequest, db: Database) -> RunChangesResult:
+    """Fix runs' metadata; entries, scores and pools stay."""
+    from tcdb.runs.editing import update_runs
+
+    changes = update_runs(request.collection, request.snapshot, request.tags,
+                          request.given_metadata(), metadata=request.metadata)
+    return RunChangesResult(changes=[RunChangeRow(**c.as_dict()) for c in changes])
+
+
+class RunDeleteRequest(Request):
+    """Which stored runs to delete."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    tags: list[str] = argument(help="Run tags.")
+
+
+@operation("run_delete", command="run delete", writes=True)
+def run_delete(request: RunDeleteRequest, db: Database) -> RunChangesResult:
+    """Delete runs with their entries, scores and pool memberships (one transaction)."""
+    from tcdb.runs.editing import delete_runs
+
+    changes = delete_runs(request.collection, request.snapshot, request.tags)
+    return RunChangesResult(changes=[RunChangeRow(**c.as_dict()) for c in changes])

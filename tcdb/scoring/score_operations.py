@@ -1,0 +1,278 @@
+"""Score tables as operations: `scores` (one snapshot's means or per-topic values),
+`per_topic_scores` (one measure's per-topic values across snapshots) and `scores_import`
+(published per-topic scores for a run whose file is gone).
+
+The tables are `tcdb.scoring.scores`' (`trec_eval -c` semantics, computed on demand); this
+module gives each a typed request and result, so `tcdb scores`, `tcdb.api.scores` and the
+flows read the same fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, field_validator
+
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.scoring.scores import MEAN_COLUMNS, PER_TOPIC_COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _text_labels(value: Any) -> Any:
+    """Labels must be text: `2` is not a snapshot named "2" (say so, naming the field)."""
+    if isinstance(value, Iterable) and not isinstance(value, str | bytes | dict):
+        value = list(value)
+        wrong = [v for v in value if not isinstance(v, str)]
+        if wrong:
+            raise ValueError(f"labels are text, not {type(wrong[0]).__name__} {wrong[0]!r}")
+    return value
+
+
+def _known_measures(names: list[str]) -> list[str]:
+    """The names as ir_measures spells them; an unknown one is refused naming the field.
+
+    Why here: `tcdb.scoring.measures` still raises `OptionError("--measure")`, which the API
+    would show as a flag; as a ValueError of the request it names the field.
+    """
+    from tcdb.errors import OptionError
+    from tcdb.scoring.measures import parse_measures
+
+    try:
+        return parse_measures(names)
+    except OptionError as exc:
+        raise ValueError(exc.reason) from None
+
+
+class MeanScore(BaseModel):
+    """A run's mean of one measure (`trec_eval -c`; NaN where it was never evaluated)."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    run: str
+    system: str | None
+    measure: str
+    value: float
+    n_topics: int  # topics averaged over
+    n_answered: int  # of them, those the run answered
+    source: str | None  # ir_measures, or where imported scores came from
+    topic_set: str | None  # the topic set the mean is over (None: every qrels topic)
+
+
+class TopicScore(BaseModel):
+    """A run's value of one measure on one topic (0 where it did not answer)."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    run: str
+    system: str | None
+    topic: str  # the topic's id in this snapshot
+    topic_id: int
+    topic_key: str | None  # its identity across snapshots
+    measure: str
+    value: float
+    answered: bool
+
+
+def _records(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
+    """A score frame's rows as dicts of Python values (NaN kept as a float)."""
+    rows: list[dict[str, Any]] = frame[columns].to_dict("records")
+    for row in rows:
+        for key, value in row.items():
+            if hasattr(value, "item"):
+                row[key] = value.item()
+            elif key in ("system", "source", "topic_set", "topic_key") and value != value:
+                row[key] = None  # NaN in a text column is "none"
+    return rows
+
+
+class ScoresRequest(Request):
+    """Which runs of one snapshot to score on which qrels set, with which measures."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label (one: per_topic_scores follows topics "
+                             "across several).")
+    qrels: str = option("original", help="Qrels set name.")
+    measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
+    runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all).")
+    per_topic: bool = option(False, help="One row per topic.")
+    intersection: bool = option(
+        False, help="Average over the topics each run answered (default: every qrels topic, "
+        "unanswered ones count 0, as trec_eval -c).")
+    residual_of: str | None = option(
+        None, metavar="QRELS",
+        help="The residual scores: rankings without what this qrels set judged.")
+    topics: str | None = option(
+        None, metavar="SET",
+        help="Only the qrels topics of this topic set (means over them, unanswered ones 0).")
+    compute: bool = option(True, help="Compute and store missing scores first (else only "
+                           "read stored ones).")
+
+    @field_validator("snapshot", mode="before")
+    @classmethod
+    def _one_snapshot(cls, value: Any) -> Any:
+        if isinstance(value, Iterable) and not isinstance(value, str | bytes):
+            raise ValueError("scores reads one snapshot; per_topic_scores gives per-topic "
+                             "values across several")
+        return value
+
+    @field_validator("runs", "measures", mode="before")
+    @classmethod
+    def _labels(cls, value: Any) -> Any:
+        return _text_labels(value)
+
+    @field_validator("measures")
+    @classmethod
+    def _measures(cls, names: list[str]) -> list[str]:
+        return _known_measures(names)
+
+
+class ScoresResult(Result):
+    """Means (one row per run and measure) or, with `per_topic`, per-topic values."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    per_topic: bool
+    intersection: bool
+    topics: str | None
+    means: list[MeanScore]
+    scores: list[TopicScore]  # per topic (only with per_topic)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Means: `collection … run, system, measure, value, n_topics, n_answered, source,
+        topic_set`; per topic: `… topic, topic_id, topic_key, measure, value, answered`."""
+        import pandas as pd
+
+        if self.per_topic:
+            return pd.DataFrame([s.model_dump() for s in self.scores], columns=PER_TOPIC_COLUMNS)
+        return pd.DataFrame([m.model_dump() for m in self.means], columns=MEAN_COLUMNS)
+
+    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        """The rows, as `tcdb scores --json` has always printed them."""
+        rows: list[dict[str, Any]] = super().to_json()["scores" if self.per_topic else "means"]
+        return rows
+
+
+@operation("scores", command="scores table")
+def scores(request: ScoresRequest, db: Database) -> ScoresResult:
+    """Scores of a snapshot's runs; missing ones are computed and stored first."""
+    from tcdb.scoring.scores import score_table
+
+    frame = score_table(request.collection, request.snapshot, request.qrels, request.measures,
+                        request.runs or None, request.per_topic, request.intersection,
+                        residual_of=request.residual_of, compute=request.compute,
+                        topics=request.topics)
+    means = [] if request.per_topic else [MeanScore(**r) for r in _records(frame, MEAN_COLUMNS)]
+    per_topic = [TopicScore(**r) for r in _records(frame, PER_TOPIC_COLUMNS)] \
+        if request.per_topic else []
+    return ScoresResult(collection=request.collection, snapshot=request.snapshot,
+                        qrels=request.qrels, per_topic=request.per_topic,
+                        intersection=request.intersection, topics=request.topics, means=means,
+                        scores=per_topic)
+
+
+class PerTopicScoresRequest(Request):
+    """One measure's per-topic values of runs across snapshots."""
+
+    collection: str = argument(help="Collection name.")
+    snapshots: Labels = argument(help="Snapshot labels (each with its qrels set of that name).")
+    qrels: str = option("original", help="Qrels set name (in every snapshot).")
+    measure: str = option("nDCG@10", help="Measure.", short="-m")
+    runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all; a tag "
+                                 "missing from a snapshot is skipped there).")
+    intersection: bool = option(False, help="Only the topics each run answered (default: "
+                                "every qrels topic, unanswered ones 0).")
+    topics: str | None = option(None, metavar="SET", help="Only the members of this topic set.")
+    compute: bool = option(True, help="Compute and store missing scores first (else only "
+                           "read stored ones).")
+
+    @field_validator("snapshots", "runs", mode="before")
+    @classmethod
+    def _labels(cls, value: Any) -> Any:
+        return _text_labels(value)
+
+    @field_validator("measure")
+    @classmethod
+    def _measure(cls, name: str) -> str:
+        (known,) = _known_measures([name])
+        return known
+
+
+class PerTopicScoresResult(Result):
+    """Per-topic values; `topic_key` matches a topic across snapshots."""
+
+    collection: str
+    qrels: str
+    measure: str
+    scores: list[TopicScore]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per snapshot, run and topic (`topic` its id there, `topic_key` its
+        identity across snapshots)."""
+        import pandas as pd
+
+        return pd.DataFrame([s.model_dump() for s in self.scores], columns=PER_TOPIC_COLUMNS)
+
+
+@operation("per_topic_scores", command="scores per-topic")
+def per_topic_scores(request: PerTopicScoresRequest, db: Database) -> PerTopicScoresResult:
+    """Per-topic values of one measure across snapshots, topics matched over time."""
+    from tcdb.scoring.scores import per_topic_scores as table
+
+    frame = table(request.collection, request.snapshots, request.qrels, request.measure,
+                  request.runs or None, intersection=request.intersection,
+                  compute=request.compute, topics=request.topics)
+    return PerTopicScoresResult(
+        collection=request.collection, qrels=request.qrels, measure=request.measure,
+        scores=[TopicScore(**r) for r in _records(frame, PER_TOPIC_COLUMNS)])
+
+
+class ScoresImportRequest(Request):
+    """Published per-topic scores, and the run and qrels set they are of."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    file: Path = argument(help="trec_eval -q output or ir_measures TSV.")
+    qrels: str = option(help="Qrels set the scores were computed on.")
+    run: str = option(help="Run tag to store them under.")
+    system: str | None = option(None, help="System (default: the tag).")
+    replace: bool = option(False, help="Overwrite different stored values.")
+
+
+class ScoresImportResult(Result):
+    """What was stored for the run."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    run: str
+    status: str  # imported | unchanged | replaced
+    measures: list[str]
+    n_scores: int
+    skipped: list[str]  # measures of the file not imported (no ir_measures equivalent)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure imported."""
+        import pandas as pd
+
+        return pd.DataFrame([{"collection": self.collection, "snapshot": self.snapshot,
+                              "qrels": self.qrels, "run": self.run, "status": self.status,
+                              "measure": m} for m in self.measures],
+                            columns=["collection", "snapshot", "qrels", "run", "status",
+                                     "measure"])
+
+
+@operation("scores_import", command="scores import", writes=True)
+def scores_import(request: ScoresImportRequest, db: Database) -> ScoresImportResult:
+    """Store published per-topic scores for a run whose file is gone."""
+    from tcdb.scoring.scores import import_scores
+
+    report = import_scores(request.collection, request.snapshot, request.qrels, request.run,
+                           request.file, request.system, replace=request.replace)
+    return ScoresImportResult(**report.as_dict())
