@@ -243,20 +243,20 @@ def step(name: str, arg: str) -> None:
                    backend_cpu=server["backend"], background_cpu=server["background"] - before,
                    reader_rss_mb=children_peak_rss_mb())
     elif name == "diff":
-        from tcdb.reports.drift import snapshot_diff
+        import tcdb.api
 
         out["diffs"] = []
         for a, b in zip(LABELS, LABELS[1:], strict=False):
             t0 = time.perf_counter()
-            documents = snapshot_diff(COLLECTION, a, b)["documents"]
+            documents = tcdb.api.snapshot_diff(COLLECTION, [a, b]).documents.model_dump()
             out["diffs"].append({"seconds": time.perf_counter() - t0, **documents})
     elif name == "stats":
-        from tcdb.reports.snapshot_stats import snapshot_stats
+        import tcdb.api
 
         t0 = time.perf_counter()
-        stats = snapshot_stats(COLLECTION, list(LABELS[:2]), runs=False)
+        stats = tcdb.api.snapshot_stats(COLLECTION, list(LABELS[:2]), rankings=False)
         out["stats_seconds"] = time.perf_counter() - t0
-        out["present_in_all"] = stats.get("present_in_all")
+        out["present_in_all"] = stats.present_in_all
     elif name == "runs":
         from tcdb.runs import import_runs
 
@@ -270,15 +270,16 @@ def step(name: str, arg: str) -> None:
         out.update(scores=report.n_scores, pairs=report.n_computed)
     elif name == "persistence":
         t0 = time.perf_counter()
-        from tcdb.reports.persistence import persistence_report
+        import tcdb.api
 
         times = []
         for _ in range(2):
-            report = persistence_report(COLLECTION, list(LABELS), PIVOT, MEASURES)
+            report = tcdb.api.persistence(COLLECTION, snapshots=list(LABELS), pivot=PIVOT,
+                                          measures=MEASURES)
             times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
         out.update(cold=times[0], warm=times[1],
-                   systems=len(report["measures"]["nDCG@10"]["systems"]))
+                   systems=len(report.measures["nDCG@10"].systems))
     out.update(seconds=time.perf_counter() - wall, rss_mb=peak_rss_mb())
     print(json.dumps(out))
 

@@ -78,11 +78,10 @@ def main() -> None:
             temporary_database(args.backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
         db.dispose_engine(url)
+        from tcdb.api import snapshot_diff, snapshot_stats
         from tcdb.catalog.collections import add_collection
         from tcdb.collections.sources import LocalSource
         from tcdb.ingest import ingest_snapshot
-        from tcdb.reports.drift import snapshot_diff
-        from tcdb.reports.snapshot_stats import snapshot_stats
 
         started = time.perf_counter()
         files = write_snapshots(Path(tmp), args.docs)
@@ -93,19 +92,19 @@ def main() -> None:
             ingest_snapshot("bench", label, LocalSource(corpus, topics, qrels))
             print(f"ingested {label} in {time.perf_counter() - started:.1f}s")
         report = snapshot_stats("bench", ["a", "b"])
-        churn = report["churn"][0]
-        print(f"stats: in both {report['present_in_all']:,}; churn added {churn['added']:,}, "
-              f"removed {churn['removed']:,}, grew {churn['grew']:,}, shrank "
-              f"{churn['shrank']:,}, same length {churn['same_length']:,}, unchanged "
-              f"{churn['unchanged']:,}; tokens a {report['per_snapshot'][0]['tokens']}")
+        churn = report.churn[0]
+        print(f"stats: in both {report.present_in_all:,}; churn added {churn.added:,}, "
+              f"removed {churn.removed:,}, grew {churn.grew:,}, shrank "
+              f"{churn.shrank:,}, same length {churn.same_length:,}, unchanged "
+              f"{churn.unchanged:,}; tokens a {report.per_snapshot[0].tokens.model_dump()}")
         for name, call in (("snapshot stats", lambda: snapshot_stats("bench", ["a", "b"])),
                            ("snapshot stats --no-tokens",
                             lambda: snapshot_stats("bench", ["a", "b"], tokens=False)),
-                           ("snapshot diff", lambda: snapshot_diff("bench", "a", "b")),
+                           ("snapshot diff", lambda: snapshot_diff("bench", ["a", "b"])),
                            ("snapshot stats b a (counted live)",
                             lambda: snapshot_stats("bench", ["b", "a"])),
                            ("snapshot diff b a (counted live)",
-                            lambda: snapshot_diff("bench", "b", "a"))):
+                            lambda: snapshot_diff("bench", ["b", "a"]))):
             times = []
             for _ in range(max(1, args.repeat)):
                 started = time.perf_counter()

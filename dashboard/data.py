@@ -11,10 +11,8 @@ databases, and keeps its results for a minute (the sidebar's Refresh button clea
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -22,7 +20,11 @@ import streamlit as st
 from sqlmodel import Session
 
 if TYPE_CHECKING:
-    from tcdb.reports.results import CompareReport, PersistenceReport
+    from tcdb.pools.results import PoolExportResult, PoolShowResult
+    from tcdb.reports.compare_result import CompareResult
+    from tcdb.reports.leave_out import LeaveOutMeasure, LeaveOutResult
+    from tcdb.reports.persistence import PersistenceResult
+    from tcdb.reports.reusability import ReusabilityResult
 
 TTL = 60  # seconds: a new snapshot or run shows up within a minute without a refresh
 
@@ -161,49 +163,42 @@ def flow_runs(url: str, limit: int = 10) -> pd.DataFrame | None:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def drift(url: str, collection: str) -> dict[str, Any]:
-    """Document, topic and qrels drift between consecutive complete snapshots.
+    """The `drift` operation over the complete snapshots, as the page's frames.
 
     `documents`: transition, kind (added/removed/changed/unchanged), documents;
     `topics`: transition, added, removed, kept, renumbered; `qrels`: per snapshot the original
     qrels' topics, judgments and per-topic averages; `core`: topics in every snapshot.
     """
-    from tcdb.queries import core_topic_ids
-    from tcdb.reports.drift import snapshot_diff
+    from tcdb.reports.drift import DriftResult
 
-    labels = complete_labels(url, collection)
+    result: DriftResult = run_operation(url, "drift", collection=collection)
     documents, topics = [], []
-    qrels: dict[str, dict[str, Any]] = {}
-    for a, b in zip(labels, labels[1:], strict=False):
-        diff = snapshot_diff(collection, a, b)
-        transition = f"{a} → {b}"
-        for kind in ("added", "removed", "changed", "unchanged"):
-            documents.append({"transition": transition, "kind": kind,
-                              "documents": diff["documents"][kind]})
+    for t in result.transitions:
+        transition = f"{t.a} → {t.b}"
+        documents += [{"transition": transition, "kind": kind,
+                       "documents": getattr(t.documents, kind)}
+                      for kind in ("added", "removed", "changed", "unchanged")]
         topics.append({"transition": transition,
-                       **{k: diff["topics"][k] for k in ("added", "removed", "kept",
-                                                         "renumbered")}})
-        qrels.update(diff["qrels"])
-    if len(labels) == 1:
-        from tcdb.queries import qrels_summary
-
-        with read_only_session() as session:
-            snap = _snapshot(session, collection, labels[0])
-            qrels[labels[0]] = qrels_summary(session.connection(), snap.id)
-    core = 0
-    if labels:
-        with read_only_session() as session:
-            core = len(core_topic_ids(session, collection, labels))
-    qrels_rows = [{"snapshot": label, **qrels[label]} for label in labels if label in qrels]
+                       **t.topics.model_dump(include={"added", "removed", "kept", "renumbered"})})
+    qrels_rows = [{"snapshot": label, **q.model_dump()} for label, q in result.qrels.items()]
     return {
-        "labels": labels,
+        "labels": result.snapshots,
         "documents": pd.DataFrame(documents, columns=["transition", "kind", "documents"]),
         "topics": pd.DataFrame(topics, columns=["transition", "added", "removed", "kept",
                                                 "renumbered"]),
         "qrels": pd.DataFrame(qrels_rows, columns=["snapshot", "topics", "judgments", "relevant",
                                                    "judgments_per_topic",
                                                    "relevant_per_topic"]),
-        "core": core,
+        "core": result.core_topics,
     }
+
+
+def run_operation(url: str, operation: str, /, **fields: Any) -> Any:
+    """Run `operation` on the dashboard's database with the request's `fields` (it only
+    reads: `compute=False` where the operation would evaluate)."""
+    from tcdb.operations import Database, get_operation
+
+    return get_operation(operation).run(Database(url), **fields)
 
 
 def _snapshot(session: Session, collection: str, label: str) -> Any:
@@ -242,41 +237,41 @@ def original_qrels(url: str, collection: str, labels: tuple[str, ...]) -> dict[s
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def persistence(url: str, collection: str, snapshots: tuple[str, ...], pivot: str,
-                measure: str, qrels: str | tuple[str, ...], topics: str) -> PersistenceReport:
+                measure: str, qrels: str | tuple[str, ...], topics: str) -> PersistenceResult:
     """`tcdb report persistence` on stored scores (nothing is evaluated here); `qrels`: one
     set name for every snapshot, or one per snapshot in order (`--qrels A --qrels B …`)."""
-    from tcdb.reports.persistence import persistence_report
-
-    return persistence_report(collection, list(snapshots), pivot, [measure], qrels, topics,
-                              compute=False)
+    return run_operation(url, "persistence", collection=collection,
+                         snapshots=list(snapshots), pivot=pivot, measures=[measure],
+                         qrels=[qrels] if isinstance(qrels, str) else list(qrels),
+                         topics=topics, compute=False)
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def persistence_deltas(url: str, collection: str, snapshots: tuple[str, ...], pivot: str,
                        measure: str, qrels: str | tuple[str, ...], topics: str) -> pd.DataFrame:
-    """Per topic, each system's score minus the pivot's (`per_topic_deltas_frame`)."""
-    from tcdb.reports.persistence import per_topic_deltas_frame
+    """Per topic, each system's score minus the pivot's (`per_topic_deltas`)."""
+    result = run_operation(url, "per_topic_deltas", collection=collection,
+                           snapshots=list(snapshots), pivot=pivot, measures=[measure],
+                           qrels=[qrels] if isinstance(qrels, str) else list(qrels),
+                           topics=topics, compute=False)
+    frame: pd.DataFrame = result.to_frame()
+    return frame
 
-    return per_topic_deltas_frame(collection, list(snapshots), pivot, [measure], qrels, topics,
-                                  compute=False)
 
-
-def persistence_frames(report: PersistenceReport, measure: str) -> dict[str, pd.DataFrame]:
+def persistence_frames(report: PersistenceResult, measure: str) -> dict[str, pd.DataFrame]:
     """The report as tables: `arp` (system, snapshot, arp) and `table` (one row per system and
-    later snapshot: RΔ, relative change, ER, ΔRI, p; `below_pivot`: the system's ARP in the
-    first snapshot is below the pivot's, where ER reads backwards)."""
-    result = report["measures"].get(measure)
-    records = result["systems"] if result else []
-    skipped = result["skipped"] if result else []
-    first, later = report["snapshots"][0], report["snapshots"][1:]
-    pivot_first = next((r["arp"].get(first) for r in records if r["is_pivot"]), None)
-    arp = [{"system": r["system"], "snapshot": s, "order": i, "arp": r["arp"].get(s)}
-           for r in records for i, s in enumerate(report["snapshots"])]
-    table = [{"system": r["system"], "pivot": bool(r["is_pivot"]), "from": first, "to": s,
-              f"ARP {first}": r["arp"].get(first), "ARP": r["arp"].get(s),
-              "RΔ": r["result_delta"].get(s), "relative change": r["relative_change"].get(s),
-              "ER": r["er"].get(s), "ΔRI": r["delta_ri"].get(s), "p": r["p_value"].get(s),
-              "below_pivot": _below(r["arp"].get(first), pivot_first)}
+    later snapshot: RΔ, relative change, ER, ΔRI, p, and the report's `below_pivot`)."""
+    result = report.measures.get(measure)
+    records = result.systems if result else []
+    skipped = [s.model_dump() for s in result.skipped] if result else []
+    first, later = report.snapshots[0], report.snapshots[1:]
+    arp = [{"system": r.system, "snapshot": s, "order": i, "arp": r.arp.get(s)}
+           for r in records for i, s in enumerate(report.snapshots)]
+    table = [{"system": r.system, "pivot": r.is_pivot, "from": first, "to": s,
+              f"ARP {first}": r.arp.get(first), "ARP": r.arp.get(s),
+              "RΔ": r.result_delta.get(s), "relative change": r.relative_change.get(s),
+              "ER": r.er.get(s), "ΔRI": r.delta_ri.get(s), "p": r.p_value.get(s),
+              "below_pivot": r.below_pivot}
              for r in records for s in later]
     return {"arp": pd.DataFrame(arp, columns=["system", "snapshot", "order", "arp"]),
             "table": pd.DataFrame(table, columns=["system", "pivot", "from", "to",
@@ -286,48 +281,34 @@ def persistence_frames(report: PersistenceReport, measure: str) -> dict[str, pd.
             "skipped": pd.DataFrame(skipped, columns=["system", "reason"])}
 
 
-def _below(arp: float | None, pivot: float | None) -> bool:
-    return arp is not None and pivot is not None and arp < pivot
-
-
 # ------------------------------------------------------------------------------ reusability
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
-def reusability(url: str, collection: str, snapshot: str, qrels_a: str, qrels_b: str,
-                measure: str, depth: int) -> dict[str, Any]:
-    """`tcdb report reusability` for one measure, its tables as frames.
+def reusability(url: str, collection: str, snapshot: str, qrels: str, vs: str, measure: str,
+                depth: int) -> ReusabilityResult:
+    """`tcdb report reusability` for one measure, on stored scores (`compute=False`).
 
-    Runs ranked under qrels A and B (τ, τ-b, τ_AP), per topic τ, and per run its top-`depth`
-    documents unjudged in A and newly relevant in B (trec_eval's order); runs scored under
-    only one of the two sets are named in `missing`.
+    Runs ranked under `qrels` and `vs` (τ, τ-b, τ_AP), per topic τ, and per run its
+    top-`depth` documents unjudged in `qrels` and newly relevant in `vs` (trec_eval's order);
+    runs scored under only one of the two sets are in `skipped`.
     """
-    from tcdb.reports.reusability import reusability_report
-
-    report = reusability_report(collection, snapshot, qrels_a, qrels_b, [measure], depth=depth,
-                                compute=False)
-    figures = dict(report["measures"][measure])
-    figures["threshold"] = report["threshold"]
-    figures["missing"] = figures.get("skipped", [])
-    figures["runs"] = pd.DataFrame(figures.get("runs", []))
-    figures["per_topic_tau"] = pd.DataFrame(figures.get("tau_per_topic", []),
-                                            columns=["topic", "tau", "n_runs"])
-    return figures
+    result: ReusabilityResult = run_operation(
+        url, "reusability", collection=collection, snapshot=snapshot, qrels=qrels, vs=vs,
+        measures=[measure], depth=depth, compute=False)
+    return result
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def leave_out(url: str, collection: str, snapshot: str, qrels: str, measure: str, depth: int,
-              by: str) -> dict[str, Any]:
+              by: str) -> LeaveOutMeasure:
     """`tcdb report leave-out` for one measure on stored scores (it stores nothing): each
     group's runs re-ranked on qrels without the relevant documents only that group found."""
-    from tcdb.reports.leave_out import leave_out_report
-
-    report = leave_out_report(collection, snapshot, qrels, depth, by, [measure], compute=False)
-    groups = report["measures"][measure]["groups"]
-    for group in groups:
-        group["runs"] = pd.DataFrame(group["runs"], columns=[
-            "run", "score_full", "score_reduced", "rank_full", "rank_reduced", "rank_change"])
-    return {"groups": groups, "n_topics": report["n_topics"]}
+    result: LeaveOutResult = run_operation(
+        url, "leave_out", collection=collection, snapshot=snapshot, qrels=qrels, depth=depth,
+        by=by, measures=[measure], compute=False)
+    (figures,) = result.measures.values()  # the one measure asked for
+    return figures
 
 
 # ------------------------------------------------------------------------------------ pools
@@ -335,37 +316,24 @@ def leave_out(url: str, collection: str, snapshot: str, qrels: str, measure: str
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def pools(url: str, collection: str) -> pd.DataFrame:
-    from tcdb.pools import list_pools
-
-    rows = [{**{k: v for k, v in pool.items() if k != "size"},
-             **{f"size_{k}": v for k, v in pool["size"].items()}}
-            for pool in list_pools(collection)]
-    return pd.DataFrame(rows)
+    """`tcdb pool list`: one row per pool, its size per topic as `size_*` columns."""
+    frame: pd.DataFrame = run_operation(url, "pools", collection=collection).to_frame()
+    return frame
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
-def pool_detail(url: str, name: str) -> dict[str, Any]:
-    from tcdb.pools import show_pool
-
-    detail: dict[str, Any] = dict(show_pool(name))
-    detail["per_topic"] = pd.DataFrame(detail["per_topic"],
-                                       columns=["topic", "n_documents", "n_judged"])
-    detail["runs"] = pd.DataFrame(detail["runs"], columns=["run", "n_pooled", "unique"])
-    return detail
+def pool_detail(url: str, name: str) -> PoolShowResult:
+    """`tcdb pool show`: sizes per topic, each run's contribution, judged fraction."""
+    result: PoolShowResult = run_operation(url, "pool_show", name=name)
+    return result
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def pool_export(url: str, name: str) -> str:
-    """The pool blind, as `topic Q0 docid` lines (no run names, ranks or scores)."""
-    from tcdb.collections.assessor_formats import PoolItem, write_pool_trec
-    from tcdb.pools import pool_documents
-
-    items = [PoolItem(topic, "", None, doc, "")
-             for topic, docs in pool_documents(name).items() for doc in docs]
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "pool.txt"
-        write_pool_trec(path, items)
-        return path.read_text(encoding="utf-8")
+    """The pool blind, as `topic Q0 docid` lines (no run names, ranks or scores): `tcdb pool
+    export --format trec` without a file, so nothing is written or marked."""
+    result: PoolExportResult = run_operation(url, "pool_export", name=name, format="trec")
+    return result.trec_text()
 
 
 # ---------------------------------------------------------------------------------- compare
@@ -376,19 +344,12 @@ BOOTSTRAP = 10_000  # samples behind the compare page's confidence intervals
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def compare(url: str, collection: str, snapshot: str, qrels: str, runs: tuple[str, ...],
-            measure: str, correction: str, k: int) -> CompareReport:
+            measure: str, correction: str, k: int) -> CompareResult:
     """`tcdb report compare` with bootstrap intervals of the means and of their differences."""
-    from tcdb.reports.compare import compare_report
+    from tcdb.operations import Database, get_operation
 
-    return compare_report(collection, snapshot, qrels, list(runs), measure, correction, k,
-                          compute=False, bootstrap=BOOTSTRAP)
-
-
-def outcome_frame(report: CompareReport) -> pd.DataFrame:
-    """The outcome breakdown as pair, outcome, topics, share (one row per pair and outcome)."""
-    rows = []
-    for pair in report["outcomes"]["pairs"]:
-        for outcome, count in pair["counts"].items():
-            rows.append({"pair": f"{pair['run_a']} vs {pair['run_b']}", "outcome": outcome,
-                         "topics": count, "share": pair["shares"][outcome]})
-    return pd.DataFrame(rows, columns=["pair", "outcome", "topics", "share"])
+    result: CompareResult = get_operation("compare").run(
+        Database(url), collection=collection, snapshot=snapshot, qrels=qrels, runs=list(runs),
+        measure=measure, correction=correction, k=k, compute=False, bootstrap=BOOTSTRAP,
+        progress=False)
+    return result

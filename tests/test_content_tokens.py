@@ -74,7 +74,7 @@ def expected_stats(texts: dict[str, str]) -> dict[str, object]:
 @pytest.mark.parametrize("with_text", [True, False], ids=["texts", "no-texts"])
 def test_ingest_counts_tokens_as_split_does(db: str, tmp_path: Path, cli,
                                             with_text: bool) -> None:
-    from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.api import snapshot_stats
 
     texts = generated_texts(5, 80, "d")
     ingest(tmp_path, "s1", texts, with_text=with_text)
@@ -86,8 +86,8 @@ def test_ingest_counts_tokens_as_split_does(db: str, tmp_path: Path, cli,
         kept = session.connection().execute(text(
             "SELECT COUNT(*) FROM content WHERE text IS NOT NULL")).scalar_one()
     assert kept == (len(set(texts.values())) if with_text else 0)
-    stats = snapshot_stats(COLLECTION)["per_snapshot"][0]
-    assert stats["tokens"] == expected_stats(texts)
+    stats = snapshot_stats(COLLECTION).per_snapshot[0]
+    assert stats.tokens.model_dump() == expected_stats(texts)
     code, out, err = cli("snapshot", "stats", COLLECTION, "--json")
     assert code == 0, err
     assert json.loads(out)["per_snapshot"][0]["tokens"] == expected_stats(texts)
@@ -100,7 +100,7 @@ def test_ingest_counts_tokens_as_split_does(db: str, tmp_path: Path, cli,
 def test_versions_without_a_count_are_counted_from_their_text(db: str, tmp_path: Path) -> None:
     """Versions written before migration 0011 (n_tokens NULL) still count, from their text;
     ingesting one of them again stores its count."""
-    from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.api import snapshot_stats
     from tcdb.storage.db import session_scope
 
     first, second = generated_texts(7, 60, "d"), generated_texts(8, 30, "e")
@@ -110,14 +110,15 @@ def test_versions_without_a_count_are_counted_from_their_text(db: str, tmp_path:
             "UPDATE content SET n_tokens = NULL WHERE id IN (SELECT content_id FROM"
             " snapshot_document WHERE external_id < 'd030')"))
     assert sum(n is None for n in stored_tokens("s1").values()) == 30
-    assert snapshot_stats(COLLECTION)["per_snapshot"][0]["tokens"] == expected_stats(first)
+    assert snapshot_stats(COLLECTION).per_snapshot[0].tokens.model_dump() == \
+        expected_stats(first)
     kept = {d: t for d, t in first.items() if d >= "d045"}  # 15 of the uncounted not among them
     ingest(tmp_path, "s2", {**kept, **second}, with_text=False)
     assert stored_tokens("s2") == {d: len(t.split()) for d, t in {**kept, **second}.items()}
     assert list(stored_tokens("s1").values()).count(None) == 30  # s2 kept none of them
-    report = snapshot_stats(COLLECTION)["per_snapshot"]
-    assert report[0]["tokens"] == expected_stats(first)
-    assert report[1]["tokens"] == expected_stats({**kept, **second})
+    report = snapshot_stats(COLLECTION).per_snapshot
+    assert report[0].tokens.model_dump() == expected_stats(first)
+    assert report[1].tokens.model_dump() == expected_stats({**kept, **second})
     with session_scope() as session:  # a text kept before survives a --no-text ingest
         assert session.connection().execute(text(
             "SELECT COUNT(*) FROM content WHERE text IS NULL")).scalar_one() == len(second)
@@ -126,7 +127,7 @@ def test_versions_without_a_count_are_counted_from_their_text(db: str, tmp_path:
 def test_migration_0011_counts_the_stored_texts(db: str, tmp_path: Path) -> None:
     """Down to 0010 (the column goes) and up again: every version with a text gets its count;
     one ingested without its text has none to count and is left out of the figures."""
-    from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.api import snapshot_stats
     from tcdb.storage import migrate
     from tcdb.storage.db import get_engine
     from tcdb.storage.guard import unguarded
@@ -144,9 +145,10 @@ def test_migration_0011_counts_the_stored_texts(db: str, tmp_path: Path) -> None
     assert migrate.current_revision(get_engine(db)) == migrate.head_revision()
     assert stored_tokens("s1") == {d: len(t.split()) for d, t in with_texts.items()}
     assert set(stored_tokens("s2").values()) == {None}
-    report = snapshot_stats(COLLECTION)["per_snapshot"]
-    assert report[0]["tokens"] == expected_stats(with_texts)
-    assert report[1]["tokens"] == {"n_with_text": 0, "mean": None, "min": None, "max": None}
+    report = snapshot_stats(COLLECTION).per_snapshot
+    assert report[0].tokens.model_dump() == expected_stats(with_texts)
+    assert report[1].tokens.model_dump() == {"n_with_text": 0, "mean": None, "min": None,
+                                             "max": None}
 
 
 def snapshot_totals(label: str) -> tuple[int | None, ...]:
@@ -162,7 +164,7 @@ def test_ingest_keeps_each_snapshots_totals_and_stats_reads_them(db: str, tmp_pa
     """The ingest stores a snapshot's token totals (migration 0014) as `str.split()` counts;
     stats reads those four numbers instead of the snapshot's rows, and aggregates live when
     some document of the snapshot has no count."""
-    from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.api import snapshot_stats
     from tcdb.storage.db import session_scope
 
     texts = generated_texts(11, 50, "d")
@@ -172,15 +174,16 @@ def test_ingest_keeps_each_snapshots_totals_and_stats_reads_them(db: str, tmp_pa
     with session_scope() as session:  # the stored totals, not the rows, are what stats reads
         session.connection().execute(text(
             "UPDATE snapshot SET tokens_total = tokens_total + tokens_counted"))
-    assert snapshot_stats(COLLECTION)["per_snapshot"][0]["tokens"]["mean"] == pytest.approx(
+    assert snapshot_stats(COLLECTION).per_snapshot[0].tokens.mean == pytest.approx(
         sum(counts) / 50 + 1)
     with session_scope() as session:  # a version without a count: the rows are read again
         session.connection().execute(text(
             "UPDATE content SET n_tokens = NULL WHERE id = (SELECT MIN(content_id)"
             " FROM snapshot_document)"))
         session.connection().execute(text("UPDATE snapshot SET tokens_counted = 49"))
-    tokens = snapshot_stats(COLLECTION)["per_snapshot"][0]["tokens"]
-    assert tokens["n_with_text"] == 49 and tokens["mean"] < sum(counts) / 50 + 0.5
+    tokens = snapshot_stats(COLLECTION).per_snapshot[0].tokens
+    assert tokens.n_with_text == 49 and tokens.mean is not None
+    assert tokens.mean < sum(counts) / 50 + 0.5
 
 
 def test_migration_0014_totals_the_existing_snapshots(db: str, tmp_path: Path) -> None:

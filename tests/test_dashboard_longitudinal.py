@@ -22,13 +22,12 @@ def seeded(seeded_url: tuple[str, Seeded], monkeypatch: pytest.MonkeyPatch) -> S
 
 
 def test_drift_shows_length_churn_and_judgments_by_grade(seeded: Seeded) -> None:
-    from tcdb.api import qrels
-    from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.api import qrels, snapshot_stats
 
     at = open_page("drift", collection=COLLECTION)
     churn = chart_with(at, "transition", "direction", "changed documents")
     report = snapshot_stats(COLLECTION)
-    expected = {(f"{c['a']} → {c['b']}", d.replace("_", " ")): c[d] for c in report["churn"]
+    expected = {(f"{c.a} → {c.b}", d.replace("_", " ")): getattr(c, d) for c in report.churn
                 for d in ("grew", "shrank", "same_length")}
     assert {(r.transition, r.direction): r._3 for r in churn.itertuples()} == expected
     # the seeded collection rewrites one document per transition: churn's `changed`
@@ -44,14 +43,15 @@ def test_drift_shows_length_churn_and_judgments_by_grade(seeded: Seeded) -> None
 
 def test_persistence_page_shows_one_systems_change_between_first_and_last(seeded: Seeded
                                                                           ) -> None:
-    from tcdb.reports.topic_deltas import topic_deltas_report
+    from tcdb.api import topic_deltas
 
     system = seeded.systems[1]
     at = open_page("persistence", collection=COLLECTION, pivot="bm25", measure="AP",
                    system=system)
     change = chart_with(at, "topic", "delta", "pivot_delta")
-    report = topic_deltas_report(COLLECTION, system, [seeded.labels[0], seeded.labels[-1]],
-                                 "AP", pivot="bm25", compute=False)
-    assert change["delta"].tolist() == [r["delta"] for r in report["topics"]]
-    assert change["pivot_delta"].tolist() == [r["pivot_delta"] for r in report["topics"]]
-    assert len(change) == report["n_topics"] > 0
+    report = topic_deltas(COLLECTION, system=system,
+                          snapshots=[seeded.labels[0], seeded.labels[-1]], measure="AP",
+                          pivot="bm25", compute=False)
+    assert change["delta"].tolist() == [r.delta for r in report.topics]
+    assert change["pivot_delta"].tolist() == [r.pivot_delta for r in report.topics]
+    assert len(change) == report.n_topics > 0

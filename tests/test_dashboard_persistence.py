@@ -49,7 +49,7 @@ def table(at: Any) -> pd.DataFrame:
 
 
 def test_each_snapshot_has_its_own_qrels_set(seeded: Seeded) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     first, last = seeded.labels[0], seeded.labels[-1]
     at = open_persistence(collection=COLLECTION, pivot="bm25", measure="nDCG@10",
@@ -64,16 +64,17 @@ def test_each_snapshot_has_its_own_qrels_set(seeded: Seeded) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert at.query_params[f"qrels_{last}"] == "expanded"
     shown = table(at)
-    mixed = persistence_report(COLLECTION, [first, last], "bm25", ["nDCG@10"],
-                               qrels=["original", "expanded"], compute=False)
-    plain = persistence_report(COLLECTION, [first, last], "bm25", ["nDCG@10"], compute=False)
-    records = {r["system"]: r for r in mixed["measures"]["nDCG@10"]["systems"]}
+    mixed = persistence(COLLECTION, snapshots=[first, last], pivot="bm25", measures=["nDCG@10"],
+                        qrels=["original", "expanded"], compute=False)
+    plain = persistence(COLLECTION, snapshots=[first, last], pivot="bm25", measures=["nDCG@10"],
+                        compute=False)
+    records = {r.system: r for r in mixed.measures["nDCG@10"].systems}
     assert set(shown["system"]) == set(records)
     for row in shown.itertuples(index=False):
-        assert pytest.approx(records[row.system]["arp"][last]) == row.ARP
-        assert pytest.approx(records[row.system]["result_delta"][last]) == row.RΔ
-    before = {r["system"]: r["arp"][last] for r in plain["measures"]["nDCG@10"]["systems"]}
-    assert any(records[s]["arp"][last] != pytest.approx(before[s]) for s in records)
+        assert pytest.approx(records[row.system].arp[last]) == row.ARP
+        assert pytest.approx(records[row.system].result_delta[last]) == row.RΔ
+    before = {r.system: r.arp[last] for r in plain.measures["nDCG@10"].systems}
+    assert any(records[s].arp[last] != pytest.approx(before[s]) for s in records)
     captions = " ".join(c.value for c in at.caption)
     assert f"{first}: `original`, {last}: `expanded`" in captions
 
@@ -88,32 +89,33 @@ def test_a_link_naming_one_qrels_set_applies_it_where_it_exists(seeded: Seeded) 
 
 
 def test_persistence_table_equals_the_report(seeded: Seeded) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     at = open_page("persistence", collection=COLLECTION, pivot="bm25", measure="nDCG@10",
                    snapshots=",".join(seeded.labels))
-    report = persistence_report(COLLECTION, seeded.labels, "bm25", ["nDCG@10"], compute=False)
-    records = {r["system"]: r for r in report["measures"]["nDCG@10"]["systems"]}
+    report = persistence(COLLECTION, snapshots=seeded.labels, pivot="bm25",
+                         measures=["nDCG@10"], compute=False)
+    records = {r.system: r for r in report.measures["nDCG@10"].systems}
     table = table_with(at, "system", "ER", "ΔRI", "p")
     assert set(table["system"]) == set(seeded.systems)
     for row in table.itertuples(index=False):
         record = records[row.system]
         later = row.to
-        assert pytest.approx(record["result_delta"][later]) == row.RΔ
-        if record["er"][later] is not None:
-            assert pytest.approx(record["er"][later]) == row.ER
+        assert pytest.approx(record.result_delta[later]) == row.RΔ
+        if record.er[later] is not None:
+            assert pytest.approx(record.er[later]) == row.ER
         if row.system == "bm25":  # the pivot: ER and ΔRI are 0/0, shown empty
-            assert record["er"][later] is None and record["delta_ri"][later] is None
+            assert record.er[later] is None and record.delta_ri[later] is None
             assert pd.isna(row.ER) and pd.isna(row.ΔRI)
         else:
-            assert pytest.approx(record["delta_ri"][later]) == row.ΔRI
+            assert pytest.approx(record.delta_ri[later]) == row.ΔRI
     arp = chart_with(at, "system", "snapshot", "arp")
     for row in arp.itertuples(index=False):
-        assert row.arp == pytest.approx(records[row.system]["arp"][row.snapshot])
+        assert row.arp == pytest.approx(records[row.system].arp[row.snapshot])
     points = chart_with(at, "system", "to", "ER", "ΔRI")
     assert set(points["system"]) == set(seeded.systems) - {"bm25"}  # the pivot is not plotted
     for row in points.itertuples(index=False):
-        assert pytest.approx(records[row.system]["er"][row.to]) == row.ER
+        assert pytest.approx(records[row.system].er[row.to]) == row.ER
     ideal = chart_with(at, "_er", "ΔRI", "ideal")
     assert ideal.to_dict("records") == [{"_er": 1.0, "ΔRI": 0.0, "ideal": "pivot bm25"}]
     spec = next(s for s, fs in charts(at) if any("ideal" in f.columns for f in fs))
@@ -154,7 +156,7 @@ def test_persistence_reads_as_a_lab_would_show_it(seeded: Seeded) -> None:
 
 
 def test_persistence_per_topic_deltas(seeded: Seeded) -> None:
-    from tcdb.reports.persistence import per_topic_deltas_frame
+    from tcdb.api import per_topic_deltas
 
     system = seeded.systems[1]
     at = open_page("persistence", collection=COLLECTION, pivot="bm25", measure="AP",
@@ -162,7 +164,8 @@ def test_persistence_per_topic_deltas(seeded: Seeded) -> None:
     deltas = pd.concat([f for _, fs in charts(at) for f in fs
                         if {"topic_key", "delta", "pivot_score"} <= set(f.columns)])
     assert set(deltas["snapshot"]) == set(seeded.labels)  # one chart per snapshot
-    expected = per_topic_deltas_frame(COLLECTION, seeded.labels, "bm25", ["AP"], compute=False)
+    expected = per_topic_deltas(COLLECTION, snapshots=seeded.labels, pivot="bm25",
+                                measures=["AP"], compute=False).to_frame()
     expected = expected[expected["system"] == system]
     assert len(deltas) == len(expected)
     merged = deltas.merge(expected, on=["snapshot", "topic"], suffixes=("", "_core"))

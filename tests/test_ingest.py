@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, text
 
+from tcdb.api import snapshot_diff
 from tcdb.catalog.collections import add_collection
 from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 from tcdb.collections.sources import LocalSource
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.ingest import ingest_snapshot
-from tcdb.reports.drift import snapshot_diff
 from tcdb.schema import Content, Snapshot, SnapshotDocument
 from tcdb.storage.db import get_engine
 
@@ -68,11 +68,12 @@ def test_ingest_two_snapshots_and_diff(db: str, tmp_path: Path, reader: str) -> 
     assert second.n_documents == 11
     assert second.n_new_contents == 3  # d1 rewritten, d10, d11: unchanged texts are shared
     assert _count(Content) == 13
-    diff = snapshot_diff("c", "s1", "s2")
-    assert {k: diff["documents"][k] for k in ("added", "removed", "changed", "unchanged")} == \
+    diff = snapshot_diff("c", ["s1", "s2"])
+    assert {k: getattr(diff.documents, k) for k in ("added", "removed", "changed",
+                                                    "unchanged")} == \
         {"added": 2, "removed": 1, "changed": 1, "unchanged": 8}
-    assert (diff["topics"]["added"], diff["topics"]["removed"], diff["topics"]["kept"]) == (1, 1, 2)
-    assert diff["qrels"]["s1"]["judgments"] == 4 and diff["qrels"]["s2"]["relevant"] == 3
+    assert (diff.topics.added, diff.topics.removed, diff.topics.kept) == (1, 1, 2)
+    assert diff.qrels["s1"].judgments == 4 and diff.qrels["s2"].relevant == 3
 
 
 def test_ingest_is_idempotent_and_refuses_another_source(db: str, tmp_path: Path) -> None:
@@ -97,9 +98,9 @@ def test_text_identity_matches_renumbered_topics(db: str, tmp_path: Path) -> Non
                                                [("1", "d0", 1)]))
     ingest_snapshot("web", "b", write_snapshot(tmp_path / "b", DOCS_1, {"77": "cheap flights"},
                                                [("77", "d0", 1)]))
-    topics = snapshot_diff("web", "a", "b")["topics"]
-    assert (topics["kept"], topics["renumbered"]) == (1, 1)
-    assert topics["core"] == [{"before": "1", "after": "77"}]
+    topics = snapshot_diff("web", ["a", "b"]).topics
+    assert (topics.kept, topics.renumbered) == (1, 1)
+    assert [pair.model_dump() for pair in topics.core] == [{"before": "1", "after": "77"}]
 
 
 def test_no_text_keeps_hash_and_length(db: str, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import ir_measures
 import pytest
 from scipy import stats
 
-from tcdb.errors import NotFoundError, OptionError
+from tcdb.errors import FieldError, NotFoundError
 from tests.longitudinal import COLLECTION, DEPTH, QUERIES, Web, build_web
 
 
@@ -42,13 +42,13 @@ def _old_run_in_new_names(web: Web, system: str, a: str, b: str) -> dict[str, di
 
 
 def test_old_run_scored_on_new_qrels_equals_ir_measures(web: Web) -> None:
-    from tcdb.scoring.cross_snapshot import evaluate_from
+    from tcdb.api import evaluate
     from tcdb.scoring.scores import score_table
 
     own_before = score_table(COLLECTION, "s1", "original", ["AP"], ["noisy-s1"], compute=False)
-    report = evaluate_from(COLLECTION, "s3", "original", ["nDCG@10", "AP"], "s1",
-                           ["noisy-s1", "steady-s1"])
-    assert (report.n_computed, report.n_cached) == (4, 0)
+    report = evaluate(COLLECTION, "s3", qrels="original", measures=["nDCG@10", "AP"],
+                      run_from="s1", runs=["noisy-s1", "steady-s1"])
+    assert (report.report.n_computed, report.report.n_cached) == (4, 0)
     for system in ("noisy", "steady"):
         run = _old_run_in_new_names(web, system, "s1", "s3")
         for name in ("nDCG@10", "AP"):
@@ -56,24 +56,25 @@ def test_old_run_scored_on_new_qrels_equals_ir_measures(web: Web) -> None:
             judged = sorted(web.topics["s3"])  # trec_eval -c: s3's judged topics, 0 if missing
             expected = sum(per_topic.get(t, 0.0) for t in judged) / len(judged)
             (got,) = [m for m in report.means
-                      if (m["run"], m["measure"]) == (f"{system}-s1", name)]
-            assert got["mean"] == pytest.approx(expected, abs=1e-12)
-            assert got["n_topics"] == 4
+                      if (m.run, m.measure) == (f"{system}-s1", name)]
+            assert got.value == pytest.approx(expected, abs=1e-12)
+            assert got.n_topics == 4
     # what s3 no longer has: s1's topic 4 ("bread recipes"); documents 000…009 (renamed a-…)
     noisy = report.unmapped["noisy-s1"]
-    assert noisy["topics_gone"] == ["4"]
+    assert noisy.topics_gone == ["4"]
     gone = sum(1 for urls in web.rankings["noisy"]["s1"].values() for u in urls
                if u not in web.docs["s3"])
-    assert noisy["entries_gone"] == gone > 0 and noisy["n_entries"] == 4 * DEPTH
-    assert noisy["n_topics_scored"] == 3 and noisy["entries_unresolved"] == 0
-    assert report.unmapped["steady-s1"]["entries_gone"] == 0  # steady ranks lasting pages only
+    assert noisy.entries_gone == gone > 0 and noisy.n_entries == 4 * DEPTH
+    assert noisy.n_topics_scored == 3 and noisy.entries_unresolved == 0
+    assert report.unmapped["steady-s1"].entries_gone == 0  # steady ranks lasting pages only
     # stored under their own key: the run's own scores did not move, a second call reuses
     own_after = score_table(COLLECTION, "s1", "original", ["AP"], ["noisy-s1"], compute=False)
     assert own_after.equals(own_before)
-    again = evaluate_from(COLLECTION, "s3", "original", ["AP"], "s1", ["noisy-s1"])
-    assert (again.n_computed, again.n_cached) == (0, 1)
-    assert again.means[0]["mean"] == next(m["mean"] for m in report.means
-                                          if (m["run"], m["measure"]) == ("noisy-s1", "AP"))
+    again = evaluate(COLLECTION, "s3", qrels="original", measures=["AP"], run_from="s1",
+                     runs=["noisy-s1"])
+    assert (again.report.n_computed, again.report.n_cached) == (0, 1)
+    assert again.means[0].value == next(m.value for m in report.means
+                                        if (m.run, m.measure) == ("noisy-s1", "AP"))
     s3_table = score_table(COLLECTION, "s3", "original", ["AP"], compute=False)
     assert set(s3_table["run"]) == {"steady-s3", "flip-s3", "noisy-s3", "short-s3"}
 
@@ -81,10 +82,11 @@ def test_old_run_scored_on_new_qrels_equals_ir_measures(web: Web) -> None:
 def test_steady_old_run_scores_as_the_new_one(web: Web) -> None:
     """`steady` returns the same pages in the same order in every snapshot: its s1 run on s2's
     qrels scores exactly what its own s2 run scores on the topics both answer."""
-    from tcdb.scoring.cross_snapshot import evaluate_from
+    from tcdb.api import evaluate
     from tcdb.scoring.scores import score_table
 
-    report = evaluate_from(COLLECTION, "s2", "original", ["AP"], "s1", ["steady-s1"])
+    report = evaluate(COLLECTION, "s2", qrels="original", measures=["AP"], run_from="s1",
+                      runs=["steady-s1"])
     own = score_table(COLLECTION, "s2", "original", ["AP"], ["steady-s2"], per_topic=True,
                       compute=False)
     by_topic = dict(zip(own["topic"], own["value"], strict=True))
@@ -94,7 +96,7 @@ def test_steady_old_run_scores_as_the_new_one(web: Web) -> None:
     run = _old_run_in_new_names(web, "steady", "s1", "s2")
     assert stored == pytest.approx({t: v for t, v in _measure("AP", web.qrels["s2"], run).items()
                                     if t in run}, abs=1e-12)
-    assert report.unmapped["steady-s1"]["topics_gone"] == []
+    assert report.unmapped["steady-s1"].topics_gone == []
 
 
 def _stored(collection: str, run_snapshot: str, tag: str, qrels_snapshot: str, qrels: str,
@@ -118,12 +120,13 @@ def _stored(collection: str, run_snapshot: str, tag: str, qrels_snapshot: str, q
 
 
 def test_run_from_refuses_what_it_cannot_do(web: Web, cli) -> None:
-    from tcdb.scoring.cross_snapshot import evaluate_from
+    from tcdb.api import evaluate
 
-    with pytest.raises(OptionError, match="--run-from"):
-        evaluate_from(COLLECTION, "s2", "original", ["AP"], "s2")
+    with pytest.raises(FieldError, match="^run_from: "):
+        evaluate(COLLECTION, "s2", qrels="original", measures=["AP"], run_from="s2")
     with pytest.raises(NotFoundError, match="no run 'nope' in snapshot 's1'"):
-        evaluate_from(COLLECTION, "s2", "original", ["AP"], "s1", ["nope"])
+        evaluate(COLLECTION, "s2", qrels="original", measures=["AP"], run_from="s1",
+                 runs=["nope"])
     code, out, err = cli("evaluate", COLLECTION, "s3", "--run-from", "s1", "--run", "noisy-s1",
                          "--qrels", "original", "--measure", "AP", "--json")
     assert code == 0, err
@@ -139,23 +142,24 @@ def test_run_from_refuses_what_it_cannot_do(web: Web, cli) -> None:
 
 
 def test_persistence_paired_test_on_core_topics_and_pivot_without_er(web: Web, cli) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
-    report = persistence_report(COLLECTION, ["s1", "s2", "s3"], "steady", ["AP"], paired=True)
-    records = {r["system"]: r for r in report["measures"]["AP"]["systems"]}
+    report = persistence(COLLECTION, snapshots=["s1", "s2", "s3"], pivot="steady",
+                         measures=["AP"], paired=True)
+    records = {r.system: r for r in report.measures["AP"].systems}
     pivot = records["steady"]
-    assert pivot["er"] == {"s2": None, "s3": None}
-    assert pivot["delta_ri"] == {"s2": None, "s3": None}
+    assert pivot.er == {"s2": None, "s3": None}
+    assert pivot.delta_ri == {"s2": None, "s3": None}
     for later, core in (("s2", QUERIES[:4]), ("s3", QUERIES[:3])):
         for system in ("noisy", "flip"):
             first = _measure("AP", web.qrels["s1"], _own(web, system, "s1"))
             then = _measure("AP", web.qrels[later], _own(web, system, later))
             a = [first.get(web.topic_of("s1", q), 0.0) for q in core]
             b = [then.get(web.topic_of(later, q), 0.0) for q in core]
-            assert records[system]["n_paired"][later] == len(core)
-            assert records[system]["p_value_paired"][later] == pytest.approx(
+            assert (records[system].n_paired or {})[later] == len(core)
+            assert (records[system].p_value_paired or {})[later] == pytest.approx(
                 stats.ttest_rel(a, b).pvalue, abs=1e-12)
-    assert records["steady"]["p_value_paired"]["s2"] == pytest.approx(
+    assert (records["steady"].p_value_paired or {})["s2"] == pytest.approx(
         stats.ttest_rel(*_both(web, "steady", "s2", QUERIES[:4])).pvalue, abs=1e-12)
     code, out, err = cli("report", "persistence", COLLECTION, "--snapshots", "s1", "s2",
                          "--pivot", "steady", "--measure", "AP", "--paired")
@@ -185,24 +189,24 @@ def _both(web: Web, system: str, later: str, core: list[str]) -> tuple[list[floa
 
 def test_persistence_cross_snapshot_scores_the_first_runs_everywhere(web: Web, cli,
                                                                      tmp_path: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
-    report = persistence_report(COLLECTION, ["s1", "s2", "s3"], "steady", ["AP"],
-                                cross_snapshot=True)
-    records = {r["system"]: r for r in report["measures"]["AP"]["systems"]}
-    assert records["noisy"]["runs"] == {"s1": "noisy-s1", "s2": "noisy-s1", "s3": "noisy-s1"}
+    report = persistence(COLLECTION, snapshots=["s1", "s2", "s3"], pivot="steady",
+                         measures=["AP"], cross_snapshot=True)
+    records = {r.system: r for r in report.measures["AP"].systems}
+    assert records["noisy"].runs == {"s1": "noisy-s1", "s2": "noisy-s1", "s3": "noisy-s1"}
     for system in ("noisy", "steady"):
         for later in ("s2", "s3"):
             per_topic = _measure("AP", web.qrels[later],
                                  _old_run_in_new_names(web, system, "s1", later))
             judged = web.topics[later]  # topics all: each snapshot's judged topics
             expected = sum(per_topic.get(t, 0.0) for t in judged) / len(judged)
-            assert records[system]["arp"][later] == pytest.approx(expected, abs=1e-12)
-    own = persistence_report(COLLECTION, ["s1", "s2", "s3"], "steady", ["AP"])
-    own_records = {r["system"]: r for r in own["measures"]["AP"]["systems"]}
-    assert own_records["noisy"]["runs"]["s2"] == "noisy-s2"  # the usual report is untouched
-    assert own_records["noisy"]["arp"]["s1"] == records["noisy"]["arp"]["s1"]
-    assert any("--cross-snapshot" in w for w in report["warnings"])
+            assert records[system].arp[later] == pytest.approx(expected, abs=1e-12)
+    own = persistence(COLLECTION, snapshots=["s1", "s2", "s3"], pivot="steady", measures=["AP"])
+    own_records = {r.system: r for r in own.measures["AP"].systems}
+    assert own_records["noisy"].runs["s2"] == "noisy-s2"  # the usual report is untouched
+    assert own_records["noisy"].arp["s1"] == records["noisy"].arp["s1"]
+    assert any("--cross-snapshot" in w for w in report.warnings)
     code, out, err = cli("report", "persistence", COLLECTION, "--snapshots", "s1", "s3",
                          "--pivot", "steady", "--measure", "AP", "--cross-snapshot", "--json")
     assert code == 0, err

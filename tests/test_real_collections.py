@@ -70,7 +70,7 @@ def tie(db: str, tmp_path: Path) -> dict[str, list[int]]:
 
 
 def test_equal_means_tie_however_they_were_summed(tie: dict[str, list[int]]) -> None:
-    from tcdb.reports.reusability import reusability_report
+    from tcdb import api
     from tcdb.scoring.scores import score_table
 
     values = {tag: [k / 5 for k in counts] for tag, counts in tie.items()}
@@ -79,8 +79,9 @@ def test_equal_means_tie_however_they_were_summed(tie: dict[str, list[int]]) -> 
     means = score_table("c", "s", "original", ["P@5"]).set_index("run")["value"]
     assert means["A"] == means["B"] == 0.48
 
-    report = reusability_report("c", "s", "original", "later", ["P@5"])["measures"]["P@5"]
-    ranks = {r["run"]: (r["rank_a"], r["rank_b"]) for r in report["runs"]}
+    report = api.reusability("c", "s", qrels="original", vs="later",
+                             measures=["P@5"]).measures["P@5"]
+    ranks = {r.run: (r.rank_a, r.rank_b) for r in report.runs}
     assert ranks["A"] == ranks["B"]
 
     def exact(tag: str, extra_topics: int) -> Fraction:
@@ -93,13 +94,13 @@ def test_equal_means_tie_however_they_were_summed(tie: dict[str, list[int]]) -> 
     under_a = [float(exact(t, 0)) for t in tags]
     under_b = [float(exact(t, 3)) for t in tags]
     assert under_a[0] == under_a[1]  # A and B tie, exactly
-    assert report["tau_b"] == pytest.approx(stats.kendalltau(under_a, under_b).statistic,
+    assert report.tau_b == pytest.approx(stats.kendalltau(under_a, under_b).statistic,
                                             abs=1e-12)
 
 
 def test_one_designated_original_qrels_set(db: str, tmp_path: Path, cli) -> None:
+    from tcdb.api import snapshot_diff
     from tcdb.catalog.collections import list_snapshots
-    from tcdb.reports.drift import snapshot_diff
 
     qrels = [("1", "R1-0", 1), ("1", "N1-0", 0), ("2", "R2-0", 1), ("2", "N2-0", 0)]
     build_snapshot(tmp_path, "c", "s1", _docs(), TOPICS, qrels)
@@ -114,8 +115,8 @@ def test_one_designated_original_qrels_set(db: str, tmp_path: Path, cli) -> None
                          "--kind", "original", "--json")
     assert code == 0 and json.loads(out)["original"] is False, err
     listed = {s["label"]: s for s in list_snapshots("c")}
-    diff = snapshot_diff("c", "s1", "s2")
-    assert listed["s1"]["judgments"] == diff["qrels"]["s1"]["judgments"] == 4
+    diff = snapshot_diff("c", ["s1", "s2"])
+    assert listed["s1"]["judgments"] == diff.qrels["s1"].judgments == 4
 
     code, out, err = cli("qrels", "import", "c", "s1", "round2",
                          write_qrels_file(tmp_path / "round2.txt", cumulative[:5]),
@@ -126,12 +127,12 @@ def test_one_designated_original_qrels_set(db: str, tmp_path: Path, cli) -> None
                        "--kind", "original", "--designate")
     assert code == 0, err
     listed = {s["label"]: s for s in list_snapshots("c")}
-    assert listed["s1"]["judgments"] == snapshot_diff("c", "s1", "s2")["qrels"]["s1"][
-        "judgments"] == 5
+    assert listed["s1"]["judgments"] == snapshot_diff("c", ["s1", "s2"]).qrels[
+        "s1"].judgments == 5
 
 
 def test_two_groups_run1_are_two_systems(db: str, tmp_path: Path, cli) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     qrels = [(t, f"R{t}-{i}", 1) for t in TOPICS for i in range(2)]
     for label in ("r1", "r2"):
@@ -146,10 +147,10 @@ def test_two_groups_run1_are_two_systems(db: str, tmp_path: Path, cli) -> None:
                        write_run_file(tmp_path / "r2", "run1", [r for t in TOPICS
                                                                 for r in _top5(t, 0)]))
     assert code == 0, err
-    report = persistence_report("covid", ["r1", "r2"], "bm25", ["P@5"])
-    result = report["measures"]["P@5"]
-    assert [s["system"] for s in result["systems"]] == ["bm25"]  # no ER across two teams
-    assert {s["system"] for s in result["skipped"]} == {"GUIR_S2/run1", "cuni/run1"}
+    report = persistence("covid", snapshots=["r1", "r2"], pivot="bm25", measures=["P@5"])
+    result = report.measures["P@5"]
+    assert [s.system for s in result.systems] == ["bm25"]  # no ER across two teams
+    assert {s.system for s in result.skipped} == {"GUIR_S2/run1", "cuni/run1"}
 
     # `--system` says explicitly which system a run belongs to; ambiguous without a group
     code, _, err = cli("run", "import", "covid", "r2", "--system", "run1",
@@ -164,10 +165,10 @@ def test_two_groups_run1_are_two_systems(db: str, tmp_path: Path, cli) -> None:
                        write_run_file(tmp_path / "r2", "solo-b", [r for t in TOPICS
                                                                   for r in _top5(t, 3)]))
     assert code == 0, err
-    report = persistence_report("covid", ["r1", "r2"], "bm25", ["P@5"])
-    systems = {s["system"]: s for s in report["measures"]["P@5"]["systems"]}
-    assert systems["solo"]["runs"] == {"r1": "solo", "r2": "solo-b"}
-    assert any("'solo'" in w and "A in r1" in w and "B in r2" in w for w in report["warnings"])
+    report = persistence("covid", snapshots=["r1", "r2"], pivot="bm25", measures=["P@5"])
+    systems = {s.system: s for s in report.measures["P@5"].systems}
+    assert systems["solo"].runs == {"r1": "solo", "r2": "solo-b"}
+    assert any("'solo'" in w and "A in r1" in w and "B in r2" in w for w in report.warnings)
     code, _, err = cli("report", "persistence", "covid", "--snapshots", "r1", "r2", "--pivot",
                        "bm25", "--measure", "P@5")
     assert code == 0 and "warning: the runs of system 'solo'" in err
@@ -311,13 +312,13 @@ def test_longeval_queries_that_repeat_a_text(db: str, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch, cli) -> None:
     """Machine translation gave LongEval several query ids one text: each id stays usable for
     its own qrels and runs, and none of them matches a topic of another snapshot."""
+    from tcdb.api import snapshot_diff
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
     from tcdb.collections.ir_datasets_source import IrdsSource
     from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
     from tcdb.ingest import ingest_snapshot
     from tcdb.queries import core_topic_ids
-    from tcdb.reports.drift import snapshot_diff
     from tcdb.storage.db import session_scope
 
     home = tmp_path / "irds"
@@ -340,9 +341,9 @@ def test_longeval_queries_that_repeat_a_text(db: str, tmp_path: Path,
     june = ingest_snapshot("longeval-web", "2022-06", IrdsSource("longeval-web/2022-06"))
     ingest_snapshot("longeval-web", "2022-07", IrdsSource("longeval-web/2022-07"))
     assert (june.n_topics, june.n_ambiguous_topics, june.n_judgments) == (3, 2, 3)
-    diff = snapshot_diff("longeval-web", "2022-06", "2022-07")
-    assert diff["topics"]["kept"] == 1 and diff["topics"]["ambiguous"] == {"before": 2,
-                                                                            "after": 0}
+    diff = snapshot_diff("longeval-web", ["2022-06", "2022-07"])
+    assert diff.topics.kept == 1 and diff.topics.ambiguous.model_dump() == {"before": 2,
+                                                                             "after": 0}
     with session_scope() as session:
         assert len(core_topic_ids(session, "longeval-web", ["2022-06", "2022-07"])) == 1
 

@@ -108,21 +108,21 @@ def _build_core(tmp_path: Path, cli: Any, limit: int | None) -> dict[str, Any]:
 
 
 def test_er_dri_and_p_values_equal_repro_eval_on_core17_core18(core: dict[str, Any]) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     data, constellations = core["data"], core["constellations"]
     snapshots = ["core17", *[f"core18-{n}" for n in constellations]]
     names = [irm for _, irm in MEASURES.values()]
-    report = persistence_report("core", snapshots, PIVOT, names)
-    assert report["snapshots"] == snapshots
-    assert report["topics"]["n_topics"] == {"core17": 50, **{s: 25 for s in snapshots[1:]}}
+    report = persistence("core", snapshots=snapshots, pivot=PIVOT, measures=names)
+    assert report.snapshots == snapshots
+    assert report.topics.n_topics == {"core17": 50, **{s: 25 for s in snapshots[1:]}}
     checked = 0
     for suffix, (_, name) in MEASURES.items():
-        result = report["measures"][name]
-        assert result["skipped"] == []
-        pivot, experimental = result["systems"]
-        assert (pivot["system"], pivot["is_pivot"]) == (PIVOT, True)
-        assert (experimental["system"], experimental["is_pivot"]) == (EXPERIMENTAL, False)
+        result = report.measures[name]
+        assert result.skipped == []
+        pivot, experimental = result.systems
+        assert (pivot.system, pivot.is_pivot) == (PIVOT, True)
+        assert (experimental.system, experimental.is_pivot) == (EXPERIMENTAL, False)
         org_b = data[suffix]["org_wcrobust04"][PIVOT]
         org_a = data[suffix]["org_wcrobust0405"][EXPERIMENTAL]
         for n in constellations:
@@ -130,21 +130,21 @@ def test_er_dri_and_p_values_equal_repro_eval_on_core17_core18(core: dict[str, A
             rep_b = data[suffix]["rpd_wcrobust04"][f"rpd_wcrobust04_{n}"]
             rep_a = data[suffix]["rpd_wcrobust0405"][f"rpd_wcrobust0405_{n}"]
             args = [_nested(x, name) for x in (org_a, org_b, rep_a, rep_b)]
-            assert experimental["er"][later] == pytest.approx(ER(*args)[name], abs=1e-9)
-            assert experimental["delta_ri"][later] == pytest.approx(DRI(*args)[name], abs=1e-9)
+            assert experimental.er[later] == pytest.approx(ER(*args)[name], abs=1e-9)
+            assert experimental.delta_ri[later] == pytest.approx(DRI(*args)[name], abs=1e-9)
             p_oracle = stats.ttest_ind(list(org_a.values()), list(rep_a.values())).pvalue
-            assert experimental["p_value"][later] == pytest.approx(p_oracle, abs=1e-12)
-            assert experimental["p_value"][later] == pytest.approx(
+            assert experimental.p_value[later] == pytest.approx(p_oracle, abs=1e-12)
+            assert experimental.p_value[later] == pytest.approx(
                 ttest(args[0], args[2], rpd=False)[name], abs=1e-12)
             p_pivot = stats.ttest_ind(list(org_b.values()), list(rep_b.values())).pvalue
-            assert pivot["p_value"][later] == pytest.approx(p_pivot, abs=1e-12)
-            assert (pivot["er"][later], pivot["delta_ri"][later]) == (None, None)  # 0/0
+            assert pivot.p_value[later] == pytest.approx(p_pivot, abs=1e-12)
+            assert (pivot.er[later], pivot.delta_ri[later]) == (None, None)  # 0/0
             arp_first = sum(org_a.values()) / len(org_a)
             arp_later = sum(rep_a.values()) / len(rep_a)
-            assert experimental["arp"][later] == pytest.approx(arp_later, abs=1e-12)
-            assert experimental["result_delta"][later] == pytest.approx(
+            assert experimental.arp[later] == pytest.approx(arp_later, abs=1e-12)
+            assert experimental.result_delta[later] == pytest.approx(
                 arp_first - arp_later, abs=1e-12)
-            assert experimental["relative_change"][later] == pytest.approx(
+            assert experimental.relative_change[later] == pytest.approx(
                 (arp_first - arp_later) / arp_first, abs=1e-12)
             checked += 1
     assert checked == len(MEASURES) * len(constellations)
@@ -152,7 +152,7 @@ def test_er_dri_and_p_values_equal_repro_eval_on_core17_core18(core: dict[str, A
 
 def test_cli_json_and_per_topic_csv_on_the_anchors(core_one: dict[str, Any], cli,
                                                    tmp_path: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     core = core_one
     n = core["constellations"][0]
@@ -163,8 +163,8 @@ def test_cli_json_and_per_topic_csv_on_the_anchors(core_one: dict[str, Any], cli
                          "--per-topic", csv_path, "--json")
     assert code == 0, err
     shown = json.loads(out)
-    assert shown == json.loads(json.dumps(persistence_report(
-        "core", ["core17", later], PIVOT, ["AP", "nDCG@10"])))
+    assert shown == json.loads(json.dumps(persistence(
+        "core", snapshots=["core17", later], pivot=PIVOT, measures=["AP", "nDCG@10"]).to_json()))
     with csv_path.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 2 * (50 + 25)  # two measures, one non-pivot system, 50 + 25 topics
@@ -247,19 +247,20 @@ def _oracle_scores(world: dict[str, Any], measure: str) -> dict[str, dict[str, d
 @pytest.mark.parametrize("selection", ["core", "all"])
 def test_renumbered_topics_align_by_text_under_core(db: str, tmp_path: Path,
                                                     selection: str) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     world = _synthetic(tmp_path)
     labels = list(SNAPSHOTS)
-    report = persistence_report("le", labels, "bm25", ["nDCG@10", "AP"], topics=selection)
+    report = persistence("le", snapshots=labels, pivot="bm25", measures=["nDCG@10", "AP"],
+                         topics=selection)
     expected_n = {s: (3 if selection == "core" else len(t)) for s, t in SNAPSHOTS.items()}
-    assert report["topics"]["n_topics"] == expected_n
+    assert report.topics.n_topics == expected_n
     for measure in ("nDCG@10", "AP"):
         oracle = _oracle_scores(world, measure)
         if selection == "core":  # same texts, hence the same topics, in every snapshot
             oracle = {s: {sys: {q: v for q, v in by_q.items() if q in CORE}
                           for sys, by_q in by_sys.items()} for s, by_sys in oracle.items()}
-        records = {r["system"]: r for r in report["measures"][measure]["systems"]}
+        records = {r.system: r for r in report.measures[measure].systems}
         assert list(records) == ["bm25", "dense", "splade"]
         pivot = {s: oracle[s]["bm25"] for s in labels}
         first = labels[0]
@@ -269,21 +270,22 @@ def test_renumbered_topics_align_by_text_under_core(db: str, tmp_path: Path,
                         _nested(oracle[later][system], measure), _nested(pivot[later], measure)]
                 if selection == "core":  # repro_eval pairs topics by key: texts align them
                     assert set(args[0]) == set(args[2]) == CORE
-                assert records[system]["er"][later] == pytest.approx(ER(*args)[measure],
+                assert records[system].er[later] == pytest.approx(ER(*args)[measure],
                                                                      abs=1e-9)
-                assert records[system]["delta_ri"][later] == pytest.approx(
+                assert records[system].delta_ri[later] == pytest.approx(
                     DRI(*args)[measure], abs=1e-9)
                 p = stats.ttest_ind(list(oracle[first][system].values()),
                                     list(oracle[later][system].values())).pvalue
-                assert records[system]["p_value"][later] == pytest.approx(p, abs=1e-12)
+                assert records[system].p_value[later] == pytest.approx(p, abs=1e-12)
 
 
 def test_per_topic_deltas_carry_each_snapshots_ids_and_the_shared_key(db: str,
                                                                       tmp_path: Path) -> None:
-    from tcdb.reports.persistence import per_topic_deltas_frame
+    from tcdb.api import per_topic_deltas
 
     world = _synthetic(tmp_path)
-    frame = per_topic_deltas_frame("le", list(SNAPSHOTS), "bm25", ["nDCG@10"], topics="core")
+    frame = per_topic_deltas("le", snapshots=list(SNAPSHOTS), pivot="bm25",
+                             measures=["nDCG@10"], topics="core").to_frame()
     assert list(frame.columns) == ["measure", "system", "snapshot", "topic", "topic_id",
                                    "topic_key", "score", "pivot_score", "delta"]
     assert len(frame) == 2 * 3 * 3  # two non-pivot systems, three snapshots, three core topics
@@ -300,19 +302,19 @@ def test_per_topic_deltas_carry_each_snapshots_ids_and_the_shared_key(db: str,
 
 
 def test_topic_set_restricts_every_snapshot(db: str, tmp_path: Path, cli) -> None:
-    from tcdb.catalog.topic_sets import create_topic_set
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence, topic_set_create
 
     _synthetic(tmp_path)
-    create_topic_set("le", "travel", "2023-01", topics=["q1", "q2"])  # cheap flights, weather
-    report = persistence_report("le", list(SNAPSHOTS), "bm25", ["AP"], topics="travel")
-    assert report["topics"] == {"selection": "travel",
+    topic_set_create("travel", "le", "2023-01", topic_ids=["q1", "q2"])  # flights, weather
+    report = persistence("le", snapshots=list(SNAPSHOTS), pivot="bm25", measures=["AP"],
+                         topics="travel")
+    assert report.topics.model_dump() == {"selection": "travel",
                                 "n_topics": {"2023-01": 2, "2023-06": 2, "2024-01": 2}}
     code, out, err = cli("report", "persistence", "le", "--snapshots", "2023-01", "2023-06",
                          "2024-01", "--pivot", "bm25", "--measure", "AP", "--topics", "travel",
                          "--json")
     assert code == 0, err
-    assert json.loads(out) == json.loads(json.dumps(report))
+    assert json.loads(out) == json.loads(json.dumps(report.to_json()))
     code, _, err = cli("report", "persistence", "le", "--snapshots", "2023-01", "2023-06",
                        "--pivot", "bm25", "--measure", "AP", "--topics", "nope")
     assert code == 1 and "no topic set 'nope'" in err
@@ -320,21 +322,23 @@ def test_topic_set_restricts_every_snapshot(db: str, tmp_path: Path, cli) -> Non
 
 def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate(db: str, tmp_path: Path,
                                                                  cli) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     _synthetic(tmp_path)
     labels = ["2023-01", "2024-01"]
-    one = persistence_report("le", labels, "bm25", ["nDCG@10"], bootstrap=300, seed=3)
-    two = persistence_report("le", labels, "bm25", ["nDCG@10"], bootstrap=300, seed=3)
+    one = persistence("le", snapshots=labels, pivot="bm25", measures=["nDCG@10"],
+                      bootstrap=300, seed=3)
+    two = persistence("le", snapshots=labels, pivot="bm25", measures=["nDCG@10"],
+                      bootstrap=300, seed=3)
     assert one == two
-    assert one["bootstrap"] == {"n_samples": 300, "seed": 3, "alpha": 0.05}
-    for record in one["measures"]["nDCG@10"]["systems"]:
-        ci = record["ci"]
+    assert one.bootstrap.model_dump() == {"n_samples": 300, "seed": 3, "alpha": 0.05}
+    for record in one.measures["nDCG@10"].systems:
+        ci = record.ci
         for label in labels:
             arp = ci["arp"][label]
-            assert arp["estimate"] == pytest.approx(record["arp"][label], abs=1e-12)
+            assert arp["estimate"] == pytest.approx(record.arp[label], abs=1e-12)
             assert arp["low"] <= arp["estimate"] <= arp["high"]
-        if record["is_pivot"]:
+        if record.is_pivot:
             assert ci["er"] == {} and ci["delta_ri"] == {}
         else:
             assert ci["er"]["2024-01"]["n_samples"] == 300
@@ -358,7 +362,7 @@ def _import_scores(tmp_path: Path, snapshot: str, tag: str, system: str,
 
 
 def test_planted_effects_give_er_one_half_and_one(db: str, tmp_path: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     rng = random.Random(11)
     topics = {"A": [str(t) for t in range(1, 41)], "B": [str(t) for t in range(101, 141)]}
@@ -372,12 +376,12 @@ def test_planted_effects_give_er_one_half_and_one(db: str, tmp_path: Path) -> No
         for system in ("halves", "keeps"):
             noisy = {t: pivot[t] + advantage[label][system] + rng.gauss(0, 0.01) for t in ids}
             _import_scores(tmp_path, label, f"{system}-{label}", system, noisy)
-    report = persistence_report("planted", ["A", "B"], "pivot", ["AP"])
-    records = {r["system"]: r for r in report["measures"]["AP"]["systems"]}
-    assert records["halves"]["er"]["B"] == pytest.approx(0.5, abs=0.05)
-    assert records["keeps"]["er"]["B"] == pytest.approx(1.0, abs=0.05)
-    assert records["halves"]["delta_ri"]["B"] > records["keeps"]["delta_ri"]["B"]
-    assert records["pivot"]["is_pivot"] and records["pivot"]["er"]["B"] is None  # 0/0
+    report = persistence("planted", snapshots=["A", "B"], pivot="pivot", measures=["AP"])
+    records = {r.system: r for r in report.measures["AP"].systems}
+    assert records["halves"].er["B"] == pytest.approx(0.5, abs=0.05)
+    assert records["keeps"].er["B"] == pytest.approx(1.0, abs=0.05)
+    assert records["halves"].delta_ri["B"] > records["keeps"].delta_ri["B"]
+    assert records["pivot"].is_pivot and records["pivot"].er["B"] is None  # 0/0
 
 
 # --- bad input: a clear error, one test each -------------------------------------------------
@@ -396,11 +400,11 @@ def planted(db: str, tmp_path: Path) -> Path:
 
 
 def test_system_without_a_run_in_every_snapshot_is_listed_as_skipped(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
-    report = persistence_report("planted", ["A", "B"], "p", ["AP"])
-    assert [r["system"] for r in report["measures"]["AP"]["systems"]] == ["p", "s"]
-    assert report["measures"]["AP"]["skipped"] == [
+    report = persistence("planted", snapshots=["A", "B"], pivot="p", measures=["AP"])
+    assert [r.system for r in report.measures["AP"].systems] == ["p", "s"]
+    assert [s.model_dump() for s in report.measures["AP"].skipped] == [
         {"system": "only-a", "reason": "no run in snapshot 'B'", "kind": "no_run"}]
 
 
@@ -411,25 +415,25 @@ def test_unknown_pivot_is_not_found(planted: Path, cli) -> None:
 
 
 def test_pivot_missing_from_a_snapshot_is_not_found(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     with pytest.raises(NotFoundError, match="pivot system 'only-a': no run in snapshot 'B'"):
-        persistence_report("planted", ["A", "B"], "only-a", ["AP"])
+        persistence("planted", snapshots=["A", "B"], pivot="only-a", measures=["AP"])
 
 
 def test_pivot_with_two_runs_in_a_snapshot_is_a_conflict(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     _import_scores(planted, "B", "p-again", "p", {"1": 0.1})
     with pytest.raises(ConflictError, match="2 runs in snapshot 'B'"):
-        persistence_report("planted", ["A", "B"], "p", ["AP"])
+        persistence("planted", snapshots=["A", "B"], pivot="p", measures=["AP"])
 
 
 def test_measure_without_scores_is_not_found(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     with pytest.raises(NotFoundError, match="has no nDCG@10 scores on qrels 'original'"):
-        persistence_report("planted", ["A", "B"], "p", ["nDCG@10"])
+        persistence("planted", snapshots=["A", "B"], pivot="p", measures=["nDCG@10"])
 
 
 def test_one_snapshot_is_refused(planted: Path, cli) -> None:
@@ -439,49 +443,51 @@ def test_one_snapshot_is_refused(planted: Path, cli) -> None:
 
 
 def test_a_snapshot_named_twice_is_refused(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     with pytest.raises(InputError, match="named twice: A"):
-        persistence_report("planted", ["A", "A"], "p", ["AP"])
+        persistence("planted", snapshots=["A", "A"], pivot="p", measures=["AP"])
 
 
 def test_unknown_snapshot_is_not_found(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     with pytest.raises(NotFoundError, match="no complete snapshot 'C'"):
-        persistence_report("planted", ["A", "C"], "p", ["AP"])
+        persistence("planted", snapshots=["A", "C"], pivot="p", measures=["AP"])
 
 
 def test_qrels_names_must_match_the_snapshots(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     with pytest.raises(InputError, match="3 snapshots, 2 names"):
-        persistence_report("planted", ["A", "B", "C"], "p", ["AP"], qrels=["x", "y"])
+        persistence("planted", snapshots=["A", "B", "C"], pivot="p", measures=["AP"],
+                    qrels=["x", "y"])
 
 
 def test_unknown_qrels_set_is_not_found(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     with pytest.raises(NotFoundError, match="no qrels set 'expanded'"):
-        persistence_report("planted", ["A", "B"], "p", ["AP"], qrels=["original", "expanded"])
+        persistence("planted", snapshots=["A", "B"], pivot="p", measures=["AP"],
+                    qrels=["original", "expanded"])
 
 
 def test_unknown_measure_is_refused(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     with pytest.raises(InputError, match="not a measure"):
-        persistence_report("planted", ["A", "B"], "p", ["nonsense"])
+        persistence("planted", snapshots=["A", "B"], pivot="p", measures=["nonsense"])
 
 
 def test_negative_bootstrap_is_refused(planted: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     with pytest.raises(InputError, match="cannot be negative"):
-        persistence_report("planted", ["A", "B"], "p", ["AP"], bootstrap=-1)
+        persistence("planted", snapshots=["A", "B"], pivot="p", measures=["AP"], bootstrap=-1)
 
 
 def test_core_without_shared_topics_is_refused(db: str, tmp_path: Path) -> None:
-    from tcdb.reports.persistence import persistence_report
+    from tcdb.api import persistence
 
     for label, ids in (("A", ["1", "2"]), ("B", ["3", "4"])):
         build_snapshot(tmp_path, "planted", label, {"d0": "dummy"},
@@ -489,8 +495,8 @@ def test_core_without_shared_topics_is_refused(db: str, tmp_path: Path) -> None:
         for system in ("p", "s"):
             _import_scores(tmp_path, label, f"{system}-{label}", system, {ids[0]: 0.5})
     with pytest.raises(InputError, match="no judged topics in the 'core' selection"):
-        persistence_report("planted", ["A", "B"], "p", ["AP"], topics="core")
+        persistence("planted", snapshots=["A", "B"], pivot="p", measures=["AP"], topics="core")
     # and without `core` the two snapshots are compared over their own topics
-    report = persistence_report("planted", ["A", "B"], "p", ["AP"])
-    assert report["topics"]["n_topics"] == {"A": 2, "B": 2}
-    assert not math.isnan(report["measures"]["AP"]["systems"][0]["arp"]["A"])
+    report = persistence("planted", snapshots=["A", "B"], pivot="p", measures=["AP"])
+    assert report.topics.n_topics == {"A": 2, "B": 2}
+    assert not math.isnan(report.measures["AP"].systems[0].arp["A"])

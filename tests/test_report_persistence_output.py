@@ -68,7 +68,7 @@ def test_output_ends_with_the_report_not_blank_lines(campaign: Path, cli,
 
 
 def test_system_option_restricts_the_report_and_keeps_the_pivot(campaign: Path, cli) -> None:
-    from tcdb.reports.persistence import per_topic_deltas_frame, persistence_report
+    from tcdb.api import per_topic_deltas, persistence
 
     code, out, err = cli(*REPORT, "--system", "t", "--system", "gone", "--json")
     assert code == 0, err
@@ -81,9 +81,11 @@ def test_system_option_restricts_the_report_and_keeps_the_pivot(campaign: Path, 
     first_words = {line.replace("│", " ").split()[0] for line in out.splitlines()
                    if line.replace("│", " ").strip()}  # boxed on a terminal, plain when piped
     assert "s" in first_words and "t" not in first_words and "skipped" not in out
-    report = persistence_report("campaign", ["A", "B"], "p", ["AP"], systems=["s"])
-    assert [r["system"] for r in report["measures"]["AP"]["systems"]] == ["p", "s"]
-    deltas = per_topic_deltas_frame("campaign", ["A", "B"], "p", ["AP"], systems=["s"])
+    report = persistence("campaign", snapshots=["A", "B"], pivot="p", measures=["AP"],
+                         systems=["s"])
+    assert [r.system for r in report.measures["AP"].systems] == ["p", "s"]
+    deltas = per_topic_deltas("campaign", snapshots=["A", "B"], pivot="p", measures=["AP"],
+                              systems=["s"]).to_frame()
     assert set(deltas["system"]) == {"s"}
 
 

@@ -16,7 +16,7 @@ import ir_measures
 import pytest
 from repro_eval.measure.document_order import KTU, RBO
 
-from tcdb.errors import ConflictError, NotFoundError, OptionError
+from tcdb.errors import ConflictError, FieldError, NotFoundError
 from tests.longitudinal import COLLECTION, DEPTH, QUERIES, Web, build_web
 
 
@@ -34,34 +34,35 @@ def _repro_run(web: Web, system: str, label: str, queries: list[str]
 
 
 def test_unchanged_ranking_gives_ktu_and_rbo_one_reversed_gives_ktu_minus_one(web: Web) -> None:
-    from tcdb.reports.ranking_agreement import ranking_agreement_report
+    from tcdb.api import ranking_agreement
 
-    steady = ranking_agreement_report(COLLECTION, "steady", ["s1", "s2"])
-    assert steady["runs"] == {"s1": "steady-s1", "s2": "steady-s2"}
-    assert steady["n_topics"] == 4  # the core topics of s1 and s2: four of s1's, by text
-    assert [r["ktu"] for r in steady["topics"]] == [1.0] * 4
-    assert [r["rbo"] for r in steady["topics"]] == pytest.approx([1.0] * 4, abs=1e-12)
-    assert steady["mean_ktu"] == 1.0 and steady["mean_rbo"] == pytest.approx(1.0, abs=1e-12)
-    assert all(r["common"] == DEPTH for r in steady["topics"])
+    steady = ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"])
+    assert steady.runs == {"s1": "steady-s1", "s2": "steady-s2"}
+    assert steady.n_topics == 4  # the core topics of s1 and s2: four of s1's, by text
+    assert [r.ktu for r in steady.topics] == [1.0] * 4
+    assert [r.rbo for r in steady.topics] == pytest.approx([1.0] * 4, abs=1e-12)
+    assert steady.mean_ktu == 1.0 and steady.mean_rbo == pytest.approx(1.0, abs=1e-12)
+    assert all(r.common == DEPTH for r in steady.topics)
     # topics re-numbered: s1's 1 is s2's 11, matched by query text
-    assert steady["topics"][0]["topic"] == {"s1": "1", "s2": "11"}
-    assert steady["topics"][0]["topic_key"] == "solar power"
+    assert steady.topics[0].topic == {"s1": "1", "s2": "11"}
+    assert steady.topics[0].topic_key == "solar power"
 
-    flip = ranking_agreement_report(COLLECTION, "flip", ["s1", "s2"])
-    assert [r["ktu"] for r in flip["topics"]] == [-1.0] * 4
-    assert flip["mean_ktu"] == -1.0
-    back = ranking_agreement_report(COLLECTION, "flip", ["s1", "s3"])  # s3 as s1 again
-    assert back["n_topics"] == 3 and back["mean_ktu"] == 1.0
+    flip = ranking_agreement(COLLECTION, system="flip", snapshots=["s1", "s2"])
+    assert [r.ktu for r in flip.topics] == [-1.0] * 4
+    assert flip.mean_ktu == -1.0
+    back = ranking_agreement(COLLECTION, system="flip", snapshots=["s1", "s3"])  # s3 as s1 again
+    assert back.n_topics == 3 and back.mean_ktu == 1.0
 
 
 @pytest.mark.parametrize("depth, p", [(1000, 0.8), (10, 0.95), (5, 0.5)])
 def test_ktu_and_rbo_equal_repro_eval(web: Web, depth: int, p: float) -> None:
-    from tcdb.reports.ranking_agreement import ranking_agreement_report
+    from tcdb.api import ranking_agreement
 
     checked = 0
     for system, (a, b) in [("noisy", ("s1", "s2")), ("noisy", ("s2", "s3")),
                            ("flip", ("s1", "s2")), ("steady", ("s1", "s3"))]:
-        report = ranking_agreement_report(COLLECTION, system, [a, b], depth=depth, rbo_p=p)
+        report = ranking_agreement(COLLECTION, system=system, snapshots=[a, b], depth=depth,
+                                   rbo_p=p)
         core = [q for q in QUERIES if q in web.topics[a].values() and q in web.topics[b].values()]
         orig, rep = _repro_run(web, system, a, core), _repro_run(web, system, b, core)
         ktu = KTU(orig, rep, trim_thresh=depth, per_topic=True)
@@ -69,54 +70,55 @@ def test_ktu_and_rbo_equal_repro_eval(web: Web, depth: int, p: float) -> None:
         rbo_depth = min(depth, DEPTH)
         rbo = RBO(_repro_run(web, system, a, core), _repro_run(web, system, b, core), p=p,
                   depth=rbo_depth, pbar=False, per_topic=True)
-        got = {r["topic_key"]: r for r in report["topics"]}
+        got = {r.topic_key: r for r in report.topics}
         assert sorted(got) == sorted(core)
         for q in core:
-            assert got[q]["ktu"] == pytest.approx(ktu[q], abs=1e-9, rel=0)
-            assert got[q]["rbo"] == pytest.approx(rbo[q], abs=1e-9, rel=0)
-            assert got[q]["rbo_depth"] == rbo_depth
+            assert got[q].ktu == pytest.approx(ktu[q], abs=1e-9, rel=0)
+            assert got[q].rbo == pytest.approx(rbo[q], abs=1e-9, rel=0)
+            assert got[q].rbo_depth == rbo_depth
             checked += 1
-        assert report["mean_ktu"] == pytest.approx(
+        assert report.mean_ktu == pytest.approx(
             KTU(orig, rep, trim_thresh=depth), abs=1e-9, rel=0)
-        assert report["mean_rbo"] == pytest.approx(
+        assert report.mean_rbo == pytest.approx(
             RBO(_repro_run(web, system, a, core), _repro_run(web, system, b, core), p=p,
                 depth=rbo_depth, pbar=False, per_topic=False), abs=1e-9, rel=0)
     assert checked == 15
-    noisy = ranking_agreement_report(COLLECTION, "noisy", ["s1", "s2"], depth=depth, rbo_p=p)
-    assert -1 < noisy["mean_ktu"] < 1  # random rankings: neither equal nor reversed
+    noisy = ranking_agreement(COLLECTION, system="noisy", snapshots=["s1", "s2"], depth=depth,
+                              rbo_p=p)
+    assert -1 < noisy.mean_ktu < 1  # random rankings: neither equal nor reversed
 
 
 def test_shorter_ranking_is_compared_on_its_length(web: Web) -> None:
     """`short` answers 15 documents in s2 and 20 in s1: KTU on the top 15 of both (repro_eval
     on the two cut lists), RBO on the rankings as they are."""
-    from tcdb.reports.ranking_agreement import ranking_agreement_report
+    from tcdb.api import ranking_agreement
 
-    report = ranking_agreement_report(COLLECTION, "short", ["s1", "s2"], rbo_p=0.9)
-    row = report["topics"][0]
-    assert (row["n_first"], row["n_later"], row["n_compared"]) == (DEPTH, DEPTH - 5, DEPTH - 5)
-    assert row["ktu"] == 1.0  # the same 15 documents in the same order
-    q = row["topic_key"]
+    report = ranking_agreement(COLLECTION, system="short", snapshots=["s1", "s2"], rbo_p=0.9)
+    row = report.topics[0]
+    assert (row.n_first, row.n_later, row.n_compared) == (DEPTH, DEPTH - 5, DEPTH - 5)
+    assert row.ktu == 1.0  # the same 15 documents in the same order
+    q = row.topic_key
     full = _repro_run(web, "short", "s1", [q])
     cut = {q: OrderedDict(list(full[q].items())[:DEPTH - 5])}
     rbo = RBO(full, _repro_run(web, "short", "s2", [q]), p=0.9, depth=DEPTH, pbar=False,
               per_topic=True)
-    assert row["rbo_depth"] == DEPTH
-    assert row["rbo"] == pytest.approx(rbo[q], abs=1e-9, rel=0) and row["rbo"] < 1
-    assert row["ktu"] == pytest.approx(
+    assert row.rbo_depth == DEPTH
+    assert row.rbo == pytest.approx(rbo[q], abs=1e-9, rel=0) and row.rbo < 1
+    assert row.ktu == pytest.approx(
         KTU(cut, _repro_run(web, "short", "s2", [q]), per_topic=True)[q], abs=1e-9)
 
 
 def test_wrong_input_names_the_option(web: Web, tmp_path: Path) -> None:
-    from tcdb.reports.ranking_agreement import ranking_agreement_report
+    from tcdb.api import ranking_agreement
 
-    with pytest.raises(OptionError, match="exactly two snapshots"):
-        ranking_agreement_report(COLLECTION, "steady", ["s1", "s2", "s3"])
-    with pytest.raises(OptionError, match="--rbo-p"):
-        ranking_agreement_report(COLLECTION, "steady", ["s1", "s2"], rbo_p=1.0)
-    with pytest.raises(OptionError, match="--depth"):
-        ranking_agreement_report(COLLECTION, "steady", ["s1", "s2"], depth=0)
+    with pytest.raises(FieldError, match="exactly two snapshots"):
+        ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2", "s3"])
+    with pytest.raises(FieldError, match="^rbo_p: "):
+        ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"], rbo_p=1.0)
+    with pytest.raises(FieldError, match="^depth: "):
+        ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"], depth=0)
     with pytest.raises(NotFoundError, match="no system 'bm25'.*steady"):
-        ranking_agreement_report(COLLECTION, "bm25", ["s1", "s2"])
+        ranking_agreement(COLLECTION, system="bm25", snapshots=["s1", "s2"])
     from tcdb.runs import import_runs
     from tests.builders import write_run_file
 
@@ -125,13 +127,14 @@ def test_wrong_input_names_the_option(web: Web, tmp_path: Path) -> None:
     import_runs(COLLECTION, "s2", [write_run_file(tmp_path / "more", "again", rows)],
                 system="steady")
     with pytest.raises(ConflictError, match="2 runs in snapshot 's2' \\(again, steady-s2\\)"):
-        ranking_agreement_report(COLLECTION, "steady", ["s1", "s2"])
+        ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"])
 
 
 def test_topic_deltas_equal_ir_measures_on_the_files(web: Web) -> None:
-    from tcdb.reports.topic_deltas import topic_deltas_report
+    from tcdb.api import topic_deltas
 
-    report = topic_deltas_report(COLLECTION, "noisy", ["s1", "s2"], "nDCG@10", pivot="steady")
+    report = topic_deltas(COLLECTION, system="noisy", snapshots=["s1", "s2"], measure="nDCG@10",
+                          pivot="steady")
     measure = ir_measures.parse_measure("nDCG@10")
 
     def per_topic(system: str, label: str) -> dict[str, float]:
@@ -144,17 +147,18 @@ def test_topic_deltas_equal_ir_measures_on_the_files(web: Web) -> None:
         s1, s2 = per_topic(system, "s1"), per_topic(system, "s2")
         expected[system] = {q: s2[web.topic_of("s2", q)] - s1[web.topic_of("s1", q)]
                             for q in QUERIES[:4]}
-    assert report["n_topics"] == 4 and report["runs"] == {"s1": "noisy-s1", "s2": "noisy-s2"}
-    got = {r["topic_key"]: r for r in report["topics"]}
+    assert report.n_topics == 4 and report.runs == {"s1": "noisy-s1", "s2": "noisy-s2"}
+    got = {r.topic_key: r for r in report.topics}
     for q in QUERIES[:4]:
-        assert got[q]["delta"] == pytest.approx(expected["noisy"][q], abs=1e-9)
-        assert got[q]["pivot_delta"] == pytest.approx(expected["steady"][q], abs=1e-9)
-    deltas = [r["delta"] for r in report["topics"]]
+        assert got[q].delta == pytest.approx(expected["noisy"][q], abs=1e-9)
+        assert got[q].pivot_delta == pytest.approx(expected["steady"][q], abs=1e-9)
+    deltas = [r.delta for r in report.topics]
     assert deltas == sorted(deltas, reverse=True)
-    assert report["improved"] + report["declined"] + report["unchanged"] == 4
-    assert report["mean_delta"] == pytest.approx(sum(expected["noisy"].values()) / 4, abs=1e-9)
+    assert report.improved + report.declined + report.unchanged == 4
+    assert report.mean_delta == pytest.approx(sum(expected["noisy"].values()) / 4, abs=1e-9)
     with pytest.raises(NotFoundError, match="pivot 'nobody'"):
-        topic_deltas_report(COLLECTION, "noisy", ["s1", "s2"], "nDCG@10", pivot="nobody")
+        topic_deltas(COLLECTION, system="noisy", snapshots=["s1", "s2"], measure="nDCG@10",
+                     pivot="nobody")
 
 
 def test_cli_prints_tables_and_json(web: Web, cli) -> None:
@@ -183,12 +187,14 @@ def test_cli_prints_tables_and_json(web: Web, cli) -> None:
 def test_python_api_returns_frames(web: Web) -> None:
     from tcdb import api
 
-    frame = api.ranking_agreement(COLLECTION, "steady", ["s1", "s2"], depth=10)
+    frame = api.ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"],
+                                  depth=10).to_frame()
     assert list(frame["topic_a"]) == ["1", "2", "3", "4"]
     assert list(frame["topic_b"]) == ["11", "12", "13", "14"]
     assert frame["ktu"].tolist() == [1.0] * 4 and frame["rbo_depth"].tolist() == [10] * 4
-    deltas = api.topic_deltas(COLLECTION, "noisy", ("s1", "s2"), "AP", pivot="steady")
+    deltas = api.topic_deltas(COLLECTION, system="noisy", snapshots=("s1", "s2"), measure="AP",
+                              pivot="steady").to_frame()
     assert len(deltas) == 4 and deltas["delta"].is_monotonic_decreasing
     assert set(deltas["topic_key"]) == set(QUERIES[:4])
-    with pytest.raises(OptionError, match="^snapshots: name exactly two"):
-        api.ranking_agreement(COLLECTION, "steady", "s1")
+    with pytest.raises(FieldError, match="^snapshots: name exactly two"):
+        api.ranking_agreement(COLLECTION, system="steady", snapshots="s1")

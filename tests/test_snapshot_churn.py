@@ -74,19 +74,18 @@ def _pairs() -> set[tuple[str, str]]:
 
 @pytest.mark.parametrize(("a", "b"), [("a", "b"), ("a", "c"), ("b", "c"), ("c", "a")])
 def test_diff_and_stats_equal_the_construction(db: str, tmp_path: Path, a: str, b: str) -> None:
-    from tcdb.reports.drift import snapshot_diff
-    from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.api import snapshot_diff, snapshot_stats
 
     _ingest(tmp_path)
     assert _pairs() == {("a", "b"), ("a", "c")}  # kept by the ingest; (b, c) never compared
     expected = _expected(a, b)
-    documents = snapshot_diff("churn", a, b)["documents"]
+    documents = snapshot_diff("churn", [a, b]).documents.model_dump()
     changed = expected["grew"] + expected["shrank"] + expected["same_length"]
     assert documents == {"added": expected["added"], "removed": expected["removed"],
                          "changed": changed, "unchanged": expected["unchanged"],
                          "before": len(SNAPSHOTS[a]), "after": len(SNAPSHOTS[b])}
-    churn = snapshot_stats("churn", [a, b])["churn"][0]
-    assert {k: churn[k] for k in expected} == expected
+    churn = snapshot_stats("churn", [a, b]).churn[0]
+    assert {k: getattr(churn, k) for k in expected} == expected
 
 
 def test_kept_rows_equal_the_rows_counted_live(db: str, tmp_path: Path) -> None:
@@ -104,10 +103,11 @@ def test_kept_rows_equal_the_rows_counted_live(db: str, tmp_path: Path) -> None:
 
 
 def test_diff_by_source_counts_relabelled_documents(db: str, tmp_path: Path) -> None:
-    from tcdb.reports.drift import snapshot_diff
+    from tcdb.api import snapshot_diff
 
     _ingest(tmp_path)
-    assert snapshot_diff("churn", "a", "b")["sources"] == {
+    assert {label: counts.model_dump()
+            for label, counts in snapshot_diff("churn", ["a", "b"]).sources.items()} == {
         "human": {"added": 1, "removed": 1, "changed": 3, "unchanged": 1, "relabelled": 0,
                   "before": 6, "after": 5},
         "llm": {"added": 1, "removed": 0, "changed": 1, "unchanged": 2, "relabelled": 1,
@@ -117,19 +117,19 @@ def test_diff_by_source_counts_relabelled_documents(db: str, tmp_path: Path) -> 
 
 
 def test_diff_reads_the_kept_rows_and_they_go_with_a_snapshot(db: str, tmp_path: Path) -> None:
+    from tcdb.api import snapshot_diff
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.reports.drift import snapshot_diff
 
     _ingest(tmp_path)
     with session_scope() as session:  # the kept rows, not the memberships, are what diff reads
         session.connection().execute(text(
             "UPDATE snapshot_churn SET n = n + 100 WHERE state = 'added'"
             " AND snapshot_b_id = (SELECT id FROM snapshot WHERE label = 'b')"))
-    assert snapshot_diff("churn", "a", "b")["documents"]["added"] == 3 + 3 * 100
+    assert snapshot_diff("churn", ["a", "b"]).documents.added == 3 + 3 * 100
     other = tmp_path / "a2.jsonl"  # a replaced: the rows that compared the old a go with it
     other.write_text(json.dumps({"_id": "z", "url": "https://x/u0", "text": "other"}) + "\n")
     ingest_snapshot("churn", "a", LocalSource(other, tmp_path / "a" / "topics.tsv"),
                     date=DATES["a"], replace=True)
     assert _pairs() == set()
-    assert snapshot_diff("churn", "a", "b")["documents"]["changed"] == 1  # counted live
+    assert snapshot_diff("churn", ["a", "b"]).documents.changed == 1  # counted live

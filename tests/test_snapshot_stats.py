@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 from tests.longitudinal import COLLECTION, DEPTH, LABELS, Web, build_web
 
 
@@ -18,27 +18,28 @@ def web(db: str, tmp_path: Path) -> Web:
 
 
 def test_stats_equal_what_was_written(web: Web) -> None:
-    from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.api import snapshot_stats
 
     report = snapshot_stats(COLLECTION)
-    assert report["snapshots"] == LABELS
-    assert report["present_in_all"] == 30  # pages 010…039, renamed in every snapshot
-    for stats, label in zip(report["per_snapshot"], LABELS, strict=True):
+    assert report.snapshots == LABELS
+    assert report.present_in_all == 30  # pages 010…039, renamed in every snapshot
+    for stats, label in zip(report.per_snapshot, LABELS, strict=True):
         tokens = [len(t.split()) for t in web.texts[label].values()]
-        assert stats["documents"] == 40 and stats["queries"] == len(web.topics[label])
-        assert stats["tokens"] == {"n_with_text": 40, "mean": pytest.approx(sum(tokens) / 40),
-                                   "min": min(tokens), "max": max(tokens)}
+        assert stats.documents == 40 and stats.queries == len(web.topics[label])
+        assert stats.tokens.model_dump() == {
+            "n_with_text": 40, "mean": pytest.approx(sum(tokens) / 40), "min": min(tokens),
+            "max": max(tokens)}
         by_grade: dict[int, int] = {}
         for _, _, grade in web.qrels[label]:
             by_grade[grade] = by_grade.get(grade, 0) + 1
-        assert stats["judgments_by_grade"] == dict(sorted(by_grade.items()))
+        assert stats.judgments_by_grade == dict(sorted(by_grade.items()))
         relevant = {t for t, _, g in web.qrels[label] if g > 0}
-        assert stats["topics_without_relevant"] == sorted(set(web.topics[label]) - relevant,
+        assert stats.topics_without_relevant == sorted(set(web.topics[label]) - relevant,
                                                           key=int)
-        assert [p["relevant"] for p in stats["per_topic"]] == [
+        assert [p.relevant for p in stats.per_topic] == [
             sum(1 for t2, _, g in web.qrels[label] if t2 == t and g > 0)
             for t in sorted(web.topics[label], key=int)]
-        assert all(not r["empty"] and not r["short"] for r in stats["runs"])
+        assert all(not r.empty and not r.short for r in stats.runs)
     # The churn by hand, from `tests.longitudinal`'s construction (no code under test):
     # s1 holds pages 000–039, s2 005–044, s3 010–049, so each step removes 5, adds 5 and keeps
     # 35. Of the kept pages those ending in 7 grow a word, in 3 lose one, in 5 change a word at
@@ -75,17 +76,17 @@ def test_stats_equal_what_was_written(web: Web) -> None:
 
 
 def test_short_rankings_and_chosen_snapshots(web: Web, cli) -> None:
-    from tcdb.reports.snapshot_stats import snapshot_stats
+    from tcdb.api import snapshot_stats
 
     report = snapshot_stats(COLLECTION, ["s1", "s2"], short=DEPTH - 4)
-    assert report["present_in_all"] == 35 and len(report["churn"]) == 1
-    runs = {r["run"]: r for r in report["per_snapshot"][1]["runs"]}
-    assert runs["short-s2"]["short"] == sorted(web.topics["s2"], key=int)  # 15 < 16 documents
-    assert runs["steady-s2"]["short"] == [] and runs["short-s2"]["empty"] == []
-    quick = snapshot_stats(COLLECTION, ["s1"], tokens=False)["per_snapshot"][0]
-    assert quick["documents"] == 40 and quick["tokens"] == {
+    assert report.present_in_all == 35 and len(report.churn) == 1
+    runs = {r.run: r for r in report.per_snapshot[1].runs}
+    assert runs["short-s2"].short == sorted(web.topics["s2"], key=int)  # 15 < 16 documents
+    assert runs["steady-s2"].short == [] and runs["short-s2"].empty == []
+    quick = snapshot_stats(COLLECTION, ["s1"], tokens=False).per_snapshot[0]
+    assert quick.documents == 40 and quick.tokens.model_dump() == {
         "n_with_text": None, "mean": None, "min": None, "max": None}
-    with pytest.raises(OptionError, match="--short"):
+    with pytest.raises(FieldError, match="^short: "):
         snapshot_stats(COLLECTION, short=0)
     code, out, err = cli("snapshot", "stats", COLLECTION, "s1", "s3", "--json")
     assert code == 0, err

@@ -70,7 +70,7 @@ if table.empty:
     st.stop()
 
 first, last = chosen[0], chosen[-1]
-n_topics = report["topics"]["n_topics"]
+n_topics = report.topics.n_topics
 st.caption(f"{measure} on {qrels_said}, pivot **{pivot}**, topics: {topics} ("
            + ", ".join(f"{s}: {n:,}" for s, n in n_topics.items()) + ")")
 pivot_arp = arp[arp["system"] == pivot].set_index("snapshot")["arp"]

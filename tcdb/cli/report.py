@@ -5,24 +5,32 @@ Each command is one call into `tcdb.reports.*`; this module only parses options 
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 from typer.core import TyperCommand
 
-from tcdb.cli.output import console, err_console, print_json, print_table
-from tcdb.cli.source_bias import source_bias
-from tcdb.vocabulary import PERSISTENCE_FIGURES, Grouping
+from tcdb.cli import derive
+from tcdb.cli.output import console, err_console, print_table
+from tcdb.cli.source_bias import documents_by_source, source_bias
+from tcdb.errors import OptionError
+from tcdb.vocabulary import PERSISTENCE_FIGURES
 
 if TYPE_CHECKING:
-    from tcdb.reports.results import PersistenceReport, ReusabilityReport
+    from tcdb.reports.leave_out import LeaveOutResult
+    from tcdb.reports.persistence import PersistenceResult
+    from tcdb.reports.reusability import ReusabilityResult
 
 app = typer.Typer(help="Reports: reusability (τ, new relevant, leave-out), persistence (ARP, RΔ, "
                   "ER, ΔRI), run comparisons, and one system between two snapshots (topic "
                   "deltas, ranking agreement).",
                   no_args_is_help=True)
 app.command("source-bias")(source_bias)
+app.command("documents-by-source")(documents_by_source)
 
 
 class _ManyValues(TyperCommand):
@@ -49,56 +57,25 @@ class _ManyValues(TyperCommand):
         return super().parse_args(ctx, out)
 
 
-@app.command("persistence", cls=_ManyValues)
-def persistence(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshots: list[str] = typer.Option(
-        ..., "--snapshots", "-s",
-        help="Snapshot labels, first one first (repeat, or give them space-separated)."),
-    pivot: str = typer.Option(..., "--pivot", help="Pivot system (its own ER and ΔRI: –)."),
-    measures: list[str] = typer.Option(..., "--measure", "-m", help="Measure (repeat)."),
-    qrels: list[str] = typer.Option(
-        ["original"], "--qrels",
-        help="Qrels set name, once for every snapshot or once per snapshot in order."),
-    topics: str = typer.Option(
-        "all", "--topics", help="all, core (judged in every snapshot) or a topic set name."),
-    bootstrap: int = typer.Option(0, "--bootstrap", help="Bootstrap samples for CIs (0: none)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
-    systems: list[str] | None = typer.Option(
-        None, "--system", help="Only this system (repeat; the pivot is always in)."),
-    per_topic: Path | None = typer.Option(
-        None, "--per-topic", help="Also write the per-topic deltas vs the pivot to this CSV."),
-    paired: bool = typer.Option(False, "--paired", help="Also a paired t-test on the core "
-                                "topics of the first and each later snapshot."),
-    cross_snapshot: bool = typer.Option(
-        False, "--cross-snapshot", help="Score every system's first-snapshot run on each "
-        "snapshot's qrels (documents and topics mapped by identity) instead of its own runs: "
-        "what the collection's change alone does."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """Is each system's effectiveness persistent? Every later snapshot against the first."""
-    from tcdb.reports.persistence import per_topic_deltas_frame, persistence_report
+def _persistence_extras() -> list[inspect.Parameter]:
+    return [inspect.Parameter(
+        "per_topic", inspect.Parameter.KEYWORD_ONLY, annotation=Path | None,
+        default=typer.Option(None, "--per-topic",
+                             help="Also write the per-topic deltas vs the pivot to this CSV."))]
 
-    labels = _split(snapshots)
-    chosen = systems or None
-    if per_topic is not None and cross_snapshot:
-        from tcdb.errors import OptionError
 
+def split_snapshots(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
+    """`--snapshots a b` arrives as one value per option; accept commas and spaces too."""
+    if fields.get("snapshots"):
+        fields["snapshots"] = _split(fields["snapshots"])
+    return fields
+
+
+def _prepare_persistence(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
+    if extras["per_topic"] is not None and fields.get("cross_snapshot"):
         raise OptionError("--per-topic/--cross-snapshot", "the per-topic deltas are of each "
                           "snapshot's own runs: give one of them")
-    report = persistence_report(collection, labels, pivot, measures, qrels, topics, bootstrap,
-                                seed, systems=chosen, paired=paired,
-                                cross_snapshot=cross_snapshot)
-    if per_topic is not None:
-        frame = per_topic_deltas_frame(collection, labels, pivot, measures, qrels, topics,
-                                       compute=False, systems=chosen)
-        frame.to_csv(per_topic, index=False)
-    if json_output:
-        print_json(report)
-        return
-    _show_persistence(report)
-    if per_topic is not None:
-        console.print(f"per-topic deltas written to {per_topic}", highlight=False)
+    return split_snapshots(fields, extras)
 
 
 def _split(values: list[str]) -> list[str]:
@@ -106,33 +83,85 @@ def _split(values: list[str]) -> list[str]:
     return [part for value in values for part in value.replace(",", " ").split() if part]
 
 
-def _show_persistence(report: PersistenceReport) -> None:
-    first, *later = report["snapshots"]
-    topics = report["topics"]
-    for measure, result in report["measures"].items():
+# `--json --per-topic FILE`: the derived command prints JSON without calling `show`, which
+# writes the CSV; `_json_and_csv` then lets `show` print the JSON itself.
+_JSON_BY_SHOW: ContextVar[bool] = ContextVar("json_by_show", default=False)
+
+
+def _json_and_csv(command: Callable[..., None]) -> Callable[..., None]:
+    """The derived command, with `--json` handed to `show` when `--per-topic` is given too."""
+    def run(**given: Any) -> None:
+        both = bool(given.get("json_output")) and given.get("per_topic") is not None
+        if both:
+            given["json_output"] = False
+        token = _JSON_BY_SHOW.set(both)
+        try:
+            command(**given)
+        finally:
+            _JSON_BY_SHOW.reset(token)
+
+    run.__signature__ = inspect.signature(command)  # type: ignore[attr-defined]
+    run.__annotations__ = dict(command.__annotations__)
+    run.__doc__, run.__name__ = command.__doc__, command.__name__
+    return run
+
+
+def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) -> None:
+    if per_topic is not None:
+        _write_per_topic(report, per_topic)
+    if _JSON_BY_SHOW.get():
+        from tcdb.cli.output import print_json
+
+        print_json(report.to_json())
+        return
+    first, *later = report.snapshots
+    topics = report.topics
+    for measure, result in report.measures.items():
         columns = ["system", "vs " + first, f"ARP {first}", "ARP", "RΔ", "rel. Δ", "ER", "ΔRI",
                    "p"]
-        paired = any("p_value_paired" in r for r in result["systems"])
+        paired = any(r.p_value_paired is not None for r in result.systems)
         columns += ["p paired", "core"] if paired else []
         rows = []
-        for record in result["systems"]:
-            name = record["system"] + (" (pivot)" if record["is_pivot"] else "")
+        for record in result.systems:
+            name = record.system + (" (pivot)" if record.is_pivot else "")
             for label in later:
-                rows.append([name, label, record["arp"][first], record["arp"][label],
-                             record["result_delta"][label], record["relative_change"][label],
-                             record["er"][label], record["delta_ri"][label],
-                             record["p_value"][label]]
-                            + ([record["p_value_paired"][label], record["n_paired"][label]]
-                               if paired else []))
-        n = ", ".join(f"{s}: {v}" for s, v in topics["n_topics"].items())
-        print_table(columns, rows, title=f"{report['collection']} · {measure} · pivot "
-                    f"{report['pivot']} · topics {topics['selection']} ({n})")
-        for line in skipped_lines(result["skipped"], measure):
+                rows.append([name, label, record.arp[first], record.arp[label],
+                             record.result_delta[label], record.relative_change[label],
+                             record.er[label], record.delta_ri[label],
+                             record.p_value[label]]
+                            + ([(record.p_value_paired or {}).get(label),
+                                (record.n_paired or {}).get(label)] if paired else []))
+        n = ", ".join(f"{s}: {v}" for s, v in topics.n_topics.items())
+        print_table(columns, rows, title=f"{report.collection} · {measure} · pivot "
+                    f"{report.pivot} · topics {topics.selection} ({n})")
+        for line in skipped_lines([s.model_dump() for s in result.skipped], measure):
             console.print(line, highlight=False, markup=False)
-        if report["bootstrap"]:
-            _show_intervals(result["systems"], later, report["bootstrap"])
-    for warning in report["warnings"]:
+        if report.bootstrap:
+            _show_intervals([r.model_dump() for r in result.systems], later,
+                            report.bootstrap.model_dump())
+    for warning in report.warnings:
         err_console.print(f"warning: {warning}", highlight=False, markup=False)
+    if per_topic is not None:
+        console.print(f"per-topic deltas written to {per_topic}", highlight=False)
+
+
+def _write_per_topic(report: PersistenceResult, path: Path) -> None:
+    """The per-topic deltas of the same systems, snapshots and measures, as CSV."""
+    from tcdb.operations import get_operation
+
+    systems = sorted({r.system for m in report.measures.values() for r in m.systems})
+    deltas = get_operation("per_topic_deltas").run(
+        collection=report.collection, snapshots=report.snapshots, pivot=report.pivot,
+        measures=list(report.measures), qrels=report.qrels, topics=report.topics.selection,
+        systems=systems, compute=False)
+    deltas.to_frame().to_csv(path, index=False)
+
+
+app.command("persistence", cls=_ManyValues)(_json_and_csv(derive.command(
+    "persistence", show=_show_persistence, extras=_persistence_extras(),
+    prepare=_prepare_persistence)))
+app.command("per-topic-deltas", cls=_ManyValues)(derive.command(
+    "per_topic_deltas", prepare=split_snapshots))
 
 
 # What a kind of skipped system lacks, for the one line that sums them up.
@@ -178,115 +207,63 @@ def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[
                 f"seed {boot['seed']})")
 
 
-@app.command("reusability")
-def reusability(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    qrels: str = typer.Option(..., "--qrels", help="Qrels set A (e.g. the original judgments)."),
-    versus: str = typer.Option(..., "--vs", help="Qrels set B (e.g. the expanded judgments)."),
-    measures: list[str] = typer.Option(..., "--measure", "-m", help="Measure (repeat)."),
-    runs: list[str] | None = typer.Option(None, "--run", help="Only these run tags (repeat)."),
-    all_runs: bool = typer.Option(False, "--all-runs", help="Every run of the snapshot "
-                                  "(the default when no --run is given)."),
-    depth: int = typer.Option(100, "--depth", help="Top K counted for unjudged / new relevant."),
-    topics: str | None = typer.Option(None, "--topics", help="Restrict to this topic set."),
-    threshold: float = typer.Option(0.9, "--threshold", help="Per-topic τ threshold."),
-    bootstrap: int = typer.Option(0, "--bootstrap", help="Bootstrap samples for τ CIs "
-                                  "(e.g. 10000; 0: none)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """Is the collection reusable? τ between the run rankings under two qrels sets."""
-    from tcdb.errors import OptionError
-    from tcdb.reports.reusability import reusability_report
-
-    if runs and all_runs:
-        raise OptionError("--run/--all-runs", "give --run TAG … or --all-runs, not both")
-    report = reusability_report(collection, snapshot, qrels, versus, measures,
-                                runs or None, depth, topics, threshold, bootstrap, seed)
-    if json_output:
-        print_json(report)
-        return
-    _show_reusability(report)
-
-
-def _show_reusability(report: ReusabilityReport) -> None:
-    where = f" · topic set {report['topic_set']}" if report["topic_set"] else ""
-    for measure, result in report["measures"].items():
-        head = (f"{report['collection']} / {report['snapshot']} · {measure} · "
-                f"{report['qrels_a']} vs {report['qrels_b']} · {report['n_topics']} topics{where}")
-        if "error" in result:
-            console.print(f"{head}: {result['error']}", highlight=False)
+def _show_reusability(report: ReusabilityResult) -> None:
+    where = "" if report.topics == "all" else f" · topics {report.topics}"
+    for measure, result in report.measures.items():
+        head = (f"{report.collection} / {report.snapshot} · {measure} · "
+                f"{report.qrels} vs {report.vs} · {report.n_topics} topics{where}")
+        if result.error is not None or result.per_topic_tau is None:
+            console.print(f"{head}: {result.error}", highlight=False)
             continue
-        summary = result["per_topic_tau"]
+        summary = result.per_topic_tau
         console.print(
-            f"[bold]{head}[/]\n  τ {_f(result['kendall_tau'])} · τ-b {_f(result['tau_b'])} · "
-            f"τ_AP {_f(result['tau_ap'])} · {result['n_runs']} runs · per-topic τ min "
-            f"{_f(summary['min'])}, median {_f(summary['median'])}, "
-            f"{len(summary['below_threshold'])} below {report['threshold']}", highlight=False)
-        below = [str(t) for t in summary["below_threshold"]]
+            f"[bold]{head}[/]\n  τ {_f(result.kendall_tau)} · τ-b {_f(result.tau_b)} · "
+            f"τ_AP {_f(result.tau_ap)} · {result.n_runs} runs · per-topic τ min "
+            f"{_f(summary.min)}, median {_f(summary.median)}, "
+            f"{len(summary.below_threshold)} below {report.threshold}", highlight=False)
+        below = [str(t) for t in summary.below_threshold]
         if below:
             more = f" … and {len(below) - 12} more (--json lists all)" if len(below) > 12 else ""
             console.print("  below: " + ", ".join(below[:12]) + more, highlight=False)
-        for key, ci in result.get("bootstrap", {}).items():
-            console.print(f"  {key} {100 * (1 - ci['alpha']):g}% CI [{_f(ci['low'])}, "
-                          f"{_f(ci['high'])}] ({ci['n_samples']} samples)", highlight=False)
+        for key, ci in (result.bootstrap or {}).items():
+            console.print(f"  {key} {100 * (1 - ci.alpha):g}% CI [{_f(ci.low)}, "
+                          f"{_f(ci.high)}] ({ci.n_samples} samples)", highlight=False)
         print_table(["run", f"{measure} A", "rank A", f"{measure} B", "rank B", "change",
-                     f"unjudged@{report['depth']}", f"new rel@{report['depth']}"],
-                    [[r["run"], r["score_a"], r["rank_a"], r["score_b"], r["rank_b"],
-                      f"{r['rank_change']:+d}", r["unjudged_top_k"], r["new_relevant_top_k"]]
-                     for r in result["runs"]])
-        moved = ", ".join(f"{c['run']} ({c['rank_a']}→{c['rank_b']})"
-                          for c in result["largest_rank_changes"])
+                     f"unjudged@{report.depth}", f"new rel@{report.depth}"],
+                    [[r.run, r.score_a, r.rank_a, r.score_b, r.rank_b, f"{r.rank_change:+d}",
+                      r.unjudged_top_k, r.new_relevant_top_k] for r in result.runs])
+        moved = ", ".join(f"{c.run} ({c.rank_a}→{c.rank_b})"
+                          for c in result.largest_rank_changes)
         console.print(f"  largest rank changes: {moved or 'none'}", highlight=False)
-        if result["skipped"]:
-            console.print("  skipped (no scores under both): " + ", ".join(result["skipped"]),
+        if result.skipped:
+            console.print("  skipped (no scores under both): " + ", ".join(result.skipped),
                           highlight=False)
+
+
+app.command("reusability")(derive.command("reusability", show=_show_reusability))
 
 
 def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
 
 
-@app.command("leave-out")
-def leave_out(
-    collection: str = typer.Argument(..., help="Collection name."),
-    snapshot: str = typer.Argument(..., help="Snapshot label."),
-    qrels: str = typer.Option(..., "--qrels", help="Qrels set A to leave groups out of."),
-    depth: int = typer.Option(..., "--depth", help="Pool depth K of the contributing runs."),
-    by: Grouping = typer.Option(Grouping.group, "--by",
-                                help="Leave out each participant group, each run type "
-                                "(automatic, manual, feedback) or each category."),
-    measures: list[str] = typer.Option(["AP"], "--measure", "-m", help="Measure (repeat)."),
-    topics: str | None = typer.Option(None, "--topics", help="Restrict to this topic set."),
-    save: str | None = typer.Option(
-        None, "--save", metavar="PREFIX",
-        help="Also store each group's reduced qrels as a derived set PREFIX-GROUP, with the "
-        "group's scores on it."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """Leave-one-group-out (Zobel's uniques test): each group's runs on qrels without the
-    relevant documents only that group found, re-ranked among the others."""
-    from tcdb.reports.leave_out import leave_out_report
-
-    report = leave_out_report(collection, snapshot, qrels, depth, by, measures, topics,
-                              save=save)
-    if json_output:
-        print_json(report)
-        return
-    for measure, result in report["measures"].items():
-        console.print(f"[bold]{report['collection']} / {report['snapshot']} · {measure} · "
-                      f"{report['qrels']} minus each {report['by']} (top {report['depth']}) · "
-                      f"{report['n_topics']} topics[/]", highlight=False)
-        for group in result["groups"]:
+def _show_leave_out(report: LeaveOutResult) -> None:
+    for measure, result in report.measures.items():
+        console.print(f"[bold]{report.collection} / {report.snapshot} · {measure} · "
+                      f"{report.qrels} minus each {report.by} (top {report.depth}) · "
+                      f"{report.n_topics} topics[/]", highlight=False)
+        for group in result.groups:
             print_table(["run", f"{measure} full", f"{measure} reduced", "rank full",
                          "rank reduced", "change"],
-                        [[r["run"], r["score_full"], r["score_reduced"], r["rank_full"],
-                          r["rank_reduced"], f"{r['rank_change']:+d}"] for r in group["runs"]],
-                        title=f"without {group['group']}: {group['n_removed']} relevant removed"
-                        + (f" (stored as {group['qrels']})" if group["qrels"] else "")
-                        + f" · τ {_f(group['kendall_tau'])} · τ-b {_f(group['tau_b'])} · τ_AP "
-                        f"{_f(group['tau_ap'])}")
+                        [[r.run, r.score_full, r.score_reduced, r.rank_full, r.rank_reduced,
+                          f"{r.rank_change:+d}"] for r in group.runs],
+                        title=f"without {group.group}: {group.n_removed} relevant removed"
+                        + (f" (stored as {group.qrels})" if group.qrels else "")
+                        + f" · τ {_f(group.kendall_tau)} · τ-b {_f(group.tau_b)} · τ_AP "
+                        f"{_f(group.tau_ap)}")
+
+
+app.command("leave-out")(derive.command("leave_out", show=_show_leave_out))
 
 
 # One system between two snapshots, topic by topic (their own module: this one is long enough).

@@ -8,11 +8,13 @@ import typer
 from rich.markup import escape
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli.output import console, print_table
 
 if TYPE_CHECKING:
     from tcdb.catalog.collections import SnapshotsResult
     from tcdb.ingest.report import SnapshotIngestResult
+    from tcdb.reports.drift import DriftResult, SnapshotDiffResult
+    from tcdb.reports.snapshot_stats import SnapshotStatsResult
 
 app = typer.Typer(help="Ingest snapshots of a collection and compare them.",
                   no_args_is_help=True)
@@ -51,81 +53,66 @@ app.command("ingest")(derive.command("snapshot_ingest", show=_show_ingest))
 app.command("list")(derive.command("snapshots", show=_show_list))
 
 
-@app.command()
-def diff(
-    collection: str = typer.Argument(..., help="Collection name."),
-    a: str = typer.Argument(..., help="The earlier snapshot."),
-    b: str = typer.Argument(..., help="The later snapshot."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """Documents added / removed / changed / unchanged, topics added / removed / kept."""
-    from tcdb.reports.drift import snapshot_diff
-
-    report = snapshot_diff(collection, a, b)
-    if json_output:
-        print_json(report)
-        return
-    d, t = report["documents"], report["topics"]
-    print_table(["documents", "count"], [("added", d["added"]), ("removed", d["removed"]),
-                                         ("changed", d["changed"]),
-                                         ("unchanged", d["unchanged"])],
-                title=f"{collection}: {a} → {b}")
-    if report["sources"]:
+def _show_diff(report: SnapshotDiffResult) -> None:
+    a, b, d, t = report.a, report.b, report.documents, report.topics
+    print_table(["documents", "count"], [("added", d.added), ("removed", d.removed),
+                                         ("changed", d.changed), ("unchanged", d.unchanged)],
+                title=f"{report.collection}: {a} → {b}")
+    if report.sources:
         print_table(["source", a, b, "added", "removed", "changed", "unchanged", "relabelled"],
-                    [(label, f"{c['before']:,}", f"{c['after']:,}", f"{c['added']:,}",
-                      f"{c['removed']:,}", f"{c['changed']:,}", f"{c['unchanged']:,}",
-                      f"{c['relabelled']:,}") for label, c in report["sources"].items()],
+                    [(label, f"{c.before:,}", f"{c.after:,}", f"{c.added:,}",
+                      f"{c.removed:,}", f"{c.changed:,}", f"{c.unchanged:,}",
+                      f"{c.relabelled:,}") for label, c in report.sources.items()],
                     title="documents per source")
-    topic_rows = [("added", t["added"]), ("removed", t["removed"]), ("kept (core)", t["kept"]),
-                  ("re-numbered", t["renumbered"])]
-    ambiguous = t["ambiguous"]
-    if ambiguous["before"] or ambiguous["after"]:
-        topic_rows += [(f"ambiguous in {a} (left out of the core)", ambiguous["before"]),
-                       (f"ambiguous in {b} (left out of the core)", ambiguous["after"])]
+    topic_rows = [("added", t.added), ("removed", t.removed), ("kept (core)", t.kept),
+                  ("re-numbered", t.renumbered)]
+    if t.ambiguous.before or t.ambiguous.after:
+        topic_rows += [(f"ambiguous in {a} (left out of the core)", t.ambiguous.before),
+                       (f"ambiguous in {b} (left out of the core)", t.ambiguous.after)]
     print_table(["topics", "count"], topic_rows)
     print_table(["snapshot", "judged topics", "judgments", "relevant", "per topic"],
-                [(s, q["topics"], q["judgments"], q["relevant"],
-                  f"{q['judgments_per_topic']:.1f}") for s, q in report["qrels"].items()],
+                [(s, q.topics, q.judgments, q.relevant, f"{q.judgments_per_topic:.1f}")
+                 for s, q in report.qrels.items()],
                 title="original qrels")
 
 
-@app.command()
-def stats(
-    collection: str = typer.Argument(..., help="Collection name."),
-    labels: list[str] | None = typer.Argument(None, help="Snapshots (default: every complete "
-                                              "one, in time order)."),
-    short: int = typer.Option(10, "--short", help="A ranking with fewer documents is short."),
-    tokens: bool = typer.Option(True, "--tokens/--no-tokens", help="Token lengths (counted at "
-                                "ingest): --no-tokens skips their aggregate over every document."),
-    json_output: bool = typer.Option(False, "--json", help="Print JSON (per-topic judgments "
-                                     "by grade and every run's empty and short topics)."),
-) -> None:
-    """Documents, queries and token lengths per snapshot, documents in all of them, churn by
-    length direction, judgments by grade, and runs' empty or short rankings."""
-    from tcdb.reports.snapshot_stats import snapshot_stats
+def _show_drift(report: DriftResult) -> None:
+    print_table(["from", "to", "added", "removed", "changed", "unchanged", "topics added",
+                 "topics removed", "topics kept", "re-numbered"],
+                [(t.a, t.b, t.documents.added, t.documents.removed, t.documents.changed,
+                  t.documents.unchanged, t.topics.added, t.topics.removed, t.topics.kept,
+                  t.topics.renumbered) for t in report.transitions],
+                title=f"{report.collection} · {len(report.snapshots)} snapshots · "
+                f"{report.core_topics} topics in all")
+    print_table(["snapshot", "judged topics", "judgments", "relevant", "per topic"],
+                [(s, q.topics, q.judgments, q.relevant, f"{q.judgments_per_topic:.1f}")
+                 for s, q in report.qrels.items()],
+                title="original qrels")
 
-    report = snapshot_stats(collection, labels or None, short, tokens=tokens)
-    if json_output:
-        print_json(report)
-        return
-    snaps = report["per_snapshot"]
-    grades = sorted({int(g) for s in snaps for g in s["judgments_by_grade"]})
+
+def _show_stats(report: SnapshotStatsResult) -> None:
+    snaps = report.per_snapshot
+    grades = sorted({g for s in snaps for g in s.judgments_by_grade})
     print_table(["snapshot", "documents", "queries", "tokens mean", "min", "max", "counted",
                  *[f"grade {g}" for g in grades], "no relevant", "unjudged"],
-                [[s["label"], s["documents"], s["queries"], s["tokens"]["mean"],
-                  s["tokens"]["min"], s["tokens"]["max"], s["tokens"]["n_with_text"],
-                  *[s["judgments_by_grade"].get(g, 0) for g in grades],
-                  len(s["topics_without_relevant"]), s["unjudged_topics"]] for s in snaps],
-                title=f"{collection} · {report['present_in_all']} documents in all "
+                [[s.label, s.documents, s.queries, s.tokens.mean, s.tokens.min, s.tokens.max,
+                  s.tokens.n_with_text, *[s.judgments_by_grade.get(g, 0) for g in grades],
+                  len(s.topics_without_relevant), s.unjudged_topics] for s in snaps],
+                title=f"{report.collection} · {report.present_in_all} documents in all "
                 f"{len(snaps)} snapshots")
-    if report["churn"]:
+    if report.churn:
         print_table(["from", "to", "added", "removed", "changed", "grew", "shrank",
                      "same length", "unchanged"],
-                    [[c["a"], c["b"], c["added"], c["removed"], c["changed"], c["grew"],
-                      c["shrank"], c["same_length"], c["unchanged"]] for c in report["churn"]],
+                    [[c.a, c.b, c.added, c.removed, c.changed, c.grew, c.shrank,
+                      c.same_length, c.unchanged] for c in report.churn],
                     title="churn (changed documents by the length of their text)")
-    rows = [[s["label"], r["run"], len(r["empty"]), len(r["short"])]
-            for s in snaps for r in s["runs"] if r["empty"] or r["short"]]
+    rows = [[s.label, r.run, len(r.empty), len(r.short)]
+            for s in snaps for r in s.runs if r.empty or r.short]
     if rows:
-        print_table(["snapshot", "run", "empty topics", f"short (< {report['short']})"], rows,
+        print_table(["snapshot", "run", "empty topics", f"short (< {report.short})"], rows,
                     title="runs with empty or short rankings (--json lists the topics)")
+
+
+app.command("diff")(derive.command("snapshot_diff", show=_show_diff))
+app.command("drift")(derive.command("drift", show=_show_drift))
+app.command("stats")(derive.command("snapshot_stats", show=_show_stats))

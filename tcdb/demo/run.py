@@ -15,10 +15,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from tcdb.reports.results import PersistenceReport, ReusabilityReport
+from typing import Any
 
 COLLECTION = "longeval-demo"
 MEASURES = ["nDCG@10", "AP", "P@10"]
@@ -147,10 +144,11 @@ def _literature() -> dict[str, Any]:
     """Illustrative reported results (shipped beside the generator) for the trend chart."""
     from importlib.resources import as_file, files
 
-    from tcdb.literature.reported import import_literature
+    from tcdb.operations import get_operation
 
     with as_file(files("tcdb.collections.demo") / "literature.csv") as path:
-        return import_literature(path, COLLECTION)
+        return get_operation("literature_import").run(file=path,
+                                                      collection=COLLECTION).to_json()
 
 
 def _ingest(demo: Any) -> list[dict[str, Any]]:
@@ -184,23 +182,22 @@ def _pool_and_judge(demo: Any, data_dir: Path) -> dict[str, Any]:
     The assessor sees only the blind export (topic, query, document and its text), as a real one
     would; its grades come from the generator's hidden truth with seeded disagreement.
     """
+    from tcdb.api import pool_build, pool_export, pool_import_judgments, pool_show
     from tcdb.collections.qrels import write_qrels
     from tcdb.collections.records import QrelRecord
-    from tcdb.judging.pooled import import_judgments
-    from tcdb.pools import build_pool, export_pool, show_pool
 
     name = f"{COLLECTION}-{POOL_SNAPSHOT}-remainder"
     # The demo's own runs by tag, not "every run that did not contribute": a run the user
     # imported since must not turn the demo's pool into another one.
-    build_pool(COLLECTION, POOL_SNAPSHOT, name, POOL_DEPTH,
+    pool_build(COLLECTION, POOL_SNAPSHOT, name, depth=POOL_DEPTH,
                runs=[s.tag for s in demo.systems if not s.contributing],
                exclude_judged="original",
                description="depth-50 pool over the runs that did not contribute, minus what "
                "the original qrels judged")
-    shown = show_pool(name)
-    if shown["status"] != "judged":
+    shown = pool_show(name)
+    if shown.status != "judged":
         export = data_dir / "pool.jsonl"
-        export_pool(name, "jsonl", export, order="shuffle", seed=demo.seed)
+        pool_export(name, format="jsonl", out=export, order="shuffle", seed=demo.seed)
         judgments = []
         with export.open(encoding="utf-8") as f:
             for line in f:
@@ -209,31 +206,33 @@ def _pool_and_judge(demo: Any, data_dir: Path) -> dict[str, Any]:
                 judgments.append(QrelRecord(item["topic_id"], item["doc_id"], grade))
         judged = data_dir / "pool-judgments.txt"
         write_qrels(judged, judgments)
-        import_judgments(name, judged, fmt="trec", assessor="simulated assessor",
-                         expand="original", expanded_name="expanded")
-        shown = show_pool(name)
-    return {"name": name, "status": shown["status"], "depth": POOL_DEPTH,
-            "n_documents": shown.get("n_documents", shown.get("size", {}).get("total", 0))}
+        pool_import_judgments(name, judged, format="trec", assessor="simulated assessor",
+                              expand="original", expanded_name="expanded")
+        shown = pool_show(name)
+    return {"name": name, "status": shown.status, "depth": POOL_DEPTH,
+            "n_documents": shown.n_documents}
 
 
 def _reports(demo: Any) -> dict[str, Any]:
-    from tcdb.reports.drift import snapshot_diff
-    from tcdb.reports.persistence import persistence_report
-    from tcdb.reports.reusability import reusability_report
+    from tcdb.operations import get_operation
 
     labels = demo.labels
-    drift = [{"from": a, "to": b, **snapshot_diff(COLLECTION, a, b)["documents"],
-              "topics": {k: v for k, v in snapshot_diff(COLLECTION, a, b)["topics"].items()
-                         if k != "core"}}
-             for a, b in zip(labels, labels[1:], strict=False)]
-    reusability = reusability_report(COLLECTION, POOL_SNAPSHOT, "original", "expanded",
-                                     MEASURES, depth=100)
-    persistence = persistence_report(COLLECTION, labels, demo.pivot, ["nDCG@10"])
+    drift = []
+    for a, b in zip(labels, labels[1:], strict=False):
+        diff = get_operation("snapshot_diff").run(collection=COLLECTION, snapshots=[a, b])
+        drift.append({"from": a, "to": b, **diff.documents.model_dump(),
+                      "topics": diff.topics.model_dump(exclude={"core"})})
+    reusability = get_operation("reusability").run(
+        collection=COLLECTION, snapshot=POOL_SNAPSHOT, qrels="original", vs="expanded",
+        measures=MEASURES, depth=100).to_json()
+    persistence = get_operation("persistence").run(
+        collection=COLLECTION, snapshots=labels, pivot=demo.pivot,
+        measures=["nDCG@10"]).to_json()
     return {"drift": drift, "reusability": reusability, "persistence": persistence,
             "recovered": _recovered(demo, reusability, persistence)}
 
 
-def _recovered(demo: Any, reusability: ReusabilityReport, persistence: PersistenceReport
+def _recovered(demo: Any, reusability: dict[str, Any], persistence: dict[str, Any]
                ) -> list[dict[str, Any]]:
     """Which planted behaviours the reports found, each with the evidence."""
     last = demo.labels[-1]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tcdb.reports.persistence import (
+from tcdb.reports.persistence_scores import (
     NO_SCORES,
     SEVERAL_RUNS,
     PersistenceScores,

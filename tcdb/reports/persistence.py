@@ -1,397 +1,305 @@
 """Is a system's effectiveness persistent over time? The persistence report across snapshots.
 
-For every system followed across the chosen snapshots (its runs share `run.system_id`), the
-stored per-topic scores of its run in each snapshot are read with Core SQL and handed to
-`tcdb.analysis.persistence` (ARP, RΔ, relative change, ER and ΔRI against a pivot system, the
-unpaired t-test between snapshots) and, on request, `tcdb.analysis.bootstrap.persistence_ci`.
-
-Topics are identified by `topic.id` — the collection's topic identity — so a topic keeps its
-identity when a snapshot re-numbers it (LongEval aligns queries by text). Each snapshot's topic
-list follows `trec_eval -c`: the topics its qrels set judges, a topic a run did not answer
-counting 0. `core` keeps the topics judged in every compared snapshot; a topic set name keeps
-that set's members (judged in each snapshot).
-
-The report (`persistence_report`) is a dict::
-
-    {collection, pivot, snapshots: [first, later…], qrels: {snapshot: name},
-     topics: {selection, n_topics: {snapshot: n}},
-     bootstrap: null | {n_samples, seed, alpha},
-     measures: {measure: {systems: [record…], skipped: [{system, reason}…]}}}
-
-where a record is `persistence_table`'s — `system, is_pivot, arp{snapshot},
-result_delta{later}, relative_change{later}, er{later}, delta_ri{later}, p_value{later}` — plus
-`runs{snapshot: tag}`, with `paired` `p_value_paired{later}` and `n_paired{later}`, and with a
-bootstrap `ci` (`persistence_ci`'s dict); the pivot's `er`/`delta_ri` are None (0/0). Later
-snapshots are each compared with the first. A system without exactly one evaluated run in
-every snapshot is listed under `skipped` as `{system, reason, kind}` — kind `no_run`,
-`several_runs` or `no_scores`, so that a long list can be summed up — never silently dropped.
-`systems` restricts the report to the systems named (the pivot is always in).
+Every system followed across the snapshots (`tcdb.reports.persistence_scores`) against a pivot
+system: ARP per snapshot and, for each later snapshot against the first, RΔ, the relative
+change, Effect Ratio and ΔRI (`tcdb.analysis.persistence`, equal to repro_eval), the unpaired
+t-test between the snapshots (and on request the paired one on the core topics), and on request
+bootstrap intervals (`tcdb.analysis.bootstrap.persistence_ci`).
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
-from sqlmodel import Session, col
+from pydantic import BaseModel, SerializerFunctionWrapHandler, field_validator, model_serializer
 
-from tcdb.errors import ConflictError, NotFoundError, OptionError
-from tcdb.reports.results import PersistenceReport
-from tcdb.storage.db import session_scope
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.persistence_scores import check_pivot
 
 if TYPE_CHECKING:
     import pandas as pd
-
-QrelsChoice = str | Sequence[str] | Mapping[str, str]
-
-# Why a system is left out of a measure (the `kind` of a skipped entry).
-NO_RUN, SEVERAL_RUNS, NO_SCORES = "no_run", "several_runs", "no_scores"
 
 DELTA_COLUMNS = ["measure", "system", "snapshot", "topic", "topic_id", "topic_key", "score",
                  "pivot_score", "delta"]
 
 
-@dataclass
-class PersistenceScores:
-    """Per-topic scores of the systems followed across snapshots, one long frame per measure.
+class PersistenceRequest(Request):
+    """Which systems, snapshots, measures and topics a persistence report compares."""
 
-    `frames[measure]` has columns `system, snapshot, topic (topic.id), value` with a row for every
-    topic of `topics[snapshot]` (0 where the run did not answer), so every mean is `trec_eval -c`.
-    """
+    collection: str = argument(help="Collection name.")
+    snapshots: Labels = option(
+        help="Snapshot labels, first one first (repeat, or give them space-separated).",
+        flag="--snapshots", short="-s")
+    pivot: str = option(help="Pivot system (its own ER and ΔRI: –).")
+    measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
+    qrels: Labels | dict[str, str] = option(
+        ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
+        "per snapshot in order (the API also takes {snapshot: name}).")
+    topics: str = option("all", help="all, core (judged in every snapshot) or a topic set name.")
+    bootstrap: int = option(0, ge=0, help="Bootstrap samples for CIs (0: none).")
+    seed: int = option(0, help="Seed of the bootstrap.")
+    systems: Labels | None = option(
+        None, flag="--system", help="Only this system (repeat; the pivot is always in).")
+    paired: bool = option(False, help="Also a paired t-test on the core topics of the first "
+                          "and each later snapshot.")
+    cross_snapshot: bool = option(
+        False, help="Score every system's first-snapshot run on each snapshot's qrels "
+        "(documents and topics mapped by identity) instead of its own runs: what the "
+        "collection's change alone does.")
+    compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
+                           "stored ones, as the dashboard does).")
+
+    @field_validator("snapshots")
+    @classmethod
+    def _two_or_more(cls, labels: list[str]) -> list[str]:
+        if len(labels) < 2:
+            raise ValueError("persistence compares at least two snapshots")
+        repeated = sorted({s for s in labels if labels.count(s) > 1})
+        if repeated:
+            raise ValueError(f"snapshot(s) named twice: {', '.join(repeated)}")
+        return labels
+
+    @field_validator("measures")
+    @classmethod
+    def _some_measure(cls, measures: list[str]) -> list[str]:
+        return at_least_one_measure(measures)
+
+
+def at_least_one_measure(measures: list[str]) -> list[str]:
+    """A report of no measure is a mistake: say so before anything is read."""
+    if not measures:
+        raise ValueError("give at least one measure")
+    return measures
+
+
+class TopicSelection(BaseModel):
+    selection: str
+    n_topics: dict[str, int]  # snapshot → topics averaged over
+
+
+class BootstrapSettings(BaseModel):
+    n_samples: int
+    seed: int
+    alpha: float
+
+
+class SystemPersistence(BaseModel):
+    """One system against the pivot: ARP per snapshot, the rest per later snapshot."""
+
+    system: str
+    is_pivot: bool
+    # ARP in the first snapshot below the pivot's: ER then reads backwards (its "gain" is a
+    # shortfall, so ER above 1 means the shortfall grew)
+    below_pivot: bool
+    arp: dict[str, float | None]
+    result_delta: dict[str, float | None]
+    relative_change: dict[str, float | None]
+    er: dict[str, float | None]  # None for the pivot (0/0)
+    delta_ri: dict[str, float | None]
+    p_value: dict[str, float | None]  # unpaired t-test, first vs later snapshot
+    runs: dict[str, str]  # snapshot → run tag
+    p_value_paired: dict[str, float | None] | None = None
+    n_paired: dict[str, int] | None = None
+    ci: dict[str, Any] | None = None  # persistence_ci's intervals
+
+    @model_serializer(mode="wrap")
+    def _only_asked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The paired test and the intervals appear only when asked for (`--json` as ever)."""
+        data: dict[str, Any] = handler(self)
+        for key in ("p_value_paired", "n_paired", "ci"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+
+class SkippedSystem(BaseModel):
+    system: str
+    reason: str
+    kind: str  # no_run, several_runs, no_scores
+
+
+class PersistenceMeasure(BaseModel):
+    systems: list[SystemPersistence]
+    skipped: list[SkippedSystem]
+
+
+class PersistenceResult(Result):
+    """Every system against the pivot, each later snapshot against the first, per measure."""
 
     collection: str
+    pivot: str
     snapshots: list[str]
     qrels: dict[str, str]
-    selection: str
-    topics: dict[str, list[int]]
-    topic_names: dict[str, dict[int, tuple[str, str]]]  # snapshot → topic id → (external, key)
-    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
-    runs: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # m → sys → s → tag
-    skipped: dict[str, list[dict[str, str]]] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    topics: TopicSelection
+    bootstrap: BootstrapSettings | None
+    measures: dict[str, PersistenceMeasure]
+    warnings: list[str]  # e.g. a system whose runs name different groups
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure × system × later snapshot: ARP in the first and the later
+        snapshot, RΔ, relative change, ER, ΔRI and the t-test's p (paired ones when asked)."""
+        import pandas as pd
+
+        first = self.snapshots[0]
+        rows = []
+        for measure, result in self.measures.items():
+            for record in result.systems:
+                for later in self.snapshots[1:]:
+                    rows.append({
+                        "measure": measure, "system": record.system,
+                        "is_pivot": record.is_pivot, "snapshot": later, "first": first,
+                        "qrels": self.qrels[later], "topics": self.topics.selection,
+                        "n_topics": self.topics.n_topics[later],
+                        "arp_first": record.arp[first], "arp": record.arp[later],
+                        "result_delta": record.result_delta[later],
+                        "relative_change": record.relative_change[later],
+                        "er": record.er[later], "delta_ri": record.delta_ri[later],
+                        "p_value": record.p_value[later],
+                        "p_value_paired": (record.p_value_paired or {}).get(later),
+                        "n_paired": (record.n_paired or {}).get(later),
+                        "run_first": record.runs.get(first), "run": record.runs.get(later),
+                    })
+        return pd.DataFrame(rows, columns=[
+            "measure", "system", "is_pivot", "snapshot", "first", "qrels", "topics",
+            "n_topics", "arp_first", "arp", "result_delta", "relative_change", "er", "delta_ri",
+            "p_value", "p_value_paired", "n_paired", "run_first", "run"])
 
 
-def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str]:
-    """One qrels set name per snapshot: one name for all, one per snapshot in order, or a map."""
-    if isinstance(qrels, str):
-        return dict.fromkeys(snapshots, qrels)
-    if isinstance(qrels, Mapping):
-        missing = [s for s in snapshots if s not in qrels]
-        if missing:
-            raise OptionError("--qrels", f"no qrels set named for snapshot(s) "
-                              f"{', '.join(missing)}")
-        return {s: qrels[s] for s in snapshots}
-    names = list(qrels)
-    if len(names) == 1:
-        return dict.fromkeys(snapshots, names[0])
-    if len(names) != len(snapshots):
-        raise OptionError("--qrels", f"give one qrels set name, or one per snapshot "
-                          f"({len(snapshots)} snapshots, {len(names)} names)")
-    return dict(zip(snapshots, names, strict=True))
+@operation("persistence", command="report persistence")
+def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
+    """Is each system's effectiveness persistent? Every later snapshot against the first.
 
-
-def _check_snapshots(snapshots: Sequence[str]) -> list[str]:
-    labels = list(snapshots)
-    if len(labels) < 2:
-        raise OptionError("--snapshots", "persistence compares at least two snapshots")
-    repeated = sorted({s for s in labels if labels.count(s) > 1})
-    if repeated:
-        raise OptionError("--snapshots", f"snapshot(s) named twice: {', '.join(repeated)}")
-    return labels
-
-
-def choose_systems(known: Sequence[str], wanted: Sequence[str] | None, keep: str | None,
-                   where: str) -> list[str]:
-    """The systems a report follows: every known one, or those named (plus `keep`, the pivot).
-
-    A name matches a system's label, or the name part of a `group/name` label. An unknown name
-    is an OptionError listing the closest known systems first, then a few more.
-    """
-    if wanted is None:
-        return list(known)
-    chosen = {keep} if keep in known else set()
-    for name in wanted:
-        found = [s for s in known if s == name or s.endswith(f"/{name}")]
-        if not found:
-            close = _closest(name, known)
-            listed = close + [s for s in known if s not in close]
-            shown = ", ".join(listed[:8]) or "none"
-            more = f" … and {len(listed) - 8} more" if len(listed) > 8 else ""
-            raise OptionError("--system", f"no system {name!r} has runs in {where} "
-                              f"(systems: {shown}{more})")
-        chosen.update(found)
-    return [s for s in known if s in chosen]
-
-
-def _closest(name: str, known: Sequence[str], n: int = 3) -> list[str]:
-    """The `n` known names most like `name` (similarity ≥ 0.5), ties in the known order."""
-    ratios = [(-difflib.SequenceMatcher(None, name, s).ratio(), i) for i, s in enumerate(known)]
-    return [known[i] for ratio, i in sorted(ratios)[:n] if -ratio >= 0.5]
-
-
-def _topic_lists(session: Session, collection: str, judged: dict[str, dict[int, str]],
-                 selection: str) -> dict[str, list[int]]:
-    """Each snapshot's topic ids under the selection (all / core / a topic set name).
-
-    `core`: topics present in every snapshot (`tcdb.catalog.topic_sets.core_topic_ids`) and judged
-    in each one's qrels set, so every snapshot averages over the same topics.
-    """
-    from tcdb.queries import core_topic_ids, topic_set_topic_ids
-
-    chosen: dict[str, set[int]]
-    if selection == "all":
-        chosen = {label: set(ids) for label, ids in judged.items()}
-    elif selection == "core":
-        common = core_topic_ids(session, collection, list(judged))
-        for ids in judged.values():
-            common &= set(ids)
-        chosen = dict.fromkeys(judged, common)
-    else:
-        members = topic_set_topic_ids(session, collection, selection)
-        chosen = {label: set(ids) & members for label, ids in judged.items()}
-    for label, members_of in chosen.items():
-        if not members_of:
-            what = "no judged topics" if selection == "all" else \
-                f"no judged topics in the {selection!r} selection"
-            raise OptionError("--topics", f"snapshot {label!r} has {what}")
-    return {label: sorted(ids) for label, ids in chosen.items()}
-
-
-def load_persistence_scores(
-    collection: str,
-    snapshots: Sequence[str],
-    measures: Sequence[str],
-    qrels: QrelsChoice = "original",
-    topics: str = "all",
-    *,
-    compute: bool = True,
-    systems: Sequence[str] | None = None,
-    keep: str | None = None,
-) -> PersistenceScores:
-    """Read the per-topic scores behind a persistence report (missing ones computed first).
-
-    With `systems`, only those systems (and `keep`, the pivot) are followed.
-    """
-    import pandas as pd
-
-    from tcdb.catalog.collections import get_collection, get_snapshot
-    from tcdb.judging.qrels import get_qrels_set
-    from tcdb.queries import evaluations, measure_ids, qrels_topics, score_rows, snapshot_topics
-    from tcdb.runs.systems import system_labels
-    from tcdb.schema import Run, System
-    from tcdb.schema.base import stored_id
-    from tcdb.scoring.evaluate import evaluate
-    from tcdb.scoring.measures import parse_measures
-
-    labels = _check_snapshots(snapshots)
-    names = parse_measures(measures)
-    qrels_names = resolve_qrels(labels, qrels)
-    if compute:
-        for label in labels:
-            evaluate(collection, label, qrels_names[label], names)
-    with session_scope() as session:
-        get_collection(session, collection)
-        conn = session.connection()
-        mids = measure_ids(conn, names)
-        judged: dict[str, dict[int, str]] = {}
-        topic_names: dict[str, dict[int, tuple[str, str]]] = {}
-        # snapshot → system id → [(run id, tag)]
-        by_id: dict[str, dict[int, list[tuple[int, str]]]] = {}
-        systems_seen: dict[int, tuple[str, str]] = {}  # system id → (group, name)
-        run_groups: dict[int, dict[str, set[str]]] = {}  # system id → run group → snapshots
-        done: dict[str, dict[tuple[int, int], str]] = {}
-        values: dict[str, dict[tuple[int, int], dict[int, float]]] = {}
-        for label in labels:
-            snap = get_snapshot(session, collection, label)
-            qset = get_qrels_set(session, snap, qrels_names[label])
-            judged[label] = qrels_topics(conn, qset.pk, snap.pk)
-            topic_names[label] = snapshot_topics(conn, snap.pk)
-            rows = conn.execute(select(col(Run.id), col(Run.tag), col(Run.group_name),
-                                       col(System.id), col(System.group_name), col(System.name))
-                                .join(System, col(System.id) == col(Run.system_id))
-                                .where(col(Run.snapshot_id) == snap.id)
-                                .order_by(col(Run.tag))).all()
-            by_system: dict[int, list[tuple[int, str]]] = {}
-            for run_id, tag, run_group, system_id, system_group, system in rows:
-                sid = stored_id(system_id)
-                by_system.setdefault(sid, []).append((stored_id(run_id), tag))
-                systems_seen[sid] = (system_group, system)
-                if run_group:
-                    run_groups.setdefault(sid, {}).setdefault(run_group, set()).add(label)
-            by_id[label] = by_system
-            run_ids = [run_id for found in by_system.values() for run_id, _ in found]
-            done[label] = evaluations(conn, qset.pk, run_ids, list(mids.values()))
-            got: dict[tuple[int, int], dict[int, float]] = {}
-            for run_id, mid, topic_id, value in score_rows(conn, qset.pk, run_ids,
-                                                           list(mids.values())):
-                got.setdefault((run_id, mid), {})[topic_id] = value
-            values[label] = got
-        topic_lists = _topic_lists(session, collection, judged, topics)
-
-    label_of = system_labels(systems_seen)
-    runs = {label: {label_of[sid]: found for sid, found in by_system.items()}
-            for label, by_system in by_id.items()}
-    data = PersistenceScores(collection, labels, qrels_names, topics, topic_lists, topic_names)
-    for sid, groups in sorted(run_groups.items(), key=lambda item: label_of[item[0]]):
-        if len(groups) > 1:
-            said = "; ".join(f"{g} in {', '.join(sorted(s))}" for g, s in sorted(groups.items()))
-            data.warnings.append(f"the runs of system {label_of[sid]!r} name different groups "
-                                 f"({said}): are they one system?")
-    where = f"snapshots {', '.join(labels)} of {collection!r}"
-    followed = choose_systems(sorted({s for label in labels for s in runs[label]}), systems,
-                              keep, where)
-    for name in names:
-        mid = mids.get(name, -1)
-        rows_out: list[tuple[str, str, int, float]] = []
-        data.runs[name] = {}
-        data.skipped[name] = []
-        for system in followed:
-            reason = kind = None
-            chosen: dict[str, tuple[int, str]] = {}
-            for label in labels:
-                found = runs[label].get(system, [])
-                if not found:
-                    reason, kind = f"no run in snapshot {label!r}", NO_RUN
-                elif len(found) > 1:
-                    tags = ", ".join(t for _, t in found)
-                    reason = f"{len(found)} runs in snapshot {label!r} ({tags})"
-                    kind = SEVERAL_RUNS
-                elif (found[0][0], mid) not in done[label]:
-                    reason = (f"run {found[0][1]!r} of snapshot {label!r} has no {name} scores "
-                              f"on qrels {qrels_names[label]!r}")
-                    kind = NO_SCORES
-                if reason:
-                    break
-                chosen[label] = found[0]
-            if reason and kind:
-                data.skipped[name].append({"system": system, "reason": reason, "kind": kind})
-                continue
-            data.runs[name][system] = {label: tag for label, (_, tag) in chosen.items()}
-            for label in labels:
-                by_topic = values[label].get((chosen[label][0], mid), {})
-                rows_out.extend((system, label, t, by_topic.get(t, 0.0))
-                                for t in topic_lists[label])
-        data.frames[name] = pd.DataFrame(rows_out, columns=["system", "snapshot", "topic",
-                                                            "value"])
-    return data
-
-
-def _check_pivot(data: PersistenceScores, pivot: str) -> None:
-    """The pivot must be comparable for every measure; say why it is not."""
-    for name, skipped in data.skipped.items():
-        for entry in skipped:
-            if entry["system"] == pivot:
-                error = ConflictError if entry["kind"] == SEVERAL_RUNS else NotFoundError
-                raise error(f"pivot system {pivot!r}: {entry['reason']}")
-        if pivot not in data.runs[name]:
-            known = sorted(data.runs[name]) or ["none"]
-            raise NotFoundError(f"no system {pivot!r} with runs in snapshots "
-                                f"{', '.join(data.snapshots)} of {data.collection!r} "
-                                f"(systems: {', '.join(known)})")
-
-
-def persistence_report(
-    collection: str,
-    snapshots: Sequence[str],
-    pivot: str,
-    measures: Sequence[str],
-    qrels: QrelsChoice = "original",
-    topics: str = "all",
-    bootstrap: int = 0,
-    seed: int = 0,
-    *,
-    alpha: float = 0.05,
-    compute: bool = True,
-    systems: Sequence[str] | None = None,
-    paired: bool = False,
-    cross_snapshot: bool = False,
-) -> PersistenceReport:
-    """ARP, RΔ, relative change, ER, ΔRI and p-values of every system vs the pivot, per measure.
-
-    Why: persistence is judged against a pivot run evaluated in the same snapshots, which
-    factors out how much the collection itself got easier or harder (see the module docstring
-    for the returned shape). `systems` keeps only the systems named (and the pivot); `paired`
-    adds the paired t-test on the core topics (`p_value_paired`, `n_paired`); `cross_snapshot`
-    scores the first snapshot's runs everywhere (`tcdb.reports.cross_persistence`).
+    Why a pivot: persistence is judged against a pivot run evaluated in the same snapshots,
+    which factors out how much the collection itself got easier or harder.
     """
     from tcdb.analysis.bootstrap import persistence_ci
     from tcdb.analysis.persistence import persistence_table
-
-    if bootstrap < 0:
-        raise OptionError("--bootstrap", "the number of bootstrap samples cannot be negative")
     from tcdb.reports.cross_persistence import cross_snapshot_scores
+    from tcdb.reports.persistence_scores import load_persistence_scores
 
-    load = cross_snapshot_scores if cross_snapshot else load_persistence_scores
-    data = load(collection, snapshots, measures, qrels, topics, compute=compute,
-                systems=systems, keep=pivot)
-    _check_pivot(data, pivot)
-    report: PersistenceReport = {
-        "collection": collection,
-        "pivot": pivot,
-        "snapshots": data.snapshots,
-        "qrels": data.qrels,
-        "topics": {"selection": topics,
-                   "n_topics": {label: len(ids) for label, ids in data.topics.items()}},
-        "bootstrap": ({"n_samples": bootstrap, "seed": seed, "alpha": alpha}
-                      if bootstrap else None),
-        "measures": {},
-        "warnings": data.warnings,
-    }
+    alpha = 0.05
+    load = cross_snapshot_scores if request.cross_snapshot else load_persistence_scores
+    data = load(request.collection, request.snapshots, request.measures, request.qrels,
+                request.topics, compute=request.compute, systems=request.systems,
+                keep=request.pivot)
+    check_pivot(data, request.pivot)
+    first = data.snapshots[0]
+    measures: dict[str, PersistenceMeasure] = {}
     for name, frame in data.frames.items():
-        records = persistence_table(frame, data.snapshots, pivot, topics=data.topics,
-                                    paired=paired)
+        records = persistence_table(frame, data.snapshots, request.pivot, topics=data.topics,
+                                    paired=request.paired)
+        pivot_first = next((r["arp"].get(first) for r in records if r["is_pivot"]), None)
+        systems = []
         for record in records:
             record["runs"] = data.runs[name][record["system"]]
-            if bootstrap:
-                record["ci"] = persistence_ci(frame, data.snapshots, pivot, record["system"],
-                                              topics=data.topics, n_samples=bootstrap,
-                                              alpha=alpha, seed=seed)
-        report["measures"][name] = {"systems": records, "skipped": data.skipped[name]}
-    return report
+            record["below_pivot"] = _below(record["arp"].get(first), pivot_first)
+            if request.bootstrap:
+                record["ci"] = persistence_ci(frame, data.snapshots, request.pivot,
+                                              record["system"], topics=data.topics,
+                                              n_samples=request.bootstrap, alpha=alpha,
+                                              seed=request.seed)
+            systems.append(SystemPersistence(**record))
+        measures[name] = PersistenceMeasure(
+            systems=systems, skipped=[SkippedSystem(**s) for s in data.skipped[name]])
+    return PersistenceResult(
+        collection=request.collection, pivot=request.pivot, snapshots=data.snapshots,
+        qrels=data.qrels,
+        topics=TopicSelection(selection=request.topics,
+                              n_topics={label: len(ids) for label, ids in data.topics.items()}),
+        bootstrap=(BootstrapSettings(n_samples=request.bootstrap, seed=request.seed,
+                                     alpha=alpha) if request.bootstrap else None),
+        measures=measures, warnings=data.warnings)
 
 
-def per_topic_deltas_frame(
-    collection: str,
-    snapshots: Sequence[str],
-    pivot: str,
-    measures: Sequence[str],
-    qrels: QrelsChoice = "original",
-    topics: str = "all",
-    *,
-    compute: bool = True,
-    systems: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """Per topic, each system's score minus the pivot's, in every snapshot.
+def _below(arp: float | None, pivot: float | None) -> bool:
+    """Below the pivot in the first snapshot (an unknown ARP is not below)."""
+    return arp is not None and pivot is not None and arp < pivot
 
-    Columns `measure, system, snapshot, topic` (external id in that snapshot), `topic_id`,
-    `topic_key` (identity across snapshots), `score`, `pivot_score`, `delta`. Why: the data
-    behind the per-topic Δ plot — whether an effect is carried by a few topics.
+
+class PerTopicDeltasRequest(Request):
+    """Which systems, snapshots and measures to show topic by topic against the pivot."""
+
+    collection: str = argument(help="Collection name.")
+    snapshots: Labels = option(help="Snapshot labels, first one first.", flag="--snapshots",
+                               short="-s")
+    pivot: str = option(help="Pivot system.")
+    measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
+    qrels: Labels | dict[str, str] = option(
+        ["original"], flag="--qrels",
+        help="Qrels set name, once for every snapshot or once per snapshot.")
+    topics: str = option("all", help="all, core (judged in every snapshot) or a topic set name.")
+    systems: Labels | None = option(None, flag="--system",
+                                    help="Only this system (repeat; the pivot is always in).")
+    compute: bool = option(True, help="Compute missing scores first (else only read).")
+
+    @field_validator("measures")
+    @classmethod
+    def _some_measure(cls, measures: list[str]) -> list[str]:
+        return at_least_one_measure(measures)
+
+
+class TopicDelta(BaseModel):
+    """One system on one topic of one snapshot against the pivot."""
+
+    measure: str
+    system: str
+    snapshot: str
+    topic: str  # the topic's external id in that snapshot
+    topic_id: int
+    topic_key: str  # its identity across snapshots
+    score: float | None
+    pivot_score: float | None
+    delta: float | None
+
+
+class PerTopicDeltasResult(Result):
+    """Per topic, each system's score minus the pivot's, in every snapshot."""
+
+    collection: str
+    pivot: str
+    rows: list[TopicDelta]
+
+    def to_frame(self) -> pd.DataFrame:
+        """`measure, system, snapshot, topic` (external id in that snapshot), `topic_id`,
+        `topic_key` (identity across snapshots), `score`, `pivot_score`, `delta`."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.rows], columns=DELTA_COLUMNS)
+
+
+@operation("per_topic_deltas", command="report per-topic-deltas")
+def per_topic_deltas(request: PerTopicDeltasRequest, db: Database) -> PerTopicDeltasResult:
+    """Per-topic improvement of every system over the pivot, per snapshot (LongEval's plot).
+
+    Why: whether an effect is carried by a few topics.
     """
     import pandas as pd
 
-    from tcdb.analysis.persistence import per_topic_deltas
+    from tcdb.analysis.persistence import per_topic_deltas as deltas_of
+    from tcdb.reports.persistence_scores import load_persistence_scores
 
-    data = load_persistence_scores(collection, snapshots, measures, qrels, topics,
-                                   compute=compute, systems=systems, keep=pivot)
-    _check_pivot(data, pivot)
+    data = load_persistence_scores(request.collection, request.snapshots, request.measures,
+                                   request.qrels, request.topics, compute=request.compute,
+                                   systems=request.systems, keep=request.pivot)
+    check_pivot(data, request.pivot)
     parts = []
     for name, frame in data.frames.items():
-        deltas = per_topic_deltas(frame, data.snapshots, pivot, topics=data.topics)
+        deltas = deltas_of(frame, data.snapshots, request.pivot, topics=data.topics)
         scores = frame.rename(columns={"value": "score"})
-        pivot_scores = scores[scores["system"] == pivot].drop(columns="system").rename(
+        pivot_scores = scores[scores["system"] == request.pivot].drop(columns="system").rename(
             columns={"score": "pivot_score"})
         merged = (deltas.merge(scores, on=["system", "snapshot", "topic"], how="left")
                   .merge(pivot_scores, on=["snapshot", "topic"], how="left"))
         merged.insert(0, "measure", name)
         parts.append(merged)
     if not parts:
-        return pd.DataFrame(columns=DELTA_COLUMNS)
+        return PerTopicDeltasResult(collection=request.collection, pivot=request.pivot, rows=[])
     out = pd.concat(parts, ignore_index=True).rename(columns={"topic": "topic_id"})
     out["topic"] = [data.topic_names[s].get(t, ("?", ""))[0]
                     for s, t in zip(out["snapshot"], out["topic_id"], strict=True)]
     out["topic_key"] = [data.topic_names[s].get(t, ("?", ""))[1]
                         for s, t in zip(out["snapshot"], out["topic_id"], strict=True)]
-    return out[DELTA_COLUMNS]
+    rows = out[DELTA_COLUMNS].astype(object).where(out[DELTA_COLUMNS].notna(), None)
+    return PerTopicDeltasResult(collection=request.collection, pivot=request.pivot,
+                                rows=[TopicDelta(**row) for row in rows.to_dict("records")])
+

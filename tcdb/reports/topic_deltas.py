@@ -7,80 +7,144 @@ the pivot's lost nothing of its own. `topics` (a topic set) keeps only the core 
 Scores are the persistence report's (`load_persistence_scores`, `trec_eval -c`: a topic the
 run did not answer counts 0).
 
-The report is a dict::
-
-    {collection, system, pivot, measure, snapshots: [a, b], qrels: {a, b}, runs: {a, b},
-     topic_set, n_topics, mean_delta, pivot_mean_delta, improved, declined, unchanged,
-     topics: [{topic: {a, b}, topic_key, score_a, score_b, delta,
-               pivot_a, pivot_b, pivot_delta}…]}   # sorted by delta, largest gain first
-
 `delta` is rounded to 12 decimals (`tcdb.analysis.means.DECIMALS`) so equal changes tie.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tcdb.errors import ConflictError, NotFoundError
-from tcdb.reports.persistence import SEVERAL_RUNS, QrelsChoice, load_persistence_scores
+from pydantic import BaseModel, field_validator
+
+from tcdb.errors import ConflictError, FieldError, NotFoundError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.persistence_scores import SEVERAL_RUNS, load_persistence_scores
 from tcdb.reports.ranking_agreement import two_snapshots
 from tcdb.sorting import natural_key
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def topic_deltas_report(collection: str, system: str, snapshots: Sequence[str],
-                        measure: str = "nDCG@10", qrels: QrelsChoice = "original",
-                        pivot: str | None = None, *, compute: bool = True,
-                        topics: str | None = None) -> dict[str, Any]:
-    """Per core topic (in the topic set `topics`, when given), the system's score in B minus A
-    (and the pivot's), largest gain first."""
+
+class TopicDeltasRequest(Request):
+    """Which system, which two snapshots, which measure and qrels."""
+
+    collection: str = argument(help="Collection name.")
+    system: str = option(help="The system followed (name or group/name).")
+    snapshots: Labels = option(help="Snapshots A and B (B − A is shown).", flag="--snapshots",
+                               short="-s")
+    measure: str = option("nDCG@10", help="Measure.", short="-m")
+    qrels: Labels | dict[str, str] = option(
+        ["original"], flag="--qrels", help="Qrels set name, once for both snapshots or once "
+        "per snapshot in order (the API also takes {snapshot: name}).")
+    pivot: str | None = option(None, help="Also show this system's change per topic.")
+    topics: str | None = option(None, metavar="SET",
+                                help="Only the core topics in this topic set.")
+    compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
+                           "stored ones).")
+
+    @field_validator("snapshots")
+    @classmethod
+    def _two(cls, labels: list[str]) -> list[str]:
+        return list(two_snapshots(labels))
+
+
+class TopicChange(BaseModel):
+    """One core topic: the system's score in A and B, and the pivot's (None without one)."""
+
+    topic: dict[str, str]  # snapshot → the topic's external id there
+    topic_key: str
+    score_a: float
+    score_b: float
+    delta: float
+    pivot_a: float | None = None
+    pivot_b: float | None = None
+    pivot_delta: float | None = None
+
+
+class TopicDeltasResult(Result):
+    """Per core topic, the system's score in B minus A (and the pivot's), largest gain first."""
+
+    collection: str
+    system: str
+    pivot: str | None
+    measure: str
+    snapshots: list[str]
+    qrels: dict[str, str]
+    runs: dict[str, str]  # snapshot → run tag
+    topic_set: str | None
+    n_topics: int
+    mean_delta: float | None
+    pivot_mean_delta: float | None
+    improved: int
+    declined: int
+    unchanged: int
+    topics: list[TopicChange]
+    warnings: list[str]
+
+    def to_frame(self) -> pd.DataFrame:
+        """`topic_a, topic_b, topic_key, score_a, score_b, delta, pivot_a, pivot_b,
+        pivot_delta`, one row per core topic, largest gain first."""
+        import pandas as pd
+
+        a, b = self.snapshots
+        rows = [{"topic_a": r.topic[a], "topic_b": r.topic[b],
+                 **r.model_dump(exclude={"topic"})} for r in self.topics]
+        return pd.DataFrame(rows, columns=["topic_a", "topic_b", "topic_key", "score_a",
+                                           "score_b", "delta", "pivot_a", "pivot_b",
+                                           "pivot_delta"])
+
+
+@operation("topic_deltas", command="report topic-deltas")
+def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult:
+    """Per core topic, the system's score in B minus its score in A, largest gain first.
+
+    Why the pivot beside it: a system whose topics all drop as much as the pivot's lost
+    nothing of its own.
+    """
     from tcdb.analysis import json_float
     from tcdb.analysis.means import DECIMALS, exact_mean
     from tcdb.catalog.topic_sets import topic_set_members
-    from tcdb.errors import OptionError
 
-    a, b = two_snapshots(snapshots)
-    members = topic_set_members(collection, topics) if topics is not None else None
-    data = load_persistence_scores(collection, [a, b], [measure], qrels, "core",
-                                   compute=compute, systems=[system], keep=pivot)
+    a, b = request.snapshots
+    topics, pivot = request.topics, request.pivot
+    members = topic_set_members(request.collection, topics) if topics is not None else None
+    data = load_persistence_scores(request.collection, [a, b], [request.measure], request.qrels,
+                                   "core", compute=request.compute, systems=[request.system],
+                                   keep=pivot)
     name = next(iter(data.frames))
-    followed = _resolve(data.runs[name], data.skipped[name], system, "system")
+    followed = _resolve(data.runs[name], data.skipped[name], request.system, "system")
     pivot_label = _resolve(data.runs[name], data.skipped[name], pivot, "pivot") if pivot else None
     frame = data.frames[name]
     values = {(s, snap, t): v for s, snap, t, v in frame.itertuples(index=False)}
     rows: list[dict[str, Any]] = []
     kept = [t for t in data.topics[a] if members is None or t in members]
     if not kept:
-        raise OptionError("--topics", f"topic set {topics!r} has none of the {len(data.topics[a])}"
-                          f" core topics of {a} and {b}")
+        raise FieldError("topics", f"topic set {topics!r} has none of the "
+                         f"{len(data.topics[a])} core topics of {a} and {b}")
     for topic in kept:
         ext_a, key = data.topic_names[a][topic]
         ext_b = data.topic_names[b][topic][0]
         score_a, score_b = values[(followed, a, topic)], values[(followed, b, topic)]
         row: dict[str, Any] = {"topic": {a: ext_a, b: ext_b}, "topic_key": key,
                                "score_a": score_a, "score_b": score_b,
-                               "delta": round(score_b - score_a, DECIMALS),
-                               "pivot_a": None, "pivot_b": None, "pivot_delta": None}
+                               "delta": round(score_b - score_a, DECIMALS)}
         if pivot_label is not None:
             pa, pb = values[(pivot_label, a, topic)], values[(pivot_label, b, topic)]
             row.update(pivot_a=pa, pivot_b=pb, pivot_delta=round(pb - pa, DECIMALS))
         rows.append(row)
     rows.sort(key=lambda r: (-r["delta"], natural_key(r["topic"][b])))
     deltas = [r["delta"] for r in rows]
-    pivot_deltas = [r["pivot_delta"] for r in rows if r["pivot_delta"] is not None]
-    return {
-        "collection": collection, "system": followed, "pivot": pivot_label, "measure": name,
-        "snapshots": [a, b], "qrels": data.qrels, "runs": data.runs[name][followed],
-        "topic_set": topics, "n_topics": len(rows),
-        "mean_delta": json_float(round(exact_mean(deltas), DECIMALS)),
-        "pivot_mean_delta": (json_float(round(exact_mean(pivot_deltas), DECIMALS))
-                             if pivot_deltas else None),
-        "improved": sum(1 for d in deltas if d > 0),
-        "declined": sum(1 for d in deltas if d < 0),
-        "unchanged": sum(1 for d in deltas if d == 0),
-        "topics": rows,
-        "warnings": data.warnings,
-    }
+    pivot_deltas = [r["pivot_delta"] for r in rows if r.get("pivot_delta") is not None]
+    return TopicDeltasResult(
+        collection=request.collection, system=followed, pivot=pivot_label, measure=name,
+        snapshots=[a, b], qrels=data.qrels, runs=data.runs[name][followed], topic_set=topics,
+        n_topics=len(rows), mean_delta=json_float(round(exact_mean(deltas), DECIMALS)),
+        pivot_mean_delta=(json_float(round(exact_mean(pivot_deltas), DECIMALS))
+                          if pivot_deltas else None),
+        improved=sum(1 for d in deltas if d > 0), declined=sum(1 for d in deltas if d < 0),
+        unchanged=sum(1 for d in deltas if d == 0),
+        topics=[TopicChange(**row) for row in rows], warnings=data.warnings)
 
 
 def _resolve(runs: dict[str, dict[str, str]], skipped: list[dict[str, str]], wanted: str,
