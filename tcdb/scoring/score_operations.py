@@ -35,7 +35,7 @@ def _text_labels(value: Any) -> Any:
 def _known_measures(names: list[str]) -> list[str]:
     """The names as ir_measures spells them; an unknown one is refused naming the field.
 
-    Why here: `tcdb.scoring.measures` still raises `OptionError("--measure")`, which the API
+    Why here: `tcdb.scoring.measures` still raises an OptionError naming the flag, which the API
     would show as a flag; as a ValueError of the request it names the field.
     """
     from tcdb.errors import OptionError
