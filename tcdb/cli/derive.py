@@ -29,6 +29,9 @@ from tcdb.operations.registry import get_operation
 
 Show = Callable[..., None]
 
+# Words of the field that are plural only: `--qrels NAME` names one qrels set.
+PLURAL_ONLY = frozenset({"qrels"})
+
 
 def _extra(field: FieldInfo) -> dict[str, Any]:
     extra = field.json_schema_extra
@@ -73,7 +76,7 @@ def flag_of(name: str, field: FieldInfo) -> str:
     if _extra(field).get("flag"):
         return str(_extra(field)["flag"])
     _, many = _bare(field.annotation)
-    if many and name.endswith("s") and not name.endswith("ss"):
+    if many and name.endswith("s") and not name.endswith("ss") and name not in PLURAL_ONLY:
         name = name[:-3] + "y" if name.endswith("ies") else name[:-1]
     return "--" + name.replace("_", "-")
 
@@ -117,13 +120,15 @@ def command(
     show: Show | None = None,
     extras: list[inspect.Parameter] | None = None,
     prepare: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None,
+    after: Show | None = None,
 ) -> Callable[..., None]:
     """The CLI command of operation `name`, for `app.command(...)`.
 
     `show(result, **extras)` prints the result for people (by default, its frame as a table);
     `--json` prints `result.to_json()`. `extras` are CLI-only options (an output file…) handed
     to `show`; `prepare(fields, extras)` may reshape the fields before the request is built
-(`--snapshots a,b`) and check the extras against them.
+(`--snapshots a,b`) and check the extras against them; `after(result, **extras)` does what
+the extras ask (write a file) whatever the output, `--json` or tables.
     """
     op = get_operation(name)
     request = op.request
@@ -141,6 +146,8 @@ def command(
         extra_values = {k: given.pop(k) for k in extra_names}
         fields = prepare(given, extra_values) if prepare else given
         result = run_operation(op, fields)
+        if after is not None:
+            after(result, **extra_values)
         if as_json:
             from tcdb.cli.output import print_json
 

@@ -6,8 +6,6 @@ Each command is one call into `tcdb.reports.*`; this module only parses options 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,37 +81,7 @@ def _split(values: list[str]) -> list[str]:
     return [part for value in values for part in value.replace(",", " ").split() if part]
 
 
-# `--json --per-topic FILE`: the derived command prints JSON without calling `show`, which
-# writes the CSV; `_json_and_csv` then lets `show` print the JSON itself.
-_JSON_BY_SHOW: ContextVar[bool] = ContextVar("json_by_show", default=False)
-
-
-def _json_and_csv(command: Callable[..., None]) -> Callable[..., None]:
-    """The derived command, with `--json` handed to `show` when `--per-topic` is given too."""
-    def run(**given: Any) -> None:
-        both = bool(given.get("json_output")) and given.get("per_topic") is not None
-        if both:
-            given["json_output"] = False
-        token = _JSON_BY_SHOW.set(both)
-        try:
-            command(**given)
-        finally:
-            _JSON_BY_SHOW.reset(token)
-
-    run.__signature__ = inspect.signature(command)  # type: ignore[attr-defined]
-    run.__annotations__ = dict(command.__annotations__)
-    run.__doc__, run.__name__ = command.__doc__, command.__name__
-    return run
-
-
 def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) -> None:
-    if per_topic is not None:
-        _write_per_topic(report, per_topic)
-    if _JSON_BY_SHOW.get():
-        from tcdb.cli.output import print_json
-
-        print_json(report.to_json())
-        return
     first, *later = report.snapshots
     topics = report.topics
     for measure, result in report.measures.items():
@@ -145,21 +113,23 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
         console.print(f"per-topic deltas written to {per_topic}", highlight=False)
 
 
-def _write_per_topic(report: PersistenceResult, path: Path) -> None:
-    """The per-topic deltas of the same systems, snapshots and measures, as CSV."""
+def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -> None:
+    """`--per-topic FILE`: the per-topic deltas of the same systems, snapshots and measures."""
     from tcdb.operations import get_operation
 
+    if per_topic is None:
+        return
     systems = sorted({r.system for m in report.measures.values() for r in m.systems})
     deltas = get_operation("per_topic_deltas").run(
         collection=report.collection, snapshots=report.snapshots, pivot=report.pivot,
         measures=list(report.measures), qrels=report.qrels, topics=report.topics.selection,
         systems=systems, compute=False)
-    deltas.to_frame().to_csv(path, index=False)
+    deltas.to_frame().to_csv(per_topic, index=False)
 
 
-app.command("persistence", cls=_ManyValues)(_json_and_csv(derive.command(
+app.command("persistence", cls=_ManyValues)(derive.command(
     "persistence", show=_show_persistence, extras=_persistence_extras(),
-    prepare=_prepare_persistence)))
+    prepare=_prepare_persistence, after=_write_per_topic))
 app.command("per-topic-deltas", cls=_ManyValues)(derive.command(
     "per_topic_deltas", prepare=split_snapshots))
 
