@@ -70,10 +70,11 @@ def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: i
                   reference: dict[str, set[str]]) -> dict[str, float]:
     """Seconds of the import and of the docid-asc and trec_eval builds on a fresh database."""
 
+    from tcdb.api import pool_build
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.pools import pool_documents
     from tcdb.runs import import_runs
     times: dict[str, float] = {}
     with temporary_database(backend) as url:
@@ -84,13 +85,14 @@ def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: i
             import_runs("bench", "s1", runs)
         times["import"] = imported[0]
         with timer() as built:
-            report = build_pool("bench", "s1", "asc", k, all_runs=True, tie_order="docid-asc")
+            report = pool_build("bench", "s1", "asc", depth=k, all_runs=True,
+                                tie_order="docid-asc")
         times["build"] = built[0]
         assert pool_documents("asc") == reference, "pool differs from trectools"
         with timer() as built_te:
-            build_pool("bench", "s1", "te", k, all_runs=True)
+            pool_build("bench", "s1", "te", depth=k, all_runs=True)
         times["build_trec_eval"] = built_te[0]
-        print(f"  {backend:<9} pool of {report['n_documents']:,} documents equals trectools'")
+        print(f"  {backend:<9} pool of {report.n_documents:,} documents equals trectools'")
     return times
 
 

@@ -1,7 +1,8 @@
 """Evaluate what is missing: the (run, measure) scores of complete snapshots not stored yet.
 
-The core (`tcdb.scoring.evaluate.evaluate`) computes only the missing combinations, so running this
-every hour costs a few queries when nothing is new. Without arguments it looks at every
+Each (snapshot, qrels set) is one run of the `evaluate` operation (`TASKS["evaluate"]`), which
+computes only the missing combinations, so running this every hour costs a few queries when
+nothing is new. Without arguments it looks at every
 complete snapshot that has runs, under its designated original qrels; `qrels` names another
 set and `all_qrels` takes every set (pooled, expanded, derived) — those are scored when asked
 for, not every hour (`flows.state.evaluation_targets`).
@@ -9,15 +10,13 @@ for, not every hour (`flows.state.evaluation_targets`).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from prefect import flow, get_run_logger, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow, get_run_logger
 
 from tcdb.errors import TcdbError
 from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
-from tcdb.flows.common import Stopwatch, retry_transient
+from tcdb.flows.common import Stopwatch
 from tcdb.flows.state import evaluation_targets
 
 # Used when neither the caller nor the core names measures.
@@ -31,23 +30,17 @@ def default_measures() -> list[str]:
     return list(getattr(evaluation, "DEFAULT_MEASURES", FALLBACK_MEASURES))
 
 
-def report_dict(report: Any) -> dict[str, Any]:
-    """A core report as a plain dict (it has `as_dict()`, or is a dataclass)."""
-    if hasattr(report, "as_dict"):
-        return dict(report.as_dict())
-    if dataclasses.is_dataclass(report) and not isinstance(report, type):
-        return dataclasses.asdict(report)
-    return dict(report)
+def evaluate_one(collection: str, snapshot: str, qrels: str, measures: list[str],
+                 runs: list[str] | None = None) -> dict[str, Any]:
+    """Score the missing (run, measure) combinations of one snapshot under one qrels set
+    (`TASKS["evaluate"]`); what was computed and reused, as the flow's row."""
+    from tcdb.flows.tasks import TASKS
+    from tcdb.scoring.evaluation import EvaluateRequest, EvaluateResult
 
-
-@task(name="evaluate-qrels", retries=2, retry_delay_seconds=[5, 30],
-      retry_condition_fn=retry_transient, cache_policy=NO_CACHE)
-def evaluate_task(collection: str, snapshot: str, qrels: str, measures: list[str],
-                  runs: list[str] | None = None) -> dict[str, Any]:
-    """Score the missing (run, measure) combinations of one snapshot under one qrels set."""
-    from tcdb.scoring.evaluate import evaluate as evaluate_core
-
-    return report_dict(evaluate_core(collection, snapshot, qrels, measures, runs=runs))
+    request = EvaluateRequest.of(collection=collection, snapshot=snapshot, qrels=qrels,
+                                 measures=measures, runs=runs)
+    result: EvaluateResult = TASKS["evaluate"](request)  # type: ignore[assignment]
+    return result.report.model_dump()
 
 
 @flow(name="evaluate", log_prints=True)
@@ -72,7 +65,7 @@ def evaluate(
     for coll, snap, qrels_name in targets:
         try:
             with watch.step(f"{coll}/{snap}/{qrels_name}"):
-                report = evaluate_task(coll, snap, qrels_name, measures, runs)
+                report = evaluate_one(coll, snap, qrels_name, measures, runs)
         except TcdbError as exc:
             logger.error("%s/%s under %s: %s", coll, snap, qrels_name, exc)
             failures.append(exc)

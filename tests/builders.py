@@ -167,11 +167,10 @@ def seed_collection(
     top `pool_depth`, judged by the truth); a depth-10 pool over all runs of the last snapshot,
     judged by the truth too, expands them into `expanded`.
     """
+    from tcdb.api import pool_build, pool_import_judgments, pool_show
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.judging.pooled import import_judgments
-    from tcdb.pools import build_pool, show_pool
     from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
@@ -245,14 +244,14 @@ def seed_collection(
 
     last = labels[-1]
     pool = f"{last}-depth10"
-    build_pool(COLLECTION, last, pool, 10, all_runs=True, exclude_judged="original")
-    pooled = show_pool(pool)
+    pool_build(COLLECTION, last, pool, depth=10, all_runs=True, exclude_judged="original")
+    pooled = pool_show(pool)
     from tcdb.pools import pool_documents
 
     judgments = sorted((t, d, truth[t][d]) for t, ds in pool_documents(pool).items()
                        for d in ds)
     path = write_qrels_file(tmp_path / "seed" / "judgments.txt", judgments)
-    import_judgments(pool, path, expand="original", expanded_name="expanded")
+    pool_import_judgments(pool, path, expand="original", expanded_name="expanded")
     evaluate(COLLECTION, last, "expanded", MEASURES, progress=progress)
     from tcdb.reports.leave_out import leave_out_report
 
@@ -265,7 +264,7 @@ def seed_collection(
     with as_file(files("tcdb.collections.demo") / "literature.csv") as shipped:
         import_literature(shipped, COLLECTION)  # the Literature page's trend chart
     return Seeded(COLLECTION, labels, systems, contributing, n_docs, churn, topics, pool, last,
-                  {"pool_size": pooled["n_documents"], "leave_out": leave_out})
+                  {"pool_size": pooled.n_documents, "leave_out": leave_out})
 
 
 # ------------------------------------------------------------------ repro_eval's public data

@@ -46,8 +46,8 @@ def test_pool_show_reads_in_a_read_only_transaction(db: str, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The Pools page's detail (`show_pool`) under the dashboard's read-only database role, in
     every tie order: the file-rank bounds are a CTE, not a temporary table."""
+    from tcdb.api import pool_build, pool_show
     from tcdb.dashboard.launch import read_only_url
-    from tcdb.pools import build_pool, show_pool
     from tcdb.runs import import_run
     from tcdb.storage.db import dispose_engine
     from tests.builders import build_snapshot, write_run_file
@@ -60,17 +60,18 @@ def test_pool_show_reads_in_a_read_only_transaction(db: str, tmp_path: Path,
         import_run("c", "s1", write_run_file(tmp_path / "runs", tag, rows))
     orders = ["trec_eval", "docid-asc", "file-rank"]
     for order in orders:
-        build_pool("c", "s1", order, 1, all_runs=True, tie_order=order)
-    writable = {order: show_pool(order) for order in orders}
+        pool_build("c", "s1", order, depth=1, all_runs=True, tie_order=order)
+    writable = {order: pool_show(order) for order in orders}
     read_only = read_only_url(db)
     monkeypatch.setenv("TCDB_DATABASE_URL", read_only)
     try:
         for order in orders:
-            assert show_pool(order) == writable[order]
+            assert pool_show(order) == writable[order]
     finally:
         dispose_engine(read_only)
-    assert writable["file-rank"]["runs"] == [{"run": "A", "n_pooled": 2, "unique": 2},
-                                             {"run": "B", "n_pooled": 2, "unique": 2}]
+    assert [r.model_dump() for r in writable["file-rank"].runs] == [
+        {"run": "A", "n_pooled": 2, "unique": 2, "contributed": False},
+        {"run": "B", "n_pooled": 2, "unique": 2, "contributed": False}]
 
 
 def test_every_chart_has_a_csv_download(seeded: Seeded) -> None:
@@ -189,7 +190,8 @@ def test_reusability_leave_out(seeded: Seeded) -> None:
 
 
 def test_pools_sizes_and_export(seeded: Seeded) -> None:
-    from tcdb.pools import pool_documents, show_pool
+    from tcdb.api import pool_show
+    from tcdb.pools import pool_documents
 
     at = open_page("pools", collection=COLLECTION)
     pools = table_with(at, "name", "status", "n_documents")
@@ -205,10 +207,10 @@ def test_pools_sizes_and_export(seeded: Seeded) -> None:
 
     pooled = table_with(at, "run", "n_pooled", "unique", "contributed")
     flags = {r["run"]: bool(r["contributed"]) for r in list_runs(COLLECTION, seeded.labels[-1])}
-    detail = show_pool(seeded.pool)
-    assert pooled["run"].tolist() == [r["run"] for r in detail["runs"]]
+    detail = pool_show(seeded.pool)
+    assert pooled["run"].tolist() == [r.run for r in detail.runs]
     assert {r.run: bool(r.contributed) for r in pooled.itertuples()} == {
-        r["run"]: flags[r["run"]] for r in detail["runs"]}
+        r.run: flags[r.run] for r in detail.runs}
     assert "⬇ Blind pool (topic Q0 docid)" in downloads(at)
 
 

@@ -129,8 +129,8 @@ def test_running_it_again_after_normal_use(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A run imported since and a pool of the README's name do not break the demo's re-run:
     it reuses the pool it made, over its own runs."""
+    from tcdb.api import pool_build
     from tcdb.demo.run import COLLECTION, POOL_SNAPSHOT
-    from tcdb.pools import build_pool
     from tcdb.runs import import_run
 
     monkeypatch.setenv("TCDB_DATABASE_URL", f"sqlite:///{tmp_path / 'tcdb.sqlite'}")
@@ -139,7 +139,7 @@ def test_running_it_again_after_normal_use(tmp_path: Path,
     mine = tmp_path / "mine.run"
     mine.write_text(pivot_run.replace(" bm25\n", " my-run\n"), encoding="utf-8")
     import_run(COLLECTION, POOL_SNAPSHOT, mine)
-    build_pool(COLLECTION, POOL_SNAPSHOT, "remainder50", 50, not_contributed=True,
+    pool_build(COLLECTION, POOL_SNAPSHOT, "remainder50", depth=50, not_contributed=True,
                exclude_judged="original")
     second = run_demo(tmp_path / "data", seed=5, **SMALL)
     assert second["pool"] == first["pool"]

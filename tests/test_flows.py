@@ -426,6 +426,37 @@ def test_build_pool_builds_exports_blind_and_is_idempotent(
         build_pool("flowtest", "s2", "p1", depth=3, all_runs=True)
 
 
+def test_build_pool_flow_builds_a_budgeted_strategy_pool_as_the_cli(
+    db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    """The flow takes `pool build`'s strategy, budget and batch and builds the very pool the
+    operation builds (through `TASKS["pool_build"]`), exported blind."""
+    from tcdb.api import pool_build
+    from tcdb.flows.pools import build_pool
+    from tcdb.flows.runs import import_runs
+    from tcdb.pools import pool_documents
+
+    drop = _ingest_two(tmp_path)
+    write_run(drop / "flowtest" / "s2" / "bm25.txt", "bm25", depth=6)
+    write_run(drop / "flowtest" / "s2" / "dense.txt", "dense", depth=8)
+    import_runs(drop_folder=str(drop))
+    out = tmp_path / "round1.txt"
+    result = build_pool("flowtest", "s2", "rrf2", all_runs=True, exclude_judged="original",
+                        strategy="rrf", budget=2, per_topic=True, batch=1, export=str(out))
+    pool = result["pool"]
+    assert pool["status"] == "built" and pool["strategy"].startswith("rrf")
+    assert (pool["budget"], pool["budget_per_topic"]) == (2, True)
+    # round 1 of a budget of 2 per topic: the first unjudged document of each topic (d5)
+    assert pool["n_documents"] == len(TOPICS) and result["export"]["n_documents"] == len(TOPICS)
+    assert pool_documents("rrf2") == {q: {"d5"} for q in TOPICS}
+    assert sorted(out.read_text(encoding="utf-8").split()) == sorted(
+        [*TOPICS, *["Q0"] * len(TOPICS), *["d5"] * len(TOPICS)])
+    same = pool_build("flowtest", "s2", "rrf2-api", all_runs=True, exclude_judged="original",
+                      strategy="rrf", budget=2, per_topic=True, batch=1)
+    assert pool_documents("rrf2-api") == pool_documents("rrf2")
+    assert (same.strategy, same.n_documents) == (pool["strategy"], pool["n_documents"])
+
+
 # --- retries ----------------------------------------------------------------------------------
 
 

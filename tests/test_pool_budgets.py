@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from tcdb.errors import ConflictError, OptionError
+from tcdb.errors import ConflictError, FieldError
 from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, pool_entries, write_qrels_file, write_run_file
 
@@ -79,11 +79,11 @@ def _expected(spec: str) -> dict[str, list[str]]:
 
 
 def test_budget_in_total_is_a_round_robin_prefix(coll: dict[str, set[str]]) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    report = build_pool("b", "s1", "rrf100", None, all_runs=True, strategy="rrf", budget=100)
-    assert report["n_documents"] == 100 and report["strategy"] == "rrf:k=60.0"
-    assert report["budget"] == 100 and report["budget_per_topic"] is False
+    report = pool_build("b", "s1", "rrf100", depth=None, all_runs=True, strategy="rrf", budget=100)
+    assert report.n_documents == 100 and report.strategy == "rrf:k=60.0"
+    assert report.budget == 100 and report.budget_per_topic is False
     stored = _positions("rrf100")
     assert sorted(len(d) for d in stored.values()) == [16, 16, 17, 17, 17, 17]
     expected = _expected("rrf")
@@ -116,9 +116,10 @@ def test_budget_per_topic_and_export_cut(coll: dict[str, set[str]], tmp_path: Pa
 def test_adaptive_remainder_pool_learns_from_the_base(coll: dict[str, set[str]]) -> None:
     """mtf over a remainder: nothing `partial` judged is pooled; what it judged steers it, so
     the pool differs from mtf knowing nothing and finds more relevant documents."""
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.api import pool_build
+    from tcdb.pools import pool_documents
 
-    build_pool("b", "s1", "rest", None, all_runs=True, strategy="mtf", budget=60,
+    pool_build("b", "s1", "rest", depth=None, all_runs=True, strategy="mtf", budget=60,
                exclude_judged="partial")
     rest = pool_documents("rest")
     assert sum(map(len, rest.values())) == 60
@@ -132,70 +133,69 @@ def test_adaptive_remainder_pool_learns_from_the_base(coll: dict[str, set[str]])
 
 
 def test_same_build_is_unchanged_and_other_budget_conflicts(coll: dict[str, set[str]]) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    first = build_pool("b", "s1", "m", None, all_runs=True, strategy="maxmean", budget=30)
-    again = build_pool("b", "s1", "m", None, all_runs=True, strategy="maxmean", budget=30)
-    assert (first["status"], again["status"]) == ("built", "unchanged")
-    assert again["n_documents"] == 30
+    first = pool_build("b", "s1", "m", depth=None, all_runs=True, strategy="maxmean", budget=30)
+    again = pool_build("b", "s1", "m", depth=None, all_runs=True, strategy="maxmean", budget=30)
+    assert (first.status, again.status) == ("built", "unchanged")
+    assert again.n_documents == 30
     with pytest.raises(ConflictError):
-        build_pool("b", "s1", "m", None, all_runs=True, strategy="maxmean", budget=31)
+        pool_build("b", "s1", "m", depth=None, all_runs=True, strategy="maxmean", budget=31)
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"strategy": "rrf"}, "need --budget"),
-    ({"budget": 0, "strategy": "rrf"}, "budget must be at least 1"),
-    ({"budget": 5, "max_per_topic": 3}, "not --max-per-topic"),
-    ({"budget": 5, "strategy": "bandit"}, "no pooling strategy 'bandit'"),
-    ({}, "give --depth K"),
+    ({"strategy": "rrf"}, "^budget: .* need a budget"),
+    ({"budget": 0, "strategy": "rrf"}, "^budget: budget must be at least 1"),
+    ({"budget": 5, "max_per_topic": 3}, "^max_per_topic: .*not by a maximum per topic"),
+    ({"budget": 5, "strategy": "bandit"}, "^strategy: no pooling strategy 'bandit'"),
+    ({}, "^depth: give a depth K"),
 ])
 def test_budget_errors_write_nothing(coll: dict[str, set[str]], kwargs: dict,
                                      match: str) -> None:
-    from tcdb.pools import build_pool, list_pools
+    from tcdb.api import pool_build, pools
 
-    with pytest.raises(OptionError, match=match):
-        build_pool("b", "s1", "bad", None, all_runs=True, **kwargs)
-    assert list_pools() == []
+    with pytest.raises(FieldError, match=match):
+        pool_build("b", "s1", "bad", depth=None, all_runs=True, **kwargs)
+    assert pools().pools == []
 
 
 def test_export_budget_needs_a_budgeted_pool(coll: dict[str, set[str]], tmp_path: Path) -> None:
-    from tcdb.pools import build_pool, export_pool
+    from tcdb.api import pool_build, pool_export
 
-    build_pool("b", "s1", "d5", 5, all_runs=True)
-    with pytest.raises(OptionError, match="keeps no judging order"):
-        export_pool("d5", "trec", tmp_path / "x.txt", budget=3)
+    pool_build("b", "s1", "d5", depth=5, all_runs=True)
+    with pytest.raises(FieldError, match="^budget: .*keeps no judging order"):
+        pool_export("d5", format="trec", out=tmp_path / "x.txt", budget=3)
 
 
 def _judge_round(name: str, round_number: int, relevant: dict[str, set[str]],
                  folder: Path) -> int:
     """Export one round, judge it from the known relevance, import the judgments."""
-    from tcdb.judging.pooled import import_judgments
-    from tcdb.pools import export_pool
+    from tcdb.api import pool_export, pool_import_judgments
 
     batch = folder / f"{name}-r{round_number}.txt"
-    export_pool(name, "trec", batch, round_number=round_number)
+    pool_export(name, format="trec", out=batch, round=round_number)
     rows = [line.split()[:3] for line in batch.read_text().splitlines()]
     write_qrels_file(folder / f"{name}-j{round_number}.txt",
                      [(t, d, int(d in relevant[t])) for t, _, d in rows])
-    import_judgments(name, folder / f"{name}-j{round_number}.txt", assessor="alice")
+    pool_import_judgments(name, folder / f"{name}-j{round_number}.txt", assessor="alice")
     return len(rows)
 
 
 def test_rounds_learn_until_the_budget_is_spent(coll: dict[str, set[str]],
                                                 tmp_path: Path, cli) -> None:
-    from tcdb.pools import build_pool, pool_documents
-    from tcdb.pools.rounds import next_round
+    from tcdb.api import pool_build, pool_next_round
+    from tcdb.pools import pool_documents
 
-    build_pool("b", "s1", "r", None, all_runs=True, strategy="mtf", budget=60, batch=12)
+    pool_build("b", "s1", "r", depth=None, all_runs=True, strategy="mtf", budget=60, batch=12)
     assert _judge_round("r", 1, coll, tmp_path) == 12
     for round_number in range(2, 6):
-        report = next_round("r", 12)
-        assert report["round"] == round_number and report["n_added"] == 12
+        report = pool_next_round("r", batch=12)
+        assert report.round == round_number and report.n_added == 12
         with pytest.raises(ConflictError, match="not judged yet"):
-            next_round("r", 12)
+            pool_next_round("r", batch=12)
         assert _judge_round("r", round_number, coll, tmp_path) == 12
     with pytest.raises(ConflictError, match="spent its budget of 60"):
-        next_round("r", 12)
+        pool_next_round("r", batch=12)
     pooled = pool_documents("r")
     assert sum(map(len, pooled.values())) == 60
     # judged in rounds, the strategy finds more than blind (nothing known) at the same budget
@@ -227,20 +227,19 @@ def _positions_rounds(name: str) -> dict[str, list[tuple[int, int]]]:
 
 
 def test_next_round_needs_a_budgeted_pool(coll: dict[str, set[str]]) -> None:
-    from tcdb.pools import build_pool
-    from tcdb.pools.rounds import next_round
+    from tcdb.api import pool_build, pool_next_round
 
-    build_pool("b", "s1", "d3", 3, all_runs=True)
-    with pytest.raises(OptionError, match="depth-k pool"):
-        next_round("d3", 5)
-    with pytest.raises(OptionError, match="batch must be at least 1"):
-        next_round("d3", 0)
+    pool_build("b", "s1", "d3", depth=3, all_runs=True)
+    with pytest.raises(FieldError, match="depth-k pool"):
+        pool_next_round("d3", batch=5)
+    with pytest.raises(FieldError, match="^batch: batch must be at least 1"):
+        pool_next_round("d3", batch=0)
 
 
 def test_show_names_the_strategy_and_budget(coll: dict[str, set[str]], cli) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    build_pool("b", "s1", "rb", None, all_runs=True, strategy="rbp:aggregate=max", budget=25)
+    pool_build("b", "s1", "rb", depth=None, all_runs=True, strategy="rbp:aggregate=max", budget=25)
     code, out, err = cli("pool", "show", "rb")
     assert code == 0, err
     assert "rbp:p=0.8,aggregate=max, budget 25" in " ".join(out.split())
@@ -274,16 +273,15 @@ def test_rounds_from_the_command_line(coll: dict[str, set[str]], tmp_path: Path,
 
 
 def test_per_topic_rounds_stop_at_the_budget(coll: dict[str, set[str]], tmp_path: Path) -> None:
-    from tcdb.pools import build_pool
-    from tcdb.pools.rounds import next_round
+    from tcdb.api import pool_build, pool_next_round
 
-    build_pool("b", "s1", "pt", None, all_runs=True, strategy="mtf", budget=3, per_topic=True,
+    pool_build("b", "s1", "pt", depth=None, all_runs=True, strategy="mtf", budget=3, per_topic=True,
                batch=2)
     _judge_round("pt", 1, coll, tmp_path)
-    assert next_round("pt", 2)["n_added"] == N_TOPICS  # one more each: 3 per topic
+    assert pool_next_round("pt", batch=2).n_added == N_TOPICS  # one more each: 3 per topic
     _judge_round("pt", 2, coll, tmp_path)
     with pytest.raises(ConflictError, match="spent its budget of 3"):
-        next_round("pt", 2)
+        pool_next_round("pt", batch=2)
 
 
 def test_an_adaptive_budget_without_rounds_says_it_learns_nothing(coll: dict[str, set[str]],

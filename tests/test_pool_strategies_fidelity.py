@@ -70,9 +70,10 @@ def _trectools(paths: dict[str, Path], **kwargs: object) -> dict[str, set[str]]:
 @pytest.mark.parametrize("k", [3, 10, 40])
 def test_depth_order_starts_with_the_depth_k_pool(runs: dict[str, Path], tie_order: str,
                                                   k: int) -> None:
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.api import pool_build
+    from tcdb.pools import pool_documents
 
-    build_pool("c", "s1", "p", k, all_runs=True, tie_order=tie_order)
+    pool_build("c", "s1", "p", depth=k, all_runs=True, tie_order=tie_order)
     pool = pool_documents("p")
     orders = _orders("depth", tie_order)
     assert set(orders) == set(pool)

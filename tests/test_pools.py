@@ -90,11 +90,11 @@ def test_build_all_runs_trec_eval_order_records_best_rank_and_runs(snap: Path, c
 
 
 def test_tie_orders(snap: Path) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    build_pool("c", "s1", "te", 2, runs=["A", "D"], tie_order="trec_eval")
-    build_pool("c", "s1", "asc", 2, runs=["A", "D"], tie_order="docid-asc")
-    build_pool("c", "s1", "rank", 2, runs=["A", "D"], tie_order="file-rank")
+    pool_build("c", "s1", "te", depth=2, runs=["A", "D"], tie_order="trec_eval")
+    pool_build("c", "s1", "asc", depth=2, runs=["A", "D"], tie_order="docid-asc")
+    pool_build("c", "s1", "rank", depth=2, runs=["A", "D"], tie_order="file-rank")
     assert _docs("te")["1"] == {"d1", "d3", "d8", "d0"}
     assert _docs("asc")["1"] == {"d1", "d2", "d8", "d0"}
     assert _docs("rank")["1"] == {"d1", "d2", "d4", "d0"}
@@ -102,29 +102,29 @@ def test_tie_orders(snap: Path) -> None:
 
 
 def test_run_choice(snap: Path) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    assert build_pool("c", "s1", "contrib", 2, contributed=True)["runs"] == ["A"]
+    assert pool_build("c", "s1", "contrib", depth=2, contributed=True).runs == ["A"]
     assert _docs("contrib") == {"1": {"d1", "d3"}, "2": {"d5", "d6"}}
-    assert build_pool("c", "s1", "new", 2, not_contributed=True)["runs"] == ["B", "C", "D"]
+    assert pool_build("c", "s1", "new", depth=2, not_contributed=True).runs == ["B", "C", "D"]
     assert _docs("new") == {"1": {"d3", "d7", "d11", "d8", "d0"}, "2": {"d9", "d6", "d10"}}
-    assert build_pool("c", "s1", "bc", 1, runs=["B", "C"])["runs"] == ["B", "C"]
+    assert pool_build("c", "s1", "bc", depth=1, runs=["B", "C"]).runs == ["B", "C"]
     assert _docs("bc") == {"1": {"d3", "d7"}, "2": {"d9", "d10"}}
 
 
 def test_remainder_pool_leaves_out_what_the_qrels_judged(snap: Path) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    report = build_pool("c", "s1", "rem", 2, all_runs=True, exclude_judged="original")
-    assert report["exclude_judged"] == "original" and report["n_documents"] == 7
+    report = pool_build("c", "s1", "rem", depth=2, all_runs=True, exclude_judged="original")
+    assert report.exclude_judged == "original" and report.n_documents == 7
     assert _docs("rem") == REMAINDER
 
 
 def test_max_per_topic_keeps_best_rank_then_most_runs_then_doc_id(snap: Path) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    report = build_pool("c", "s1", "cap", 2, all_runs=True, max_per_topic=3)
-    assert report["size"]["max"] == 3 and report["n_documents"] == 6
+    report = pool_build("c", "s1", "cap", depth=2, all_runs=True, max_per_topic=3)
+    assert report.size.max == 3 and report.n_documents == 6
     # topic 1: d3, d7 (rank 1, two runs), then d1 before d8 (rank 1, one run, "d1" < "d8")
     # topic 2: d9 (rank 1, two runs), then "d10" < "d5" byte-wise (rank 1, one run)
     assert _docs("cap") == {"1": {"d3", "d7", "d1"}, "2": {"d9", "d10", "d5"}}
@@ -146,46 +146,46 @@ def test_unresolved_entries_keep_their_rank_but_are_left_out(snap: Path, cli) ->
 def test_docid_asc_reverses_a_tie_across_the_depth_with_unresolvedpool_entries(snap: Path) -> None:
     """Three tied entries straddle depth 2, one of them a document the snapshot lacks: trec_eval
     order takes x1 (left out) and d4, trectools' order d2 and d4."""
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
     from tcdb.runs import import_run
 
     path = write_run_file(snap / "runs", "F", [("1", "d9", 6.0), ("1", "x1", 5.0),
                                                ("1", "d4", 5.0), ("1", "d2", 5.0),
                                                ("1", "d1", 4.0)])
     import_run("c", "s1", path, allow_unknown_docs=True)
-    desc = build_pool("c", "s1", "desc", 3, runs=["F"])
-    asc = build_pool("c", "s1", "asc", 3, runs=["F"], tie_order="docid-asc")
+    desc = pool_build("c", "s1", "desc", depth=3, runs=["F"])
+    asc = pool_build("c", "s1", "asc", depth=3, runs=["F"], tie_order="docid-asc")
     assert pool_entries("desc") == {("1", "d9"): (1, 1), ("1", "d4"): (3, 1)}
-    assert desc["n_unresolved_skipped"] == 1
+    assert desc.n_unresolved_skipped == 1
     assert pool_entries("asc") == {("1", "d9"): (1, 1), ("1", "d2"): (2, 1), ("1", "d4"): (3, 1)}
-    assert asc["n_unresolved_skipped"] == 0
+    assert asc.n_unresolved_skipped == 0
 
 
 def test_build_again_is_unchanged_and_other_parameters_conflict(snap: Path) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    build_pool("c", "s1", "p", 2, all_runs=True)
+    pool_build("c", "s1", "p", depth=2, all_runs=True)
     before = _counts()
-    assert build_pool("c", "s1", "p", 2, all_runs=True)["status"] == "unchanged"
+    assert pool_build("c", "s1", "p", depth=2, all_runs=True).status == "unchanged"
     with pytest.raises(ConflictError, match="already has a pool 'p'"):
-        build_pool("c", "s1", "p", 3, all_runs=True)
+        pool_build("c", "s1", "p", depth=3, all_runs=True)
     with pytest.raises(ConflictError, match="already has a pool 'p'"):
-        build_pool("c", "s1", "p", 2, runs=["A"])
+        pool_build("c", "s1", "p", depth=2, runs=["A"])
     assert _counts() == before
 
 
 def test_pool_names_are_unique_per_snapshot(snap: Path, cli: Any) -> None:
     """Every round gets its own `remainder50`; a name two snapshots share needs them said."""
-    from tcdb.pools import build_pool, show_pool
+    from tcdb.api import pool_build, pool_show
     from tcdb.runs import import_run
 
     build_snapshot(snap / "s2", "c", "s2", DOCS, TOPICS, QRELS)
     import_run("c", "s2", write_run_file(snap / "s2" / "runs", "A", RUNS["A"]))
-    build_pool("c", "s1", "remainder", 2, all_runs=True)
-    assert build_pool("c", "s2", "remainder", 1, all_runs=True)["status"] == "built"
-    with pytest.raises(InputError, match="exist in c/s1, c/s2: say which with --collection"):
-        show_pool("remainder")
-    assert show_pool("remainder", "c", "s2")["depth"] == 1
+    pool_build("c", "s1", "remainder", depth=2, all_runs=True)
+    assert pool_build("c", "s2", "remainder", depth=1, all_runs=True).status == "built"
+    with pytest.raises(InputError, match="exist in c/s1, c/s2: say which with its collection"):
+        pool_show("remainder")
+    assert pool_show("remainder", collection="c", snapshot="s2").depth == 1
     code, out, err = cli("pool", "show", "remainder", "--snapshot", "s1", "--json")
     assert code == 0, err
     assert json.loads(out)["depth"] == 2
@@ -204,11 +204,11 @@ def test_pool_names_are_unique_per_snapshot(snap: Path, cli: Any) -> None:
     ({"all_runs": True, "max_per_topic": 0}, InputError, "at least 1"),
 ])
 def test_build_errors_write_nothing(snap: Path, kwargs: dict, error: type, match: str) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
     before = _counts()
     with pytest.raises(error, match=match):
-        build_pool("c", "s1", "bad", 2, **kwargs)
+        pool_build("c", "s1", "bad", depth=2, **kwargs)
     assert _counts() == before
 
 
@@ -221,13 +221,13 @@ def test_build_error_depth_and_unknown_snapshot(snap: Path, cli) -> None:
 
 
 def test_contributed_without_contributed_runs(db: str, tmp_path: Path) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
     from tcdb.runs import import_run
 
     build_snapshot(tmp_path, "c", "s1", DOCS, TOPICS, QRELS)
     import_run("c", "s1", write_run_file(tmp_path / "runs", "B", RUNS["B"]))
     with pytest.raises(InputError, match="has no contributed runs"):
-        build_pool("c", "s1", "p", 2, contributed=True)
+        pool_build("c", "s1", "p", depth=2, contributed=True)
 
 
 # ------------------------------------------------------------------------------ list and show
@@ -249,8 +249,8 @@ def test_list_and_show(snap: Path, cli) -> None:
     info = json.loads(out)
     assert {r["run"]: (r["n_pooled"], r["unique"]) for r in info["runs"]} == {
         "A": (4, 2), "B": (4, 0), "C": (4, 2), "D": (2, 2)}
-    assert info["per_topic"] == [{"topic": "1", "n_documents": 6, "n_judged": 0},
-                                 {"topic": "2", "n_documents": 4, "n_judged": 0}]
+    assert info["per_topic"] == [{"topic": "1", "n_documents": 6, "n_judged": 0, "n_unjudged": 6},
+                                 {"topic": "2", "n_documents": 4, "n_judged": 0, "n_unjudged": 4}]
     code, out, err = cli("pool", "show", "p")
     assert code == 0, err
     assert "contribution per run" in out and "mean 5.0" in out
@@ -321,10 +321,10 @@ def test_export_shuffle_is_seeded_and_keeps_topics_together(snap: Path, cli) -> 
 
 
 def test_export_without_text_names_the_documents(db: str, tmp_path: Path, cli) -> None:
+    from tcdb.api import pool_build
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.pools import build_pool
     from tcdb.runs import import_run
     from tests.builders import write_documents, write_topics
 
@@ -334,7 +334,7 @@ def test_export_without_text_names_the_documents(db: str, tmp_path: Path, cli) -
                                               write_topics(folder / "t.tsv", TOPICS), None),
                     with_text=False)
     import_run("bare", "s1", write_run_file(tmp_path / "runs", "B", RUNS["B"]))
-    build_pool("bare", "s1", "p", 1, all_runs=True)
+    pool_build("bare", "s1", "p", depth=1, all_runs=True)
     code, _, err = cli("pool", "export", "p", "--format", "jsonl", "--out", tmp_path / "p.jsonl")
     assert code == 1 and "2 pooled document(s)" in err and "have no text" in err
     assert "d3" in err and "d9" in err
@@ -352,9 +352,9 @@ def test_export_unknown_pool(snap: Path, cli) -> None:
 
 @pytest.fixture
 def remainder(snap: Path) -> Path:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    build_pool("c", "s1", "rem", 2, all_runs=True, exclude_judged="original")
+    pool_build("c", "s1", "rem", depth=2, all_runs=True, exclude_judged="original")
     return snap
 
 
@@ -383,17 +383,18 @@ def test_judgment_batches_fill_the_pooled_set_until_judged(remainder: Path, cli)
         pool = session.execute(select(Pool).where(Pool.name == "rem")).scalar_one()
         assert pool.pooled_qrels_id == pooled.id
     code, out, _ = cli("pool", "show", "rem", "--json")
-    assert json.loads(out)["per_topic"][0] == {"topic": "1", "n_documents": 5, "n_judged": 5}
+    assert json.loads(out)["per_topic"][0] == {"topic": "1", "n_documents": 5, "n_judged": 5,
+                                               "n_unjudged": 0}
 
 
 def test_a_later_batch_drops_scores_computed_on_the_pooled_set(remainder: Path) -> None:
-    from tcdb.judging.pooled import import_judgments
+    from tcdb.api import pool_import_judgments
     from tcdb.schema import Evaluation, Score
     from tcdb.scoring.evaluate import evaluate
 
-    import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
+    pool_import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
     assert evaluate("c", "s1", "rem", ["P@2"]).n_computed == 4
-    import_judgments("rem", write_qrels_file(remainder / "b2.txt", [("2", "d9", 2)]))
+    pool_import_judgments("rem", write_qrels_file(remainder / "b2.txt", [("2", "d9", 2)]))
     with session_scope() as session:
         pooled = session.execute(select(QrelsSet.id).where(QrelsSet.name == "rem")).scalar_one()
         for table in (Score, Evaluation):
@@ -418,17 +419,16 @@ def test_expand_writes_base_union_pooled(remainder: Path, cli) -> None:
                                                                             pooled)
     from tcdb.api import qrels
 
-    frame = qrels("c", "s1", "expanded")
+    frame = qrels("c", "s1", "expanded").to_frame()
     assert sorted(map(tuple, frame[["topic", "doc", "grade"]].values.tolist())) == sorted(
         QRELS + [("1", "d3", 2), ("2", "d9", 1)])
 
 
 @pytest.mark.parametrize("prefer, grade", [("base", 1), ("new", 2)])
 def test_expand_conflicts_follow_prefer(snap: Path, cli, prefer: str, grade: int) -> None:
-    from tcdb.api import qrels
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build, qrels
 
-    build_pool("c", "s1", "full", 2, all_runs=True)  # not a remainder: d1, d5, d6 are judged
+    pool_build("c", "s1", "full", depth=2, all_runs=True)  # not a remainder: d1, d5, d6 are judged
     judgments = write_qrels_file(snap / "j.txt", [("1", "d1", 2), ("2", "d5", 2),
                                                   ("1", "d7", 1)])
     code, out, err = cli("pool", "import-judgments", "full", judgments, "--expand", "original",
@@ -437,16 +437,16 @@ def test_expand_conflicts_follow_prefer(snap: Path, cli, prefer: str, grade: int
     expanded = json.loads(out)["expanded"]
     assert expanded["conflicts"] == [{"topic": "1", "doc": "d1", "base": 1, "new": 2}]
     assert expanded["n_added"] == 1 and expanded["n_judgments"] == 5
-    frame = qrels("c", "s1", "x")
+    frame = qrels("c", "s1", "x").to_frame()
     assert frame[(frame.topic == "1") & (frame.doc == "d1")].grade.item() == grade
     code, out, _ = cli("pool", "import-judgments", "full", judgments)  # same batch: no-op
     assert code == 0 and "0 new judgment(s)" in out
 
 
 def test_expand_later_with_pool_expand(remainder: Path, cli) -> None:
-    from tcdb.judging.pooled import import_judgments
+    from tcdb.api import pool_import_judgments
 
-    import_judgments("rem", write_qrels_file(remainder / "j.txt", [("1", "d3", 2)]))
+    pool_import_judgments("rem", write_qrels_file(remainder / "j.txt", [("1", "d3", 2)]))
     code, out, err = cli("pool", "expand", "rem", "--base", "original", "--name", "exp")
     assert code == 0, err
     assert "expanded qrels exp" in out
@@ -468,26 +468,26 @@ def _judgment_errors(folder: Path) -> list[tuple[str, list, str]]:
 
 @pytest.mark.parametrize("case", range(5))
 def test_judgment_errors_write_nothing(remainder: Path, case: int) -> None:
-    from tcdb.judging.pooled import import_judgments
+    from tcdb.api import pool_import_judgments
 
     name, rows, match = _judgment_errors(remainder)[case]
     before = _counts()
     path = write_qrels_file(remainder / "j.txt", rows)
     with pytest.raises(InputError, match=match):
-        import_judgments("rem", path, expand="original", expanded_name="exp")
+        pool_import_judgments("rem", path, expand="original", expanded_name="exp")
     assert _counts() == before and _status("rem") == "open", name
 
 
 def test_grade_outside_the_collections_scale(remainder: Path) -> None:
+    from tcdb.api import pool_import_judgments
     from tcdb.catalog.collections import add_collection
-    from tcdb.judging.pooled import import_judgments
 
     add_collection("c", grade_min=0, grade_max=2)  # the stored qrels grade 0 to 2
     before = _counts()
     path = write_qrels_file(remainder / "j.txt", [("1", "d3", 3)])
     with pytest.raises(InputError, match=r"j\.txt:1: grade 3 is outside the scale \[0, 2\] "
                        r"\(the scale of collection 'c'\)"):
-        import_judgments("rem", path)
+        pool_import_judgments("rem", path)
     assert _counts() == before
 
 
@@ -501,14 +501,14 @@ def test_two_grades_for_one_document_in_one_file(remainder: Path, cli) -> None:
 
 
 def test_a_later_batch_with_another_grade(remainder: Path) -> None:
-    from tcdb.judging.pooled import import_judgments
+    from tcdb.api import pool_import_judgments
 
-    import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
+    pool_import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
     before = _counts()
     path = write_qrels_file(remainder / "b2.txt", [("1", "d7", 0), ("1", "d3", 2)])
     with pytest.raises(InputError, match=r"b2\.txt:2: document 'd3' for topic '1' was judged 1 "
                        "in an earlier batch, not 2"):
-        import_judgments("rem", path)
+        pool_import_judgments("rem", path)
     assert _counts() == before
 
 
@@ -521,26 +521,26 @@ def test_unknown_pool(remainder: Path, cli) -> None:
 
 
 def test_expand_error_rolls_back_the_batch(remainder: Path) -> None:
-    from tcdb.judging.pooled import import_judgments
+    from tcdb.api import pool_import_judgments
 
     before = _counts()
     path = write_qrels_file(remainder / "j.txt", [("1", "d3", 1)])
     with pytest.raises(NotFoundError, match="no qrels set 'nope'"):
-        import_judgments("rem", path, expand="nope", expanded_name="exp")
+        pool_import_judgments("rem", path, expand="nope", expanded_name="exp")
     with pytest.raises(ConflictError, match="already has a qrels set 'original'"):
-        import_judgments("rem", path, expand="original", expanded_name="original")
+        pool_import_judgments("rem", path, expand="original", expanded_name="original")
     with pytest.raises(InputError, match="go together"):
-        import_judgments("rem", path, expand="original")
+        pool_import_judgments("rem", path, expand="original")
     assert _counts() == before and _status("rem") == "open"
 
 
 def test_pooled_name_clash(remainder: Path) -> None:
-    from tcdb.judging.pooled import import_judgments
+    from tcdb.api import pool_import_judgments
 
     path = write_qrels_file(remainder / "j.txt", [("1", "d3", 1)])
     with pytest.raises(ConflictError, match="--pooled-name"):
-        import_judgments("rem", path, pooled_name="original")
-    assert import_judgments("rem", path, pooled_name="rem-judged")["pooled_qrels"] == \
+        pool_import_judgments("rem", path, pooled_name="original")
+    assert pool_import_judgments("rem", path, pooled_name="rem-judged").pooled_qrels == \
         "rem-judged"
 
 

@@ -66,9 +66,10 @@ def runs(db: str, tmp_path: Path) -> dict[str, Path]:
 def test_docid_asc_equals_trectools_topx(runs: dict[str, Path], k: int) -> None:
     from trectools import TrecPoolMaker, TrecRun
 
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.api import pool_build
+    from tcdb.pools import pool_documents
 
-    build_pool("c", "s1", f"p{k}", k, all_runs=True, tie_order="docid-asc")
+    pool_build("c", "s1", f"p{k}", depth=k, all_runs=True, tie_order="docid-asc")
     ours = pool_documents(f"p{k}")
     reference = TrecPoolMaker().make_pool([TrecRun(str(p)) for p in runs.values()],
                                           strategy="topX", topX=k).pool
@@ -104,10 +105,11 @@ def _pool_of(best: dict[tuple[str, str], int]) -> dict[str, set[str]]:
 def test_trec_eval_order_equals_trec_eval_sorting(runs: dict[str, Path], k: int) -> None:
     """trec_eval: score descending, ties by document id descending (strcmp); each document's
     best rank is its best position so sorted."""
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.api import pool_build
+    from tcdb.pools import pool_documents
     from tests.builders import pool_entries
 
-    build_pool("c", "s1", f"t{k}", k, all_runs=True)
+    pool_build("c", "s1", f"t{k}", depth=k, all_runs=True)
     best = _best_positions(k, lambda e: (e[1], e[0].encode()), reverse=True)
     assert pool_documents(f"t{k}") == _pool_of(best)
     assert {key: rank for key, (rank, _) in pool_entries(f"t{k}").items()} == best
@@ -117,18 +119,19 @@ def test_trec_eval_order_equals_trec_eval_sorting(runs: dict[str, Path], k: int)
 def test_docid_asc_best_ranks_are_positions_in_trectools_order(runs: dict[str, Path],
                                                                k: int) -> None:
     """Not only the set: each document's best rank is its position with ties by id ascending."""
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
     from tests.builders import pool_entries
 
-    build_pool("c", "s1", f"a{k}", k, all_runs=True, tie_order="docid-asc")
+    pool_build("c", "s1", f"a{k}", depth=k, all_runs=True, tie_order="docid-asc")
     best = _best_positions(k, lambda e: (-e[1], e[0].encode()), reverse=False)
     assert {key: rank for key, (rank, _) in pool_entries(f"a{k}").items()} == best
 
 
 def test_docid_asc_and_trec_eval_differ_on_these_ties(runs: dict[str, Path]) -> None:
     """The ties are real: the two orders give different pools at K = 10."""
-    from tcdb.pools import build_pool, pool_documents
+    from tcdb.api import pool_build
+    from tcdb.pools import pool_documents
 
-    build_pool("c", "s1", "asc", 10, all_runs=True, tie_order="docid-asc")
-    build_pool("c", "s1", "desc", 10, all_runs=True, tie_order="trec_eval")
+    pool_build("c", "s1", "asc", depth=10, all_runs=True, tie_order="docid-asc")
+    pool_build("c", "s1", "desc", depth=10, all_runs=True, tie_order="trec_eval")
     assert pool_documents("asc") != pool_documents("desc")

@@ -196,13 +196,13 @@ def test_run_update_refuses_typos_and_empty_updates(round1: Path) -> None:
 
 
 def test_run_delete_takes_entries_scores_and_pool_membership(round1: Path, cli: Any) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
     from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
     import_runs("c", "s", _files(round1), metadata=round1 / "runs.csv")
     evaluate("c", "s", "original", ["AP"])
-    build_pool("c", "s", "p", 2, all_runs=True)
+    pool_build("c", "s", "p", depth=2, all_runs=True)
     pooled = _count(PoolEntry)
     code, out, err = cli("run", "delete", "c", "s", "gamma", "--yes", "--json")
     assert code == 0, err

@@ -36,25 +36,23 @@ except TcdbError as exc:
     st.stop()
 st.subheader(f"Pool {name}")
 cols = st.columns(4)
-cols[0].metric("Status", detail["status"])
-cols[1].metric("Documents", f"{detail['n_documents']:,}")
-cols[2].metric("Topics", f"{detail['n_topics']:,}")
-cols[3].metric("Judged", f"{detail['judged_fraction']:.0%}")
-said = [f"depth {detail['depth']} ({detail['tie_order']} tie order)",
-        f"{detail['n_runs']} run(s)"]
-if detail["budget"]:
-    said.append(f"the first {detail['budget']:,} documents"
-                f"{' per topic' if detail['budget_per_topic'] else ''} of `{detail['strategy']}`")
-if detail["max_per_topic"]:
-    said.append(f"at most {detail['max_per_topic']:,} documents per topic")
-if detail["exclude_judged"]:
-    said.append(f"leaves out what `{detail['exclude_judged']}` judged")
-if detail["pooled_qrels"]:
-    said.append(f"judgments in `{detail['pooled_qrels']}`")
-st.caption(" · ".join(said) + (f" — {detail['description']}" if detail["description"] else ""))
+cols[0].metric("Status", detail.status)
+cols[1].metric("Documents", f"{detail.n_documents:,}")
+cols[2].metric("Topics", f"{detail.n_topics:,}")
+cols[3].metric("Judged", f"{detail.judged_fraction:.0%}")
+said = [f"depth {detail.depth} ({detail.tie_order} tie order)", f"{detail.n_runs} run(s)"]
+if detail.budget:
+    said.append(f"the first {detail.budget:,} documents"
+                f"{' per topic' if detail.budget_per_topic else ''} of `{detail.strategy}`")
+if detail.max_per_topic:
+    said.append(f"at most {detail.max_per_topic:,} documents per topic")
+if detail.exclude_judged:
+    said.append(f"leaves out what `{detail.exclude_judged}` judged")
+if detail.pooled_qrels:
+    said.append(f"judgments in `{detail.pooled_qrels}`")
+st.caption(" · ".join(said) + (f" — {detail.description}" if detail.description else ""))
 
-per_topic = detail["per_topic"].assign(
-    n_unjudged=lambda f: f["n_documents"] - f["n_judged"])
+per_topic = detail.to_frame()
 ranked = per_topic.sort_values("n_documents", ascending=False)
 figure = alt.Chart(per_topic).transform_fold(
     ["n_judged", "n_unjudged"], as_=["key", "count"]).transform_calculate(
@@ -72,15 +70,13 @@ widgets.chart(figure, per_topic, f"pool-{name}-per-topic",
 
 st.markdown("**Runs pooled** — the runs this pool was built from: the pooled documents in "
             "their top k, and those no other pooled run retrieved")
-runs = detail["runs"]
-known = data.runs(url, collection, detail["snapshot"]).set_index("run")
-runs = runs.assign(contributed=runs["run"].map(known["contributed"]).fillna(False).astype(bool))
+runs = detail.runs_frame()
 widgets.table(runs, {
     "run": c.text("run"),
     "contributed": c.flag("in the original pools", "Whether the run contributed to the "
                           "snapshot's original judgments (`run import --contributed`)"),
     "n_pooled": c.count("pooled documents"), "unique": c.count("only this run")})
-if len(runs) and not runs["contributed"].any():
+if detail.only_new_runs:
     st.caption("No run here contributed to the original judgments: this pool judges what "
                "they retrieved that the original pools missed.")
 
@@ -101,7 +97,7 @@ with st.form("simulate"):
     from tcdb.dashboard import pool_simulation
     from tcdb.pools.strategies import strategy_names
 
-    names = data.qrels_names(url, collection, [detail["snapshot"]])
+    names = data.qrels_names(url, collection, [detail.snapshot])
     sim_cols = st.columns(3)
     sim_qrels = sim_cols[0].selectbox("Complete qrels", names, key="sim_qrels")
     sim_budgets = sim_cols[1].text_input("Budgets", "100,200,400,800", key="sim_budgets")
@@ -110,17 +106,14 @@ with st.form("simulate"):
                                     key="sim_strategies")
     asked = st.form_submit_button("Simulate")
 if asked and sim_qrels and sim_strategies:
-    from tcdb.pools.simulate import parse_budgets
-
     try:
-        simulated = pool_simulation.simulate(
-            url, collection, detail["snapshot"], sim_qrels, tuple(parse_budgets([sim_budgets])),
-            tuple(sim_strategies), sim_per_topic)
+        simulated = pool_simulation.simulate(url, collection, detail.snapshot, sim_qrels,
+                                             sim_budgets, tuple(sim_strategies), sim_per_topic)
     except TcdbError as exc:
         widgets.show_error(exc)
         st.stop()
     widgets.chart(pool_simulation.tau_chart(simulated, sim_strategies), simulated,
-                  f"simulation-{detail['snapshot']}",
+                  f"simulation-{detail.snapshot}",
                   caption="How to read this: one colour per strategy; higher is a system "
                   "ranking closer to the one under the complete qrels. Solid: every run "
                   "pooled; dashed: each group's runs judged on a pool built without them.")

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
+from pydantic import field_validator, model_validator
 from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
-from tcdb.errors import ConflictError, InputError, NotFoundError, OptionError
-from tcdb.pools import count_judged, get_pool
+from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
+from tcdb.operations import Database, Request, argument, operation, option
+from tcdb.pools.build import word
+from tcdb.pools.inspect import PoolRef, count_judged, get_pool, pool_collection, pool_snapshot
+from tcdb.pools.results import ExpandResult, GradeConflict, ImportJudgmentsResult
 from tcdb.schema import (
     Collection,
     Judgment,
@@ -27,9 +31,9 @@ from tcdb.schema import (
     Snapshot,
 )
 from tcdb.sorting import natural_key
-from tcdb.storage.db import bulk_insert, session_scope
+from tcdb.storage.db import bulk_insert
 from tcdb.storage.locks import write_session
-from tcdb.vocabulary import JudgmentFormat, Prefer, one_of
+from tcdb.vocabulary import JudgmentFormat, Prefer
 
 if TYPE_CHECKING:
     from tcdb.judging.qrels import JudgmentRows
@@ -37,20 +41,44 @@ if TYPE_CHECKING:
 JUDGMENT_COLUMNS = ["qrels_set_id", "topic_id", "document_id", "grade"]
 
 
-def import_judgments(
-    name: str,
-    path: Path | str,
-    *,
-    fmt: str = "trec",
-    assessor: str | None = None,
-    expand: str | None = None,
-    expanded_name: str | None = None,
-    prefer: str = "base",
-    pooled_name: str | None = None,
-    collection: str | None = None,
-    snapshot: str | None = None,
-) -> dict[str, Any]:
-    """Add a batch of assessors' judgments to the pool's `pooled` qrels set; optionally expand.
+class PoolImportJudgmentsRequest(Request):
+    """A batch of assessors' judgments on a pool, and optionally the expanded set to write."""
+
+    name: str = argument(help="Pool name.")
+    file: Path = argument(help="Judgments: TREC qrels or CSV topic_id,doc_id,grade.")
+    collection: str | None = pool_collection()
+    snapshot: str | None = pool_snapshot()
+    format: JudgmentFormat = option(JudgmentFormat.trec, help="trec or csv.")
+    assessor: str | None = option(None, help="Who judged.")
+    expand: str | None = option(None, help="Also write BASE_QRELS ∪ pooled as a new set.")
+    expanded_name: str | None = option(None, help="Name of the expanded qrels set.")
+    prefer: Prefer = option(Prefer.base, help="Which grade wins when base and pooled "
+                            "disagree.")
+    pooled_name: str | None = option(
+        None, help="Name of the pooled qrels set (first batch; default: the pool's name).")
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _format(cls, value: Any) -> JudgmentFormat:
+        return word(JudgmentFormat, value)
+
+    @field_validator("prefer", mode="before")
+    @classmethod
+    def _prefer(cls, value: Any) -> Prefer:
+        return word(Prefer, value)
+
+    @model_validator(mode="after")
+    def _expand_with_a_name(self) -> Self:
+        if (self.expand is None) != (self.expanded_name is None):
+            raise FieldError("expand/expanded_name", "the qrels set to expand and the name of "
+                             "the expanded set go together")
+        return self
+
+
+@operation("pool_import_judgments", command="pool import-judgments", writes=True)
+def pool_import_judgments(request: PoolImportJudgmentsRequest, db: Database
+                          ) -> ImportJudgmentsResult:
+    """Add a batch of judgments to the pool's pooled qrels set (all or nothing).
 
     Every judgment must name a document of the pool for that topic and a grade on the
     collection's scale (when the collection has none: the range of the pool's base qrels). A
@@ -58,15 +86,13 @@ def import_judgments(
     another. The first batch creates the pooled set (named `pooled_name`, default the pool's
     name); scores computed on it are dropped when a later batch extends it. With `expand`
     (a qrels set of the snapshot) an `expanded` set base ∪ pooled is written as
-    `expanded_name`; `prefer` decides conflicting grades. All or nothing.
+    `expanded_name`; `prefer` decides conflicting grades.
     """
     from tcdb.collections.assessor_formats import read_judgments
 
-    fmt = one_of(JudgmentFormat, fmt, "--format")
-    prefer = one_of(Prefer, prefer, "--prefer")
-    if (expand is None) != (expanded_name is None):
-        raise OptionError("--expand/--expanded-name", "--expand BASE_QRELS and --expanded-name "
-                          "NAME go together")
+    name, path, fmt = request.name, request.file, request.format.value
+    expand, expanded_name = request.expand, request.expanded_name
+    collection, snapshot = request.collection, request.snapshot
     path = Path(path)
     started = time.perf_counter()
     # One batch into a pool at a time: each checks against the batches stored before it.
@@ -119,25 +145,23 @@ def import_judgments(
                 repeated += 1
                 continue
             new[key] = record.grade
-        pooled = _add_batch(session, pool, snap, new, path, assessor, pooled_name or name)
+        pooled = _add_batch(session, pool, snap, new, path, request.assessor,
+                            request.pooled_name or name)
         pool.pooled_qrels_id = pooled.id
         n_judged = count_judged(conn, pool)
         status = PoolStatus.judged if n_judged == pool.n_documents else pool.status
         pool.status = status
         session.add(pool)
         session.flush()
-        report: dict[str, Any] = {
-            "name": name, "file": str(path), "pooled_qrels": pooled.name,
-            "n_new": len(new), "n_repeated": repeated, "n_judged": n_judged,
-            "n_documents": pool.n_documents,
-            "judged_fraction": n_judged / pool.n_documents if pool.n_documents else 0.0,
-            "status": status.value, "expanded": None,
-        }
+        expanded = None
         if expand is not None and expanded_name is not None:
-            report["expanded"] = expand_qrels(session, snap, expand, pooled, expanded_name,
-                                              prefer, same_is_unchanged=True)
-        report["seconds"] = time.perf_counter() - started
-        return report
+            expanded = expand_qrels(session, snap, expand, pooled, expanded_name,
+                                    request.prefer.value, same_is_unchanged=True)
+        return ImportJudgmentsResult(
+            name=name, file=str(path), pooled_qrels=pooled.name, n_new=len(new),
+            n_repeated=repeated, n_judged=n_judged, n_documents=pool.n_documents,
+            judged_fraction=n_judged / pool.n_documents if pool.n_documents else 0.0,
+            status=status.value, expanded=expanded, seconds=time.perf_counter() - started)
 
 
 def _external_topics(conn: Connection, snapshot_id: int) -> dict[str, int]:
@@ -225,7 +249,7 @@ def expand_qrels(
     prefer: str = "base",
     *,
     same_is_unchanged: bool = False,
-) -> dict[str, Any]:
+) -> ExpandResult:
     """Write the `expanded` set base ∪ pooled; report conflicting grades.
 
     Both sets are stored and validated, so their judgments (with their iterations, and those of
@@ -237,7 +261,6 @@ def expand_qrels(
     from tcdb.judging.qrels import create_qrels_set, get_qrels_set, stored_judgments
     from tcdb.queries import document_names
 
-    prefer = one_of(Prefer, prefer, "--prefer")
     base = get_qrels_set(session, snap, base_name)
     merged = stored_judgments(session, base.pk)
     conflicts: list[tuple[int, int | str, int, int]] = []
@@ -261,12 +284,12 @@ def expand_qrels(
     conn = session.connection()
     ext_topic = {t: ext for ext, t in _external_topics(conn, snap.pk).items()}
     names = document_names(conn, snap.pk, [d for _, d, _, _ in conflicts if isinstance(d, int)])
-    shown = [{"topic": ext_topic[t], "doc": names[d] if isinstance(d, int) else d,
-              "base": old, "new": new} for t, d, old, new in conflicts]
-    shown.sort(key=lambda c: (natural_key(c["topic"]), str(c["doc"])))
-    return {"name": expanded.name, "status": status, "base": base.name, "pooled": pooled.name,
-            "n_judgments": expanded.n_judgments, "n_added": n_added, "prefer": prefer,
-            "n_conflicts": len(shown), "conflicts": shown}
+    shown = [GradeConflict(topic=ext_topic[t], doc=names[d] if isinstance(d, int) else d,
+                           base=old, new=new) for t, d, old, new in conflicts]
+    shown.sort(key=lambda c: (natural_key(c.topic), c.doc))
+    return ExpandResult(name=expanded.name, status=status, base=base.name, pooled=pooled.name,
+                        n_judgments=expanded.n_judgments, n_added=n_added, prefer=prefer,
+                        n_conflicts=len(shown), conflicts=shown)
 
 
 def _same_union(session: Session, snap: Snapshot, name: str, base: QrelsSet, pooled: QrelsSet,
@@ -283,15 +306,30 @@ def _same_union(session: Session, snap: Snapshot, name: str, base: QrelsSet, poo
     return found if stored_judgments(session, found.pk) == merged else None
 
 
-def expand_pool(name: str, base: str, expanded_name: str, prefer: str = "base", *,
-                collection: str | None = None, snapshot: str | None = None) -> dict[str, Any]:
-    """Write base ∪ the pool's pooled judgments as a new `expanded` set (after the batches)."""
-    with session_scope() as session:
-        pool = get_pool(session, name, collection, snapshot)
+class PoolExpandRequest(PoolRef):
+    """Which pool's judgments to add to which base set, under which name."""
+
+    base: str = option(help="The qrels set to expand.")
+    expanded_name: str = option(flag="--name", help="Name of the expanded qrels set.")
+    prefer: Prefer = option(Prefer.base, help="Which grade wins when base and pooled "
+                            "disagree.")
+
+    @field_validator("prefer", mode="before")
+    @classmethod
+    def _prefer(cls, value: Any) -> Prefer:
+        return word(Prefer, value)
+
+
+@operation("pool_expand", command="pool expand", writes=True)
+def pool_expand(request: PoolExpandRequest, db: Database) -> ExpandResult:
+    """Write base ∪ the pool's judgments (all batches so far) as an expanded qrels set."""
+    with db.session() as session:
+        pool = get_pool(session, request.name, request.collection, request.snapshot)
         if pool.pooled_qrels_id is None:
-            raise NotFoundError(f"pool {name!r} has no judgments yet: import them with "
-                             "`tcdb pool import-judgments`")
+            raise NotFoundError(f"pool {request.name!r} has no judgments yet: import them "
+                                "with `tcdb pool import-judgments`")
         snap = session.get(Snapshot, pool.snapshot_id)
         pooled = session.get(QrelsSet, pool.pooled_qrels_id)
         assert snap is not None and pooled is not None
-        return expand_qrels(session, snap, base, pooled, expanded_name, prefer)
+        return expand_qrels(session, snap, request.base, pooled, request.expanded_name,
+                            request.prefer.value)

@@ -24,11 +24,16 @@ strategy's judging order instead (`tcdb.pools.strategies`: depth, rrf, rbp, mtf,
 `simulate` try strategies on a complete qrels set before anyone judges.
 
 Judgments on a pool are imported by `tcdb.judging.pooled`.
+
+Each step is an operation (`tcdb.operations`): `pool_build`, `pools`, `pool_show`,
+`pool_export`, `pool_next_round` here, `pool_import_judgments` and `pool_expand` in
+`tcdb.judging.pooled`; call them as `tcdb.api.pool_build(…)`.
 """
 
-from tcdb.pools.build import build_pool
-from tcdb.pools.export import export_pool
-from tcdb.pools.inspect import count_judged, get_pool, list_pools, pool_documents, show_pool
+from tcdb.pools.build import pool_build
+from tcdb.pools.export import pool_export
+from tcdb.pools.inspect import count_judged, get_pool, pool_documents, pool_show, pools
+from tcdb.pools.rounds import pool_next_round
 
-__all__ = ["build_pool", "count_judged", "export_pool", "get_pool", "list_pools",
-           "pool_documents", "show_pool"]
+__all__ = ["count_judged", "get_pool", "pool_build", "pool_documents", "pool_export",
+           "pool_next_round", "pool_show", "pools"]

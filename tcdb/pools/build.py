@@ -1,78 +1,149 @@
 """Building a pool: choose the runs, compute their union of top-k per topic in the database.
+
+The `pool_build` operation (`tcdb pool build`, `tcdb.api.pool_build`, `TASKS["pool_build"]`,
+the `build-pool` flow): a depth-k pool, or with a budget the first N documents of a pooling
+strategy's judging order, optionally only its first batch (round 1).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, Self
 
+from pydantic import field_validator, model_validator
 from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.errors import ConflictError, OptionError
+from tcdb.errors import ConflictError, FieldError, OptionError
 from tcdb.judging.qrels import get_qrels_set
+from tcdb.operations import Database, Labels, Request, argument, operation, option
 from tcdb.pools.inspect import find_pool, pool_run_ids, size_stats, topic_sizes
-from tcdb.pools.results import PoolBuildReport
+from tcdb.pools.results import PoolBuildResult
 from tcdb.pools.sql import create_bounds, drop_bounds, pool_sql, ranked_sql, runs_list
 from tcdb.pools.strategies import Strategy, describe, make_strategy
 from tcdb.runs import get_runs
 from tcdb.schema import Pool, PoolEntry, QrelsSet, Run, Snapshot
-from tcdb.storage.db import bulk_insert, is_postgres, session_scope
-from tcdb.vocabulary import TieOrder, one_of
+from tcdb.storage.db import bulk_insert, is_postgres
+from tcdb.vocabulary import TieOrder
+
+RUN_CHOICE = "runs/contributed/not_contributed/all_runs"
 
 
-def _choose_runs(
-    session: Session,
-    snap: Snapshot,
-    runs: Sequence[str] | None,
-    contributed: bool,
-    not_contributed: bool,
-    all_runs: bool,
-) -> tuple[list[Run], str]:
+def word(kind: type[Any], value: Any) -> Any:
+    """`value` as a member of the enum `kind`; a ValueError naming the choices (the field's
+    validator turns it into a FieldError)."""
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(member.value for member in kind)
+        raise ValueError(f"{value!r} is not one of {choices}") from None
+
+
+def strategy_of(spec: str) -> Strategy:
+    """A strategy from its spec; a bad spec is a FieldError of `strategy`."""
+    try:
+        return make_strategy(spec)
+    except OptionError as exc:
+        raise FieldError("strategy", exc.reason) from None
+
+
+class PoolBuildRequest(Request):
+    """Which runs of which snapshot to pool, how deep or within which budget."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    name: str = argument(help="Name of the new pool.")
+    depth: int | None = option(
+        None, short="-k", help="Top K documents of each run per topic (with a budget: read "
+        "runs only this deep; default whole runs).")
+    runs: Labels | None = option(None, flag="--run", help="A run tag to pool (repeatable).")
+    contributed: bool = option(False, help="Pool the runs that fed the official pools.")
+    not_contributed: bool = option(False, help="Pool the runs that did not contribute.")
+    all_runs: bool = option(False, help="Pool every run of the snapshot.")
+    exclude_judged: str | None = option(
+        None, help="Leave out what this qrels set judged (remainder pool).")
+    tie_order: TieOrder = option(
+        TieOrder.trec_eval, help="Rank by score then doc id descending (trec_eval), score "
+        "then doc id ascending (docid-asc, trectools), or the file's rank column (file-rank).")
+    max_per_topic: int | None = option(
+        None, help="Cap each topic at N documents: best rank first, then more runs, then doc "
+        "id.")
+    description: str | None = option(None, help="Free text.")
+    strategy: str | None = option(
+        None, help="With a budget: the judging order, NAME or NAME:key=value,… (depth, rrf, "
+        "rbp, mtf, maxmean; default depth).")
+    budget: int | None = option(
+        None, help="At most N documents, the first N of the strategy's order (kept, so an "
+        "export can be cut at any smaller budget).")
+    per_topic: bool = option(False, help="The budget is per topic (default: in total).")
+    batch: int | None = option(
+        None, help="Pool only the first N now (round 1); `pool next-round` adds the next "
+        "rounds, learning from their judgments, up to the budget.")
+
+    @field_validator("tie_order", mode="before")
+    @classmethod
+    def _tie_order(cls, value: Any) -> TieOrder:
+        return word(TieOrder, value)
+
+    @field_validator("depth", "max_per_topic", "budget")
+    @classmethod
+    def _at_least_one(cls, value: int | None, info: Any) -> int | None:
+        if value is not None and value < 1:
+            what = info.field_name.replace("_", " ")
+            raise ValueError(f"{what} must be at least 1 (got {value})")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if sum([bool(self.runs), self.contributed, self.not_contributed, self.all_runs]) != 1:
+            raise FieldError(RUN_CHOICE, "choose the runs with exactly one of them")
+        if self.budget is None:
+            if self.strategy is not None or self.per_topic:
+                raise FieldError("budget", "a strategy and a budget per topic need a budget "
+                                 "(how many documents to judge)")
+            if self.depth is None:
+                raise FieldError("depth", "give a depth K, or a budget N with a strategy")
+            if self.batch is not None:
+                raise FieldError("batch", "a batch N goes with a budget: the first round")
+            return self
+        if self.max_per_topic is not None:
+            raise FieldError("max_per_topic", "a budgeted pool is cut by its budget (per "
+                             "topic for a cap per topic), not by a maximum per topic")
+        if self.batch is not None and self.batch < 1:
+            raise FieldError("batch", f"batch must be at least 1 (got {self.batch})")
+        strategy_of(self.strategy or "depth")
+        return self
+
+    def made_strategy(self) -> Strategy | None:
+        """The strategy of a budgeted pool; None for a depth-k pool."""
+        return strategy_of(self.strategy or "depth") if self.budget is not None else None
+
+
+def _choose_runs(session: Session, snap: Snapshot, request: PoolBuildRequest
+                 ) -> tuple[list[Run], str]:
     """The runs a pool is built over, and how they were chosen (for the report)."""
-    modes = [bool(runs), contributed, not_contributed, all_runs]
-    if sum(modes) != 1:
-        raise OptionError("--run/--contributed/--not-contributed/--all-runs",
-                          "choose the runs with exactly one of them")
-    if runs:
-        return get_runs(session, snap, list(runs)), "runs"
+    if request.runs:
+        return get_runs(session, snap, list(request.runs)), "runs"
     every = get_runs(session, snap)
-    if all_runs:
-        chosen, how, option = every, "all runs", "--all-runs"
-    elif contributed:
-        chosen, how, option = [r for r in every if r.contributed], "contributed runs", \
-            "--contributed"
+    if request.all_runs:
+        chosen, how, field = every, "all runs", "all_runs"
+    elif request.contributed:
+        chosen, how, field = [r for r in every if r.contributed], "contributed runs", \
+            "contributed"
     else:
-        chosen, how, option = [r for r in every if not r.contributed], \
-            "runs that did not contribute", "--not-contributed"
+        chosen, how, field = [r for r in every if not r.contributed], \
+            "runs that did not contribute", "not_contributed"
     if not chosen:
-        raise OptionError(option, f"snapshot {snap.label!r} has no {how} to pool "
-                          f"({len(every)} run(s) imported)")
+        raise FieldError(field, f"snapshot {snap.label!r} has no {how} to pool "
+                         f"({len(every)} run(s) imported)")
     return chosen, how
 
 
-def build_pool(
-    collection: str,
-    snapshot: str,
-    name: str,
-    depth: int | None,
-    *,
-    runs: Sequence[str] | None = None,
-    contributed: bool = False,
-    not_contributed: bool = False,
-    all_runs: bool = False,
-    exclude_judged: str | None = None,
-    tie_order: TieOrder | str = TieOrder.trec_eval,
-    max_per_topic: int | None = None,
-    description: str | None = None,
-    strategy: str | None = None,
-    budget: int | None = None,
-    per_topic: bool = False,
-    batch: int | None = None,
-) -> PoolBuildReport:
-    """Build a depth-k pool in the database (see the module docstring); idempotent by name.
+@operation("pool_build", command="pool build", writes=True)
+def pool_build(request: PoolBuildRequest, db: Database) -> PoolBuildResult:
+    """Build a depth-k pool over chosen runs, computed in the database; or, with a budget,
+    the first N documents of a pooling strategy's order.
 
     With a `budget`, the pool is the first `budget` documents (in total, or `per_topic`) of a
     `strategy`'s judging order (`tcdb.pools.strategies`; default `depth`), stored with each
@@ -80,104 +151,89 @@ def build_pool(
     runs are read (default: whole runs). With a `batch`, only the first `batch` documents are
     pooled now, as round 1; `tcdb.pools.rounds` adds the next rounds up to the budget.
 
-    The same name with the same parameters and runs again is a no-op ("unchanged"); with
-    different ones it is a ConflictError, since assessors may already hold the first pool.
+    Idempotent by name: the same parameters and runs again are "unchanged"; different ones a
+    ConflictError, since assessors may already hold the first pool.
     """
     started = time.perf_counter()
-    made = _check_strategy(strategy, budget, per_topic, depth, max_per_topic)
-    if batch is not None and (budget is None or batch < 1):
-        raise OptionError("--batch", "--batch N (≥ 1) goes with --budget: the first round")
-    if depth is not None and depth < 1:
-        raise OptionError("--depth", f"depth must be at least 1 (got {depth})")
-    tie_order = one_of(TieOrder, tie_order, "--tie-order")
-    if max_per_topic is not None and max_per_topic < 1:
-        raise OptionError("--max-per-topic", f"max per topic must be at least 1 (got "
-                          f"{max_per_topic})")
-    with session_scope() as session:
-        snap = get_snapshot(session, collection, snapshot)
+    made = request.made_strategy()
+    depth, tie_order = request.depth, request.tie_order.value
+    with db.session() as session:
+        snap = get_snapshot(session, request.collection, request.snapshot)
         assert snap.id is not None
-        chosen, how = _choose_runs(session, snap, runs, contributed, not_contributed, all_runs)
-        base = get_qrels_set(session, snap, exclude_judged) if exclude_judged else None
+        chosen, how = _choose_runs(session, snap, request)
+        base = (get_qrels_set(session, snap, request.exclude_judged)
+                if request.exclude_judged else None)
         run_ids = sorted(r.pk for r in chosen)
-        existing = find_pool(session, name, snap.pk)
+        existing = find_pool(session, request.name, snap.pk)
         if existing is not None:
             wanted = describe(made) if made is not None else None
             same = (existing.snapshot_id == snap.id
                     and (existing.depth == depth or (made is not None and depth is None))
-                    and existing.parameters == wanted and existing.budget == budget
-                    and existing.budget_per_topic == per_topic
+                    and existing.parameters == wanted and existing.budget == request.budget
+                    and existing.budget_per_topic == request.per_topic
                     and existing.tie_order == tie_order
-                    and existing.max_per_topic == max_per_topic
+                    and existing.max_per_topic == request.max_per_topic
                     and existing.base_qrels_id == (base.id if base else None)
                     and pool_run_ids(session, existing.pk) == run_ids)
             if not same:
-                raise ConflictError(f"snapshot {snapshot!r} already has a pool {name!r} with other "
-                                    "parameters or runs (see `tcdb pool show`); choose another "
-                                    "name")
-            return _build_report(session, existing, collection, snapshot, chosen, how, 0,
-                                 "unchanged", started)
-        pool = Pool(name=name, snapshot_id=snap.id, depth=depth or 0, tie_order=tie_order,
-                    max_per_topic=max_per_topic, base_qrels_id=base.id if base else None,
-                    description=description)
+                raise ConflictError(f"snapshot {request.snapshot!r} already has a pool "
+                                    f"{request.name!r} with other parameters or runs (see "
+                                    "`tcdb pool show`); choose another name")
+            return _build_report(session, existing, request, chosen, how, 0, "unchanged",
+                                 started)
+        pool = Pool(name=request.name, snapshot_id=snap.id, depth=depth or 0,
+                    tie_order=tie_order, max_per_topic=request.max_per_topic,
+                    base_qrels_id=base.id if base else None, description=request.description)
         session.add(pool)
         session.flush()
         assert pool.id is not None
         conn = session.connection()
         bulk_insert(conn, "pool_run", ["pool_id", "run_id"], [(pool.id, r) for r in run_ids])
         if made is not None:
-            assert budget is not None
-            _build_budgeted(session, pool, made, budget, per_topic, chosen, base, depth,
-                            batch)
-            return _build_report(session, pool, collection, snapshot, chosen, how, 0,
-                                 "built", started)
+            assert request.budget is not None
+            _build_budgeted(session, pool, made, request.budget, request.per_topic, chosen,
+                            base, depth, request.batch)
+            return _build_report(session, pool, request, chosen, how, 0, "built", started)
         assert depth is not None
-        postgres = is_postgres(conn)
-        if postgres:
-            # The window sorts the candidate entries: keep that sort in memory.
-            conn.execute(text("SET LOCAL work_mem = '256MB'"))
-            conn.execute(text("SET LOCAL jit = off"))  # compiling costs more than it saves here
-            # Grouping by sorting yields the rows in pool_entry's key order, which the INSERT
-            # wants anyway; hashing then sorting again was ~20 % slower (bench/pools.py).
-            conn.execute(text("SET LOCAL enable_hashagg = off"))
-        with_unresolved = any(r.n_unresolved for r in chosen)
-        params: dict[str, Any] = {"pool_id": pool.id, "snapshot_id": snap.id, "depth": depth}
-        if base is not None:
-            params["base_id"] = base.id
-        if max_per_topic is not None:
-            params["max_per_topic"] = max_per_topic
-        runs_sql = runs_list(run_ids)
-        if tie_order == "file-rank":
-            create_bounds(conn, snap.id, run_ids, depth, with_unresolved)
-        conn.execute(text(pool_sql(tie_order, postgres, with_unresolved, base is not None,
-                                   max_per_topic, runs_sql)), params)
-        skipped = 0
-        if with_unresolved:
-            skipped = _count_unresolved(conn, snap.id, tie_order, depth, runs_sql)
-        drop_bounds(conn)
+        skipped = _build_depth_k(conn, pool, snap.pk, chosen, run_ids, base, request)
         pool.n_documents = conn.execute(select(func.count()).select_from(PoolEntry).where(
             col(PoolEntry.pool_id) == pool.id)).scalar_one()
         session.add(pool)
         session.flush()
-        return _build_report(session, pool, collection, snapshot, chosen, how, skipped, "built",
-                             started)
+        return _build_report(session, pool, request, chosen, how, skipped, "built", started)
 
 
-def _check_strategy(strategy: str | None, budget: int | None, per_topic: bool,
-                    depth: int | None, max_per_topic: int | None) -> Strategy | None:
-    """The strategy of a budgeted pool (None for a plain depth-k pool), its options checked."""
-    if budget is None:
-        if strategy is not None or per_topic:
-            raise OptionError("--budget", "--strategy and --per-topic need --budget N (how "
-                              "many documents to judge)")
-        if depth is None:
-            raise OptionError("--depth", "give --depth K, or --budget N with a --strategy")
-        return None
-    if budget < 1:
-        raise OptionError("--budget", f"budget must be at least 1 (got {budget})")
+def _build_depth_k(conn: Connection, pool: Pool, snapshot_id: int, chosen: list[Run],
+                   run_ids: list[int], base: QrelsSet | None, request: PoolBuildRequest
+                   ) -> int:
+    """One INSERT … SELECT of the runs' top k; returns the unresolved documents left out."""
+    depth, tie_order, max_per_topic = request.depth, request.tie_order.value, \
+        request.max_per_topic
+    assert depth is not None
+    postgres = is_postgres(conn)
+    if postgres:
+        # The window sorts the candidate entries: keep that sort in memory.
+        conn.execute(text("SET LOCAL work_mem = '256MB'"))
+        conn.execute(text("SET LOCAL jit = off"))  # compiling costs more than it saves here
+        # Grouping by sorting yields the rows in pool_entry's key order, which the INSERT
+        # wants anyway; hashing then sorting again was ~20 % slower (bench/pools.py).
+        conn.execute(text("SET LOCAL enable_hashagg = off"))
+    with_unresolved = any(r.n_unresolved for r in chosen)
+    params: dict[str, Any] = {"pool_id": pool.id, "snapshot_id": snapshot_id, "depth": depth}
+    if base is not None:
+        params["base_id"] = base.id
     if max_per_topic is not None:
-        raise OptionError("--max-per-topic", "a budgeted pool is cut by --budget (with "
-                          "--per-topic for a cap per topic), not --max-per-topic")
-    return make_strategy(strategy or "depth")
+        params["max_per_topic"] = max_per_topic
+    runs_sql = runs_list(run_ids)
+    if tie_order == "file-rank":
+        create_bounds(conn, snapshot_id, run_ids, depth, with_unresolved)
+    conn.execute(text(pool_sql(tie_order, postgres, with_unresolved, base is not None,
+                               max_per_topic, runs_sql)), params)
+    skipped = 0
+    if with_unresolved:
+        skipped = _count_unresolved(conn, snapshot_id, tie_order, depth, runs_sql)
+    drop_bounds(conn)
+    return skipped
 
 
 def _build_budgeted(session: Session, pool: Pool, strategy: Strategy, budget: int,
@@ -220,19 +276,18 @@ def _count_unresolved(conn: Connection, snapshot_id: int, tie_order: str, depth:
                .scalar_one())
 
 
-def _build_report(session: Session, pool: Pool, collection: str, snapshot: str,
-                  chosen: list[Run], how: str, skipped: int, status: str,
-                  started: float) -> PoolBuildReport:
+def _build_report(session: Session, pool: Pool, request: PoolBuildRequest, chosen: list[Run],
+                  how: str, skipped: int, status: str, started: float) -> PoolBuildResult:
     sizes = topic_sizes(session.connection(), pool.pk)
     base = session.get(QrelsSet, pool.base_qrels_id) if pool.base_qrels_id else None
-    return {
-        "name": pool.name, "collection": collection, "snapshot": snapshot,
-        "depth": pool.depth, "tie_order": pool.tie_order, "max_per_topic": pool.max_per_topic,
-        "runs": [r.tag for r in chosen], "chosen": how,
-        "exclude_judged": base.name if base else None,
-        "strategy": pool.parameters or pool.method, "budget": pool.budget,
-        "budget_per_topic": pool.budget_per_topic, "n_documents": pool.n_documents,
-        "n_topics": len(sizes), "size": size_stats(sizes),
-        "n_unresolved_skipped": skipped, "status": status,
-        "seconds": time.perf_counter() - started,
-    }
+    made = request.made_strategy()
+    return PoolBuildResult(
+        name=pool.name, collection=request.collection, snapshot=request.snapshot,
+        depth=pool.depth, tie_order=pool.tie_order, max_per_topic=pool.max_per_topic,
+        runs=[r.tag for r in chosen], chosen=how, exclude_judged=base.name if base else None,
+        strategy=pool.parameters or pool.method, budget=pool.budget,
+        budget_per_topic=pool.budget_per_topic, n_documents=pool.n_documents,
+        n_topics=len(sizes), size=size_stats(sizes), n_unresolved_skipped=skipped,
+        status=status, seconds=time.perf_counter() - started,
+        adaptive_without_rounds=bool(made is not None and request.strategy
+                                     and request.batch is None and made.adaptive))

@@ -1,4 +1,8 @@
 """Exporting a pool for assessors: blind (no run tags, ranks or scores), in TREC, JSONL or CSV.
+
+The `pool_export` operation: the documents to judge as the result's items, written to `out`
+when given (and the pool marked `exported`); without `out` nothing is written or changed, so
+a read-only front end (the dashboard's download) shows the same export.
 """
 
 from __future__ import annotations
@@ -8,32 +12,59 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import field_validator
 from sqlalchemy import text
 
-from tcdb.errors import NotFoundError, OptionError
-from tcdb.pools.inspect import get_pool
-from tcdb.pools.results import PoolExportReport
+from tcdb.errors import FieldError, NotFoundError
+from tcdb.operations import Database, operation, option
+from tcdb.pools.build import word
+from tcdb.pools.inspect import PoolRef, get_pool
+from tcdb.pools.results import PoolExportItem, PoolExportResult
 from tcdb.schema import Pool, PoolStatus, Snapshot
 from tcdb.schema.base import utcnow
 from tcdb.sorting import natural_key
-from tcdb.storage.db import session_scope
-from tcdb.vocabulary import PoolExportFormat, PoolExportOrder, one_of
+from tcdb.vocabulary import PoolExportFormat, PoolExportOrder
 
 
-def export_pool(
-    name: str,
-    fmt: str,
-    out: Path | str,
-    *,
-    order: str = "docid",
-    seed: int | None = None,
-    collection: str | None = None,
-    snapshot: str | None = None,
-    budget: int | None = None,
-    overlap: int | None = None,
-    round_number: int | None = None,
-) -> PoolExportReport:
-    """Write the pool for assessors, blind (no run tags, ranks or scores); mark it `exported`.
+class PoolExportRequest(PoolRef):
+    """Which pool to export, in which format and order, and which part of it."""
+
+    format: PoolExportFormat = option(help="trec (ids only), jsonl or csv.")
+    out: Path | None = option(None, help="File to write (.gz to compress); without it nothing "
+                              "is written and the pool stays as it is.")
+    order: PoolExportOrder = option(PoolExportOrder.docid,
+                                    help="Documents per topic by id, or shuffled.")
+    seed: int | None = option(None, help="Seed of the shuffle.")
+    budget: int | None = option(
+        None, help="Only the first N documents of a budgeted pool's order (in total, or per "
+        "topic if the pool's budget is).")
+    overlap: int | None = option(
+        None, help="Only N documents per topic, drawn with the seed: the overlap a second "
+        "assessor judges too (`tcdb report agreement`).")
+    round: int | None = option(
+        None, help="Only the documents this round added (`pool next-round`).")
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _format(cls, value: Any) -> PoolExportFormat:
+        return word(PoolExportFormat, value)
+
+    @field_validator("order", mode="before")
+    @classmethod
+    def _order(cls, value: Any) -> PoolExportOrder:
+        return word(PoolExportOrder, value)
+
+    @field_validator("budget", "overlap")
+    @classmethod
+    def _at_least_one(cls, value: int | None, info: Any) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError(f"{info.field_name} must be at least 1 (got {value})")
+        return value
+
+
+@operation("pool_export", command="pool export", writes=True)
+def pool_export(request: PoolExportRequest, db: Database) -> PoolExportResult:
+    """Export the pool blind for assessors (no run tags, ranks or scores).
 
     `docid` order sorts by (topic, document id); `shuffle` keeps topics in order and shuffles
     the documents of each topic with `seed` (chosen and reported when not given), so the file
@@ -42,18 +73,16 @@ def export_pool(
     lacking text are named. `budget` cuts a budgeted pool's stored order (`tcdb.pools.budgeted`)
     at fewer documents: per topic if the pool's budget is, else round robin over the topics.
     `overlap` writes only N documents per topic drawn at random with `seed`: the overlap a
-    second assessor (or an LLM judge) judges too, for `tcdb report agreement`. `round_number`
+    second assessor (or an LLM judge) judges too, for `tcdb report agreement`. `round`
     writes only the documents that round added (`tcdb.pools.rounds`).
     """
-    from tcdb.collections.assessor_formats import PoolItem
+    from tcdb.collections.assessor_formats import PoolItem, _blind_order
 
-    fmt = one_of(PoolExportFormat, fmt, "--format")
-    order = one_of(PoolExportOrder, order, "--order")
-    out = Path(out)
-    if not out.parent.is_dir():
+    fmt, order, out = request.format.value, request.order.value, request.out
+    if out is not None and not out.parent.is_dir():
         raise NotFoundError(f"folder {out.parent} does not exist")
-    with session_scope() as session:
-        pool = get_pool(session, name, collection, snapshot)
+    with db.session() as session:
+        pool = get_pool(session, request.name, request.collection, request.snapshot)
         conn = session.connection()
         needs_text = fmt != "trec"
         sql = text(
@@ -64,42 +93,55 @@ def export_pool(
             "JOIN snapshot_document sd ON sd.snapshot_id = :s AND sd.document_id = pe.document_id "
             + ("JOIN content c ON c.id = sd.content_id " if needs_text else "")
             + "WHERE pe.pool_id = :p"
-            + (f" AND pe.round = {int(round_number)}" if round_number is not None else ""))
+            + (f" AND pe.round = {int(request.round)}" if request.round is not None else ""))
         rows = conn.execute(sql, {"s": pool.snapshot_id, "p": pool.id}).tuples().all()
-        if round_number is not None and not rows:
-            raise OptionError("--round", f"pool {name!r} has no round {round_number}")
-        if budget is not None:
-            rows = _within_budget(conn, pool, rows, budget)
+        if request.round is not None and not rows:
+            raise FieldError("round", f"pool {request.name!r} has no round {request.round}")
+        if request.budget is not None:
+            rows = _within_budget(conn, pool, rows, request.budget)
         used_seed = None
-        if order == "shuffle" or overlap is not None:
-            used_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-        if overlap is not None:
-            rows = _overlap(rows, overlap, used_seed)
+        if order == "shuffle" or request.overlap is not None:
+            used_seed = (request.seed if request.seed is not None
+                         else random.SystemRandom().randrange(2**31))
+        if request.overlap is not None:
+            rows = _overlap(rows, request.overlap, used_seed)
         if needs_text:
-            missing = sorted((t, d) for t, _, _, d, body in rows if body is None)
-            if missing:
-                shown = ", ".join(d for _, d in missing[:10])
-                more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-                snap = session.get(Snapshot, pool.snapshot_id)
-                label = snap.label if snap else "?"
-                raise OptionError("--format", f"{len(missing)} pooled document(s) of snapshot "
-                                  f"{label!r} have no text (ingested with --no-text?): "
-                                  f"{shown}{more}; export --format trec, or re-ingest with text")
-        items = [PoolItem(t, q, desc, d, body or "") for t, q, desc, d, body in rows]
-        n = _write(out, fmt, items, used_seed if order == "shuffle" else None)
-        status = PoolStatus.exported if pool.status == PoolStatus.open else pool.status
-        pool.status = status
-        pool.exported_at = pool.exported_at or utcnow()
-        session.add(pool)
-        return {"name": name, "format": fmt, "out": str(out), "n_documents": n,
-                "n_topics": len({i.topic_id for i in items}), "order": order,
-                "seed": used_seed, "status": status.value}
+            _check_text(session, pool, rows)
+        shuffle = used_seed if order == "shuffle" else None
+        items = _blind_order([PoolItem(t, q, desc, d, body or "")
+                              for t, q, desc, d, body in rows], shuffle)
+        status = pool.status
+        if out is not None:
+            _write(out, fmt, items, shuffle)
+            status = PoolStatus.exported if pool.status == PoolStatus.open else pool.status
+            pool.status = status
+            pool.exported_at = pool.exported_at or utcnow()
+            session.add(pool)
+        return PoolExportResult(
+            name=request.name, format=fmt, out=str(out) if out is not None else None,
+            n_documents=len(items), n_topics=len({i.topic_id for i in items}), order=order,
+            seed=used_seed, status=status.value,
+            items=[PoolExportItem(topic_id=i.topic_id, doc_id=i.doc_id,
+                                  query=i.query if needs_text else None,
+                                  description=i.description if needs_text else None,
+                                  text=i.text if needs_text else None) for i in items])
+
+
+def _check_text(session: Any, pool: Pool, rows: Sequence[Any]) -> None:
+    """Every pooled document has its text, or a FieldError of `format` names those lacking."""
+    missing = sorted((t, d) for t, _, _, d, body in rows if body is None)
+    if missing:
+        shown = ", ".join(d for _, d in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        snap = session.get(Snapshot, pool.snapshot_id)
+        label = snap.label if snap else "?"
+        raise FieldError("format", f"{len(missing)} pooled document(s) of snapshot {label!r} "
+                         f"have no text (ingested with --no-text?): {shown}{more}; export in "
+                         "the trec format, or re-ingest with text")
 
 
 def _overlap(rows: Sequence[Any], n: int, seed: int | None) -> list[Any]:
     """N rows per topic drawn with `seed` (all of a smaller topic), in (topic, doc) order."""
-    if n < 1:
-        raise OptionError("--overlap", f"overlap must be at least 1 (got {n})")
     by_topic: dict[str, list[Any]] = {}
     for row in sorted(rows, key=lambda r: (natural_key(r[0]), r[3])):
         by_topic.setdefault(row[0], []).append(row)
@@ -113,11 +155,9 @@ def _within_budget(conn: Any, pool: Pool, rows: Sequence[Any], budget: int) -> l
     """The rows of the first `budget` documents of the pool's stored judging order."""
     from tcdb.pools.strategies import cut
 
-    if budget < 1:
-        raise OptionError("--budget", f"budget must be at least 1 (got {budget})")
     if pool.budget is None:
-        raise OptionError("--budget", f"pool {pool.name!r} keeps no judging order (a depth-k "
-                          "pool): build it with --budget to cut it at a budget")
+        raise FieldError("budget", f"pool {pool.name!r} keeps no judging order (a depth-k "
+                         "pool): build it with a budget to cut it at a budget")
     positions = conn.execute(text(
         "SELECT st.external_id, sd.external_id, pe.position FROM pool_entry pe "
         "JOIN snapshot_topic st ON st.snapshot_id = :s AND st.topic_id = pe.topic_id "

@@ -1,15 +1,19 @@
-"""Looking at pools: find one by name, list them, show one in detail.
+"""Looking at pools: find one by name, list them (`pools`), show one in detail (`pool_show`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
-from tcdb.errors import NotFoundError, OptionError
+from tcdb.errors import FieldError, NotFoundError
+from tcdb.operations import Database, Request, argument, operation, option
 from tcdb.pools.results import (
-    PoolDetail,
     PoolRunContribution,
+    PoolShowResult,
+    PoolsResult,
     PoolSummary,
     PoolTopic,
     SizeStats,
@@ -19,6 +23,25 @@ from tcdb.schema import Collection, Pool, PoolEntry, PoolRun, QrelsSet, Run, Sna
 from tcdb.schema.base import stored_id
 from tcdb.sorting import natural_key
 from tcdb.storage.db import is_postgres, session_scope
+
+
+def pool_collection() -> Any:
+    """The `collection` field of a request naming a pool."""
+    return option(None, help="The pool's collection, when the name alone is ambiguous.")
+
+
+def pool_snapshot() -> Any:
+    """The `snapshot` field of a request naming a pool."""
+    return option(None, help="The pool's snapshot, when the name alone is ambiguous.")
+
+
+class PoolRef(Request):
+    """A pool by name; names are unique per snapshot, so a name two snapshots share needs
+    its collection and snapshot."""
+
+    name: str = argument(help="Pool name.")
+    collection: str | None = pool_collection()
+    snapshot: str | None = pool_snapshot()
 
 
 def find_pool(session: Session, name: str, snapshot_id: int) -> Pool | None:
@@ -44,8 +67,8 @@ def get_pool(session: Session, name: str, collection: str | None = None,
         return found[0][0]
     if found:
         where = ", ".join(f"{c}/{s}" for _, c, s in found)
-        raise OptionError("--collection/--snapshot", f"pools named {name!r} exist in {where}: "
-                          "say which with --collection and --snapshot")
+        raise FieldError("collection/snapshot", f"pools named {name!r} exist in {where}: "
+                         "say which with its collection and snapshot")
     known = sorted({row[0].name for row in session.execute(query)}, key=natural_key)
     scope = "/".join(x for x in (collection, snapshot) if x)
     raise NotFoundError(f"no pool {name!r}" + (f" in {scope}" if scope else "")
@@ -66,9 +89,9 @@ def topic_sizes(conn: Connection, pool_id: int) -> dict[int, int]:
 def size_stats(sizes: dict[int, int]) -> SizeStats:
     values = list(sizes.values())
     if not values:
-        return {"min": 0, "max": 0, "mean": 0.0, "total": 0}
-    return {"min": min(values), "max": max(values), "mean": sum(values) / len(values),
-            "total": sum(values)}
+        return SizeStats(min=0, max=0, mean=0.0, total=0)
+    return SizeStats(min=min(values), max=max(values), mean=sum(values) / len(values),
+                     total=sum(values))
 
 
 def count_judged(conn: Connection, pool: Pool) -> int:
@@ -81,29 +104,42 @@ def count_judged(conn: Connection, pool: Pool) -> int:
     return int(conn.execute(sql, {"q": pool.pooled_qrels_id, "p": pool.id}).scalar_one())
 
 
-def list_pools(collection: str | None = None) -> list[PoolSummary]:
-    """Every pool with its parameters, size per topic, status and judged fraction."""
-    with session_scope() as session:
+class PoolsRequest(Request):
+    """Which pools to list."""
+
+    collection: str | None = argument(None, help="Only this collection.")
+
+
+@operation("pools", command="pool list")
+def pools(request: PoolsRequest, db: Database) -> PoolsResult:
+    """List pools: size per topic, status and judged fraction."""
+    with db.session() as session:
         query = (select(Pool)
                  .join(Snapshot, col(Snapshot.id) == col(Pool.snapshot_id))
                  .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
                  .order_by(col(Collection.name), col(Snapshot.ordinal), col(Pool.name)))
-        if collection is not None:
+        if request.collection is not None:
             from tcdb.catalog.collections import get_collection
 
-            query = query.where(col(Collection.id) == get_collection(session, collection).id)
-        return [_pool_row(session, pool) for pool in session.execute(query).scalars().all()]
+            query = query.where(
+                col(Collection.id) == get_collection(session, request.collection).id)
+        return PoolsResult(pools=[_pool_row(session, pool)
+                                  for pool in session.execute(query).scalars().all()])
 
 
-def show_pool(name: str, collection: str | None = None,
-              snapshot: str | None = None) -> PoolDetail:
-    """One pool in detail: per-topic sizes and judged counts, and each run's unique documents.
+class PoolShowRequest(PoolRef):
+    """Which pool to show."""
+
+
+@operation("pool_show", command="pool show")
+def pool_show(request: PoolShowRequest, db: Database) -> PoolShowResult:
+    """Show a pool: sizes per topic, each run's unique documents, judged fraction.
 
     A run's unique documents are those of the pool that no other chosen run retrieved in its
     top k — recomputed here with the same window as the build.
     """
-    with session_scope() as session:
-        pool = get_pool(session, name, collection, snapshot)
+    with db.session() as session:
+        pool = get_pool(session, request.name, request.collection, request.snapshot)
         conn = session.connection()
         summary = _pool_row(session, pool)
         topics: dict[int, str] = dict(conn.execute(text(
@@ -113,14 +149,17 @@ def show_pool(name: str, collection: str | None = None,
                       "LEFT JOIN judgment j ON j.qrels_set_id = :q AND j.topic_id = pe.topic_id "
                       "AND j.document_id = pe.document_id WHERE pe.pool_id = :p "
                       "GROUP BY pe.topic_id")
-        per_topic: list[PoolTopic] = [
-            {"topic": topics.get(t, str(t)), "n_documents": int(n), "n_judged": int(j)}
+        per_topic = [
+            PoolTopic(topic=topics.get(t, str(t)), n_documents=int(n), n_judged=int(j),
+                      n_unjudged=int(n) - int(j))
             for t, n, j in conn.execute(text(judged_sql), {
                 "q": pool.pooled_qrels_id or -1, "p": pool.id}).tuples().all()
         ]
-        per_topic.sort(key=lambda row: natural_key(row["topic"]))
-        return PoolDetail(**summary, per_topic=per_topic, runs=_unique_per_run(conn, pool),
-                          description=pool.description)
+        per_topic.sort(key=lambda row: natural_key(row.topic))
+        runs = _unique_per_run(conn, pool)
+        return PoolShowResult(**summary.model_dump(), per_topic=per_topic, runs=runs,
+                              description=pool.description,
+                              only_new_runs=bool(runs) and not any(r.contributed for r in runs))
 
 
 def _pool_row(session: Session, pool: Pool) -> PoolSummary:
@@ -134,19 +173,18 @@ def _pool_row(session: Session, pool: Pool) -> PoolSummary:
     judged = count_judged(conn, pool)
     names = dict(conn.execute(select(col(QrelsSet.id), col(QrelsSet.name)).where(
         col(QrelsSet.snapshot_id) == snap.id)).tuples().all())
-    return {
-        "name": pool.name, "collection": coll.name, "snapshot": snap.label, "depth": pool.depth,
-        "tie_order": pool.tie_order, "max_per_topic": pool.max_per_topic,
-        "exclude_judged": names.get(pool.base_qrels_id) if pool.base_qrels_id else None,
-        "strategy": pool.parameters or pool.method, "budget": pool.budget,
-        "budget_per_topic": pool.budget_per_topic,
-        "pooled_qrels": names.get(pool.pooled_qrels_id) if pool.pooled_qrels_id else None,
-        "n_runs": len(pool_run_ids(session, pool.pk)), "status": pool.status.value,
-        "n_documents": pool.n_documents, "n_topics": len(sizes), "size": size_stats(sizes),
-        "n_judged": judged,
-        "judged_fraction": judged / pool.n_documents if pool.n_documents else 0.0,
-        "created_at": pool.created_at, "exported_at": pool.exported_at,
-    }
+    return PoolSummary(
+        name=pool.name, collection=coll.name, snapshot=snap.label, depth=pool.depth,
+        tie_order=pool.tie_order, max_per_topic=pool.max_per_topic,
+        exclude_judged=names.get(pool.base_qrels_id) if pool.base_qrels_id else None,
+        strategy=pool.parameters or pool.method, budget=pool.budget,
+        budget_per_topic=pool.budget_per_topic,
+        pooled_qrels=names.get(pool.pooled_qrels_id) if pool.pooled_qrels_id else None,
+        n_runs=len(pool_run_ids(session, pool.pk)), status=pool.status.value,
+        n_documents=pool.n_documents, n_topics=len(sizes), size=size_stats(sizes),
+        n_judged=judged,
+        judged_fraction=judged / pool.n_documents if pool.n_documents else 0.0,
+        created_at=pool.created_at, exported_at=pool.exported_at)
 
 
 def _unique_per_run(conn: Connection, pool: Pool) -> list[PoolRunContribution]:
@@ -172,12 +210,14 @@ def _unique_per_run(conn: Connection, pool: Pool) -> list[PoolRunContribution]:
     )
     counts = {run_id: (int(n), int(u or 0)) for run_id, n, u in conn.execute(text(sql), {
         "pool_id": pool.id, "snapshot_id": pool.snapshot_id, "depth": pool.depth}).tuples()}
-    tags = conn.execute(select(col(Run.id), col(Run.tag))
+    tags = conn.execute(select(col(Run.id), col(Run.tag), col(Run.contributed))
                         .join(PoolRun, col(PoolRun.run_id) == col(Run.id))
                         .where(col(PoolRun.pool_id) == pool.id)
                         .order_by(col(Run.tag))).tuples().all()
-    return [{"run": tag, "n_pooled": counts.get(run_id, (0, 0))[0],
-             "unique": counts.get(run_id, (0, 0))[1]} for run_id, tag in tags]
+    return [PoolRunContribution(run=tag, n_pooled=counts.get(run_id, (0, 0))[0],
+                                unique=counts.get(run_id, (0, 0))[1],
+                                contributed=bool(contributed))
+            for run_id, tag, contributed in tags]
 
 
 def pool_documents(name: str, collection: str | None = None,

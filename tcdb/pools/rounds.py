@@ -15,9 +15,17 @@ from typing import Any
 
 from sqlalchemy import text
 
-from tcdb.errors import ConflictError, OptionError
-from tcdb.pools.inspect import get_pool, topic_sizes
+from tcdb.errors import ConflictError, FieldError
+from tcdb.operations import Database, operation, option
+from tcdb.pools.inspect import PoolRef, get_pool, topic_sizes
+from tcdb.pools.results import PoolRoundResult
 from tcdb.storage.locks import write_session
+
+
+class PoolNextRoundRequest(PoolRef):
+    """Which budgeted pool gets its next round, and how large."""
+
+    batch: int = option(help="Documents to add (per topic if the pool's budget is).")
 
 
 def _grades(conn: Any, qrels_id: int | None) -> dict[str, dict[str, int]]:
@@ -28,21 +36,25 @@ def _grades(conn: Any, qrels_id: int | None) -> dict[str, dict[str, int]]:
     return qrels_of(conn, qrels_id)
 
 
-def next_round(name: str, batch: int, *, collection: str | None = None,
-               snapshot: str | None = None) -> dict[str, Any]:
-    """Add the next round of at most `batch` documents to a budgeted pool (see the module)."""
+@operation("pool_next_round", command="pool next-round", writes=True)
+def pool_next_round(request: PoolNextRoundRequest, db: Database) -> PoolRoundResult:
+    """Add a budgeted pool's next round: the strategy replayed on every judgment so far.
+
+    At most `batch` documents (see the module), never past the budget.
+    """
     from tcdb.pools.budgeted import strategy_orders, write_entries
     from tcdb.pools.rankings import load_rankings
     from tcdb.pools.strategies import make_strategy
     from tcdb.schema import PoolStatus
 
+    name, batch = request.name, request.batch
     if batch < 1:
-        raise OptionError("--batch", f"batch must be at least 1 (got {batch})")
+        raise FieldError("batch", f"batch must be at least 1 (got {batch})")
     with write_session(f"pool\x00{name}") as session:
-        pool = get_pool(session, name, collection, snapshot)
+        pool = get_pool(session, name, request.collection, request.snapshot)
         if pool.budget is None or pool.parameters is None:
-            raise OptionError("POOL", f"pool {name!r} is a depth-k pool: rounds need a "
-                              "budgeted one (`pool build --strategy … --budget N --batch B`)")
+            raise FieldError("name", f"pool {name!r} is a depth-k pool: rounds need a "
+                             "budgeted one (`pool build --strategy … --budget N --batch B`)")
         conn = session.connection()
         known = _grades(conn, pool.pooled_qrels_id)
         unjudged = int(conn.execute(text(
@@ -93,7 +105,8 @@ def next_round(name: str, batch: int, *, collection: str | None = None,
         pool.status = PoolStatus.open
         session.add(pool)
         session.flush()
-        return {"name": pool.name, "round": last + 1, "n_added": added,
-                "n_documents": pool.n_documents, "budget": pool.budget,
-                "budget_per_topic": pool.budget_per_topic,
-                "n_topics": len(topic_sizes(conn, pool.pk)), "status": pool.status.value}
+        return PoolRoundResult(name=pool.name, round=last + 1, n_added=added,
+                               n_documents=pool.n_documents, budget=pool.budget,
+                               budget_per_topic=pool.budget_per_topic,
+                               n_topics=len(topic_sizes(conn, pool.pk)),
+                               status=pool.status.value)

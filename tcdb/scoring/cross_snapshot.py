@@ -21,12 +21,11 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
+from pydantic import BaseModel, Field
 from sqlalchemy import Connection, text
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 from tcdb.scoring.measures import parse_measures
 from tcdb.sorting import natural_key
 from tcdb.storage.db import bulk_insert
@@ -35,8 +34,26 @@ from tcdb.storage.locks import write_session
 UNRESOLVED = "unresolved:"  # names A's unresolved entries: they match no document of B
 
 
-@dataclass
-class CrossSnapshotReport:
+class UnmappedRun(BaseModel):
+    """What of a run of A snapshot B no longer has."""
+
+    topics_gone: list[str]  # A's ids of the topics B lacks
+    n_entries: int
+    entries_gone: int  # entries of documents B lacks (kept in place, unjudged)
+    entries_unresolved: int  # entries A itself could not resolve
+    n_topics_scored: int
+
+
+class CrossMean(BaseModel):
+    """A run's mean on B's judged topics (trec_eval -c)."""
+
+    run: str
+    measure: str
+    mean: float
+    n_topics: int
+
+
+class CrossSnapshotReport(BaseModel):
     """What `evaluate_from` did, what it could not map, and the means on B's qrels topics."""
 
     collection: str
@@ -48,14 +65,9 @@ class CrossSnapshotReport:
     n_computed: int = 0
     n_cached: int = 0
     n_scores: int = 0
-    # run tag → {topics_gone: [A's ids], n_entries, entries_gone (documents B lacks),
-    #            entries_unresolved, n_topics_scored}
-    unmapped: dict[str, dict[str, Any]] = field(default_factory=dict)
-    means: list[dict[str, Any]] = field(default_factory=list)  # run, measure, mean, n_topics
+    unmapped: dict[str, UnmappedRun] = Field(default_factory=dict)  # by run tag
+    means: list[CrossMean] = Field(default_factory=list)
     seconds: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence[str],
@@ -72,8 +84,8 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
 
     started = time.perf_counter()
     if run_from == snapshot:
-        raise OptionError("--run-from", f"the runs are already of snapshot {snapshot!r}: "
-                          "evaluate them without --run-from")
+        raise FieldError("run_from", f"the runs are already of snapshot {snapshot!r}: "
+                         "evaluate them without run_from")
     names = parse_measures(measures)
     with write_session(f"runs\x00{collection}", immediate=False,
                        waiting=f"waiting for another process writing runs or scores of "
@@ -82,8 +94,9 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
         snap_a = get_snapshot(session, collection, run_from)
         qset = get_qrels_set(session, snap_b, qrels)
         run_list = get_runs(session, snap_a, runs)
-        report = CrossSnapshotReport(collection, snapshot, run_from, qrels, names,
-                                     [r.tag for r in run_list])
+        report = CrossSnapshotReport(collection=collection, snapshot=snapshot,
+                                     run_from=run_from, qrels=qrels, measures=names,
+                                     runs=[r.tag for r in run_list])
         ids = {name: measure_id(session, name) for name in names}
         conn = session.connection()
         done = evaluations(conn, qset.pk, [r.pk for r in run_list], list(ids.values()))
@@ -111,9 +124,9 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
     for run in run_list:
         for name in names:
             by_topic = stored.get((run.pk, ids[name]), {})
-            report.means.append({"run": run.tag, "measure": name, "n_topics": len(judged),
-                                 "mean": trec_eval_mean([by_topic.get(t, 0.0) for t in judged],
-                                                        len(judged))})
+            report.means.append(CrossMean(
+                run=run.tag, measure=name, n_topics=len(judged),
+                mean=trec_eval_mean([by_topic.get(t, 0.0) for t in judged], len(judged))))
     report.seconds = time.perf_counter() - started
     return report
 
@@ -125,7 +138,7 @@ def _topic_names(conn: Connection, snapshot_id: int) -> dict[int, str]:
 
 
 def mapped_run(conn: Connection, run_id: int, snapshot_b: int, topics_a: dict[int, str],
-               topics_b: dict[int, str]) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
+               topics_b: dict[int, str]) -> tuple[dict[str, dict[str, float]], UnmappedRun]:
     """A run as ir_measures reads it, in snapshot B's names (see the module docstring), and
     what could not be mapped. Scores are −eval_rank, so the evaluated order is kept exactly."""
     rows = conn.execute(text(
@@ -147,10 +160,10 @@ def mapped_run(conn: Connection, run_id: int, snapshot_b: int, topics_a: dict[in
             gone_topics.add(int(topic_id))
             continue
         ranking.setdefault(topics_b[topic_id], {})[str(name)] = -float(eval_rank)
-    return ranking, {
-        "topics_gone": sorted((topics_a.get(t, str(t)) for t in gone_topics), key=natural_key),
-        "n_entries": n_entries, "entries_gone": gone, "entries_unresolved": unresolved,
-        "n_topics_scored": len(ranking)}
+    return ranking, UnmappedRun(
+        topics_gone=sorted((topics_a.get(t, str(t)) for t in gone_topics), key=natural_key),
+        n_entries=n_entries, entries_gone=gone, entries_unresolved=unresolved,
+        n_topics_scored=len(ranking))
 
 
 def _score(ranking: dict[str, dict[str, float]], measures: Sequence[str],

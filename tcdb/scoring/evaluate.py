@@ -14,9 +14,9 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pydantic import BaseModel, Field
 from sqlalchemy import Connection
 from sqlmodel import Session
 
@@ -34,8 +34,7 @@ EVALUATION_COLUMNS = ["run_id", "qrels_set_id", "residual_of_id", "measure_id", 
                       "n_topics", "computed_at"]
 
 
-@dataclass
-class EvaluationReport:
+class EvaluationReport(BaseModel):
     """What an `evaluate` call did: how many (run, measure) pairs it computed or found stored."""
 
     collection: str
@@ -46,13 +45,9 @@ class EvaluationReport:
     n_computed: int = 0  # (run, measure) pairs computed now
     n_cached: int = 0  # (run, measure) pairs already stored
     n_scores: int = 0  # per-topic values written
-    skipped: list[str] = field(default_factory=list)  # runs without entries (imported scores)
+    skipped: list[str] = Field(default_factory=list)  # runs without entries (imported scores)
     residual_of: str | None = None  # the qrels set whose judged documents were removed
     seconds: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 
 def evaluate(
@@ -66,6 +61,9 @@ def evaluate(
     progress: bool = False,
 ) -> EvaluationReport:
     """Compute and store the missing (run, qrels set, measure) scores of a snapshot's runs.
+
+    The helper every reader of scores calls first; the `evaluate` operation
+    (`tcdb.scoring.evaluation`) is it with a request, and the means.
 
     With `residual_of` (a qrels set: `NAME` of this snapshot, or `SNAPSHOT/NAME` of another of
     the collection) every ranking loses the documents that set judged for the topic before it
@@ -89,7 +87,8 @@ def evaluate(
         qset = get_qrels_set(session, snap, qrels)
         residual = residual_set(session, snap, residual_of) if residual_of else None
         run_list = get_runs(session, snap, runs)
-        report = EvaluationReport(collection, snapshot, qrels, names, [r.tag for r in run_list],
+        report = EvaluationReport(collection=collection, snapshot=snapshot, qrels=qrels,
+                                  measures=names, runs=[r.tag for r in run_list],
                                   residual_of=residual_of)
         ids = {name: measure_id(session, name) for name in names}
         residual_id = residual.pk if residual is not None else 0

@@ -124,9 +124,9 @@ def _runs(inputs: Inputs) -> None:
 
 
 def _pool(inputs: Inputs) -> None:
-    from tcdb.pools import build_pool
+    from tcdb.api import pool_build
 
-    build_pool("c", "base", "judge", 100, all_runs=True)
+    pool_build("c", "base", "judge", depth=100, all_runs=True)
 
 
 STAGES: dict[str, tuple[str | None, Callable[[Inputs], None]]] = {

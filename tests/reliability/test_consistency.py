@@ -28,11 +28,10 @@ DOCS = {f"d{i}": f"document {i} on query words {i % 3}" for i in range(30)}
 def _fill(folder: Path) -> None:
     """Two snapshots of one collection, three runs, scores, a judged pool and its expansion,
     and a second collection: a row in every table the checks look at."""
+    from tcdb.api import pool_build, pool_import_judgments
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.judging.pooled import import_judgments
-    from tcdb.pools import build_pool
     from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
@@ -57,8 +56,8 @@ def _fill(folder: Path) -> None:
         (t, d, 9.0 - i) for t in TOPICS for i, d in enumerate(["x1", "d3", "d4"])])])
     evaluate("c", "s1", "original", ["AP", "P@5"])
     evaluate("c", "s2", "original", ["AP"])
-    build_pool("c", "s1", "p", 10, all_runs=True, exclude_judged="original")
-    import_judgments("p", write_qrels_file(folder / "judged.txt", [("q1", "d10", 2),
+    pool_build("c", "s1", "p", depth=10, all_runs=True, exclude_judged="original")
+    pool_import_judgments("p", write_qrels_file(folder / "judged.txt", [("q1", "d10", 2),
                                                                    ("q2", "d11", 0)]),
                      expand="original", expanded_name="expanded")
 

@@ -1,0 +1,150 @@
+"""The `evaluate` operation: score a snapshot's runs (or an older snapshot's) and give the means.
+
+Two ways of one question, "how do these runs score on this qrels set?": a snapshot's own runs
+(`tcdb.scoring.evaluate`, optionally residual: the documents another set judged removed), or
+with `run_from` the runs of an older snapshot carried over by identity
+(`tcdb.scoring.cross_snapshot`). Only missing scores are computed; the means are
+`trec_eval -c` over the qrels set's topics (or a topic set's).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Self
+
+from pydantic import BaseModel, model_validator
+
+from tcdb.errors import FieldError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.scoring.cross_snapshot import UnmappedRun
+from tcdb.scoring.evaluate import EvaluationReport
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MEAN_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "measure", "value",
+                "n_topics", "n_answered", "source", "topic_set"]
+
+
+class EvaluateRequest(Request):
+    """Which runs to score on which qrels set, with which measures."""
+
+    collection: str = argument(help="Collection name.")
+    snapshot: str = argument(help="Snapshot label.")
+    qrels: str = option("original", help="Qrels set name.")
+    runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all).")
+    measures: Labels = option(help="ir_measures name, e.g. nDCG@10, AP (repeat).", short="-m")
+    residual_of: str | None = option(
+        None, metavar="QRELS",
+        help="Remove from every ranking the documents this qrels set judged (NAME, or "
+        "SNAPSHOT/NAME of another snapshot) before scoring, as TREC-COVID's residual "
+        "evaluation; the scores are kept apart from the run's own.")
+    run_from: str | None = option(
+        None, metavar="SNAPSHOT_A",
+        help="Score runs of this older snapshot on SNAPSHOT's qrels, documents and topics "
+        "mapped by identity (what cannot be mapped is reported); stored apart from the "
+        "runs' own scores.")
+    topics: str | None = option(
+        None, metavar="SET",
+        help="Show the means over this topic set's judged topics only (every topic is still "
+        "scored and stored; unanswered ones count 0).")
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Self:
+        if self.run_from is not None:
+            if self.topics is not None:
+                raise FieldError("run_from/topics", "give one of them, not both")
+            if self.residual_of is not None:
+                raise FieldError("run_from/residual_of", "give one of them, not both")
+            if self.run_from == self.snapshot:
+                raise FieldError("run_from", f"the runs are already of snapshot "
+                                 f"{self.snapshot!r}: evaluate them without run_from")
+        return self
+
+
+class MeanRow(BaseModel):
+    """A run's mean of one measure (`trec_eval -c`; NaN where it has no score)."""
+
+    collection: str
+    snapshot: str  # whose qrels
+    qrels: str
+    run: str
+    system: str | None
+    measure: str
+    value: float
+    n_topics: int  # topics averaged over
+    n_answered: int | None  # of them, those the run answered (None: runs of another snapshot)
+    source: str | None  # ir_measures, or where imported scores came from
+    topic_set: str | None
+
+
+class EvaluateResult(Result):
+    """What was computed and reused, the means, and (runs of an older snapshot) what the
+    qrels' snapshot no longer has."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    run_from: str | None
+    residual_of: str | None
+    topics: str | None
+    report: EvaluationReport
+    means: list[MeanRow]
+    unmapped: dict[str, UnmappedRun]  # run tag → what could not be carried over (run_from)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per run and measure: the mean, topics averaged over and answered."""
+        import pandas as pd
+
+        return pd.DataFrame([m.model_dump() for m in self.means], columns=MEAN_COLUMNS)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as its Python value (pydantic takes Python numbers)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+@operation("evaluate", command="evaluate", writes=True)
+def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
+    """Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."""
+    if request.run_from is not None:
+        return _evaluate_from(request)
+    from tcdb.scoring.evaluate import evaluate as store_scores
+    from tcdb.scoring.scores import score_table
+
+    if request.topics is not None:  # an unknown set fails before anything is computed
+        from tcdb.queries import topic_set_topic_ids
+
+        with db.session() as session:
+            topic_set_topic_ids(session, request.collection, request.topics)
+    report = store_scores(request.collection, request.snapshot, request.qrels,
+                          request.measures, request.runs or None,
+                          residual_of=request.residual_of, progress=sys.stderr.isatty())
+    table = score_table(request.collection, request.snapshot, request.qrels, report.measures,
+                        request.runs or None, residual_of=request.residual_of, compute=False,
+                        topics=request.topics)
+    means = [MeanRow(**{k: _plain(v) for k, v in row.items()})
+             for row in table[MEAN_COLUMNS].to_dict("records")]
+    return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
+                          qrels=request.qrels, run_from=None, residual_of=request.residual_of,
+                          topics=request.topics, report=report, means=means, unmapped={})
+
+
+def _evaluate_from(request: EvaluateRequest) -> EvaluateResult:
+    """Runs of an older snapshot on this snapshot's qrels (`tcdb.scoring.cross_snapshot`)."""
+    from tcdb.scoring.cross_snapshot import evaluate_from
+
+    assert request.run_from is not None
+    cross = evaluate_from(request.collection, request.snapshot, request.qrels,
+                          request.measures, request.run_from, request.runs or None)
+    report = EvaluationReport(
+        collection=cross.collection, snapshot=cross.snapshot, qrels=cross.qrels,
+        measures=cross.measures, runs=cross.runs, n_computed=cross.n_computed,
+        n_cached=cross.n_cached, n_scores=cross.n_scores, seconds=cross.seconds)
+    means = [MeanRow(collection=cross.collection, snapshot=cross.snapshot, qrels=cross.qrels,
+                     run=m.run, system=None, measure=m.measure, value=m.mean,
+                     n_topics=m.n_topics, n_answered=None, source="ir_measures",
+                     topic_set=None) for m in cross.means]
+    return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
+                          qrels=request.qrels, run_from=request.run_from, residual_of=None,
+                          topics=None, report=report, means=means, unmapped=cross.unmapped)
