@@ -23,7 +23,7 @@ def _click_command(path: tuple[str, ...]):  # type: ignore[no-untyped-def]
 
     command = typer.main.get_command(app)
     for name in path:
-        command = command.commands[name]  # type: ignore[attr-defined]
+        command = command.get_command(typer.Context(command), name)  # type: ignore[attr-defined]
     return command
 
 

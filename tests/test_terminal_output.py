@@ -54,13 +54,19 @@ def _command_paths() -> list[list[str]]:
 
     from tcdb.cli.app import app
 
-    def walk(command: object, path: list[str]) -> list[list[str]]:
+    root = typer.main.get_command(app)
+    ctx = typer.Context(root)
+
+    def walk(command: typer.core.TyperGroup, path: list[str]) -> list[list[str]]:
         found = [path]
-        for name, sub in getattr(command, "commands", {}).items():
-            found += walk(sub, [*path, name])
+        if hasattr(command, "list_commands"):  # the root loads its groups on demand
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                if sub is not None:
+                    found += walk(sub, [*path, name])
         return found
 
-    return walk(typer.main.get_command(app), [])
+    return walk(root, [])
 
 
 def test_help_reads_as_a_person_writes_it(cli) -> None:

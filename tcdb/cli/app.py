@@ -9,16 +9,62 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Any
 
 import typer
+import typer.main
+from typer.core import TyperCommand, TyperGroup
 
 from tcdb import __version__
 from tcdb.cli import help_style
 
 help_style.apply()
 
+class _LazyRoot(TyperGroup):
+    """The root group loads a command's module only when that command runs (or its own help
+    is asked for): `tcdb report …` imports the reports, not the pools or the ingest. The root
+    help lists every command from `COMMANDS` without importing any."""
+
+    listing = False
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:
+        return [name for _, _, name, _, _ in COMMANDS]
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
+        entry = next((c for c in COMMANDS if c[2] == cmd_name), None)
+        if entry is None:
+            return None
+        module_name, attribute, name, panel, summary = entry
+        if self.listing:
+            return TyperCommand(name, short_help=summary, rich_help_panel=panel)
+        if cmd_name not in self.commands:
+            self.commands[cmd_name] = _load(module_name, attribute, name, panel)
+        return self.commands[cmd_name]
+
+    def format_help(self, ctx: typer.Context, formatter: Any) -> None:
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
+
+def _load(module_name: str, attribute: str, name: str, panel: str) -> Any:
+    """The click command of one entry of `COMMANDS`, built by typer from its module."""
+    module = importlib.import_module(f"tcdb.cli.{module_name}")
+    if attribute == "app":
+        command: Any = typer.main.get_group(module.app)
+    else:
+        single = typer.Typer()
+        single.command(name, rich_help_panel=panel)(getattr(module, attribute))
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
+
 app = typer.Typer(
     name="tcdb",
+    cls=_LazyRoot,
     help="A longitudinal test-collection database for IR evaluation: snapshots, qrels, runs, "
     "pools, reusability and persistence reports.",
     no_args_is_help=True,
@@ -28,24 +74,40 @@ app = typer.Typer(
 )
 
 # Every command, in the order and the panels of `tcdb --help`: (module under tcdb.cli,
-# attribute, name, panel). An attribute named `app` is a Typer group, anything else a command.
-COMMANDS: list[tuple[str, str, str, str]] = [
-    ("demo", "demo", "demo", "Start here"),
-    ("dashboard", "dashboard", "dashboard", "Start here"),
-    ("info", "info", "info", "Start here"),
-    ("collection", "app", "collection", "Collections and snapshots"),
-    ("snapshot", "app", "snapshot", "Collections and snapshots"),
-    ("topics", "app", "topics", "Collections and snapshots"),
-    ("run", "app", "run", "Runs, qrels and scores"),
-    ("qrels", "app", "qrels", "Runs, qrels and scores"),
-    ("evaluate", "evaluate", "evaluate", "Runs, qrels and scores"),
-    ("scores", "app", "scores", "Runs, qrels and scores"),
-    ("pool", "app", "pool", "Assessment"),
-    ("report", "app", "report", "Reports"),
-    ("literature", "app", "literature", "Reports"),
-    ("flows", "app", "flows", "Operations"),
-    ("serve", "serve", "serve", "Operations"),
-    ("db", "app", "db", "Operations"),
+# attribute, name, panel, summary). An attribute named `app` is a Typer group, anything else
+# a command; the summary is what `tcdb --help` says of it without importing the module.
+COMMANDS: list[tuple[str, str, str, str, str]] = [
+    ("demo", "demo", "demo", "Start here", "Build a demo database: a generated LongEval-shaped "
+     "collection through ingest, runs, evaluation, pooling, judging and the reports."),
+    ("dashboard", "dashboard", "dashboard", "Start here",
+     "Browse snapshot drift, persistence, reusability, pools and run comparisons."),
+    ("info", "info", "info", "Start here",
+     "Show the database URL (password masked), schema revision and row counts per table."),
+    ("collection", "app", "collection", "Collections and snapshots", "Declare test "
+     "collections and how documents and topics keep their identity across snapshots."),
+    ("snapshot", "app", "snapshot", "Collections and snapshots",
+     "Ingest snapshots of a collection and compare them."),
+    ("topics", "app", "topics", "Collections and snapshots",
+     "Topics of a collection: named topic sets for restricting reports."),
+    ("run", "app", "run", "Runs, qrels and scores",
+     "Import, fix, delete and list runs (TREC run files) of a snapshot."),
+    ("qrels", "app", "qrels", "Runs, qrels and scores",
+     "Import, export and list qrels sets (immutable once imported)."),
+    ("evaluate", "evaluate", "evaluate", "Runs, qrels and scores",
+     "Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."),
+    ("scores", "app", "scores", "Runs, qrels and scores",
+     "Score tables, and importing published per-topic scores (trec_eval -q output)."),
+    ("pool", "app", "pool", "Assessment",
+     "Build pools, export them blind for assessors, import judgments, simulate strategies."),
+    ("report", "app", "report", "Reports", "Reports: reusability (τ, new relevant, leave-out), "
+     "persistence (ARP, RΔ, ER, ΔRI), run comparisons, one system over time."),
+    ("literature", "app", "literature", "Reports", "Results reported in the literature: best "
+     "and baseline figures per publication, trends per model category."),
+    ("flows", "app", "flows", "Operations",
+     "Prefect flows: list the scheduled deployments, run one now."),
+    ("serve", "serve", "serve", "Operations",
+     "Serve the scheduled flows (nightly ingestion, hourly run imports and evaluation)."),
+    ("db", "app", "db", "Operations", "Create and migrate the database schema (Alembic)."),
 ]
 
 
@@ -67,18 +129,6 @@ def _main(
 ) -> None:
     if database_url:
         os.environ["TCDB_DATABASE_URL"] = database_url
-
-
-def _register() -> None:
-    for module_name, attribute, name, panel in COMMANDS:
-        module = importlib.import_module(f"tcdb.cli.{module_name}")
-        if attribute == "app":
-            app.add_typer(module.app, name=name, rich_help_panel=panel)
-        else:
-            app.command(name, rich_help_panel=panel)(getattr(module, attribute))
-
-
-_register()
 
 
 # Options of the root callback that may also follow the command name (each takes a value).
@@ -157,13 +207,13 @@ def run(argv: list[str] | None = None) -> int:
 def print_error(message: str) -> None:
     """`error: MESSAGE` as one line on stderr, the message exactly as written: a file named
     `[bold]` or `:thumbs_up:` is neither markup nor an emoji, and a newline inside (a YAML
-    parser's message) is shown as `\\n` rather than breaking the line."""
+    parser's message) is shown as `\\n` rather than breaking the line, ESC as `\\x1b`."""
     from rich.text import Text
 
-    from tcdb.cli.output import err_console
+    from tcdb.cli.output import err_console, safe_text
 
     line = Text("error:", style="bold red")
-    line.append(" " + message.replace("\r", "\\r").replace("\n", "\\n"))
+    line.append(" " + safe_text(message))  # `\n`, `\x1b`, …: no control character raw
     err_console.print(line, highlight=False, soft_wrap=True, emoji=False, markup=False)
 
 

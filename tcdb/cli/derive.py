@@ -121,47 +121,67 @@ def command(
     extras: list[inspect.Parameter] | None = None,
     prepare: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None,
     after: Show | None = None,
-) -> Callable[..., None]:
+) -> DerivedCommand:
     """The CLI command of operation `name`, for `app.command(...)`.
 
     `show(result, **extras)` prints the result for people (by default, its frame as a table);
     `--json` prints `result.to_json()`. `extras` are CLI-only options (an output file…) handed
     to `show`; `prepare(fields, extras)` may reshape the fields before the request is built
-(`--snapshots a,b`) and check the extras against them; `after(result, **extras)` does what
-the extras ask (write a file) whatever the output, `--json` or tables.
+    (`--snapshots a,b`) and check the extras (and `json`, whether `--json` was given) against
+    them; `after(result, **extras)` does what the extras ask (write a file) whatever the
+    output, `--json` or tables.
     """
-    op = get_operation(name)
-    request = op.request
-    extras = extras or []
-    parameters = [_parameter(field_name, field)
-                  for field_name, field in request.model_fields.items()]
-    parameters += extras
-    parameters.append(inspect.Parameter(
-        "json_output", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
-        default=typer.Option(False, "--json", help="Print JSON.")))
-    extra_names = [p.name for p in extras]
+    return DerivedCommand(name, show, extras or [], prepare, after)
 
-    def run_command(**given: Any) -> None:
+
+class DerivedCommand:
+    """A command typer reads like a function; the operation is looked up only when typer asks
+    for the signature (when the command tree is built), so importing the CLI stays light."""
+
+    def __init__(self, name: str, show: Show | None, extras: list[inspect.Parameter],
+                 prepare: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None,
+                 after: Show | None) -> None:
+        self.__name__ = self.__qualname__ = name
+        self._show, self._extras, self._prepare, self._after = show, extras, prepare, after
+
+    @property
+    def operation(self) -> Operation[Any, Any]:
+        return get_operation(self.__name__)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        parameters = [_parameter(field_name, field)
+                      for field_name, field in self.operation.request.model_fields.items()]
+        parameters += self._extras
+        parameters.append(inspect.Parameter(
+            "json_output", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+            default=typer.Option(False, "--json", help="Print JSON.")))
+        return inspect.Signature(parameters)
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+    @property  # type: ignore[misc]
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        return inspect.getdoc(self.operation.function)
+
+    def __call__(self, **given: Any) -> None:
         as_json = given.pop("json_output")
-        extra_values = {k: given.pop(k) for k in extra_names}
-        fields = prepare(given, extra_values) if prepare else given
-        result = run_operation(op, fields)
-        if after is not None:
-            after(result, **extra_values)
+        extra_values = {p.name: given.pop(p.name) for p in self._extras}
+        fields = (self._prepare(given, {**extra_values, "json": as_json}) if self._prepare
+                  else given)
+        result = run_operation(self.operation, fields)
+        if self._after is not None:
+            self._after(result, **extra_values)
         if as_json:
             from tcdb.cli.output import print_json
 
             print_json(result.to_json())
-        elif show is not None:
-            show(result, **extra_values)
+        elif self._show is not None:
+            self._show(result, **extra_values)
         else:
             show_frame(result)
-
-    run_command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    run_command.__annotations__ = {p.name: p.annotation for p in parameters}
-    run_command.__doc__ = inspect.getdoc(op.function)
-    run_command.__name__ = name
-    return run_command
 
 
 def run_operation(op: Operation[Any, Any], fields: dict[str, Any]) -> Result:

@@ -34,7 +34,7 @@ class PersistenceRequest(Request):
     measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
     qrels: Labels | dict[str, str] = option(
         ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
-        "per snapshot in order (the API also takes {snapshot: name}).")
+        "per snapshot in order (the API also takes a mapping snapshot → name).")
     topics: str = option("all", help="all, core (judged in every snapshot) or a topic set name.")
     bootstrap: int = option(0, ge=0, help="Bootstrap samples for CIs (0: none).")
     seed: int = option(0, help="Seed of the bootstrap.")

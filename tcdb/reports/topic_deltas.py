@@ -36,7 +36,7 @@ class TopicDeltasRequest(Request):
     measure: str = option("nDCG@10", help="Measure.", short="-m")
     qrels: Labels | dict[str, str] = option(
         ["original"], flag="--qrels", help="Qrels set name, once for both snapshots or once "
-        "per snapshot in order (the API also takes {snapshot: name}).")
+        "per snapshot in order (the API also takes a mapping snapshot → name).")
     pivot: str | None = option(None, help="Also show this system's change per topic.")
     topics: str | None = option(None, metavar="SET",
                                 help="Only the core topics in this topic set.")
