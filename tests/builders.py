@@ -253,16 +253,14 @@ def seed_collection(
     path = write_qrels_file(tmp_path / "seed" / "judgments.txt", judgments)
     pool_import_judgments(pool, path, expand="original", expanded_name="expanded")
     evaluate(COLLECTION, last, "expanded", MEASURES, progress=progress)
-    from tcdb.reports.leave_out import leave_out_report
+    from tcdb import api
 
-    leave_out = leave_out_report(COLLECTION, last, "original", pool_depth, by="group",
-                                 measures=["AP"]) if len(contributing) > 1 else None
+    leave_out = api.leave_out(COLLECTION, last, qrels="original", depth=pool_depth, by="group",
+                              measures=["AP"]) if len(contributing) > 1 else None
     from importlib.resources import as_file, files
 
-    from tcdb.literature.reported import import_literature
-
     with as_file(files("tcdb.collections.demo") / "literature.csv") as shipped:
-        import_literature(shipped, COLLECTION)  # the Literature page's trend chart
+        api.literature_import(shipped, COLLECTION)  # the Literature page's trend chart
     return Seeded(COLLECTION, labels, systems, contributing, n_docs, churn, topics, pool, last,
                   {"pool_size": pooled.n_documents, "leave_out": leave_out})
 

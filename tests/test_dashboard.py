@@ -145,7 +145,7 @@ def test_drift_judgments_per_topic_equal_the_qrels(seeded: Seeded) -> None:
 def test_reusability_scatter_and_taus(seeded: Seeded) -> None:
     from scipy import stats
 
-    from tcdb.reports.reusability import reusability_report
+    from tcdb import api
     from tcdb.scoring.scores import score_table
 
     last = seeded.labels[-1]
@@ -163,9 +163,9 @@ def test_reusability_scatter_and_taus(seeded: Seeded) -> None:
     topic_tau = chart_with(at, "topic", "tau", "n_runs")
     assert set(topic_tau["topic"]) == set(seeded.topics[last])
     counts = chart_with(at, "run", "unjudged_top_k", "new_relevant_top_k")
-    report = reusability_report(COLLECTION, last, "original", "expanded", ["AP"], depth=100,
-                                compute=False)["measures"]["AP"]
-    want = {r["run"]: (r["unjudged_top_k"], r["new_relevant_top_k"]) for r in report["runs"]}
+    report = api.reusability(COLLECTION, last, qrels="original", vs="expanded", measures=["AP"],
+                             depth=100, compute=False).measures["AP"]
+    want = {r.run: (r.unjudged_top_k, r.new_relevant_top_k) for r in report.runs}
     got = {r.run: (r.unjudged_top_k, r.new_relevant_top_k) for r in counts.itertuples()}
     assert got == want
     assert (counts["new_relevant_top_k"] <= counts["unjudged_top_k"]).all()
@@ -177,16 +177,16 @@ def test_reusability_leave_out(seeded: Seeded) -> None:
     report = seeded.extra["leave_out"]
     at = open_page("reusability", collection=COLLECTION, snapshot=seeded.labels[-1],
                    measure="AP", qrels="original", leave_out="1", by="group",
-                   pool_depth=str(report["depth"]))
+                   pool_depth=str(report.depth))
     tables = {frozenset(t.value["run"]): t.value for t in at.dataframe
               if "score_full" in t.value.columns}
     text = " ".join(m.value for m in at.markdown)
-    for group in report["measures"]["AP"]["groups"]:
-        want = {r["run"]: (r["score_full"], r["score_reduced"]) for r in group["runs"]}
+    for group in report.measures["AP"].groups:
+        want = {r.run: (r.score_full, r.score_reduced) for r in group.runs}
         shown = tables[frozenset(want)]
         for row in shown.itertuples(index=False):
             assert (row.score_full, row.score_reduced) == pytest.approx(want[row.run])
-        assert f"τ-b = {group['tau_b']:.3f}" in text
+        assert f"τ-b = {group.tau_b:.3f}" in text
 
 
 def test_pools_sizes_and_export(seeded: Seeded) -> None:
@@ -227,27 +227,27 @@ def test_pool_export_is_blind(seeded: Seeded) -> None:
 
 
 def test_compare_significance_equals_the_report(seeded: Seeded) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
     label = seeded.labels[0]
     runs = seeded.systems[:3]
     at = open_page("compare", collection=COLLECTION, snapshot=label, measure="P@10",
                    runs=",".join(runs), correction="bonferroni")
-    report = compare_report(COLLECTION, label, "original", runs, "P@10", "bonferroni",
-                            compute=False)
+    report = api.compare(COLLECTION, label, qrels="original", runs=runs, measure="P@10",
+                         correction="bonferroni", compute=False)
     pairs = table_with(at, "run_a", "run_b", "p_t")
     assert len(pairs) == 3
-    for got, want in zip(pairs.to_dict("records"), report["pairs"], strict=True):
-        assert (got["run_a"], got["run_b"]) == (want["run_a"], want["run_b"])
-        assert got["mean_diff"] == pytest.approx(want["mean_diff"])
+    for got, want in zip(pairs.to_dict("records"), report.pairs, strict=True):
+        assert (got["run_a"], got["run_b"]) == (want.run_a, want.run_b)
+        assert got["mean_diff"] == pytest.approx(want.mean_diff)
         for key in ("p_t", "p_t_corrected", "p_sign"):
-            if want[key] is None:
+            if getattr(want, key) is None:
                 assert pd.isna(got[key])
             else:
-                assert got[key] == pytest.approx(want[key])
+                assert got[key] == pytest.approx(getattr(want, key))
     means = chart_with(at, "run", "mean")
     assert dict(zip(means["run"], means["mean"], strict=True)) == pytest.approx(
-        {r["run"]: r["mean"] for r in report["runs"]})
+        {r.run: r.mean for r in report.runs})
     captions = " ".join(c.value for c in at.caption)
     assert "Not applicable" in captions  # graded qrels: several relevant per topic
 
@@ -255,21 +255,22 @@ def test_compare_significance_equals_the_report(seeded: Seeded) -> None:
 def test_compare_intervals_effect_sizes_and_heat_map(seeded: Seeded) -> None:
     """Means with the report's bootstrap intervals, each pair's effect size (Cohen's d_z from
     the per-topic scores), and the significance matrix: both orders of every pair."""
+    from tcdb import api
     from tcdb.api import per_topic_scores
     from tcdb.dashboard.data import BOOTSTRAP
-    from tcdb.reports.compare import compare_report
 
     label, runs = seeded.labels[0], seeded.systems[:4]
     at = open_page("compare", collection=COLLECTION, snapshot=label, measure="AP",
                    runs=",".join(runs), correction="holm")
-    report = compare_report(COLLECTION, label, "original", runs, "AP", "holm", compute=False,
-                            bootstrap=BOOTSTRAP)
+    report = api.compare(COLLECTION, label, qrels="original", runs=runs, measure="AP",
+                         correction="holm", compute=False, bootstrap=BOOTSTRAP)
     means = chart_with(at, "run", "mean", "ci_low", "ci_high").set_index("run")
-    for run in report["runs"]:
-        row = means.loc[run["run"]]
-        assert (row.ci_low, row.ci_high) == pytest.approx((run["ci_low"], run["ci_high"]))
-        assert row.ci_low <= run["mean"] <= row.ci_high
-    scores = per_topic_scores(COLLECTION, label, "original", "AP", runs=runs, compute=False)
+    for run in report.runs:
+        row = means.loc[run.run]
+        assert (row.ci_low, row.ci_high) == pytest.approx((run.ci_low, run.ci_high))
+        assert row.ci_low <= run.mean <= row.ci_high
+    scores = per_topic_scores(COLLECTION, label, qrels="original", measure="AP", runs=runs,
+                              compute=False).to_frame()
     wide = scores.pivot_table(index="topic", columns="run", values="value").reindex(
         columns=runs).fillna(0.0)
     pairs = table_with(at, "run_a", "run_b", "effect_size", "diff_ci_low")
@@ -278,13 +279,12 @@ def test_compare_intervals_effect_sizes_and_heat_map(seeded: Seeded) -> None:
         assert pair.effect_size == pytest.approx(diff.mean() / diff.std(ddof=1))
         assert pair.diff_ci_low <= pair.mean_diff <= pair.diff_ci_high
     matrix = chart_with(at, "row", "column", "difference", "significance")
-    assert len(matrix) == 2 * len(report["pairs"])
-    for want in report["pairs"]:
+    assert len(matrix) == 2 * len(report.pairs)
+    for want in report.pairs:
         cells = matrix.set_index(["row", "column"])
-        ab, ba = cells.loc[(want["run_a"], want["run_b"])], cells.loc[(want["run_b"],
-                                                                      want["run_a"])]
-        assert ab["difference"] == pytest.approx(want["mean_diff"]) == -ba["difference"]
-        p = want["p_t_corrected"]
+        ab, ba = cells.loc[(want.run_a, want.run_b)], cells.loc[(want.run_b, want.run_a)]
+        assert ab["difference"] == pytest.approx(want.mean_diff) == -ba["difference"]
+        p = want.p_t_corrected
         assert ab["significance"] == ("p ≥ 0.05" if p is None or p >= 0.05 else
                                       "p < 0.001" if p < 1e-3 else
                                       "p < 0.01" if p < 1e-2 else "p < 0.05")

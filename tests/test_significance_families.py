@@ -167,7 +167,7 @@ DATES = {"base": dt.date(2020, 1, 1), "early": dt.date(2020, 3, 1),
 @pytest.fixture
 def dated(db: str, tmp_path: Path) -> Path:
     """Twenty graded topics, four dated runs (two submitted the same day) and one undated."""
-    from tcdb.catalog.topic_sets import create_topic_set
+    from tcdb import api
     from tcdb.runs import import_run
 
     rng = random.Random(8)
@@ -178,44 +178,46 @@ def dated(db: str, tmp_path: Path) -> Path:
                 for i, d in enumerate(rng.sample(sorted(DOCS), 20))]
         import_run("c", "s", write_run_file(tmp_path / "runs", tag, rows),
                    submitted=DATES.get(tag))
-    create_topic_set("c", "odd", "s", topics=[t for t in TOPICS if int(t) % 2])
+    api.topic_set_create(collection="c", name="odd", snapshot="s",
+                         topic_ids=[t for t in TOPICS if int(t) % 2])
     return tmp_path
 
 
 def test_baseline_family_tests_every_run_against_it(dated: Path) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
-    report = compare_report("c", "s", "original", ["early", "late", "twin"], "AP",
-                            correction="holm", baseline="base", permutations=500, seed=3)
-    assert report["family"] == {"design": "baseline", "baseline": "base", "n_families": 1}
-    assert [(p["run_a"], p["run_b"]) for p in report["pairs"]] == [
+    report = api.compare("c", "s", qrels="original", runs=["early", "late", "twin"], measure="AP",
+                         correction="holm", baseline="base", permutations=500, seed=3)
+    assert report.family.model_dump() == {"design": "baseline", "baseline": "base",
+                                          "n_families": 1}
+    assert [(p.run_a, p.run_b) for p in report.pairs] == [
         ("early", "base"), ("late", "base"), ("twin", "base")]
-    raw = [p["p_t"] for p in report["pairs"]]
-    assert [p["p_t_corrected"] for p in report["pairs"]] == pytest.approx(
+    raw = [p.p_t for p in report.pairs]
+    assert [p.p_t_corrected for p in report.pairs] == pytest.approx(
         list(adjusted_by_hand(raw, "holm")))
-    for pair in report["pairs"]:
-        assert pair["effect_size"] is not None and pair["diff_t_low"] < pair["diff_t_high"]
-        assert pair["p_permutation"] is not None
+    for pair in report.pairs:
+        assert pair.effect_size is not None and pair.diff_t_low < pair.diff_t_high
+        assert pair.p_permutation is not None
 
 
 def test_vs_earlier_families_follow_the_submitted_dates(dated: Path, cli) -> None:
-    from tcdb.reports.compare import compare_report
+    from tcdb import api
 
     runs = ["late", "twin", "early", "base"]
-    report = compare_report("c", "s", "original", runs, "AP", correction="bonferroni",
-                            vs_earlier=True, permutations=0)
-    pairs = [(p["run_a"], p["run_b"], p["family"]) for p in report["pairs"]]
+    report = api.compare("c", "s", qrels="original", runs=runs, measure="AP",
+                         correction="bonferroni", vs_earlier=True, permutations=0)
+    pairs = [(p.run_a, p.run_b, p.family) for p in report.pairs]
     # by date; the runs of one day in the order given (twin before early)
     assert pairs == [("twin", "base", "twin"), ("early", "base", "early"),
                      ("late", "base", "late"), ("late", "twin", "late"),
                      ("late", "early", "late")]
-    assert report["family"]["n_families"] == 3
-    late = [p for p in report["pairs"] if p["family"] == "late"]
-    assert [p["p_t_corrected"] for p in late] == pytest.approx(
-        [min(1.0, 3 * p["p_t"]) for p in late])
-    early = next(p for p in report["pairs"] if p["family"] == "early")
-    assert early["p_t_corrected"] == early["p_t"]  # a family of one
-    assert {r["run"]: r["submitted"] for r in report["runs"]}["twin"] == "2020-03-01"
+    assert report.family.n_families == 3
+    late = [p for p in report.pairs if p.family == "late"]
+    assert [p.p_t_corrected for p in late] == pytest.approx(
+        [min(1.0, 3 * p.p_t) for p in late])
+    early = next(p for p in report.pairs if p.family == "early")
+    assert early.p_t_corrected == early.p_t  # a family of one
+    assert {r.run: r.submitted for r in report.runs}["twin"] == "2020-03-01"
     code, _, err = cli("report", "compare", "c", "s", "--measure", "AP", "--vs-earlier")
     assert code == 1 and "without a submitted date: undated" in err
     code, _, err = cli("report", "compare", "c", "s", "--run", "early", "--run", "twin",
@@ -227,32 +229,33 @@ def test_vs_earlier_families_follow_the_submitted_dates(dated: Path, cli) -> Non
 
 
 def test_topic_set_restricts_the_topics(dated: Path) -> None:
+    from tcdb import api
     from tcdb.api import per_topic_scores
-    from tcdb.reports.compare import compare_report
 
-    report = compare_report("c", "s", "original", ["base", "late"], "AP", topics="odd",
-                            permutations=0)
-    assert report["n_topics"] == 10 and report["topic_set"] == "odd"
-    scores = per_topic_scores("c", "s", "original", "AP", runs=["late"], compute=False)
+    report = api.compare("c", "s", qrels="original", runs=["base", "late"], measure="AP",
+                         topics="odd", permutations=0)
+    assert report.n_topics == 10 and report.topic_set == "odd"
+    scores = per_topic_scores("c", "s", qrels="original", measure="AP", runs=["late"],
+                              compute=False).to_frame()
     odd = scores[scores["topic"].astype(int) % 2 == 1]
-    assert report["runs"][1]["mean"] == pytest.approx(odd["value"].sum() / 10)
+    assert report.runs[1].mean == pytest.approx(odd["value"].sum() / 10)
 
 
 def test_cli_json_is_the_report_and_tables_fit_80_columns(dated: Path, cli,
                                                           monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
+    from tcdb import api
     from tcdb.cli import output, report_compare
-    from tcdb.reports.compare import compare_report
 
     args = ("report", "compare", "c", "s", "--baseline", "base", "--run", "early", "--run",
             "late", "--measure", "AP", "--correction", "bh", "--permutations", "300", "--seed",
             "4")
     code, out, err = cli(*args, "--json")
     assert code == 0, err
-    expected = compare_report("c", "s", "original", ["early", "late"], "AP", "bh",
-                              baseline="base", permutations=300, seed=4)
-    assert json.loads(out) == json.loads(json.dumps(expected))
-    assert expected["correction"] == "bh"
+    expected = api.compare("c", "s", qrels="original", runs=["early", "late"], measure="AP",
+                           correction="bh", baseline="base", permutations=300, seed=4)
+    assert json.loads(out) == expected.to_json()
+    assert expected.correction == "bh"
     screen = io.StringIO()
     terminal = Console(file=screen, force_terminal=True, width=80, color_system=None)
     monkeypatch.setattr(output, "console", terminal)
@@ -260,9 +263,9 @@ def test_cli_json_is_the_report_and_tables_fit_80_columns(dated: Path, cli,
     report_compare.show_compare(expected)
     text = screen.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 80 and "…" not in text
-    for pair in expected["pairs"]:
-        assert f"{pair['p_permutation_corrected']:.4f}" in text
-        assert f"{pair['diff_t_low']:.4f}" in text
+    for pair in expected.pairs:
+        assert f"{pair.p_permutation_corrected:.4f}" in text
+        assert f"{pair.diff_t_low:.4f}" in text
     assert "bh within each family: every run vs base" in text
 
 
