@@ -4,16 +4,43 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+if TYPE_CHECKING:
+    from rich.box import Box
+    from rich.table import Table
+
 console = Console(soft_wrap=True)
 err_console = Console(stderr=True)
+
+# What data must never write to a terminal raw: C0 controls (ESC starts the sequences that
+# clear a screen or colour text, BEL rings, NUL, backspace, tab, newline), DEL, C1 controls
+# (U+009B is a one-character CSI on some terminals), the Unicode line and paragraph
+# separators, and the bidirectional overrides and isolates that reorder what is shown.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Inside JSON strings: C0 controls are escaped by `json.dumps` already, the rest are not.
+_JSON_CONTROL = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def safe_text(text: str) -> str:
+    """`text` with every control character shown as its escape (`\\x1b`, `\\n`, `\\u202e`), so
+    a value from the data can neither move the cursor, clear the screen, colour the text nor
+    break a line or an alignment. Everything else, backslashes included, is left as it is."""
+    return _CONTROL.sub(_escape, text)
 
 
 def _default(value: Any) -> Any:
@@ -42,43 +69,191 @@ def _clean(value: Any) -> Any:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(_clean(obj), default=_default, indent=2, ensure_ascii=False))
+    text = json.dumps(_clean(obj), default=_default, indent=2, ensure_ascii=False)
+    # Such characters occur only inside strings, where `\uXXXX` is the same character.
+    sys.stdout.write(_JSON_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
     sys.stdout.write("\n")
 
 
 def print_table(
     columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None
 ) -> None:
-    """A table that never cuts a name or a number: boxed for a terminal, without lines when
-    the boxes would not fit (a cell still too wide for the screen wraps), plain aligned text
-    when piped (as wide as it needs)."""
+    """A table that never cuts a name or a number. Piped, it is plain aligned text as wide as
+    it needs. On a terminal it takes the first layout that fits the screen: boxed; without
+    lines (two spaces between columns); split into several tables that each repeat the first
+    column (the key: run, system, …); one record after the other, a field a line. Only free
+    text (with spaces) ever wraps, and only at a space. When not even that fits (a single
+    name wider than the screen), the table without lines folds its widest columns.
+    Control characters in cells, names and title are shown as escapes (`safe_text`)."""
+    names = [safe_text(str(c)) for c in columns]
     cells = [[format_cell(v) for v in row] for row in rows]
+    heading = safe_text(title) if title else None
     numeric = [bool(cells) and all(_is_number(row[i]) for row in cells)
-               for i in range(len(columns))]
+               for i in range(len(names))]
     if not console.is_terminal:
-        _print_plain([str(c) for c in columns], cells, numeric, title)
+        _print_plain(names, cells, numeric, heading)
         return
+    _print_terminal(names, cells, numeric, heading)
+
+
+def _print_terminal(names: list[str], cells: list[list[str]], numeric: list[bool],
+                    title: str | None) -> None:
     from rich import box
+    from rich.cells import cell_len
+
+    screen = console.width
+    widths = [max([cell_len(name), *(cell_len(row[i]) for row in cells)])
+              for i, name in enumerate(names)]
+    everything = list(range(len(names)))
+
+    def boxed(shown: list[int]) -> int:  # a cell's padding and border, one edge more
+        return sum(widths[i] for i in shown) + 3 * len(shown) + 1
+
+    def bare(shown: list[int]) -> int:  # two spaces between columns, none at the edges
+        return sum(widths[i] for i in shown) + 2 * (len(shown) - 1)
+
+    if boxed(everything) <= screen:
+        _show_table(names, cells, numeric, title, everything, box.HEAVY_HEAD, boxed(everything))
+        return
+    if bare(everything) <= screen:
+        _show_table(names, cells, numeric, title, everything, None, bare(everything))
+        return
+    parts, lines = _split_columns(widths, screen, boxed, bare)
+    if parts:
+        for n, shown in enumerate(parts, 1):
+            if n > 1:
+                console.print()
+            part_title = f"{title} ({n}/{len(parts)})" if title else None
+            _show_table(names, cells, numeric, part_title, shown,
+                        box.HEAVY_HEAD if lines else None, (boxed if lines else bare)(shown))
+        return
+    if _show_records(names, cells, title, screen):
+        return
+    # Not even a record a field a line fits: a name is wider than the screen. The widest
+    # columns fold (each keeps at least 10 cells), the others stay whole.
+    fold: set[int] = set()
+    for i in sorted(everything, key=lambda i: -widths[i]):
+        if bare([j for j in everything if j not in fold]) + 12 * len(fold) <= screen:
+            break
+        fold.add(i)
+    _show_table(names, cells, numeric, title, everything, None, bare(everything), fold=fold)
+
+
+def _split_columns(widths: list[int], screen: int, boxed: Callable[[list[int]], int],
+                   bare: Callable[[list[int]], int]) -> tuple[list[list[int]], bool]:
+    """The columns after the first, packed in order into tables that each start with the
+    first column and fit `screen`: boxed if that takes no more tables than without lines.
+    ([], _) when even one column beside the first does not fit."""
+    if len(widths) < 3:
+        return [], False
+
+    def pack(width_of: Callable[[list[int]], int]) -> list[list[int]]:
+        parts: list[list[int]] = []
+        current = [0]
+        for i in range(1, len(widths)):
+            if width_of([*current, i]) <= screen:
+                current.append(i)
+                continue
+            if len(current) == 1 or width_of([0, i]) > screen:
+                return []
+            parts.append(current)
+            current = [0, i]
+        return [*parts, current]
+
+    with_lines, without = pack(boxed), pack(bare)
+    if with_lines and len(with_lines) <= len(without):
+        return with_lines, True
+    return without, False
+
+
+def _show_table(names: list[str], cells: list[list[str]], numeric: list[bool],
+                title: str | None, shown: list[int], lines: Box | None, width: int,
+                fold: set[int] | None = None) -> None:
     from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
 
-    def build(lines: box.Box | None) -> Table:
-        # Text, not markup: a run tagged `[bold]` or a qrels set named `:thumbs_up:` is shown
-        # as is. Without lines, two spaces part the columns, as in the piped table.
-        table = Table(title=Text(title) if title else None, header_style="bold underline"
-                      if lines is None else "bold", box=lines, pad_edge=lines is not None)
-        for column, right in zip(columns, numeric, strict=True):
-            table.add_column(Text(column), overflow="fold", justify="right" if right else "left")
-        for row in cells:
-            table.add_row(*(Text(cell) for cell in row))
-        return table
+    # Text, not markup: a run tagged `[bold]` or a qrels set named `:thumbs_up:` is shown as
+    # is. A title wider than the table would wrap inside it: it goes on its own lines instead.
+    inside = bool(title) and cell_len(title or "") <= width
+    if title and not inside:
+        _show_title(title)
+    table: Table = Table(title=Text(title) if title and inside else None,
+                         header_style="bold underline" if lines is None else "bold",
+                         box=lines, pad_edge=lines is not None)
+    for i in shown:
+        table.add_column(Text(names[i]), justify="right" if numeric[i] else "left",
+                         overflow="fold", no_wrap=i not in (fold or ()))
+    for row in cells:
+        table.add_row(*(Text(row[i]) for i in shown))
+    console.print(table, emoji=False)
 
-    widths = [max([cell_len(str(column)), *(cell_len(row[i]) for row in cells)])
-              for i, column in enumerate(columns)]
-    boxed = sum(widths) + 3 * len(widths) + 1  # a cell's padding and border, one edge more
-    # Too wide with borders: without them each cell keeps 3 more columns before it folds.
-    console.print(build(box.HEAVY_HEAD if boxed <= console.width else None), emoji=False)
+
+def _show_title(title: str) -> None:
+    from rich.text import Text
+
+    for line in _wrap_at_spaces(title, console.width):
+        console.print(Text(line, style="table.title"), soft_wrap=True, emoji=False,
+                      highlight=False)
+
+
+def _show_records(names: list[str], cells: list[list[str]], title: str | None,
+                  screen: int) -> bool:
+    """Each row as a block of `field: value` lines, a blank line between rows. A value too
+    wide beside its field goes on the next line, indented; free text wraps at spaces. False
+    (and nothing printed) when a value without spaces is wider than that."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    label = max((cell_len(name) for name in names), default=0) + 2  # `name: `
+    indent = 2
+
+    def widest(value: str) -> int:  # what cannot be broken: the longest word
+        return max(cell_len(word) for word in value.split(" "))
+
+    blocks: list[list[Text]] = []
+    for row in cells:
+        block = []
+        for name, value in zip(names, row, strict=True):
+            head = Text(f"{name}:", style="bold")
+            if widest(value) <= screen - label:
+                head.append(" " * (label - cell_len(name) - 1))
+                wrapped = _wrap_at_spaces(value, screen - label)
+                block.append(head.append(wrapped[0]))
+                block += [Text(" " * label + more) for more in wrapped[1:]]
+            elif widest(value) <= screen - indent:
+                block.append(head)
+                block += [Text(" " * indent + line)
+                          for line in _wrap_at_spaces(value, screen - indent)]
+            else:
+                return False
+        blocks.append(block)
+    if title:
+        _show_title(title)
+    for n, block in enumerate(blocks):
+        if n or title:
+            console.print()
+        for line in block:
+            console.print(line, soft_wrap=True, emoji=False, highlight=False)
+    return True
+
+
+def _wrap_at_spaces(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken only at spaces (a word wider than
+    `width` keeps a line of its own, whole)."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    current: str | None = None
+    for word in text.split(" "):
+        if current is None:
+            current = word
+        elif cell_len(current) + 1 + cell_len(word) <= width:
+            current += " " + word
+        else:
+            lines.append(current.rstrip())
+            current = word
+    return [*lines, current or ""]
 
 
 def _print_plain(columns: list[str], cells: list[list[str]], numeric: list[bool],
@@ -118,6 +293,7 @@ def format_p(value: float | None) -> str:
 
 
 def format_cell(value: Any) -> str:
+    """A value as a table shows it: 4 decimals, – for none, control characters escaped."""
     if value is None:
         return "–"
     if isinstance(value, float):
@@ -125,5 +301,5 @@ def format_cell(value: Any) -> str:
             return "–"
         return f"{value:.4f}"
     if isinstance(value, Enum):
-        return str(value.value)
-    return str(value)
+        return safe_text(str(value.value))
+    return safe_text(str(value))
