@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tcdb.errors import NotFoundError, OptionError
+from tcdb.errors import FieldError, NotFoundError
 
 if TYPE_CHECKING:
     from prefect import Flow
@@ -212,10 +212,10 @@ def parse_params(items: Sequence[str], flow_obj: Flow | None = None) -> dict[str
         key, sep, raw = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise OptionError(f"--param {item}", "not of the form k=v")
+            raise FieldError("param", f"{item}: not of the form k=v")
         if flow_obj is not None and names is not None and key not in names:
-            raise OptionError("--param", f"flow {flow_obj.name!r} has no parameter {key!r} "
-                              f"(parameters: {', '.join(names)})")
+            raise FieldError("param", f"flow {flow_obj.name!r} has no parameter {key!r} "
+                             f"(parameters: {', '.join(names)})")
         if _wants_text(hints.get(key)):
             params[key] = raw
             continue

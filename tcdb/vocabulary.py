@@ -161,19 +161,6 @@ class Grouping(StrEnum):
     category = "category"  # lexical / neural / llm
 
 
-def one_of(kind: type[_Word], value: str, option: str,
-           reason: str = "{value!r} is not one of {choices}") -> _Word:
-    """`value` as a member of `kind`, or an OptionError naming `option`; `reason` is formatted
-    with the `value` and the `choices`."""
-    try:
-        return kind(value)
-    except ValueError:
-        from tcdb.errors import OptionError
-
-        choices = ", ".join(member.value for member in kind)
-        raise OptionError(option, reason.format(value=value, choices=choices)) from None
-
-
 # How reports name the persistence figures their JSON keys hold (Sakai's RΔ, Breuer et al.'s
 # ER and ΔRI): one spelling for the terminal, the dashboard and the docs.
 PERSISTENCE_FIGURES = {"arp": "ARP", "result_delta": "RΔ", "relative_change": "relative change",

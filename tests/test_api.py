@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tcdb.errors import FieldError, OptionError
+from tcdb.errors import FieldError
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(6)}
@@ -93,12 +93,6 @@ def test_one_string_is_one_label_and_any_iterable_is_many(two_snapshots: None) -
     assert deltas.empty and "delta" in deltas.columns  # the pivot alone: no one to compare
 
 
-def _option_error(call: Any) -> OptionError:
-    with pytest.raises(OptionError) as info:
-        call()
-    return info.value
-
-
 def _field_error(call: Any) -> FieldError:
     with pytest.raises(FieldError) as info:
         call()
@@ -133,16 +127,17 @@ def test_errors_name_the_api_parameters_not_cli_options(two_snapshots: None) -> 
     assert str(error).startswith("measures: 'nonsense' is not a measure")
 
 
-def test_combined_and_argument_options_are_translated_part_by_part() -> None:
-    from tcdb.api._labels import _python_option, _python_reason
+def test_combined_and_argument_fields_are_said_as_flags_part_by_part() -> None:
+    """The core names fields; the CLI says them as its flags by the one rule, with no message
+    rewriting: several fields part by part, an argument as its metavar, a kept spelling."""
+    from tcdb.cli.derive import flags_of
+    from tcdb.operations import get_operation
 
-    params = ["collection", "snapshot", "runs", "contributed", "residual_of"]
-    assert _python_option("--run/--contributed", params, {}) == "runs/contributed"
-    assert _python_option("SNAPSHOT", params, {}) == "snapshot"
-    assert _python_option("--residual-of", params, {}) == "residual_of"
-    assert _python_option("--vs", params, {"vs": "qrels_b"}) == "qrels_b"
-    assert _python_reason("give --run TAG or --all-runs, not both; see --json", params, {}) == (
-        "give runs TAG or --all-runs, not both; see --json")
+    evaluate = get_operation("evaluate").request
+    assert flags_of(evaluate, "run_from/topics") == "--run-from/--topics"
+    assert flags_of(evaluate, "runs/residual_of") == "--run/--residual-of"
+    assert flags_of(evaluate, "snapshot") == "SNAPSHOT"
+    assert flags_of(get_operation("reusability").request, "vs") == "--vs"
 
 
 def test_scores_reads_one_snapshot_and_says_so(two_snapshots: None) -> None:

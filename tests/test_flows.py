@@ -622,7 +622,7 @@ def test_flows_run_unknown_name_and_bad_param(cli) -> None:
     code, _, err = cli("flows", "run", "no-such-flow")
     assert code == 1 and "no flow or deployment 'no-such-flow'" in err
     code, _, err = cli("flows", "run", "import-runs", "--param", "novalue")
-    assert code == 1 and "--param novalue" in err and "k=v" in err
+    assert code == 1 and "--param: novalue" in err and "k=v" in err
     code, _, err = cli("flows", "run", "import-runs", "--param", "colour=red")
     assert code == 1 and "'colour'" in err
 

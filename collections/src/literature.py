@@ -58,14 +58,14 @@ class ReportedRow:
 def normalise_metric(name: str) -> str:
     """The ir_measures spelling of a metric when it parses, in any case (`ndcg@10`, `MAP`,
     `ndcg_cut_10` → nDCG@10, AP, nDCG@10); otherwise the name as written (`Success@5 (dev)`)."""
-    from tcdb.errors import OptionError
+    from tcdb.errors import FieldError
     from tcdb.scoring.measures import canonical_measure
 
     text = name.strip()
     for attempt in dict.fromkeys([text, _registry_case(text), text.lower()]):
         try:
             return canonical_measure(attempt)
-        except OptionError:
+        except FieldError:
             continue
     return text
 

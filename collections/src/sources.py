@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from tcdb.errors import InputError, NotFoundError, OptionError
+from tcdb.errors import FieldError, InputError, NotFoundError
 
 from .fingerprint import file_fingerprint
 from .jsonl_documents import count_jsonl_documents, is_jsonl_path, read_jsonl_documents
@@ -128,21 +128,21 @@ def open_source(irds_id: str | None = None, docs: Path | str | None = None,
                               _existing(Path(labels), "source labels"))
     if cocktail is not None:
         if irds_id is not None or docs is not None or topics is not None or qrels is not None:
-            raise OptionError("--cocktail", "a Cocktail dataset folder holds its documents, "
-                              "topics and qrels: give it alone")
+            raise FieldError("cocktail", "a Cocktail dataset folder holds its documents, "
+                             "topics and qrels: give it alone")
         from .cocktail import CocktailSource
 
         return CocktailSource(_existing(Path(cocktail), "Cocktail dataset"))
     if irds_id is not None:
         if docs is not None or topics is not None or qrels is not None:
-            raise OptionError("--irds/--docs",
-                              f"give an ir_datasets id ({irds_id}) or local files, not both")
+            raise FieldError("irds/docs",
+                             f"give an ir_datasets id ({irds_id}) or local files, not both")
         from .ir_datasets_source import IrdsSource
 
         return IrdsSource(irds_id)
     if docs is None:
-        raise OptionError("--irds/--docs", "a snapshot source needs an ir_datasets id or "
-                          "documents")
+        raise FieldError("irds/docs", "a snapshot source needs an ir_datasets id or "
+                         "documents")
     return LocalSource(docs, topics, qrels)
 
 

@@ -39,7 +39,7 @@ def __getattr__(name: str) -> Callable[..., Any]:
 
         operations = all_operations()
         if name not in operations:
-            return _legacy(name)
+            raise AttributeError(f"module 'tcdb.api' has no attribute {name!r}")
         _MADE[name] = function_of(operations[name])
     return _MADE[name]
 
@@ -47,17 +47,3 @@ def __getattr__(name: str) -> Callable[..., Any]:
 def __dir__() -> list[str]:
     return _names()
 
-
-# TRANSITION (removed when every operation is registered): API functions not yet derived.
-_LEGACY: dict[str, str] = {
-}
-
-
-def _legacy(name: str) -> Callable[..., Any]:
-    import importlib
-
-    if name not in _LEGACY:
-        raise AttributeError(f"module 'tcdb.api' has no attribute {name!r}")
-    function: Callable[..., Any] = getattr(importlib.import_module(f"tcdb.api.{_LEGACY[name]}"),
-                                           name)
-    return function

@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 import typer.main
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperCommand, TyperGroup, _click
 
 from tcdb import __version__
 from tcdb.cli import help_style
@@ -27,10 +27,10 @@ class _LazyRoot(TyperGroup):
 
     listing = False
 
-    def list_commands(self, ctx: typer.Context) -> list[str]:
+    def list_commands(self, ctx: _click.Context) -> list[str]:
         return [name for _, _, name, _, _ in COMMANDS]
 
-    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
+    def get_command(self, ctx: _click.Context, cmd_name: str) -> Any:
         entry = next((c for c in COMMANDS if c[2] == cmd_name), None)
         if entry is None:
             return None
@@ -41,7 +41,7 @@ class _LazyRoot(TyperGroup):
             self.commands[cmd_name] = _load(module_name, attribute, name, panel)
         return self.commands[cmd_name]
 
-    def format_help(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_help(self, ctx: _click.Context, formatter: Any) -> None:
         self.listing = True
         try:
             super().format_help(ctx, formatter)

@@ -52,9 +52,12 @@ def grant_readonly(
                                         help="Set the role's password."),
 ) -> None:
     """Give a role SELECT only, for the dashboard and the reports (PostgreSQL)."""
+    from tcdb.cli.derive import fields_as_flags
     from tcdb.storage.roles import grant_readonly as grant
 
-    for statement in grant(role, password):
+    with fields_as_flags(role="ROLE"):
+        statements = grant(role, password)
+    for statement in statements:
         console.print(statement, highlight=False, markup=False)
     console.print(f"role {role} can read tcdb's tables and change nothing; use it as "
                   f"postgresql+psycopg://{role}@HOST/DB", highlight=False, markup=False)

@@ -29,8 +29,11 @@ def demo(
     say = (lambda m: None) if json_output else (lambda m: console.print(f"[dim]·[/] {m}"))
     if not json_output:
         console.print(f"[bold]tcdb demo[/] into {mask_url(str(get_engine().url))}")
-    summary = run_demo(data_dir, seed=seed, fresh=fresh, n_documents=documents,
-                       n_topics=topics, depth=depth, say=say)
+    from tcdb.cli.derive import fields_as_flags
+
+    with fields_as_flags():
+        summary = run_demo(data_dir, seed=seed, fresh=fresh, n_documents=documents,
+                           n_topics=topics, depth=depth, say=say)
     if json_output:
         print_json(summary)
         return

@@ -15,7 +15,8 @@ from __future__ import annotations
 import inspect
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -162,7 +163,7 @@ class DerivedCommand:
     def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
         return {p.name: p.annotation for p in self.__signature__.parameters.values()}
 
-    @property  # type: ignore[misc]
+    @property
     def __doc__(self) -> str | None:  # type: ignore[override]
         return inspect.getdoc(self.operation.function)
 
@@ -190,6 +191,18 @@ def run_operation(op: Operation[Any, Any], fields: dict[str, Any]) -> Result:
         return op.run(**fields)
     except FieldError as exc:
         raise OptionError(flags_of(op.request, exc.field), exc.reason) from None
+
+
+@contextmanager
+def fields_as_flags(**flags: str) -> Iterator[None]:
+    """For commands that are not derived: a FieldError raised inside names the command's flag,
+    `flags[field]` where given (`role="ROLE"`), else `--field` by the rule."""
+    try:
+        yield
+    except FieldError as exc:
+        said = "/".join(flags.get(part, "--" + part.replace("_", "-"))
+                        for part in exc.field.split("/"))
+        raise OptionError(said, exc.reason) from None
 
 
 def show_frame(result: Result, title: str | None = None) -> None:

@@ -67,9 +67,11 @@ def run_flow(
     from tcdb.flows.prefect_env import configure_prefect
 
     configure_prefect()
+    from tcdb.cli.derive import fields_as_flags
     from tcdb.flows.deployments import run_now
 
-    result = run_now(name, param, spec)
+    with fields_as_flags():
+        result = run_now(name, param, spec)
     if json_output:
         print_json(result)
         return

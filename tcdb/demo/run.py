@@ -39,7 +39,7 @@ def run_demo(
     os.environ["IR_DATASETS_HOME"] = str(irds_home)
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.demo import generate_demo
-    from tcdb.errors import OptionError
+    from tcdb.errors import FieldError
     from tcdb.storage import migrate
     from tcdb.storage.db import truncate_all
 
@@ -58,7 +58,7 @@ def run_demo(
         demo = generate_demo(Path(data_dir), seed=seed, n_documents=n_documents,
                              n_topics=n_topics, depth=depth, reuse=not fresh)
     except ValueError as exc:  # sizes the generator cannot honour
-        raise OptionError("--documents/--topics/--depth", str(exc)) from None
+        raise FieldError("documents/topics/depth", str(exc)) from None
     assert demo.ir_datasets_home.resolve() == irds_home, demo.ir_datasets_home
     add_collection(COLLECTION, demo.doc_identity, demo.topic_identity, id_fallback=True,
                    grade_min=0, grade_max=2,

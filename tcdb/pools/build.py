@@ -15,7 +15,7 @@ from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.errors import ConflictError, FieldError, OptionError
+from tcdb.errors import ConflictError, FieldError
 from tcdb.judging.qrels import get_qrels_set
 from tcdb.operations import Database, Labels, Request, argument, operation, option
 from tcdb.pools.inspect import find_pool, pool_run_ids, size_stats, topic_sizes
@@ -42,10 +42,7 @@ def word(kind: type[Any], value: Any) -> Any:
 
 def strategy_of(spec: str) -> Strategy:
     """A strategy from its spec; a bad spec is a FieldError of `strategy`."""
-    try:
-        return make_strategy(spec)
-    except OptionError as exc:
-        raise FieldError("strategy", exc.reason) from None
+    return make_strategy(spec, "strategy")
 
 
 class PoolBuildRequest(Request):

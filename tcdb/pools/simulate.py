@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, BeforeValidator
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.errors import FieldError, OptionError
+from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.pools.simulation import simulate_strategies
 from tcdb.pools.strategies import make_strategy, strategy_names
@@ -127,12 +127,9 @@ def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResul
 
     started = time.perf_counter()
     budgets = [int(b) for b in request.budgets]
-    try:
-        made = [make_strategy(s) for s in (request.strategies or strategy_names())]
-    except OptionError as exc:  # the strategies' parser speaks of the CLI's option
-        raise FieldError("strategies", exc.reason) from None
+    made = [make_strategy(s, "strategies") for s in (request.strategies or strategy_names())]
     tie_order, depth = request.tie_order, request.depth
-    (name,) = parse_measures([request.measure])
+    (name,) = parse_measures([request.measure], "measure")
     with db.session() as session:
         snap = get_snapshot(session, request.collection, request.snapshot)
         qset = get_qrels_set(session, snap, request.qrels)

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, select
 from sqlmodel import Session, col
 
 from tcdb.catalog.collections import get_collection, get_snapshot
-from tcdb.errors import NotFoundError, OptionError
+from tcdb.errors import FieldError, NotFoundError
 from tcdb.schema import SnapshotTopic, Topic, TopicSet, TopicSetMember
 from tcdb.storage.db import connection_of
 
@@ -53,7 +53,7 @@ def core_topic_ids(session: Session, collection: str, snapshot_labels: Sequence[
     """
     labels = list(dict.fromkeys(snapshot_labels))
     if not labels:
-        raise OptionError("--core", "name at least one snapshot")
+        raise FieldError("snapshots", "name at least one snapshot for the core topics")
     result: set[int] | None = None
     for label in labels:
         snap = get_snapshot(session, collection, label)

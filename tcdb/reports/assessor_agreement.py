@@ -142,7 +142,7 @@ def assessor_agreement(request: AgreementRequest, db: Database) -> AgreementResu
 
     pool, qrels, versus, topics = request.pool, request.qrels, request.vs, request.topics
     relevant, weights = request.relevant, request.weights
-    (name,) = parse_measures([request.measure])
+    (name,) = parse_measures([request.measure], "measure")
     with db.session() as session:
         found = get_pool(session, pool, request.collection, request.snapshot)
         snap = session.get(Snapshot, found.snapshot_id)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlmodel import col
 
-from tcdb.errors import InputError, NotFoundError, OptionError
+from tcdb.errors import FieldError, InputError, NotFoundError
 from tcdb.sorting import natural_key
 from tcdb.storage.db import session_scope
 
@@ -77,7 +77,7 @@ def load_run_scores(
     from tcdb.scoring.measures import parse_measures
 
     tags = None if runs is None else list(dict.fromkeys(runs))
-    name = parse_measures([measure])[0]
+    name = parse_measures([measure], "measure")[0]
     if compute:
         evaluate(collection, snapshot, qrels, [name], tags)
     with session_scope() as session:
@@ -105,8 +105,8 @@ def load_run_scores(
             members = topic_set_topic_ids(session, collection, topics)
             judged = {t: ext for t, ext in judged.items() if t in members}
             if not judged:
-                raise OptionError("--topics", f"qrels set {qrels!r} judges no topic of topic "
-                                  f"set {topics!r}")
+                raise FieldError("topics", f"qrels set {qrels!r} judges no topic of topic "
+                                 f"set {topics!r}")
         got: dict[int, dict[int, float]] = {}
         for run_id, _, topic_id, value in score_rows(conn, qset.pk, run_ids, [mid]):
             got.setdefault(run_id, {})[topic_id] = value

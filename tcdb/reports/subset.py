@@ -114,7 +114,7 @@ def subset_ci(request: SubsetRequest, db: Database) -> SubsetResult:
     from tcdb.scoring.measures import parse_measures
 
     r = request
-    (name,) = parse_measures([r.measure])
+    (name,) = parse_measures([r.measure], "measure")
     with db.session() as session:  # an unknown set or run fails before anything is computed
         topic_set = get_topic_set(session, r.collection, r.topics)
         get_runs(session, get_snapshot(session, r.collection, r.snapshot), r.runs)

@@ -6,32 +6,32 @@ from collections.abc import Iterable
 
 from sqlmodel import Session, col, select
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 from tcdb.schema import Measure
 
 
-def canonical_measure(name: str) -> str:
+def canonical_measure(name: str, field: str = "measures") -> str:
     """The ir_measures spelling of a measure (`ndcg_cut_10` and `nDCG@10` → `nDCG@10`)."""
     from tcdb.collections.trec_eval_output import canonical_measure as irm_name
     from tcdb.collections.trec_eval_output import measure_from_trec_name
 
     found = irm_name(name.strip()) or measure_from_trec_name(name.strip())
     if found is None:
-        raise OptionError("--measure", f"{name!r} is not a measure ir_measures knows "
+        raise FieldError(field, f"{name!r} is not a measure ir_measures knows "
                           "(e.g. nDCG@10, AP, P@10, Bpref, RR, Judged@10, or trec_eval names)")
     return found
 
 
-def parse_measures(names: Iterable[str]) -> list[str]:
+def parse_measures(names: Iterable[str], field: str = "measures") -> list[str]:
     """Canonical names, de-duplicated in order; each must be computable by ir_measures."""
     import ir_measures
 
-    result = list(dict.fromkeys(canonical_measure(n) for n in names))
+    result = list(dict.fromkeys(canonical_measure(n, field) for n in names))
     if not result:
-        raise OptionError("--measure", "give at least one measure")
+        raise FieldError(field, "give at least one measure")
     for name in result:
         if not ir_measures.DefaultPipeline.supports(ir_measures.parse_measure(name)):
-            raise OptionError("--measure", f"no installed ir_measures provider computes "
+            raise FieldError(field, f"no installed ir_measures provider computes "
                               f"{name}")
     return result
 

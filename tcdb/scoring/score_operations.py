@@ -35,15 +35,14 @@ def _text_labels(value: Any) -> Any:
 def _known_measures(names: list[str]) -> list[str]:
     """The names as ir_measures spells them; an unknown one is refused naming the field.
 
-    Why here: `tcdb.scoring.measures` still raises an OptionError naming the flag, which the API
-    would show as a flag; as a ValueError of the request it names the field.
+    Why in the request: a ValueError of a field validator names whichever field it checks.
     """
-    from tcdb.errors import OptionError
+    from tcdb.errors import FieldError
     from tcdb.scoring.measures import parse_measures
 
     try:
         return parse_measures(names)
-    except OptionError as exc:
+    except FieldError as exc:
         raise ValueError(exc.reason) from None
 
 

@@ -12,7 +12,7 @@ import re
 
 from sqlalchemy import text
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 from tcdb.storage.db import get_engine, mask_url
 
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -22,12 +22,12 @@ def grant_readonly(role: str, password: str | None = None, url: str | None = Non
     """Create `role` (LOGIN, SELECT only) if missing and grant it read access to tcdb's tables;
     the SQL statements run, for the record. The same call again is a no-op."""
     if not ROLE_NAME.match(role):
-        raise OptionError("ROLE", f"{role!r} is not a plain role name (lower case letters, "
-                          "digits and _)")
+        raise FieldError("role", f"{role!r} is not a plain role name (lower case letters, "
+                         "digits and _)")
     engine = get_engine(url)
     if engine.dialect.name != "postgresql":
-        raise OptionError("--database-url", f"{mask_url(str(engine.url))} is SQLite, which has "
-                          "no roles: `tcdb dashboard` opens it read-only already")
+        raise FieldError("database_url", f"{mask_url(str(engine.url))} is SQLite, which "
+                         "has no roles: `tcdb dashboard` opens it read-only already")
     statements = []
     with engine.begin() as conn:
         database = conn.execute(text("SELECT current_database()")).scalar_one()

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 from tcdb.pools.strategies.base import Judge, TopicRanking, is_relevant, register
 
 
@@ -55,9 +55,9 @@ class MoveToFront:
     name: ClassVar[str] = "mtf"
     adaptive: ClassVar[bool] = True
 
-    def check(self, option: str) -> None:
+    def check(self, field: str) -> None:
         if self.relevant_grade < 1:
-            raise OptionError(option, "mtf relevant_grade must be at least 1")
+            raise FieldError(field, "mtf relevant_grade must be at least 1")
 
     def order(self, topic: TopicRanking, judge: Judge, limit: int | None = None) -> list[str]:
         sources = _Sources(topic)
@@ -102,9 +102,9 @@ class MaxMean:
     name: ClassVar[str] = "maxmean"
     adaptive: ClassVar[bool] = True
 
-    def check(self, option: str) -> None:
+    def check(self, field: str) -> None:
         if self.relevant_grade < 1:
-            raise OptionError(option, "maxmean relevant_grade must be at least 1")
+            raise FieldError(field, "maxmean relevant_grade must be at least 1")
 
     def order(self, topic: TopicRanking, judge: Judge, limit: int | None = None) -> list[str]:
         sources = _Sources(topic)

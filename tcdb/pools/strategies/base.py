@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 
 Judge = Callable[[str], "int | None"]  # a document's grade for the topic, None if unknown
 
@@ -98,22 +98,23 @@ def strategy_names() -> list[str]:
     return sorted(REGISTRY)
 
 
-def _value(option: str, field: dataclasses.Field[object], text: str) -> object:
-    kind = field.type if isinstance(field.type, type) else {"float": float, "int": int,
-                                                             "str": str}.get(str(field.type))
+def _value(field: str, parameter: dataclasses.Field[object], text: str) -> object:
+    kind = parameter.type if isinstance(parameter.type, type) else {
+        "float": float, "int": int, "str": str}.get(str(parameter.type))
     try:
         return kind(text) if kind is not None else text
     except ValueError:
-        raise OptionError(option, f"{field.name}={text!r} is not a {field.type}") from None
+        raise FieldError(field, f"{parameter.name}={text!r} is not a {parameter.type}") from None
 
 
-def make_strategy(spec: str, option: str = "--strategy") -> Strategy:
-    """A strategy from `name` or `name:key=value,…`; OptionError names what is wrong."""
+def make_strategy(spec: str, field: str = "strategy") -> Strategy:
+    """A strategy from `name` or `name:key=value,…`; a FieldError names the request's field
+    (`strategy`, or `strategies` where several are given) and what is wrong."""
     name, _, rest = spec.strip().partition(":")
     cls = REGISTRY.get(name)
     if cls is None:
-        raise OptionError(option, f"no pooling strategy {name!r} (known: "
-                          f"{', '.join(strategy_names())})")
+        raise FieldError(field, f"no pooling strategy {name!r} (known: "
+                         f"{', '.join(strategy_names())})")
     fields: dict[str, dataclasses.Field[object]] = (
         {f.name: f for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {})
     params: dict[str, object] = {}
@@ -121,13 +122,13 @@ def make_strategy(spec: str, option: str = "--strategy") -> Strategy:
         key, eq, text = part.partition("=")
         if not eq or key not in fields:
             known = ", ".join(fields) or "none"
-            raise OptionError(option, f"{spec!r}: {part!r} is not key=value with a parameter "
-                              f"of {name} (parameters: {known})")
-        params[key] = _value(option, fields[key], text)
+            raise FieldError(field, f"{spec!r}: {part!r} is not key=value with a parameter "
+                             f"of {name} (parameters: {known})")
+        params[key] = _value(field, fields[key], text)
     strategy = cls(**params)
     check = getattr(strategy, "check", None)
     if check is not None:
-        check(option)
+        check(field)
     return strategy
 
 

@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from tcdb.errors import OptionError
+from tcdb.errors import FieldError
 from tcdb.pools.strategies.base import Judge, TopicRanking, register
 
 
@@ -65,9 +65,9 @@ class ReciprocalRankFusion:
     adaptive: ClassVar[bool] = False
     aggregate: ClassVar[str] = "sum"
 
-    def check(self, option: str) -> None:
+    def check(self, field: str) -> None:
         if self.k < 0:
-            raise OptionError(option, f"rrf k must be ≥ 0 (got {self.k})")
+            raise FieldError(field, f"rrf k must be ≥ 0 (got {self.k})")
 
     def order(self, topic: TopicRanking, judge: Judge, limit: int | None = None) -> list[str]:
         codes, ranks, names = topic.flat
@@ -91,11 +91,11 @@ class RankBiasedPrecision:
     name: ClassVar[str] = "rbp"
     adaptive: ClassVar[bool] = False
 
-    def check(self, option: str) -> None:
+    def check(self, field: str) -> None:
         if not 0 < self.p < 1:
-            raise OptionError(option, f"rbp p must be between 0 and 1 (got {self.p})")
+            raise FieldError(field, f"rbp p must be between 0 and 1 (got {self.p})")
         if self.aggregate not in ("sum", "max"):
-            raise OptionError(option, f"rbp aggregate must be sum or max (got "
+            raise FieldError(field, f"rbp aggregate must be sum or max (got "
                               f"{self.aggregate!r})")
 
     def order(self, topic: TopicRanking, judge: Judge, limit: int | None = None) -> list[str]:
