@@ -94,3 +94,15 @@ def test_one_label_is_a_list_of_one() -> None:
     request = PersistenceRequest.of(collection="c", snapshots=["a", "b"], pivot="p",
                                     measures="AP")
     assert request.measures == ["AP"]
+
+
+def test_the_documented_table_of_operations_is_current() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    table = subprocess.run([sys.executable, str(root / "tools" / "operations_table.py")],
+                           capture_output=True, text=True, check=True).stdout
+    assert table in (root / "docs" / "operations.md").read_text(encoding="utf-8"), (
+        "docs/operations.md: run tools/operations_table.py and paste its table")

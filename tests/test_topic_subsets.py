@@ -163,9 +163,10 @@ def test_topic_deltas_and_ranking_agreement_with_topics(db: str, tmp_path: Path,
     assert report["topic_set"] == "odd" and report["n_topics"] == 3
     assert {r["topic"]["s1"]: r["delta"] for r in report["topics"]} == {"1": -1, "3": 1, "5": 0}
     assert report["mean_delta"] == 0
-    full = api.topic_deltas(C, "A", ["s1", "s2"], "P@1")
+    full = api.topic_deltas(C, system="A", snapshots=["s1", "s2"], measure="P@1").to_frame()
     assert len(full) == 5
-    part = api.topic_deltas(C, "A", ["s1", "s2"], "P@1", topics="odd")
+    part = api.topic_deltas(C, system="A", snapshots=["s1", "s2"], measure="P@1",
+                            topics="odd").to_frame()
     assert sorted(part["topic_a"]) == ["1", "3", "5"]
     code, out, err = cli("report", "topic-deltas", C, "--system", "A", "-s", "s1", "s2",
                          "-m", "P@1", "--topics", "odd")
@@ -177,14 +178,16 @@ def test_topic_deltas_and_ranking_agreement_with_topics(db: str, tmp_path: Path,
     assert report["n_topics"] == 3 and report["topic_set"] == "odd"
     assert sorted(r["topic"]["s1"] for r in report["topics"]) == ["1", "3", "5"]
     # the same per-topic figures as without the set, and means over the set's topics only
-    full_ktu = dict(zip(*api.ranking_agreement(C, "A", ["s1", "s2"])[["topic_a", "ktu"]]
+    full_ktu = dict(zip(*api.ranking_agreement(C, system="A", snapshots=["s1", "s2"])
+                        .to_frame()[["topic_a", "ktu"]]
                         .T.values.tolist(), strict=True))
     assert len(full_ktu) == 5
     ktu = {r["topic"]["s1"]: r["ktu"] for r in report["topics"]}
     assert ktu == {t: full_ktu[t] for t in ("1", "3", "5")}
     assert ktu["5"] == 1.0  # the same ranking in both snapshots
     assert report["mean_ktu"] == pytest.approx(sum(ktu.values()) / 3)
-    frame = api.ranking_agreement(C, "A", ["s1", "s2"], topics="odd")
+    frame = api.ranking_agreement(C, system="A", snapshots=["s1", "s2"],
+                                  topics="odd").to_frame()
     assert sorted(frame["topic_a"]) == ["1", "3", "5"]
     code, _, err = cli("report", "ranking-agreement", C, "--system", "A", "-s", "s1", "s2",
                        "--topics", "nope")
@@ -223,7 +226,7 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
     report = json.loads(out)
     keys = sorted(k for k in alice if k[0] in {"1", "2", "3"})
     a, b = [alice[k] for k in keys], [llm[k] for k in keys]
-    assert report["topic_set"] == "low" and report["n_overlap"] == len(keys)
+    assert report["topics"] == "low" and report["n_overlap"] == len(keys)
     assert report["n_judged"] == [len(keys), len(keys)]
     assert report["kappa_graded_unweighted"] == pytest.approx(
         cohen_kappa_score(a, b, labels=sorted(set(a) | set(b))), abs=1e-12)

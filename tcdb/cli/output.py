@@ -303,3 +303,11 @@ def format_cell(value: Any) -> str:
     if isinstance(value, Enum):
         return safe_text(str(value.value))
     return safe_text(str(value))
+
+
+def topics_said(topics: str | None) -> str:
+    """How a title names a topic selection: nothing for all topics, `core topics`, or
+    `topic set NAME` (a set's name is the user's, so it is said as a set)."""
+    if topics in (None, "all"):
+        return ""
+    return " · core topics" if topics == "core" else f" · topic set {safe_text(topics)}"

@@ -13,10 +13,10 @@ import typer
 from typer.core import TyperCommand
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, err_console, print_table
+from tcdb.cli.output import console, err_console, print_table, topics_said
 from tcdb.cli.source_bias import documents_by_source, source_bias
 from tcdb.errors import OptionError
-from tcdb.vocabulary import PERSISTENCE_FIGURES
+from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, PERSISTENCE_FIGURES, bootstrap_said
 
 if TYPE_CHECKING:
     from tcdb.reports.leave_out import LeaveOutResult
@@ -85,10 +85,12 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
     first, *later = report.snapshots
     topics = report.topics
     for measure, result in report.measures.items():
-        columns = ["system", "vs " + first, f"ARP {first}", "ARP", "RΔ", "rel. Δ", "ER", "ΔRI",
-                   "p"]
+        named = PERSISTENCE_FIGURES
+        columns = ["system", named["snapshot"], f"{named['arp']} {first}",
+                   *(named[k] for k in ("arp", "result_delta", "relative_change", "er",
+                                        "delta_ri", "p_value"))]
         paired = any(r.p_value_paired is not None for r in result.systems)
-        columns += ["p paired", "core"] if paired else []
+        columns += [named["p_value_paired"], named["n_paired"]] if paired else []
         rows = []
         for record in result.systems:
             name = record.system + (" (pivot)" if record.is_pivot else "")
@@ -99,9 +101,11 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
                              record.p_value[label]]
                             + ([(record.p_value_paired or {}).get(label),
                                 (record.n_paired or {}).get(label)] if paired else []))
-        n = ", ".join(f"{s}: {v}" for s, v in topics.n_topics.items())
         print_table(columns, rows, title=f"{report.collection} · {measure} · pivot "
-                    f"{report.pivot} · topics {topics.selection} ({n})")
+                    f"{report.pivot} · each later snapshot against {first} · topics "
+                    f"{topics.said()}")
+        for key, test in report.tests.items():
+            console.print(f"{PERSISTENCE_FIGURES[key]}: {test}", highlight=False, markup=False)
         for line in skipped_lines([s.model_dump() for s in result.skipped], measure):
             console.print(line, highlight=False, markup=False)
         if report.bootstrap:
@@ -124,7 +128,9 @@ def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -
         collection=report.collection, snapshots=report.snapshots, pivot=report.pivot,
         measures=list(report.measures), qrels=report.qrels, topics=report.topics.selection,
         systems=systems, compute=False)
-    deltas.to_frame().to_csv(per_topic, index=False)
+    from tcdb.collections.csv_safe import frame_csv
+
+    frame_csv(deltas.to_frame(), per_topic)  # system names are data: no formula cells
 
 
 app.command("persistence", cls=_ManyValues)(derive.command(
@@ -173,12 +179,12 @@ def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[
                 rows.append([record["system"], PERSISTENCE_FIGURES[what], label, ci["estimate"],
                              ci["low"], ci["high"]])
     print_table(["system", "figure", "snapshot", "estimate", "low", "high"], rows,
-                title=f"{level} bootstrap intervals ({boot['n_samples']} samples, "
-                f"seed {boot['seed']})")
+                title=f"{level} bootstrap intervals ({PERCENTILE_BOOTSTRAP}; "
+                f"{bootstrap_said(boot['n_samples'], boot['seed'])})")
 
 
 def _show_reusability(report: ReusabilityResult) -> None:
-    where = "" if report.topics == "all" else f" · topics {report.topics}"
+    where = topics_said(report.topics)
     for measure, result in report.measures.items():
         head = (f"{report.collection} / {report.snapshot} · {measure} · "
                 f"{report.qrels} vs {report.vs} · {report.n_topics} topics{where}")
@@ -197,7 +203,9 @@ def _show_reusability(report: ReusabilityResult) -> None:
             console.print("  below: " + ", ".join(below[:12]) + more, highlight=False)
         for key, ci in (result.bootstrap or {}).items():
             console.print(f"  {key} {100 * (1 - ci.alpha):g}% CI [{_f(ci.low)}, "
-                          f"{_f(ci.high)}] ({ci.n_samples} samples)", highlight=False)
+                          f"{_f(ci.high)}] ({PERCENTILE_BOOTSTRAP}, "
+                          f"{bootstrap_said(ci.n_samples, ci.seed)})",
+                          highlight=False, markup=False)
         print_table(["run", f"{measure} A", "rank A", f"{measure} B", "rank B", "change",
                      f"unjudged@{report.depth}", f"new rel@{report.depth}"],
                     [[r.run, r.score_a, r.rank_a, r.score_b, r.rank_b, f"{r.rank_change:+d}",

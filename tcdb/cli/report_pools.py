@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table
+from tcdb.cli.output import console, print_table, topics_said
 
 if TYPE_CHECKING:
     from tcdb.reports.assessor_agreement import AgreementResult
@@ -18,7 +18,7 @@ def _f(value: float | None) -> str:
 def _show_agreement(report: AgreementResult) -> None:
     console.print(
         f"pool {report.pool} · {report.qrels} vs {report.vs}"
-        + (f" · topics {report.topics}" if report.topics != "all" else "") + " · "
+        + topics_said(report.topics) + " · "
         f"{report.n_overlap:,} document(s) judged by both (of {report.n_documents:,}; "
         f"{report.n_judged[0]:,} and {report.n_judged[1]:,} judged) · κ binary "
         f"(grade ≥ {report.relevant}) {_f(report.kappa_binary)} · κ graded "

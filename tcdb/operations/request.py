@@ -83,6 +83,8 @@ def field_error(exc: ValidationError) -> FieldError:
     context = first.get("ctx") or {}
     if first["type"] == "missing":
         reason = "required"
+    elif first["type"].startswith(("date_", "datetime_")):
+        reason = f"not a date: {first['input']!r} (YYYY-MM-DD)"
     elif first["type"] == "greater_than_equal" and context.get("ge") == 0:
         reason = f"cannot be negative (got {first['input']!r})"
     elif first["type"] in ("greater_than_equal", "greater_than", "less_than_equal",
