@@ -162,6 +162,55 @@ class Grouping(StrEnum):
 
 
 # How reports name the persistence figures their JSON keys hold (Sakai's RΔ, Breuer et al.'s
-# ER and ΔRI): one spelling for the terminal, the dashboard and the docs.
-PERSISTENCE_FIGURES = {"arp": "ARP", "result_delta": "RΔ", "relative_change": "relative change",
-                       "er": "ER", "delta_ri": "ΔRI", "p_value": "p"}
+# ER and ΔRI): one spelling for the terminal, the dashboard and the docs. `snapshot` is the
+# later snapshot each row compares with the first.
+PERSISTENCE_FIGURES = {"snapshot": "snapshot", "arp": "ARP", "result_delta": "RΔ",
+                       "relative_change": "relative change", "er": "ER", "delta_ri": "ΔRI",
+                       "p_value": "p", "p_value_paired": "p paired", "n_paired": "paired topics"}
+
+# What each test behind a reported p-value is, in the words the JSON (`tests`), the CLI's
+# legends and the dashboard's help all print: a p-value that does not name its test is misread.
+SIGNIFICANCE_TESTS = {
+    "t": "paired t-test (two-sided; scipy ttest_rel)",
+    "unpaired_t": "unpaired t-test (two-sided, Student, equal variances; scipy ttest_ind)",
+    "wilcoxon": "Wilcoxon signed-rank test (two-sided; scipy wilcoxon, zero differences "
+                "dropped)",
+    "ranksum": "Wilcoxon rank-sum test (two-sided, unpaired; scipy ranksums)",
+    "sign": "sign test (two-sided binomial test of wins vs losses, ties dropped)",
+    "permutation": "paired randomisation test of the mean difference (two-sided; scipy "
+                   "permutation_test)",
+    "binomial": "binomial test (two-sided, p = 0.5; scipy binomtest)",
+}
+
+# A correction in words: what it controls (Correction's values as keys).
+CORRECTIONS = {"holm": "Holm step-down (family-wise error rate)",
+               "bonferroni": "Bonferroni (family-wise error rate)",
+               "bh": "Benjamini–Hochberg (false discovery rate)",
+               "none": "none (uncorrected)"}
+
+# The percentile bootstrap over topics, as the reports that print an interval name it.
+PERCENTILE_BOOTSTRAP = "percentile bootstrap over topics (topics resampled with replacement)"
+
+# `evaluation.source` of scores of a run of one snapshot on another snapshot's qrels (evaluate
+# --run-from, persistence --cross-snapshot): `tcdb db check` tells them from misplaced rows.
+MAPPED_SCORES_SOURCE = "ir_measures:run_from"
+
+# The one bootstrap default of tcdb: every request field, the demo and the dashboard take these,
+# so one figure has one interval wherever it is read (and every interval prints them).
+BOOTSTRAP_SAMPLES = 10_000
+BOOTSTRAP_SEED = 0
+
+
+def bootstrap_said(n_samples: int, seed: int) -> str:
+    """`10,000 resamples, seed 0`: what goes beside every interval."""
+    return f"{n_samples:,} resamples, seed {seed}"
+
+
+def persistence_tests(paired: bool) -> dict[str, str]:
+    """The persistence report's p-values by JSON key: what `tests` says of each."""
+    tests = {"p_value": SIGNIFICANCE_TESTS["unpaired_t"] + " of the system's per-topic scores "
+             "in the first snapshot vs each later one"}
+    if paired:
+        tests["p_value_paired"] = (SIGNIFICANCE_TESTS["t"] + " of the system's scores on the "
+                                   "core topics of the first and each later snapshot")
+    return tests

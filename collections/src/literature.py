@@ -56,32 +56,19 @@ class ReportedRow:
 
 
 def normalise_metric(name: str) -> str:
-    """The ir_measures spelling of a metric when it parses, in any case (`ndcg@10`, `MAP`,
-    `ndcg_cut_10` → nDCG@10, AP, nDCG@10); otherwise the name as written (`Success@5 (dev)`)."""
+    """The ir_measures spelling of a metric when it names one, in any case (`ndcg@10`, `MAP`,
+    `ndcg_cut_10` → nDCG@10, AP, nDCG@10); otherwise the name as written (`Success@5 (dev)`).
+
+    Why `canonical_measure`: one rule for a measure's name, the same as `--measure` reads it.
+    """
     from tcdb.errors import FieldError
     from tcdb.scoring.measures import canonical_measure
 
     text = name.strip()
-    for attempt in dict.fromkeys([text, _registry_case(text), text.lower()]):
-        try:
-            return canonical_measure(attempt)
-        except FieldError:
-            continue
-    return text
-
-
-def _registry_case(text: str) -> str:
-    """`text` with its leading measure name spelled as ir_measures registers it (`ndcg@10` →
-    `nDCG@10`, `mrr@10` → `MRR@10`), so that ir_measures' case-sensitive parser reads it."""
-    import ir_measures
-
-    cut = len(text)
-    for stop in "@(_":
-        if stop in text:
-            cut = min(cut, text.index(stop))
-    head, tail = text[:cut], text[cut:]
-    names = {n.lower(): n for n in sorted(ir_measures.measures.registry, reverse=True)}
-    return names.get(head.lower(), head) + tail
+    try:
+        return canonical_measure(text, "metric")
+    except FieldError:
+        return text
 
 
 def read_reported(path: Path | str) -> list[ReportedRow]:

@@ -44,7 +44,8 @@ except TcdbError as exc:
 test = TESTS[test_name]
 corrected = "uncorrected" if correction == "none" else f"{correction}-corrected"
 st.caption(f"{measure} on qrels `{qrels}` of {snapshot}, {report.n_topics:,} topics; "
-           f"p-values {corrected} across the {len(report.pairs):,} pairs.")
+           f"p-values {corrected} across the {len(report.pairs):,} pairs. p: "
+           f"{report.tests[f'p_{test}_corrected']}.")
 
 st.subheader("Means with 95 % bootstrap intervals")
 means = report.runs_frame()

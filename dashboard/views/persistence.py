@@ -18,6 +18,7 @@ import streamlit as st
 from tcdb.dashboard import charts, data, longitudinal, widgets
 from tcdb.dashboard import columns as c
 from tcdb.errors import TcdbError
+from tcdb.vocabulary import PERSISTENCE_FIGURES
 
 ER_RANGE = (-1.0, 3.0)  # ER drawn within; beyond, at the edge with its value in the label
 SHAPES = ["circle", "diamond", "triangle-up", "square", "triangle-down", "triangle-right"]
@@ -105,20 +106,23 @@ widgets.chart((lines + charts.end_labels(named, x, "arp", "_name", color=system_
 st.subheader(f"RΔ, ER, ΔRI and p: each later snapshot against {first}")
 shown = table.assign(_system=table["system"].where(~table["pivot"],
                                                    table["system"] + " (pivot)"))
+named = PERSISTENCE_FIGURES  # the CLI's column names too
 widgets.table(shown, {
     "_system": c.text("system"),
-    "to": c.text("snapshot", f"The later snapshot, compared with {first}"),
-    f"ARP {first}": c.score(f"ARP {first}", f"Mean {measure} in {first}"),
-    "ARP": c.score("ARP", f"Mean {measure} in the later snapshot"),
-    "RΔ": c.score("RΔ", f"ARP {first} − ARP later: positive when the system scores lower "
-                  "later"),
-    "relative change": c.decimal("RΔ / ARP", 4, f"RΔ as a share of ARP {first}"),
-    "ER": c.decimal("ER", 4, "Effect Ratio: the system's mean per-topic gain over the pivot "
-                    f"later ÷ in {first} (1: persisted)"),
-    "ΔRI": c.decimal("ΔRI", 4, f"RI in {first} − RI later, RI = (ARP − pivot's ARP) ÷ "
-                     "pivot's ARP (0: persisted)"),
-    "p": c.p_value("p", f"Unpaired two-sided t-test, {first} vs the later snapshot"),
+    "to": c.text(named["snapshot"], f"The later snapshot, compared with {first}"),
+    f"ARP {first}": c.score(f"{named['arp']} {first}", f"Mean {measure} in {first}"),
+    "ARP": c.score(named["arp"], f"Mean {measure} in the later snapshot"),
+    "RΔ": c.score(named["result_delta"], f"ARP {first} − ARP later: positive when the system "
+                  "scores lower later"),
+    "relative change": c.decimal(named["relative_change"], 4,
+                                 f"RΔ / ARP {first}: RΔ as a share of ARP {first}"),
+    "ER": c.decimal(named["er"], 4, "Effect Ratio: the system's mean per-topic gain over the "
+                    f"pivot later ÷ in {first} (1: persisted)"),
+    "ΔRI": c.decimal(named["delta_ri"], 4, f"RI in {first} − RI later, RI = (ARP − pivot's "
+                     "ARP) ÷ pivot's ARP (0: persisted)"),
+    "p": c.p_value(named["p_value"], report.tests["p_value"]),
 })
+st.caption(f"p: {report.tests['p_value']}.")
 # The example: a system below the pivot that falls and shows ER above 1 (the nearest to 2).
 backwards = table[table["below_pivot"] & ~table["pivot"] & (table["ER"] > 1)
                   & (table["RΔ"] > 0)]
@@ -133,7 +137,8 @@ else:
 st.caption(
     "How to read this:\n"
     f"- **RΔ** = ARP in {first} − ARP in the later snapshot: positive means the system scores "
-    f"lower later, negative that it gained; RΔ / ARP is RΔ as a share of its {first} ARP.\n"
+    f"lower later, negative that it gained; the relative change is RΔ as a share of its "
+    f"{first} ARP.\n"
     f"- **ER** (Effect Ratio) = the system's mean per-topic gain over {pivot} in the later "
     f"snapshot ÷ that in {first}. ER 1: the advantage persisted; below 1: it shrank; above 1: "
     f"it grew. **ΔRI** = RI in {first} − RI later, RI = (ARP − {pivot}'s ARP) ÷ {pivot}'s "

@@ -99,8 +99,8 @@ widgets.table(runs, {
     "human": c.score("human", f"{measure} against the human documents' judgments"),
     "llm": c.score("llm", f"{measure} against the LLM documents' judgments"),
     "relative_delta": c.decimal("Δ %", 1, "Relative Δ: (human − llm) / mean × 100"),
-    "interval": c.text("95 %", "Bootstrap interval of Relative Δ over topics"),
-    "p_t": c.p_value("p", "Paired t-test of the per-topic human and llm scores")})
+    "interval": c.text("95 %", report.tests["ci_low/ci_high"]),
+    "p_t": c.p_value("p", report.tests["p_t"])})
 if result.first_stage:
     st.subheader("Bias carried from first stage to re-ranker")
     widgets.table(pd.DataFrame([f.model_dump() for f in result.first_stage]), {

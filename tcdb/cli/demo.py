@@ -63,6 +63,8 @@ def _print(summary: dict[str, Any]) -> None:
             for s in pers["measures"]["nDCG@10"]["systems"]]
     print_table(["system", f"ARP {first}", f"ARP {last}", "RΔ", "ER", "ΔRI", "p"], rows,
                 title=f"Persistence of nDCG@10 from {first} to {last}, against the pivot")
+    if pers.get("tests", {}).get("p_value"):
+        console.print(f"p: {pers['tests']['p_value']}", highlight=False, markup=False)
     print_table(["system", "planted", "evidence", "recovered"],
                 [(r["system"], r["planted"], r["evidence"], "✓" if r["recovered"] else "✗")
                  for r in summary["recovered"]], title="Planted behaviours the reports recovered")

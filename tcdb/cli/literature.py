@@ -57,7 +57,8 @@ def _show(result: LiteratureReport) -> None:
                 [(t.category, t.n, _f(t.slope, 4), _ci(t), _f(t.intercept, 2), _f(t.r, 3),
                   _p(t.p), _years(t))
                  for t in result.trends],
-                title="least-squares trend of the best figures")
+                title="least-squares trend of the best figures (p: two-sided test of slope 0; "
+                "scipy linregress)")
     if reference is not None:
         print_table(["year", "publication", "model", "category", metric, "gain %"],
                     [(g.year, g.publication, g.model, g.category, g.value, _pct(g.gain))

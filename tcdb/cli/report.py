@@ -13,10 +13,10 @@ import typer
 from typer.core import TyperCommand
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, err_console, print_table, topics_said
+from tcdb.cli.output import console, err_console, print_table
 from tcdb.cli.source_bias import documents_by_source, source_bias
 from tcdb.errors import OptionError
-from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, PERSISTENCE_FIGURES, bootstrap_said
+from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, PERSISTENCE_FIGURES
 
 if TYPE_CHECKING:
     from tcdb.reports.leave_out import LeaveOutResult
@@ -101,9 +101,10 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
                              record.p_value[label]]
                             + ([(record.p_value_paired or {}).get(label),
                                 (record.n_paired or {}).get(label)] if paired else []))
+        n = ", ".join(f"{s}: {v}" for s, v in topics.n_topics.items())
         print_table(columns, rows, title=f"{report.collection} · {measure} · pivot "
                     f"{report.pivot} · each later snapshot against {first} · topics "
-                    f"{topics.said()}")
+                    f"{topics.selection} ({n})")
         for key, test in report.tests.items():
             console.print(f"{PERSISTENCE_FIGURES[key]}: {test}", highlight=False, markup=False)
         for line in skipped_lines([s.model_dump() for s in result.skipped], measure):
@@ -128,9 +129,7 @@ def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -
         collection=report.collection, snapshots=report.snapshots, pivot=report.pivot,
         measures=list(report.measures), qrels=report.qrels, topics=report.topics.selection,
         systems=systems, compute=False)
-    from tcdb.collections.csv_safe import frame_csv
-
-    frame_csv(deltas.to_frame(), per_topic)  # system names are data: no formula cells
+    deltas.to_frame().to_csv(per_topic, index=False)
 
 
 app.command("persistence", cls=_ManyValues)(derive.command(
@@ -180,11 +179,11 @@ def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[
                              ci["low"], ci["high"]])
     print_table(["system", "figure", "snapshot", "estimate", "low", "high"], rows,
                 title=f"{level} bootstrap intervals ({PERCENTILE_BOOTSTRAP}; "
-                f"{bootstrap_said(boot['n_samples'], boot['seed'])})")
+                f"{boot['n_samples']} samples, seed {boot['seed']})")
 
 
 def _show_reusability(report: ReusabilityResult) -> None:
-    where = topics_said(report.topics)
+    where = "" if report.topics == "all" else f" · topics {report.topics}"
     for measure, result in report.measures.items():
         head = (f"{report.collection} / {report.snapshot} · {measure} · "
                 f"{report.qrels} vs {report.vs} · {report.n_topics} topics{where}")
@@ -203,8 +202,7 @@ def _show_reusability(report: ReusabilityResult) -> None:
             console.print("  below: " + ", ".join(below[:12]) + more, highlight=False)
         for key, ci in (result.bootstrap or {}).items():
             console.print(f"  {key} {100 * (1 - ci.alpha):g}% CI [{_f(ci.low)}, "
-                          f"{_f(ci.high)}] ({PERCENTILE_BOOTSTRAP}, "
-                          f"{bootstrap_said(ci.n_samples, ci.seed)})",
+                          f"{_f(ci.high)}] ({PERCENTILE_BOOTSTRAP}, {ci.n_samples} samples)",
                           highlight=False, markup=False)
         print_table(["run", f"{measure} A", "rank A", f"{measure} B", "rank B", "change",
                      f"unjudged@{report.depth}", f"new rel@{report.depth}"],

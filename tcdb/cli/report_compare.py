@@ -48,6 +48,12 @@ def show_compare(report: CompareResult) -> None:
                 [[p.run_a, p.run_b, *(format_p(getattr(p, f"p_{test}_corrected")) for test in (
                     "t", "wilcoxon", "ranksum", "sign", "permutation"))] for p in pairs],
                 title=f"p-values, {report.correction} within each family: {design}")
+    tests = report.tests
+    for column, test in (("t", "t"), ("Wilcoxon", "wilcoxon"), ("rank-sum", "ranksum"),
+                         ("sign", "sign"), ("perm.", "permutation")):
+        console.print(f"{column}: {tests[f'p_{test}']}", highlight=False, markup=False)
+    console.print(f"corrected: {report.correction_description}", highlight=False,
+                  markup=False)
     show_outcomes(report.outcomes)
 
 
@@ -64,12 +70,12 @@ def show_outcomes(outcomes: Outcomes) -> None:
                                       ("neither", "only_a", "only_b", "both")),
                   format_p(p.only_one.p_value)] for p in pairs],
                 title=f"outcome breakdown: relevant document in the top {k} of … "
-                "(p uncorrected)")
+                "(p binomial: two-sided binomial test of only A vs only B, uncorrected)")
     print_table(["run A", "run B", "ESL A", "ESL B", "p t", "p Wilcoxon"],
                 [[p.run_a, p.run_b, p.both.mean_esl_a, p.both.mean_esl_b,
                   format_p(p.both.p_esl), format_p(p.both.p_esl_wilcoxon)] for p in pairs],
                 title="on \"both\" topics: mean ESL (the relevant document's rank; lower is "
-                "better)")
+                "better; p t: paired t-test, p Wilcoxon: signed-rank test, uncorrected)")
     print_table(["run A", "run B", "MRR A", "MRR B", "p t", "p Wilcoxon"],
                 [[p.run_a, p.run_b, p.both.mrr_a, p.both.mrr_b, format_p(p.both.p_rr),
                   format_p(p.both.p_rr_wilcoxon)] for p in pairs],

@@ -27,6 +27,7 @@ def show_leaderboard(report: LeaderboardResult) -> None:
     print_table(["submitted", "run", "mean", "SOTA", "vs SOTA", "p", "sig.", "vs all"], rows,
                 title=f"{report.test} test vs every earlier SOTA, {report.correction} "
                 f"within each family, α = {report.alpha:g}")
+    console.print(f"p: {report.tests['p_corrected']}", highlight=False, markup=False)
     console.print(f"SOTA chain: {' → '.join(report.chain)}; {report.n_significant} of "
                   f"{report.n_steps} steps significant vs the previous SOTA", highlight=False,
                   markup=False)

@@ -44,6 +44,9 @@ def _show(report: SourceBiasReport) -> None:
                       _f(r.ci_low), _f(r.ci_high), _p(r.p_t), r.first_stage or ""]
                      for r in result.runs],
                     title=f"{measure}: positive Δ ranks human-written text higher")
+        tests = report.tests
+        console.print(f"CI: {tests['ci_low/ci_high']} · p (t): {tests['p_t']}",
+                      highlight=False, markup=False, emoji=False)
         avg, corr = result.average, result.correlation
         console.print(f"average over {avg.n_runs} runs: {measure} human {_f(avg.human, 4)}"
                       f", llm {_f(avg.llm, 4)}, Relative Δ {_f(avg.relative_delta)} % · "

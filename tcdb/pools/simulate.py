@@ -14,6 +14,7 @@ from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.pools.simulation import simulate_strategies
 from tcdb.pools.strategies import make_strategy, strategy_names
+from tcdb.reports.fields import qrels_option
 from tcdb.vocabulary import TieOrder
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class SimulationRequest(Request):
 
     collection: str = argument(help="Collection name.")
     snapshot: str = argument(help="Snapshot label.")
-    qrels: str = option(help="The complete qrels set the simulation reads grades from.")
+    qrels: str = qrels_option()  # the complete set the simulation reads grades from
     strategies: Labels | None = option(
         None, help="A strategy, NAME or NAME:key=value,… (repeatable; default all: depth, "
         "rrf, rbp, mtf, maxmean).")

@@ -16,7 +16,7 @@ from pydantic import field_validator, model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
-from tcdb.reports.common import TOPICS_HELP
+from tcdb.reports.fields import topics_option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,7 +55,7 @@ class AgreementRequest(Request):
                                  "of the snapshot).")
     relevant: int = option(1, help="Lowest grade that counts as relevant (binary κ).")
     weights: str = option("linear", help="Graded κ weights: linear, quadratic or none.")
-    topics: str = option("all", metavar="SET", help=TOPICS_HELP + " (κ and τ)")
+    topics: str = topics_option()  # of κ and τ
 
     @field_validator("weights")
     @classmethod

@@ -18,9 +18,6 @@ if TYPE_CHECKING:
     from tcdb.schema import Snapshot
 
 
-TOPICS_HELP = "all, core (judged in every compared set) or a topic set name."
-
-
 def select_topics(session: Session, collection: str, snapshot: Snapshot,
                   judged: Sequence[int], selection: str = "all") -> dict[int, str]:
     """topic id → external id of the topics a report on one snapshot averages over: the

@@ -39,6 +39,7 @@ from tcdb.reports.compare_result import (
     OutcomePair,
     Outcomes,
 )
+from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.vocabulary import Correction
 
 K = 100  # the outcome breakdown's cutoff, as in Lin et al.'s study (MRR@100)
@@ -50,7 +51,7 @@ class CompareRequest(Request):
 
     collection: str = argument(help="Collection name.")
     snapshot: str = argument(help="Snapshot label.")
-    qrels: str = option("original", help="Qrels set name.")
+    qrels: str = qrels_option()
     runs: Labels | None = option(None, help="Run tag (repeat; default: every run of the "
                                  "snapshot).")
     measure: str = option(help="Measure.", short="-m")
@@ -60,7 +61,7 @@ class CompareRequest(Request):
                               "earlier date (`run update --date`); one family per run.")
     correction: str = option(Correction.holm.value, help="Multiple-comparison correction within "
                              f"each family: {', '.join(Correction)} (bh: Benjamini–Hochberg).")
-    topics: str | None = option(None, metavar="SET", help="Only the topics of this topic set.")
+    topics: TopicSet = topic_set_option()
     k: int = option(K, help="Cutoff of the outcome breakdown (100 as in Lin et al.'s MS MARCO "
                     "study).")
     alpha: float = option(0.05, help="Level of the outcome decision rules.")

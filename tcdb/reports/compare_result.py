@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from tcdb.operations import Result
 
@@ -141,6 +141,31 @@ class CompareResult(Result):
     runs: list[CompareRun]
     pairs: list[ComparePair]
     outcomes: Outcomes
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tests(self) -> dict[str, str]:
+        """Each p-value's test in words, by JSON key (corrected ones as `correction` says)."""
+        from tcdb.vocabulary import SIGNIFICANCE_TESTS as TESTS
+
+        words = {f"p_{t}": TESTS[t] for t in ("t", "wilcoxon", "ranksum", "sign", "permutation")}
+        return {**words, **{f"{k}_corrected": f"{v}, {self.correction_description}"
+                            for k, v in words.items()},
+                "only_one.p_value": TESTS["binomial"] + " of only-A vs only-B topics, "
+                "uncorrected",
+                "both.p_esl": TESTS["t"] + ", uncorrected",
+                "both.p_rr": TESTS["t"] + ", uncorrected",
+                "both.p_esl_wilcoxon": TESTS["wilcoxon"] + ", uncorrected",
+                "both.p_rr_wilcoxon": TESTS["wilcoxon"] + ", uncorrected"}
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def correction_description(self) -> str:
+        """The correction in words, and within which family it applies."""
+        from tcdb.vocabulary import CORRECTIONS
+
+        return (f"{CORRECTIONS.get(self.correction, self.correction)} correction within each "
+                "family")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: its family, means, difference, p-values raw and corrected, wins,

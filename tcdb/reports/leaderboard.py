@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Self
 
-from pydantic import BaseModel, field_validator, model_validator
+from pydantic import BaseModel, computed_field, field_validator, model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.vocabulary import Correction, PairedTest
 
 if TYPE_CHECKING:
@@ -30,14 +31,14 @@ class LeaderboardRequest(Request):
     collection: str = argument(help="Collection name.")
     snapshot: str = argument(help="Snapshot label.")
     measure: str = option(help="Measure.", short="-m")
-    qrels: str = option("original", help="Qrels set name.")
+    qrels: str = qrels_option()
     test: str = option(PairedTest.t.value,
                        help=f"Paired test of each step: {', '.join(PairedTest)}.")
     alpha: float = option(0.05, help="Significance level.")
     correction: str = option(Correction.holm.value, help="Correction within each new entry's "
                              "family (it vs every earlier SOTA): "
                              f"{', '.join(Correction)}.")
-    topics: str | None = option(None, metavar="SET", help="Only the topics of this topic set.")
+    topics: TopicSet = topic_set_option()
     runs: Labels | None = option(None, help="Only these runs (repeat; default: every run, each "
                                  "needs a submitted date).")
     permutations: int = option(10_000, metavar="N", help="Resamples of the randomisation test.")
@@ -120,6 +121,17 @@ class LeaderboardResult(Result):
     n_steps: int  # new SOTAs after the first
     n_significant: int  # of those, significant vs the previous SOTA
     runs: list[LeaderboardRun]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tests(self) -> dict[str, str]:
+        """`p` and `p_corrected` in words: the test, and the correction within each family."""
+        from tcdb.vocabulary import CORRECTIONS, SIGNIFICANCE_TESTS
+
+        test = SIGNIFICANCE_TESTS.get(self.test, self.test)
+        return {"p": f"{test}, uncorrected",
+                "p_corrected": f"{test}, {CORRECTIONS.get(self.correction, self.correction)} "
+                "correction within each new entry's family (vs every earlier SOTA)"}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run in submission order: `run, system, submitted, mean, best_before,

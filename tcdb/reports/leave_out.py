@@ -23,7 +23,7 @@ from sqlmodel import Session, col
 
 from tcdb.errors import ConflictError, FieldError, InputError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
-from tcdb.reports.common import TOPICS_HELP
+from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.schema import QrelsKind, QrelsSet, Run, Snapshot
 from tcdb.vocabulary import Grouping
 
@@ -64,12 +64,12 @@ class LeaveOutRequest(Request):
 
     collection: str = argument(help="Collection name.")
     snapshot: str = argument(help="Snapshot label.")
-    qrels: str = option(help="Qrels set A to leave groups out of.")
+    qrels: str = qrels_option()  # set A, to leave groups out of
     depth: int = option(ge=1, help="Pool depth K of the contributing runs.")
     by: Grouping = option(Grouping.group, help="Leave out each participant group, each run "
                           "type (automatic, manual, feedback) or each category.")
     measures: Labels = option(["AP"], help="Measure (repeat).", short="-m")
-    topics: str = option("all", help=TOPICS_HELP)
+    topics: str = topics_option()
     save: str | None = option(
         None, metavar="PREFIX", help="Also store each group's reduced qrels as a derived set "
         "PREFIX-GROUP, with the group's scores on it.")

@@ -11,9 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, SerializerFunctionWrapHandler, field_validator, model_serializer
+from pydantic import (
+    BaseModel,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    field_validator,
+    model_serializer,
+)
 
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.fields import topics_option
 from tcdb.reports.persistence_scores import check_pivot
 
 if TYPE_CHECKING:
@@ -35,7 +42,7 @@ class PersistenceRequest(Request):
     qrels: Labels | dict[str, str] = option(
         ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
         "per snapshot in order (the API also takes a mapping snapshot → name).")
-    topics: str = option("all", help="all, core (judged in every snapshot) or a topic set name.")
+    topics: str = topics_option()
     bootstrap: int = option(0, ge=0, help="Bootstrap samples for CIs (0: none).")
     seed: int = option(0, help="Seed of the bootstrap.")
     systems: Labels | None = option(
@@ -135,6 +142,15 @@ class PersistenceResult(Result):
     measures: dict[str, PersistenceMeasure]
     warnings: list[str]  # e.g. a system whose runs name different groups
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tests(self) -> dict[str, str]:
+        """Each p-value's test in words (`p_value`, and `p_value_paired` when asked for)."""
+        from tcdb.vocabulary import persistence_tests
+
+        return persistence_tests(any(r.p_value_paired is not None
+                                     for m in self.measures.values() for r in m.systems))
+
     def to_frame(self) -> pd.DataFrame:
         """One row per measure × system × later snapshot: ARP in the first and the later
         snapshot, RΔ, relative change, ER, ΔRI and the t-test's p (paired ones when asked)."""
@@ -227,7 +243,7 @@ class PerTopicDeltasRequest(Request):
     qrels: Labels | dict[str, str] = option(
         ["original"], flag="--qrels",
         help="Qrels set name, once for every snapshot or once per snapshot.")
-    topics: str = option("all", help="all, core (judged in every snapshot) or a topic set name.")
+    topics: str = topics_option()
     systems: Labels | None = option(None, flag="--system",
                                     help="Only this system (repeat; the pivot is always in).")
     compute: bool = option(True, help="Compute missing scores first (else only read).")

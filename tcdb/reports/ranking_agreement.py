@@ -17,6 +17,7 @@ from pydantic import BaseModel, field_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.fields import TopicSet, topic_set_option
 from tcdb.sorting import natural_key
 
 if TYPE_CHECKING:
@@ -44,8 +45,7 @@ class RankingAgreementRequest(Request):
     depth: int = option(1000, short="-k",
                         help="Documents of each ranking compared (repro_eval: 1000).")
     rbo_p: float = option(0.8, help="RBO's persistence p (top-heaviness).")
-    topics: str | None = option(None, metavar="SET",
-                                help="Only the core topics in this topic set.")
+    topics: TopicSet = topic_set_option()  # of the core topics
 
     @field_validator("snapshots")
     @classmethod

@@ -27,7 +27,8 @@ from pydantic import BaseModel, model_validator
 from tcdb.errors import FieldError, InputError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.queries import load_judgments, load_top_k, stored_scores
-from tcdb.reports.common import TOPICS_HELP, per_topic_frame, select_topics
+from tcdb.reports.common import per_topic_frame, select_topics
+from tcdb.reports.fields import qrels_option, topics_option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,14 +46,14 @@ class ReusabilityRequest(Request):
 
     collection: str = argument(help="Collection name.")
     snapshot: str = argument(help="Snapshot label.")
-    qrels: str = option(help="Qrels set A (e.g. the original judgments).")
+    qrels: str = qrels_option()  # set A (the original judgments unless named)
     vs: str = option(help="Qrels set B (e.g. the expanded judgments).", flag="--vs")
     measures: Labels = option(["AP"], help="Measure (repeat).", short="-m")
     runs: Labels | None = option(None, help="Only these run tags (repeat).")
     all_runs: bool = option(False, help="Every run of the snapshot (the default when no run "
                             "is named).")
     depth: int = option(100, ge=1, help="Top K counted for unjudged / new relevant.")
-    topics: str = option("all", help=TOPICS_HELP)
+    topics: str = topics_option()
     threshold: float = option(0.9, help="Per-topic τ threshold.")
     bootstrap: int = option(0, ge=0, le=1_000_000,
                             help="Bootstrap samples for τ CIs (e.g. 10000; 0: none).")

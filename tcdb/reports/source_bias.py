@@ -25,7 +25,7 @@ from pydantic import BaseModel, field_validator
 
 from tcdb.judging.by_source import HUMAN, LLM, MIXED
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
-from tcdb.reports.common import TOPICS_HELP
+from tcdb.reports.fields import topics_option
 from tcdb.reports.source_bias_figures import (
     AcrossMeasure,
     SourceBiasReport,
@@ -55,7 +55,7 @@ class SourceBiasRequest(Request):
     llm: str = option(LLM, metavar="LABEL", help="Source label of LLM-generated documents.")
     twins: bool = option(True, help="Copy an original's judgment to its LLM twin when the twin "
                          "has none (Cocktail's rule; --no-twins: do not).")
-    topics: str = option("all", help=TOPICS_HELP)
+    topics: str = topics_option()
     bootstrap: int = option(1000, ge=0, metavar="N",
                             help="Bootstrap samples for the CI of Relative Δ (0: none).")
     seed: int = option(0, help="Seed of the bootstrap.")

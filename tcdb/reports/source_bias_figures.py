@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from tcdb.judging.by_source import MIXED
 from tcdb.reports.source_bias_scores import Scores
@@ -96,6 +96,21 @@ class SourceBiasReport(BaseModel):
     sets: dict[str, SourceSet]  # human, llm, mixed
     measures: dict[str, SourceBiasMeasure]
     seconds: float
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tests(self) -> dict[str, str]:
+        """What each interval and p-value is, in words, by JSON key (uncorrected)."""
+        from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, SIGNIFICANCE_TESTS, bootstrap_said
+
+        return {"ci_low/ci_high": f"95 % {PERCENTILE_BOOTSTRAP} of Relative Δ, "
+                f"{bootstrap_said(self.bootstrap, self.seed)}",
+                "p_t": SIGNIFICANCE_TESTS["t"] + " of the per-topic human vs llm scores, "
+                "uncorrected",
+                "p_wilcoxon": SIGNIFICANCE_TESTS["wilcoxon"] + " of the per-topic human vs llm "
+                "scores, uncorrected",
+                "correlation.p": "Pearson correlation test (two-sided; scipy pearsonr) of "
+                "effectiveness vs Relative Δ across runs"}
 
 
 class CollectionAverage(BiasAverage):

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.fields import qrels_option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,7 +34,7 @@ class SubsetRequest(Request):
     runs: Labels | None = option(None, help="Only these run tags (repeat; default every run of "
                                  "the snapshot).")
     measure: str = option("nDCG@10", help="Measure.", short="-m")
-    qrels: str = option("original", help="Qrels set name.")
+    qrels: str = qrels_option()
     bootstrap: int = option(10_000, flag="--samples", metavar="N",
                             help="Bootstrap resamples, each of the subset's size.")
     seed: int = option(0, help="Seed of the bootstrap.")

@@ -18,6 +18,7 @@ from pydantic import BaseModel, field_validator
 
 from tcdb.errors import ConflictError, FieldError, NotFoundError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.fields import TopicSet, topic_set_option
 from tcdb.reports.persistence_scores import SEVERAL_RUNS, load_persistence_scores
 from tcdb.reports.ranking_agreement import two_snapshots
 from tcdb.sorting import natural_key
@@ -38,8 +39,7 @@ class TopicDeltasRequest(Request):
         ["original"], flag="--qrels", help="Qrels set name, once for both snapshots or once "
         "per snapshot in order (the API also takes a mapping snapshot → name).")
     pivot: str | None = option(None, help="Also show this system's change per topic.")
-    topics: str | None = option(None, metavar="SET",
-                                help="Only the core topics in this topic set.")
+    topics: TopicSet = topic_set_option()  # of the core topics
     compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
                            "stored ones).")
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
 from tcdb.scoring.evaluate import EvaluationReport
 
@@ -31,7 +32,7 @@ class EvaluateRequest(Request):
 
     collection: str = argument(help="Collection name.")
     snapshot: str = argument(help="Snapshot label.")
-    qrels: str = option("original", help="Qrels set name.")
+    qrels: str = qrels_option()
     runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all).")
     measures: Labels = option(help="ir_measures name, e.g. nDCG@10, AP (repeat).", short="-m")
     residual_of: str | None = option(
@@ -44,10 +45,8 @@ class EvaluateRequest(Request):
         help="Score runs of this older snapshot on SNAPSHOT's qrels, documents and topics "
         "mapped by identity (what cannot be mapped is reported); stored apart from the "
         "runs' own scores.")
-    topics: str | None = option(
-        None, metavar="SET",
-        help="Show the means over this topic set's judged topics only (every topic is still "
-        "scored and stored; unanswered ones count 0).")
+    # the means over a topic set's judged topics (every topic is still scored and stored)
+    topics: TopicSet = topic_set_option()
 
     @model_validator(mode="after")
     def _one_way(self) -> Self:

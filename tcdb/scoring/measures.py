@@ -11,15 +11,47 @@ from tcdb.schema import Measure
 
 
 def canonical_measure(name: str, field: str = "measures") -> str:
-    """The ir_measures spelling of a measure (`ndcg_cut_10` and `nDCG@10` → `nDCG@10`)."""
+    """The ir_measures spelling of a measure, in any case where exactly one measure matches
+    (`ndcg@10`, `NDCG@10`, `ndcg_cut_10` → nDCG@10; `map`, `MAP` → AP; `p@10`, `P_10` → P@10).
+
+    Why one rule: the CLI, the API and `literature import` read the same names the same way.
+    Written as ir_measures or trec_eval spell it, a name is taken as is; otherwise its case is
+    folded, and refused when the folded spellings name different measures.
+    """
+    text = name.strip()
+    found = _parsed(text)
+    if found is not None:
+        return found
+    meanings = sorted({m for v in _case_variants(text) if (m := _parsed(v)) is not None})
+    if len(meanings) == 1:
+        return meanings[0]
+    if meanings:
+        raise FieldError(field, f"{name!r} is ambiguous in another case: it could be "
+                         f"{' or '.join(meanings)} (write it as ir_measures spells it)")
+    raise FieldError(field, f"{name!r} is not a measure ir_measures knows "
+                     "(e.g. nDCG@10, AP, P@10, Bpref, RR, Judged@10, or trec_eval names)")
+
+
+def _parsed(text: str) -> str | None:
+    """`text` as ir_measures or trec_eval spell a measure, canonical; None when neither."""
     from tcdb.collections.trec_eval_output import canonical_measure as irm_name
     from tcdb.collections.trec_eval_output import measure_from_trec_name
 
-    found = irm_name(name.strip()) or measure_from_trec_name(name.strip())
-    if found is None:
-        raise FieldError(field, f"{name!r} is not a measure ir_measures knows "
-                          "(e.g. nDCG@10, AP, P@10, Bpref, RR, Judged@10, or trec_eval names)")
-    return found
+    return irm_name(text) or measure_from_trec_name(text)
+
+
+def _case_variants(text: str) -> list[str]:
+    """`text` with its leading measure name in each case ir_measures registers it under
+    (`ndcg@10` → NDCG@10, nDCG@10; `p_10` → P_10), and in lower case (trec_eval's `MAP`)."""
+    import ir_measures
+
+    registered: dict[str, list[str]] = {}
+    for known in ir_measures.measures.registry:
+        registered.setdefault(known.lower(), []).append(known)
+    cuts = [i for i, c in enumerate(text) if c in "@(_"] + [len(text)]
+    variants = [known + text[cut:] for cut in cuts
+                for known in registered.get(text[:cut].lower(), [])]
+    return list(dict.fromkeys([*variants, text.lower()]))
 
 
 def parse_measures(names: Iterable[str], field: str = "measures") -> list[str]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, field_validator
 
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.scoring.scores import MEAN_COLUMNS, PER_TOPIC_COLUMNS
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class ScoresRequest(Request):
     collection: str = argument(help="Collection name.")
     snapshot: str = argument(help="Snapshot label (one: per_topic_scores follows topics "
                              "across several).")
-    qrels: str = option("original", help="Qrels set name.")
+    qrels: str = qrels_option()
     measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
     runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all).")
     per_topic: bool = option(False, help="One row per topic.")
@@ -106,9 +107,7 @@ class ScoresRequest(Request):
     residual_of: str | None = option(
         None, metavar="QRELS",
         help="The residual scores: rankings without what this qrels set judged.")
-    topics: str | None = option(
-        None, metavar="SET",
-        help="Only the qrels topics of this topic set (means over them, unanswered ones 0).")
+    topics: TopicSet = topic_set_option()  # means over its judged topics, unanswered ones 0
     compute: bool = option(True, help="Compute and store missing scores first (else only "
                            "read stored ones).")
 
@@ -181,7 +180,7 @@ class PerTopicScoresRequest(Request):
 
     collection: str = argument(help="Collection name.")
     snapshots: Labels = argument(help="Snapshot labels (each with its qrels set of that name).")
-    qrels: str = option("original", help="Qrels set name (in every snapshot).")
+    qrels: str = qrels_option()  # in every snapshot
     measure: str = option("nDCG@10", help="Measure.", short="-m")
     runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all; a tag "
                                  "missing from a snapshot is skipped there).")
