@@ -4,7 +4,9 @@ The rule: a field marked `argument` is a positional argument (`COLLECTION`); any
 `name` is the option `--name` with underscores as dashes, a list field in the singular and
 repeatable (`measures` → `--measure`, given once per value), a boolean a flag (`--paired`; one
 that defaults to true also `--no-…`). A field may keep a flag the CLI has long spelt otherwise
-(`flag="--vs"`), and a one-letter alias (`short="-m"`). Every derived command takes `--json`.
+(`flag="--vs"`), and a one-letter alias (`short="-m"`). Every derived command takes `--json`;
+every one that reads (and `evaluate`) `--format table|markdown|latex|csv`, the result's
+`paper_table()` for a paper (`--as` where the request has a `format` field of its own).
 
 Errors the core raises name the request's fields (`FieldError`); the derived command says them
 as its own flags, by the same rule, so no message is rewritten by pattern.
@@ -13,11 +15,12 @@ as its own flags, by the same rule, so no message is rewritten by pattern.
 from __future__ import annotations
 
 import inspect
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,15 @@ from tcdb.operations import Operation, Request, Result
 from tcdb.operations.registry import get_operation
 
 Show = Callable[..., None]
+
+class PaperFormat(StrEnum):
+    """How `--format` prints a result: for people, or as a table for a paper."""
+
+    table = "table"
+    markdown = "markdown"
+    latex = "latex"
+    csv = "csv"
+
 
 # Words of the field that are plural only: `--qrels NAME` names one qrels set.
 PLURAL_ONLY = frozenset({"qrels"})
@@ -122,6 +134,7 @@ def command(
     extras: list[inspect.Parameter] | None = None,
     prepare: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None,
     after: Show | None = None,
+    paper: bool | None = None,
 ) -> DerivedCommand:
     """The CLI command of operation `name`, for `app.command(...)`.
 
@@ -130,9 +143,10 @@ def command(
     to `show`; `prepare(fields, extras)` may reshape the fields before the request is built
     (`--snapshots a,b`) and check the extras (and `json`, whether `--json` was given) against
     them; `after(result, **extras)` does what the extras ask (write a file) whatever the
-    output, `--json` or tables.
+    output, `--json` or tables. `paper`: offer `--format` (default: when the operation only
+    reads).
     """
-    return DerivedCommand(name, show, extras or [], prepare, after)
+    return DerivedCommand(name, show, extras or [], prepare, after, paper)
 
 
 class DerivedCommand:
@@ -141,9 +155,15 @@ class DerivedCommand:
 
     def __init__(self, name: str, show: Show | None, extras: list[inspect.Parameter],
                  prepare: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None,
-                 after: Show | None) -> None:
+                 after: Show | None, paper: bool | None = None) -> None:
         self.__name__ = self.__qualname__ = name
         self._show, self._extras, self._prepare, self._after = show, extras, prepare, after
+        self._paper = paper
+
+    @property
+    def paper(self) -> bool:
+        """Whether the command offers `--format` (its result as a table for a paper)."""
+        return not self.operation.writes if self._paper is None else self._paper
 
     @property
     def operation(self) -> Operation[Any, Any]:
@@ -157,6 +177,13 @@ class DerivedCommand:
         parameters.append(inspect.Parameter(
             "json_output", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
             default=typer.Option(False, "--json", help="Print JSON.")))
+        if self.paper:
+            flag = "--as" if "format" in self.operation.request.model_fields else "--format"
+            parameters.append(inspect.Parameter(
+                "paper_format", inspect.Parameter.KEYWORD_ONLY, annotation=PaperFormat,
+                default=typer.Option(PaperFormat.table, flag, help=(
+                    "table (for people), or for a paper: markdown, latex (booktabs; best in "
+                    "bold, significance marks, lineage as comments) or csv."))))
         return inspect.Signature(parameters)
 
     @property
@@ -169,13 +196,20 @@ class DerivedCommand:
 
     def __call__(self, **given: Any) -> None:
         as_json = given.pop("json_output")
+        paper = given.pop("paper_format", PaperFormat.table)
+        if as_json and paper is not PaperFormat.table:
+            raise OptionError("--json/--format", "give one output: JSON or a paper table")
         extra_values = {p.name: given.pop(p.name) for p in self._extras}
         fields = (self._prepare(given, {**extra_values, "json": as_json}) if self._prepare
                   else given)
         result = run_operation(self.operation, fields)
         if self._after is not None:
             self._after(result, **extra_values)
-        if as_json:
+        if paper is not PaperFormat.table:
+            from tcdb.operations.paper import render
+
+            sys.stdout.write(render(result.paper_table(), paper.value))
+        elif as_json:
             from tcdb.cli.output import print_json
 
             print_json(result.to_json())

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict
 if TYPE_CHECKING:
     import pandas as pd
 
+    from tcdb.operations.paper import PaperTable
+
 
 class Result(BaseModel):
     """Base of every operation's result."""
@@ -24,6 +26,19 @@ class Result(BaseModel):
     def to_frame(self) -> pd.DataFrame:
         """The result as one tidy DataFrame. Every result type defines its own."""
         raise NotImplementedError(f"{type(self).__name__}.to_frame")
+
+    def paper_table(self) -> PaperTable:
+        """The result as a table for a paper (`--format markdown|latex|csv`): by default its
+        frame, captioned with what it is and, where the result has one, its lineage. Reports
+        with significance tests override it to add marks and name the test."""
+        from tcdb.operations.paper import frame_table, lineage_caption
+
+        lineage = getattr(self, "lineage", None)
+        doc = " ".join((type(self).__doc__ or type(self).__name__).strip().split("\n\n")[0]
+                       .split())
+        caption = "; ".join(p for p in (doc.rstrip("."), lineage_caption(lineage)) if p)
+        return frame_table(self.to_frame(), caption=caption + ".", lineage=lineage,
+                           label=f"tab:{type(self).__name__.removesuffix('Result').lower()}")
 
     def to_json(self) -> dict[str, Any]:
         """JSON-able: NaN and infinities become null (JSON has no spelling for them)."""

@@ -30,6 +30,7 @@ from pydantic import field_validator, model_validator
 from tcdb.analysis.means import trec_eval_mean
 from tcdb.errors import FieldError, NotFoundError
 from tcdb.operations import Database, Labels, Request, argument, operation, option
+from tcdb.operations.lineage import lineage_of
 from tcdb.progress import Progress
 from tcdb.reports.compare_result import (
     ComparePair,
@@ -192,7 +193,10 @@ def compare(request: CompareRequest, db: Database) -> CompareResult:
                          **_interval(wide[tag].to_numpy(dtype=float), r.bootstrap, r.seed))
               for tag in tags],
         pairs=[ComparePair(**row) for row in rows],
-        outcomes=outcomes)
+        outcomes=outcomes,
+        lineage=lineage_of(r.collection, runs=[(r.snapshot, t) for t in tags],
+                           qrels=[(r.snapshot, r.qrels)], topics=r.topics,
+                           measures=[data.measure]))
 
 
 def _earlier(submitted: dict[str, Any]) -> list[tuple[str, str, str]]:

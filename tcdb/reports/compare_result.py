@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, computed_field
 
 from tcdb.operations import Result
+from tcdb.operations.lineage import Lineage
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tcdb.operations.paper import PaperTable
 
 OUTCOMES = ("neither", "only_a", "only_b", "both")
 
@@ -141,6 +144,13 @@ class CompareResult(Result):
     runs: list[CompareRun]
     pairs: list[ComparePair]
     outcomes: Outcomes
+    lineage: Lineage | None = None  # what the figures were computed from
+
+    def paper_table(self) -> PaperTable:
+        """Runs and means, marks from the paired t-test corrected within each family."""
+        from tcdb.reports.paper_tables import compare_paper
+
+        return compare_paper(self)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -15,11 +15,14 @@ from pydantic import BaseModel, computed_field, field_validator, model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.vocabulary import Correction, PairedTest
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tcdb.operations.paper import PaperTable
 
 # How each run stands in the chain (the dashboard's colours, in this order).
 KINDS = ["new SOTA, significant", "new SOTA, not significant", "first SOTA", "other run"]
@@ -121,6 +124,13 @@ class LeaderboardResult(Result):
     n_steps: int  # new SOTAs after the first
     n_significant: int  # of those, significant vs the previous SOTA
     runs: list[LeaderboardRun]
+    lineage: Lineage | None = None  # what the figures were computed from
+
+    def paper_table(self) -> PaperTable:
+        """Runs in submission order; † on a significant new state of the art."""
+        from tcdb.reports.paper_tables import leaderboard_paper
+
+        return leaderboard_paper(self)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -180,6 +190,9 @@ def leaderboard(request: LeaderboardRequest, db: Database) -> LeaderboardResult:
         test=r.test, alpha=r.alpha, correction=r.correction, topic_set=r.topics,
         n_topics=len(data.wide), permutations=r.permutations, seed=r.seed,
         chain=[run.run for run in runs if run.is_sota], n_steps=len(steps),
+        lineage=lineage_of(r.collection, runs=[(r.snapshot, run.run) for run in runs],
+                           qrels=[(r.snapshot, r.qrels)], topics=r.topics,
+                           measures=[data.measure]),
         n_significant=sum(bool(run.significant) for run in steps), runs=runs)
 
 

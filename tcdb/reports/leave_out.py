@@ -23,6 +23,7 @@ from sqlmodel import Session, col
 
 from tcdb.errors import ConflictError, FieldError, InputError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.schema import QrelsKind, QrelsSet, Run, Snapshot
 from tcdb.vocabulary import Grouping
@@ -127,6 +128,7 @@ class LeaveOutResult(Result):
     saved: str | None
     measures: dict[str, LeaveOutMeasure]
     seconds: float
+    lineage: Lineage | None = None  # the full qrels (and the stored reduced ones), the runs
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure × group left out × run of that group: full and reduced score
@@ -228,7 +230,11 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
     return LeaveOutResult(
         collection=collection, snapshot=snapshot, qrels=qrels, depth=depth, by=by.value,
         topics=request.topics, n_topics=len(topic_names), saved=save, measures=measures,
-        seconds=time.perf_counter() - started)
+        seconds=time.perf_counter() - started,
+        lineage=lineage_of(collection, runs=[(snapshot, t) for t in tags.values()],
+                           qrels=[(snapshot, qrels)] + [(snapshot, s) for s in
+                                                        stored_as.values() if s],
+                           topics=request.topics, measures=names))
 
 
 def _contributing_groups(runs: list[Run], by: Grouping, snapshot: str) -> dict[str, list[Run]]:

@@ -20,11 +20,14 @@ from pydantic import (
 )
 
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import topics_option
 from tcdb.reports.persistence_scores import check_pivot
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tcdb.operations.paper import PaperTable
 
 DELTA_COLUMNS = ["measure", "system", "snapshot", "topic", "topic_id", "topic_key", "score",
                  "pivot_score", "delta"]
@@ -141,6 +144,13 @@ class PersistenceResult(Result):
     bootstrap: BootstrapSettings | None
     measures: dict[str, PersistenceMeasure]
     warnings: list[str]  # e.g. a system whose runs name different groups
+    lineage: Lineage | None = None  # what the figures were computed from
+
+    def paper_table(self) -> PaperTable:
+        """ARP per snapshot, RΔ/ER/ΔRI per later one; marks from the t-tests vs the first."""
+        from tcdb.reports.paper_tables import persistence_paper
+
+        return persistence_paper(self)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -224,7 +234,12 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
                               n_topics={label: len(ids) for label, ids in data.topics.items()}),
         bootstrap=(BootstrapSettings(n_samples=request.bootstrap, seed=request.seed,
                                      alpha=alpha) if request.bootstrap else None),
-        measures=measures, warnings=data.warnings)
+        measures=measures, warnings=data.warnings,
+        lineage=lineage_of(request.collection, runs=[
+            (data.snapshots[0] if request.cross_snapshot else label, tag)
+            for by_system in data.runs.values() for tags in by_system.values()
+            for label, tag in tags.items()], qrels=list(data.qrels.items()),
+            topics=request.topics, measures=list(data.frames)))
 
 
 def _below(arp: float | None, pivot: float | None) -> bool:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, model_validator
 
 from tcdb.errors import FieldError, InputError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.queries import load_judgments, load_top_k, stored_scores
 from tcdb.reports.common import per_topic_frame, select_topics
 from tcdb.reports.fields import qrels_option, topics_option
@@ -33,6 +34,7 @@ from tcdb.reports.fields import qrels_option, topics_option
 if TYPE_CHECKING:
     import pandas as pd
 
+    from tcdb.operations.paper import PaperTable
     from tcdb.schema import Run
 
 LARGEST_CHANGES = 5
@@ -145,6 +147,13 @@ class ReusabilityResult(Result):
     threshold: float
     measures: dict[str, ReusabilityMeasure]
     seconds: dict[str, float]  # load, total
+    lineage: Lineage | None = None  # what the figures were computed from
+
+    def paper_table(self) -> PaperTable:
+        """Scores and ranks under both qrels sets per measure; τ in the caption."""
+        from tcdb.reports.paper_tables import reusability_paper
+
+        return reusability_paper(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure × run: scores and ranks under A and B, the rank change, the
@@ -264,4 +273,7 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
         collection=collection, snapshot=snapshot, qrels=request.qrels, vs=request.vs,
         depth=request.depth, order="trec_eval", topics=request.topics,
         n_topics=len(topic_names), threshold=request.threshold, measures=measures,
-        seconds={"load": loaded - started, "total": time.perf_counter() - started})
+        seconds={"load": loaded - started, "total": time.perf_counter() - started},
+        lineage=lineage_of(collection, runs=[(snapshot, t) for t in tags.values()],
+                           qrels=[(snapshot, request.qrels), (snapshot, request.vs)],
+                           topics=request.topics, measures=names))

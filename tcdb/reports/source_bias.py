@@ -25,6 +25,7 @@ from pydantic import BaseModel, field_validator
 
 from tcdb.judging.by_source import HUMAN, LLM, MIXED
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import lineage_of
 from tcdb.reports.fields import topics_option
 from tcdb.reports.source_bias_figures import (
     AcrossMeasure,
@@ -169,7 +170,11 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
               for s, q in derived.items()},
         measures={name: measure_figures(name, scores, tags, first_stage, topic_names, sources,
                                         request.bootstrap, request.seed) for name in names},
-        seconds=time.perf_counter() - started)
+        seconds=time.perf_counter() - started,
+        lineage=lineage_of(collection, runs=[(snapshot, t) for t in tags.values()],
+                           qrels=[(snapshot, parent_label)] + [
+                               (snapshot, s) for s in (stored_as or {}).values()],
+                           topics=request.topics, measures=names))
 
 
 class DocumentsBySourceRequest(Request):

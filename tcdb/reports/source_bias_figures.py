@@ -12,6 +12,7 @@ import numpy as np
 from pydantic import BaseModel, computed_field
 
 from tcdb.judging.by_source import MIXED
+from tcdb.operations.lineage import Lineage
 from tcdb.reports.source_bias_scores import Scores
 
 
@@ -96,6 +97,7 @@ class SourceBiasReport(BaseModel):
     sets: dict[str, SourceSet]  # human, llm, mixed
     measures: dict[str, SourceBiasMeasure]
     seconds: float
+    lineage: Lineage | None = None  # the split qrels set (and the stored ones), the runs
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import qrels_option
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ class SubsetResult(Result):
     counts: PositionCounts
     runs: list[SubsetRun]
     skipped: list[str] = Field(default_factory=list)  # runs without scores of the measure
+    lineage: Lineage | None = None  # what the figures were computed from
 
     def to_frame(self) -> pd.DataFrame:
         """`run, system, mean, ci_low, ci_high, subset_mean, delta, position`, one row per run."""
@@ -139,4 +141,6 @@ def subset_ci(request: SubsetRequest, db: Database) -> SubsetResult:
         collection=r.collection, snapshot=r.snapshot, qrels=r.qrels, measure=name,
         topic_set=set_name, for_model=for_model, method=method,
         n_topics=len(data.topic_ids), n_subset=len(subset), n_samples=r.bootstrap,
-        seed=r.seed, alpha=r.alpha, counts=counts, runs=records, skipped=data.skipped)
+        seed=r.seed, alpha=r.alpha, counts=counts, runs=records, skipped=data.skipped,
+        lineage=lineage_of(r.collection, runs=[(r.snapshot, t) for t in scored],
+                           qrels=[(r.snapshot, r.qrels)], topics=set_name, measures=[name]))

@@ -18,6 +18,7 @@ from pydantic import BaseModel, field_validator
 
 from tcdb.errors import ConflictError, FieldError, NotFoundError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, topic_set_option
 from tcdb.reports.persistence_scores import SEVERAL_RUNS, load_persistence_scores
 from tcdb.reports.ranking_agreement import two_snapshots
@@ -81,6 +82,7 @@ class TopicDeltasResult(Result):
     unchanged: int
     topics: list[TopicChange]
     warnings: list[str]
+    lineage: Lineage | None = None  # what the figures were computed from
 
     def to_frame(self) -> pd.DataFrame:
         """`topic_a, topic_b, topic_key, score_a, score_b, delta, pivot_a, pivot_b,
@@ -144,7 +146,11 @@ def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult
                           if pivot_deltas else None),
         improved=sum(1 for d in deltas if d > 0), declined=sum(1 for d in deltas if d < 0),
         unchanged=sum(1 for d in deltas if d == 0),
-        topics=[TopicChange(**row) for row in rows], warnings=data.warnings)
+        topics=[TopicChange(**row) for row in rows], warnings=data.warnings,
+        lineage=lineage_of(request.collection, runs=[
+            (label, tag) for system in (followed, pivot_label) if system is not None
+            for label, tag in data.runs[name][system].items()],
+            qrels=list(data.qrels.items()), topics=topics or "core", measures=[name]))
 
 
 def _resolve(runs: dict[str, dict[str, str]], skipped: list[dict[str, str]], wanted: str,

@@ -16,12 +16,15 @@ from pydantic import BaseModel, model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
 from tcdb.scoring.evaluate import EvaluationReport
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tcdb.operations.paper import PaperTable
 
 MEAN_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "measure", "value",
                 "n_topics", "n_answered", "source", "topic_set"]
@@ -90,6 +93,14 @@ class EvaluateResult(Result):
     report: EvaluationReport
     means: list[MeanRow]
     unmapped: dict[str, UnmappedRun]  # run tag → what could not be carried over (run_from)
+    lineage: Lineage | None = None  # what the figures were computed from
+
+    def paper_table(self) -> PaperTable:
+        """Runs × measures, the means; best per measure in bold."""
+        from tcdb.reports.paper_tables import means_paper
+
+        return means_paper(self.means, f"Mean effectiveness on {self.collection} "
+                           f"{self.snapshot}", self.lineage, "tab:evaluate")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run and measure: the mean, topics averaged over and answered."""
@@ -126,7 +137,8 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
              for row in table[MEAN_COLUMNS].to_dict("records")]
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=None, residual_of=request.residual_of,
-                          topics=request.topics, report=report, means=means, unmapped={})
+                          topics=request.topics, report=report, means=means, unmapped={},
+                          lineage=_lineage(request, means))
 
 
 def _evaluate_from(request: EvaluateRequest) -> EvaluateResult:
@@ -146,4 +158,14 @@ def _evaluate_from(request: EvaluateRequest) -> EvaluateResult:
                      topic_set=None) for m in cross.means]
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=request.run_from, residual_of=None,
-                          topics=None, report=report, means=means, unmapped=cross.unmapped)
+                          topics=None, report=report, means=means, unmapped=cross.unmapped,
+                          lineage=_lineage(request, means))
+
+
+def _lineage(request: EvaluateRequest, means: list[MeanRow]) -> Lineage:
+    """The runs (of `run_from` when carried over), the qrels and the residual's."""
+    r = request
+    qrels = [(r.snapshot, r.qrels)] + ([qrels_pair(r.snapshot, r.residual_of)]
+                                       if r.residual_of else [])
+    return lineage_of(r.collection, runs=[(r.run_from or r.snapshot, m.run) for m in means],
+                      qrels=qrels, topics=r.topics, measures=[m.measure for m in means])

@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, field_validator
 
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.scoring.scores import MEAN_COLUMNS, PER_TOPIC_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tcdb.operations.paper import PaperTable
 
 
 def _text_labels(value: Any) -> Any:
@@ -141,6 +144,16 @@ class ScoresResult(Result):
     topics: str | None
     means: list[MeanScore]
     scores: list[TopicScore]  # per topic (only with per_topic)
+    lineage: Lineage | None = None  # in the API and paper tables (`--json` stays the rows)
+
+    def paper_table(self) -> PaperTable:
+        """Means: runs × measures, best per measure in bold (per topic: the frame)."""
+        from tcdb.reports.paper_tables import means_paper
+
+        if self.per_topic:
+            return super().paper_table()
+        return means_paper(self.means, f"Mean effectiveness on {self.collection} "
+                           f"{self.snapshot}", self.lineage, "tab:scores")
 
     def to_frame(self) -> pd.DataFrame:
         """Means: `collection … run, system, measure, value, n_topics, n_answered, source,
@@ -169,10 +182,18 @@ def scores(request: ScoresRequest, db: Database) -> ScoresResult:
     means = [] if request.per_topic else [MeanScore(**r) for r in _records(frame, MEAN_COLUMNS)]
     per_topic = [TopicScore(**r) for r in _records(frame, PER_TOPIC_COLUMNS)] \
         if request.per_topic else []
+    rows: list[MeanScore | TopicScore] = [*means, *per_topic]
     return ScoresResult(collection=request.collection, snapshot=request.snapshot,
                         qrels=request.qrels, per_topic=request.per_topic,
                         intersection=request.intersection, topics=request.topics, means=means,
-                        scores=per_topic)
+                        scores=per_topic, lineage=lineage_of(
+                            request.collection,
+                            runs=[(request.snapshot, row.run) for row in rows],
+                            qrels=[(request.snapshot, request.qrels)] + (
+                                [qrels_pair(request.snapshot, request.residual_of)]
+                                if request.residual_of else []),
+                            topics=request.topics,
+                            measures=[row.measure for row in rows]))
 
 
 class PerTopicScoresRequest(Request):

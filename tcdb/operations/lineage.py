@@ -1,0 +1,238 @@
+"""Lineage: what a report's figures were computed from, so a number in a paper can be traced.
+
+Every report result carries `lineage: Lineage | None`, filled by `lineage_of(...)`: the runs
+(tag and the sha256 of the file it was imported from), the qrels sets (name, kind, a checksum of
+their judgments, and the stored sha256 of the file they came from), the topic selection (and a
+checksum of a named topic set's members), the measures with the ir_measures provider that
+computes each and what is known to differ between trec_eval versions, the versions of tcdb,
+ir_measures and pytrec_eval, and the database's schema revision (Alembic).
+
+Checksums are plain sha256 hex digests so anyone can recompute them without tcdb:
+* a qrels set: of its judgments as `qrels export` writes them, one line `topic<TAB>doc<TAB>grade`
+  per judgment (external ids of the snapshot; documents it lacks by their collection key), the
+  lines sorted as bytes, each ending in a newline (iterations left out: evaluation ignores them);
+* a topic set: of its members' topic keys (identity across snapshots), sorted, one per line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from functools import cache
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+# trec_eval 10 rounds `iprec_at_recall` cutoffs differently; pytrec_eval embeds trec_eval 9.0.x.
+IPREC_NOTE = ("trec_eval 10 changed how iprec_at_recall cutoffs are rounded; these values follow "
+              "trec_eval 9.0.x (as embedded in pytrec_eval), as ir_measures computes them")
+
+
+class RunLineage(BaseModel):
+    """One run a figure was computed from."""
+
+    snapshot: str
+    run: str
+    checksum: str | None  # sha256 of the run file as imported (None: not imported from a file)
+
+
+class QrelsLineage(BaseModel):
+    """One qrels set a figure was computed from."""
+
+    snapshot: str
+    name: str
+    kind: str
+    n_judgments: int
+    checksum: str  # sha256 of the sorted `topic\tdoc\tgrade` lines (module docstring)
+    file_checksum: str | None  # sha256 of the file it was imported from, as stored
+
+
+class TopicsLineage(BaseModel):
+    """The topics averaged over: all, core, or a named topic set (then its members' checksum)."""
+
+    selection: str | None
+    n_members: int | None = None
+    checksum: str | None = None
+
+
+class MeasureLineage(BaseModel):
+    """A measure, who computes it, and what a reader must know when comparing with trec_eval."""
+
+    name: str
+    provider: str | None  # the ir_measures provider (pytrec_eval: trec_eval's own code)
+    note: str | None = None
+
+
+class Lineage(BaseModel):
+    """What a report's figures were computed from (module docstring)."""
+
+    collection: str
+    runs: list[RunLineage]
+    qrels: list[QrelsLineage]
+    topics: TopicsLineage
+    measures: list[MeasureLineage]
+    versions: dict[str, str | None]  # tcdb, ir_measures, pytrec_eval, trec_eval semantics
+    schema_revision: str | None  # the database's Alembic revision
+
+    def notes(self) -> list[str]:
+        """The measure notes, one line each (`IPrec@0.1: …`), for captions and footnotes."""
+        return [f"{m.name}: {m.note}" for m in self.measures if m.note]
+
+    def lines(self) -> list[str]:
+        """The lineage as short lines for a table's footnote or a LaTeX comment block."""
+        v = self.versions
+        out = [f"collection {self.collection}; schema revision {self.schema_revision}",
+               f"tcdb {v.get('tcdb')}, ir_measures {v.get('ir_measures')}, pytrec_eval "
+               f"{v.get('pytrec_eval')} ({v.get('trec_eval')})"]
+        topics = self.topics
+        out.append(f"topics {topics.selection or 'all'}" + (
+            f" ({topics.n_members} members, sha256 {topics.checksum})" if topics.checksum
+            else ""))
+        out += [f"qrels {q.snapshot}/{q.name} ({q.kind}, {q.n_judgments} judgments) sha256 "
+                f"{q.checksum}" + (f", file sha256 {q.file_checksum}" if q.file_checksum else "")
+                for q in self.qrels]
+        out += [f"run {r.snapshot}/{r.run} sha256 {r.checksum or 'unknown'}" for r in self.runs]
+        out += [f"measure {m.name} by {m.provider}" + (f": {m.note}" if m.note else "")
+                for m in self.measures]
+        return out
+
+
+def lineage_of(collection: str, *, runs: Iterable[tuple[str, str]] = (),
+               qrels: Iterable[tuple[str, str]] = (), topics: str | None = None,
+               measures: Iterable[str] = (), session: Session | None = None) -> Lineage:
+    """The lineage of figures computed from `runs` and `qrels` ((snapshot, name) pairs) of
+    `collection`, over `topics`, with `measures`. Opens a session of the operation's database
+    unless given one."""
+    if session is None:
+        from tcdb.storage.db import session_scope
+
+        with session_scope() as own:
+            return lineage_of(collection, runs=runs, qrels=qrels, topics=topics,
+                              measures=measures, session=own)
+    run_pairs = list(dict.fromkeys(runs))
+    qrels_pairs = list(dict.fromkeys(qrels))
+    return Lineage(
+        collection=collection, runs=_runs(session, collection, run_pairs),
+        qrels=[_qrels(session, collection, snapshot, name) for snapshot, name in qrels_pairs],
+        topics=_topics(session, collection, topics),
+        measures=[measure_lineage(m) for m in dict.fromkeys(measures)],
+        versions=versions(), schema_revision=schema_revision(session))
+
+
+def qrels_pair(snapshot: str, name: str) -> tuple[str, str]:
+    """`NAME` (of `snapshot`) or `SNAPSHOT/NAME` as (snapshot, name): a residual's qrels."""
+    other, _, own = name.rpartition("/")
+    return (other or snapshot, own)
+
+
+def measure_lineage(name: str) -> MeasureLineage:
+    """The provider of a measure and its trec_eval-version note (IPrec: 9.0.x vs 10)."""
+    import ir_measures
+
+    from tcdb.scoring.measures import provider_of
+
+    try:
+        parsed = ir_measures.parse_measure(name)
+    except (ValueError, NameError, TypeError, SyntaxError):
+        return MeasureLineage(name=name, provider=None)
+    provider = provider_of(parsed)
+    note = IPREC_NOTE if name.startswith("IPrec") else None
+    return MeasureLineage(name=name, provider=provider, note=note)
+
+
+@cache
+def versions() -> dict[str, str | None]:
+    """Versions of tcdb, ir_measures and pytrec_eval (the evaluator backend), and which
+    trec_eval's semantics pytrec_eval follows."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(*names: str) -> str | None:
+        for name in names:
+            try:
+                return version(name)
+            except PackageNotFoundError:
+                continue
+        return None
+
+    return {"tcdb": of("tcdb"), "ir_measures": of("ir_measures", "ir-measures"),
+            "pytrec_eval": of("pytrec-eval-terrier", "pytrec_eval"),
+            "trec_eval": "9.0.x semantics (embedded in pytrec_eval)"}
+
+
+def schema_revision(session: Session) -> str | None:
+    """The database's Alembic revision (`alembic_version`), None when it has none."""
+    from alembic.runtime.migration import MigrationContext
+
+    return MigrationContext.configure(session.connection()).get_current_revision()
+
+
+def _runs(session: Session, collection: str, pairs: list[tuple[str, str]]) -> list[RunLineage]:
+    from sqlmodel import col, select
+
+    from tcdb.schema import Collection, Run, Snapshot
+
+    if not pairs:
+        return []
+    query = (select(col(Snapshot.label), col(Run.tag), col(Run.checksum))
+             .join(Snapshot, col(Snapshot.id) == col(Run.snapshot_id))
+             .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
+             .where(col(Collection.name) == collection,
+                    col(Snapshot.label).in_({s for s, _ in pairs}),
+                    col(Run.tag).in_({t for _, t in pairs})))
+    found = {(s, t): c for s, t, c in session.exec(query)}
+    return [RunLineage(snapshot=s, run=t, checksum=found.get((s, t))) for s, t in pairs]
+
+
+def _qrels(session: Session, collection: str, snapshot: str, name: str) -> QrelsLineage:
+    from sqlmodel import col, select
+
+    from tcdb.schema import Collection, QrelsSet, Snapshot
+
+    row = session.exec(
+        select(QrelsSet, col(Snapshot.id))
+        .join(Snapshot, col(Snapshot.id) == col(QrelsSet.snapshot_id))
+        .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
+        .where(col(Collection.name) == collection, col(Snapshot.label) == snapshot,
+               col(QrelsSet.name) == name)).first()
+    if row is None:
+        return QrelsLineage(snapshot=snapshot, name=name, kind="unknown", n_judgments=0,
+                            checksum="", file_checksum=None)
+    qset, _ = row
+    checksum, n = qrels_checksum(session, qset.pk, qset.snapshot_id)
+    return QrelsLineage(snapshot=snapshot, name=name, kind=str(getattr(qset.kind, "value",
+                                                                         qset.kind)),
+                        n_judgments=n, checksum=checksum, file_checksum=qset.checksum)
+
+
+def qrels_checksum(session: Session, qrels_set_id: int, snapshot_id: int) -> tuple[str, int]:
+    """(sha256 of the sorted `topic\\tdoc\\tgrade` lines, number of judgments)."""
+    from tcdb.queries.qrels import qrels_records
+
+    lines = sorted(f"{r.topic_id}\t{r.doc_id}\t{r.grade}\n".encode()
+                   for r in qrels_records(session, qrels_set_id, snapshot_id))
+    digest = hashlib.sha256()
+    for line in lines:
+        digest.update(line)
+    return digest.hexdigest(), len(lines)
+
+
+def _topics(session: Session, collection: str, selection: str | None) -> TopicsLineage:
+    from sqlmodel import col, select
+
+    from tcdb.schema import Collection, Topic, TopicSet, TopicSetMember
+
+    if selection in (None, "all", "core"):
+        return TopicsLineage(selection=selection)
+    keys = sorted(session.exec(
+        select(col(Topic.key))
+        .join(TopicSetMember, col(TopicSetMember.topic_id) == col(Topic.id))
+        .join(TopicSet, col(TopicSet.id) == col(TopicSetMember.topic_set_id))
+        .join(Collection, col(Collection.id) == col(TopicSet.collection_id))
+        .where(col(Collection.name) == collection, col(TopicSet.name) == selection)).all())
+    if not keys:
+        return TopicsLineage(selection=selection)
+    digest = hashlib.sha256("".join(f"{k}\n" for k in keys).encode())
+    return TopicsLineage(selection=selection, n_members=len(keys), checksum=digest.hexdigest())
