@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from tcdb.dashboard.data import TTL, run_operation
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
     from tcdb.reports.source_bias import DocumentsBySourceResult, SourceBiasResult
 
-BOOTSTRAP = 2_000  # samples behind the page's intervals of Relative Δ
+# The intervals of Relative Δ: tcdb's one bootstrap default, as the CLI and the demo use it.
+BOOTSTRAP, SEED = BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
@@ -41,5 +43,5 @@ def source_bias(url: str, collection: str, snapshot: str, measure: str) -> Sourc
     """`tcdb report source-bias` for one measure, every run of the snapshot."""
     result: SourceBiasResult = run_operation(url, "source_bias", collection=collection,
                                              snapshot=snapshot, measures=[measure],
-                                             bootstrap=BOOTSTRAP)
+                                             bootstrap=BOOTSTRAP, seed=SEED)
     return result

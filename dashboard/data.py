@@ -19,6 +19,8 @@ import pandas as pd
 import streamlit as st
 from sqlmodel import Session
 
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
+
 if TYPE_CHECKING:
     from tcdb.pools.results import PoolExportResult, PoolShowResult
     from tcdb.reports.compare_result import CompareResult
@@ -339,7 +341,8 @@ def pool_export(url: str, name: str) -> str:
 # ---------------------------------------------------------------------------------- compare
 
 
-BOOTSTRAP = 10_000  # samples behind the compare page's confidence intervals
+# The compare page's intervals: tcdb's one bootstrap default, as the CLI uses it.
+BOOTSTRAP, SEED = BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
@@ -351,5 +354,5 @@ def compare(url: str, collection: str, snapshot: str, qrels: str, runs: tuple[st
     result: CompareResult = get_operation("compare").run(
         Database(url), collection=collection, snapshot=snapshot, qrels=qrels, runs=list(runs),
         measure=measure, correction=correction, k=k, compute=False, bootstrap=BOOTSTRAP,
-        progress=False)
+        seed=SEED, progress=False)
     return result

@@ -173,3 +173,43 @@ def test_the_demo_ships_reported_results_once(demo_summary: dict) -> None:
     first, second = demo_summary["first"]["literature"], demo_summary["second"]["literature"]
     assert (first["status"], first["n_added"]) == ("added", 17)
     assert (second["status"], second["n_unchanged"]) == ("unchanged", 17)
+
+
+def test_every_suggested_command_runs_as_printed(demo_summary: dict,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Next, try:` names tcdb as it runs from here (not `tcdb` when the venv is not active):
+    each command runs in a shell whose PATH lacks the venv; `dashboard` (a server) is parsed."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    import typer
+
+    from tcdb.cli.app import app, hoist_global_options
+    from tcdb.cli.demo import program, runnable
+
+    url = f"sqlite:///{demo_summary['data'].parent / 'tcdb.sqlite'}"
+    monkeypatch.setenv("TCDB_DATABASE_URL", url)
+    venv_bin = os.path.dirname(sys.executable)
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                           if os.path.realpath(p) != os.path.realpath(venv_bin))
+    monkeypatch.setenv("PATH", path)
+    assert program() != "tcdb"  # the venv's tcdb is not on this PATH
+    commands = [runnable(c) for c in demo_summary["first"]["next"]]
+    assert commands[0] == f"{program()} dashboard --database-url {url}"
+    group = typer.main.get_command(app)
+    for command in commands:
+        argv = shlex.split(command)
+        assert shlex.join(argv[:len(shlex.split(program()))]) == program()
+        args = argv[len(shlex.split(program())):]
+        if args[0] == "dashboard":
+            ctx = group.make_context("tcdb", hoist_global_options(args))
+            pending = [*getattr(ctx, "_protected_args", []), *ctx.args]  # click ≥ 8.2
+            name, sub, rest = group.resolve_command(ctx, pending)
+            assert name == "dashboard" and sub is not None
+            sub.make_context(name, rest, parent=ctx)  # the options it was given parse
+            continue
+        done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "COLUMNS": "120"})
+        assert done.returncode == 0, (command, done.stderr[-2000:])

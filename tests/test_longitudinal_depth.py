@@ -53,12 +53,14 @@ def test_old_run_scored_on_new_qrels_equals_ir_measures(web: Web) -> None:
         run = _old_run_in_new_names(web, system, "s1", "s3")
         for name in ("nDCG@10", "AP"):
             per_topic = _measure(name, web.qrels["s3"], run)
-            judged = sorted(web.topics["s3"])  # trec_eval -c: s3's judged topics, 0 if missing
+            # trec_eval -c over s3's judged topics that s1 has (issue 31: s3's "chess
+            # openings" was never asked of s1's runs, so it is left out, not counted 0)
+            judged = [t for t, q in web.topics["s3"].items() if q in web.topics["s1"].values()]
             expected = sum(per_topic.get(t, 0.0) for t in judged) / len(judged)
             (got,) = [m for m in report.means
                       if (m.run, m.measure) == (f"{system}-s1", name)]
             assert got.value == pytest.approx(expected, abs=1e-12)
-            assert got.n_topics == 4
+            assert got.n_topics == 3
     # what s3 no longer has: s1's topic 4 ("bread recipes"); documents 000…009 (renamed a-…)
     noisy = report.unmapped["noisy-s1"]
     assert noisy.topics_gone == ["4"]
@@ -199,7 +201,8 @@ def test_persistence_cross_snapshot_scores_the_first_runs_everywhere(web: Web, c
         for later in ("s2", "s3"):
             per_topic = _measure("AP", web.qrels[later],
                                  _old_run_in_new_names(web, system, "s1", later))
-            judged = web.topics[later]  # topics all: each snapshot's judged topics
+            # topics all: each snapshot's judged topics that s1 has (issue 31: mapped only)
+            judged = [t for t, q in web.topics[later].items() if q in web.topics["s1"].values()]
             expected = sum(per_topic.get(t, 0.0) for t in judged) / len(judged)
             assert records[system].arp[later] == pytest.approx(expected, abs=1e-12)
     own = persistence(COLLECTION, snapshots=["s1", "s2", "s3"], pivot="steady", measures=["AP"])

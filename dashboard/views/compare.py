@@ -66,7 +66,8 @@ widgets.chart((bars + points + values).properties(height=44 * len(means) + 60), 
               f"means-{snapshot}-{measure}",
               caption=f"How to read this: the dot is the run's mean {measure} over the "
               f"{report.n_topics:,} topics, the grey bar where 95 % of "
-              f"{report.bootstrap:,} bootstrap resamples of the topics put it; overlapping "
+              f"{report.bootstrap:,} bootstrap resamples of the topics (seed {report.seed}) put "
+              "it; overlapping "
               "bars are a hint, not a test — see the matrix below.")
 
 st.subheader("Which differences are significant")

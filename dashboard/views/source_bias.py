@@ -90,7 +90,8 @@ whiskers = bars_base.mark_rule(strokeWidth=2, color="#37474f").encode(x="ci_low:
 widgets.chart((bars + whiskers).properties(height=34 * len(runs) + 60), runs,
               f"source-bias-runs-{snapshot}-{measure}",
               caption="How to read this: bars left of 0 prefer LLM text; the black line is where "
-              f"95 % of {report.bootstrap:,} resamples of the topics put Relative Δ.")
+              f"95 % of {report.bootstrap:,} resamples of the topics (seed {report.seed}) put "
+              "Relative Δ.")
 runs = runs.assign(interval=[c.MISSING if lo is None or pd.isna(lo) else f"[{lo:+.1f}, {hi:+.1f}]"
                               for lo, hi in zip(runs["ci_low"], runs["ci_high"], strict=True)])
 widgets.table(runs, {

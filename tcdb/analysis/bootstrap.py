@@ -19,6 +19,7 @@ import pandas as pd
 from tcdb.analysis import json_float, union_topics, wide_scores
 from tcdb.analysis.means import rounded
 from tcdb.analysis.rank_correlation import goodman_kruskal_gamma_matrix, tau_b_matrix
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 __all__ = [
     "bootstrap_ci",
@@ -61,9 +62,9 @@ def percentile_bounds(values: np.ndarray, alpha: float) -> np.ndarray:
 def bootstrap_ci(
     statistic: Statistic,
     group_sizes: Sequence[int],
-    n_samples: int = 10_000,
+    n_samples: int = BOOTSTRAP_SAMPLES,
     alpha: float = 0.05,
-    seed: int = 0,
+    seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, Any]:
     """Percentile interval of a statistic of topic-weighted means.
 
@@ -102,9 +103,9 @@ def tau_ci(
     per_topic_b: pd.DataFrame,
     topics: Iterable[Any] | None = None,
     method: Literal["omit_ties", "b"] = "omit_ties",
-    n_samples: int = 10_000,
+    n_samples: int = BOOTSTRAP_SAMPLES,
     alpha: float = 0.05,
-    seed: int = 0,
+    seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, Any]:
     """Bootstrap CI of τ between the run rankings by mean score under A and under B.
 
@@ -138,9 +139,9 @@ def persistence_ci(
     pivot: str,
     system: str,
     topics: Mapping[str, Sequence[Any]] | None = None,
-    n_samples: int = 10_000,
+    n_samples: int = BOOTSTRAP_SAMPLES,
     alpha: float = 0.05,
-    seed: int = 0,
+    seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, Any]:
     """Bootstrap CIs of a system's ARP per snapshot and RΔ, ER, ΔRI per later snapshot.
 

@@ -7,12 +7,18 @@ compare equal. P@5 means are multiples of 0.2/T; summed in different orders they
 last bit (0.5599999999999999 vs 0.56), and a ranking that sees two different values where
 trec_eval prints one breaks a tie that is not there (τ-b over 143 TREC-COVID runs: 55 tied
 pairs instead of 116). Every ranking and comparison of means in tcdb uses these functions.
+
+Counts are not averaged: trec_eval's `num_ret`, `num_rel`, `num_rel_ret`, `num_q` (ir_measures'
+NumRet, NumRel, NumRet(rel=1), NumQ) are summed over the topics in its `all` line, and so does
+ir_measures' `calc_aggregate` (their aggregator is `SumAgg`). `aggregate` asks ir_measures which
+a measure is, so the two references and tcdb say the same figure; `aggregate_word` names it.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,7 +28,36 @@ if TYPE_CHECKING:
 
 DECIMALS = 12  # far below any difference a measure can make, far above float noise
 
-__all__ = ["DECIMALS", "column_means", "exact_mean", "rounded", "trec_eval_mean"]
+__all__ = ["DECIMALS", "aggregate", "aggregate_word", "column_means", "exact_mean", "rounded",
+           "sums_over_topics", "trec_eval_mean"]
+
+
+@lru_cache(maxsize=256)
+def sums_over_topics(measure: str) -> bool:
+    """Is `measure` (an ir_measures name) a count that trec_eval and ir_measures sum over
+    topics (NumRet, NumRel, NumRet(rel=1), NumQ)? Unknown names are means."""
+    import ir_measures
+    from ir_measures.measures import SumAgg
+
+    try:
+        return isinstance(ir_measures.parse_measure(measure).aggregator(), SumAgg)
+    except Exception:  # a name ir_measures does not parse (imported scores): a mean
+        return False
+
+
+def aggregate_word(measure: str) -> str:
+    """`sum` for a count, `mean` otherwise: how a front end labels the figure."""
+    return "sum" if sums_over_topics(measure) else "mean"
+
+
+def aggregate(measure: str, values: Iterable[float], n_topics: int | None = None) -> float:
+    """A run's figure of `measure` over `n_topics` topics as trec_eval's `all` line gives it:
+    the sum of a count (absent topics add 0; NaN for no topics), else `trec_eval_mean`."""
+    if not sums_over_topics(measure):
+        return trec_eval_mean(values, n_topics)
+    values = list(values)
+    n = len(values) if n_topics is None else n_topics
+    return math.nan if n == 0 else round(math.fsum(values), DECIMALS)
 
 
 def trec_eval_mean(values: Iterable[float], n_topics: int | None = None) -> float:

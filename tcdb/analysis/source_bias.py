@@ -21,6 +21,7 @@ import pandas as pd
 from tcdb.analysis import json_float
 from tcdb.analysis.bootstrap import bootstrap_ci
 from tcdb.analysis.means import DECIMALS, exact_mean, trec_eval_mean
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 __all__ = [
     "bias_correlation",
@@ -61,8 +62,8 @@ def relative_delta(human: Any, llm: Any) -> Any:
     return np.round(out, DECIMALS)
 
 
-def run_bias(human: np.ndarray, llm: np.ndarray, *, n_samples: int = 1000, alpha: float = 0.05,
-             seed: int = 0) -> dict[str, Any]:
+def run_bias(human: np.ndarray, llm: np.ndarray, *, n_samples: int = BOOTSTRAP_SAMPLES,
+             alpha: float = 0.05, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
     """One run's bias from its per-topic scores under the two sources' qrels (same topics,
     unanswered ones 0): means, Relative Δ with a percentile bootstrap CI over topics, the
     per-topic Δ, and paired tests of human against LLM per topic (t-test, Wilcoxon; scipy).

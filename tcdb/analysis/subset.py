@@ -21,6 +21,7 @@ import numpy as np
 from tcdb.analysis import json_float
 from tcdb.analysis.bootstrap import percentile_bounds, resample_weights
 from tcdb.analysis.means import rounded, trec_eval_mean
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 __all__ = ["subset_intervals"]
 
@@ -30,8 +31,8 @@ BELOW, INSIDE, ABOVE = "below", "inside", "above"
 def subset_intervals(
     scores: np.ndarray,
     subset: np.ndarray,
-    n_samples: int = 10_000,
-    seed: int = 0,
+    n_samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
     alpha: float = 0.05,
 ) -> list[dict[str, Any]]:
     """Per run (row of `scores`, runs × T topics, 0 where unanswered): the full mean, the

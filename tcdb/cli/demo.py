@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from tcdb.cli.output import console, print_json, print_table
+from tcdb.vocabulary import bootstrap_said
 
 
 def demo(
@@ -34,6 +35,7 @@ def demo(
     with fields_as_flags():
         summary = run_demo(data_dir, seed=seed, fresh=fresh, n_documents=documents,
                            n_topics=topics, depth=depth, say=say)
+    summary["next"] = [runnable(command) for command in summary["next"]]
     if json_output:
         print_json(summary)
         return
@@ -75,17 +77,61 @@ def _print(summary: dict[str, Any]) -> None:
                   f"[{r['ci_low']:+.1f}, {r['ci_high']:+.1f}]", "✓" if r["recovered"] else "✗")
                  for r in bias["recovered"]],
                 title=f"Planted source bias the report recovered ({bias['collection']}: "
-                "positive Δ ranks human-written text higher)")
+                "positive Δ ranks human-written text higher; 95 % percentile bootstrap over "
+                f"topics, {bootstrap_said(bias['n_samples'], bias['seed'])})")
     console.print(f"done in {summary['timings']['total']:.1f} s. Next, try:")
     for command in summary["next"]:
-        console.print(f"  [bold cyan]{escape(_on_this_database(command))}[/]",
+        console.print(f"  [bold cyan]{escape(command)}[/]",
                       highlight=False)
 
 
-def _on_this_database(command: str) -> str:
-    """The hint as it must be typed to reach the demo's database, whatever shell runs it."""
+def runnable(command: str) -> str:
+    """A `tcdb …` hint as it must be typed here: the program as it runs from the working
+    directory (`program()`), and the demo's database whatever shell runs it."""
     import os
     import shlex
 
+    if command == "tcdb" or command.startswith("tcdb "):
+        command = program() + command[len("tcdb"):]
     url = os.environ.get("TCDB_DATABASE_URL")
     return f"{command} --database-url {shlex.quote(url)}" if url else command
+
+
+def program() -> str:
+    """How to run this tcdb from the working directory: `tcdb` when that name on PATH is this
+    one; else the script that runs (`.venv/bin/tcdb` inside the project, an absolute path
+    elsewhere: a venv that is not active is not on PATH); else `python -m tcdb`.
+
+    Why: "Next, try: tcdb dashboard" failed with `command not found` unless the venv was active.
+    """
+    import os
+    import shlex
+    import shutil
+    import sys
+    from pathlib import Path
+
+    ran = sys.argv[0] if os.sep in sys.argv[0] else shutil.which(sys.argv[0]) or sys.argv[0]
+    script = Path(ran)
+    if not script.name.startswith("tcdb") or not script.is_file():  # python -m tcdb, pytest
+        script = Path(sys.executable).parent / "tcdb"
+    if not script.is_file():
+        return f"{shlex.quote(_from_here(Path(sys.executable)))} -m tcdb"
+    on_path = shutil.which("tcdb")
+    if on_path and Path(on_path).resolve() == script.resolve():
+        return "tcdb"
+    return shlex.quote(_from_here(script))
+
+
+def _from_here(path: Path) -> str:
+    """`path` relative to the working directory when inside it (`./x`, `.venv/bin/tcdb`), else
+    absolute."""
+    import os
+    from pathlib import Path
+
+    full = Path(os.path.abspath(path))
+    try:
+        relative = full.relative_to(Path.cwd())
+    except ValueError:
+        return str(full)
+    text = str(relative)
+    return text if os.sep in text else f".{os.sep}{text}"

@@ -34,14 +34,22 @@ def _show(result: EvaluateResult) -> None:
 
 
 def _show_from(result: EvaluateResult) -> None:
+    from tcdb.analysis.means import aggregate_word
+
     run_from, snapshot = result.run_from, result.snapshot
-    print_table(["run", "measure", "mean", "topics"],
-                [[m.run, m.measure, m.value, m.n_topics] for m in result.means],
+    new = next((u.topics_new for u in result.unmapped.values()), [])
+    judged = next((m.n_topics + len(new) for m in result.means), 0)
+    print_table(["run", "measure", "value", "topics"],
+                [[m.run, f"{m.measure} ({aggregate_word(m.measure)})", m.value, m.n_topics]
+                 for m in result.means],
                 title=f"{result.collection} · runs of {run_from} on {snapshot}'s qrels "
-                f"{result.qrels} (trec_eval -c)")
-    print_table(["run", "topics scored", f"topics gone ({run_from} ids)", "entries",
+                f"{result.qrels} (trec_eval -c over the judged topics {run_from} has too: "
+                f"mapped {judged - len(new)} of {judged})")
+    print_table(["run", "topics scored", f"topics gone ({run_from} ids)",
+                 f"judged topics {run_from} lacks ({snapshot} ids, left out)", "entries",
                  "documents gone", "unresolved"],
-                [[tag, u.n_topics_scored, ", ".join(u.topics_gone) or "none", u.n_entries,
+                [[tag, u.n_topics_scored, ", ".join(u.topics_gone) or "none",
+                  ", ".join(u.topics_new) or "none", u.n_entries,
                   u.entries_gone, u.entries_unresolved] for tag, u in result.unmapped.items()],
                 title=f"what {snapshot} no longer has (documents gone stay in place, unjudged "
                 "unless its qrels judge them)")

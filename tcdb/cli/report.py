@@ -16,7 +16,7 @@ from tcdb.cli import derive
 from tcdb.cli.output import console, err_console, print_table
 from tcdb.cli.source_bias import documents_by_source, source_bias
 from tcdb.errors import OptionError
-from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, PERSISTENCE_FIGURES
+from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, PERSISTENCE_FIGURES, bootstrap_said
 
 if TYPE_CHECKING:
     from tcdb.reports.leave_out import LeaveOutResult
@@ -101,10 +101,9 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
                              record.p_value[label]]
                             + ([(record.p_value_paired or {}).get(label),
                                 (record.n_paired or {}).get(label)] if paired else []))
-        n = ", ".join(f"{s}: {v}" for s, v in topics.n_topics.items())
         print_table(columns, rows, title=f"{report.collection} · {measure} · pivot "
                     f"{report.pivot} · each later snapshot against {first} · topics "
-                    f"{topics.selection} ({n})")
+                    f"{topics.said()}")
         for key, test in report.tests.items():
             console.print(f"{PERSISTENCE_FIGURES[key]}: {test}", highlight=False, markup=False)
         for line in skipped_lines([s.model_dump() for s in result.skipped], measure):
@@ -179,7 +178,7 @@ def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[
                              ci["low"], ci["high"]])
     print_table(["system", "figure", "snapshot", "estimate", "low", "high"], rows,
                 title=f"{level} bootstrap intervals ({PERCENTILE_BOOTSTRAP}; "
-                f"{boot['n_samples']} samples, seed {boot['seed']})")
+                f"{bootstrap_said(boot['n_samples'], boot['seed'])})")
 
 
 def _show_reusability(report: ReusabilityResult) -> None:
@@ -202,7 +201,8 @@ def _show_reusability(report: ReusabilityResult) -> None:
             console.print("  below: " + ", ".join(below[:12]) + more, highlight=False)
         for key, ci in (result.bootstrap or {}).items():
             console.print(f"  {key} {100 * (1 - ci.alpha):g}% CI [{_f(ci.low)}, "
-                          f"{_f(ci.high)}] ({PERCENTILE_BOOTSTRAP}, {ci.n_samples} samples)",
+                          f"{_f(ci.high)}] ({PERCENTILE_BOOTSTRAP}, "
+                          f"{bootstrap_said(ci.n_samples, report.seed or 0)})",
                           highlight=False, markup=False)
         print_table(["run", f"{measure} A", "rank A", f"{measure} B", "rank B", "change",
                      f"unjudged@{report.depth}", f"new rel@{report.depth}"],

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
 from tcdb.cli.output import console, format_p, print_table
+from tcdb.vocabulary import bootstrap_said
 
 if TYPE_CHECKING:
     from tcdb.reports.compare_result import CompareResult, Outcomes
@@ -41,7 +42,8 @@ def show_compare(report: CompareResult) -> None:
         print_table(["run A", "run B", "A − B", "A − B 95 % low", "A − B 95 % high"],
                     [[p.run_a, p.run_b, p.mean_diff, p.diff_ci_low, p.diff_ci_high]
                      for p in pairs],
-                    title="bootstrap intervals of the differences")
+                    title="bootstrap intervals of the differences "
+                    f"({bootstrap_said(boot, report.seed)})")
     design = _DESIGN[family.design].format(baseline=family.baseline)
     perm = f"perm. ({report.permutations})" if report.permutations else "perm."
     print_table(["run A", "run B", "t", "Wilcoxon", "rank-sum", "sign", perm],

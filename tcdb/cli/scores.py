@@ -111,7 +111,10 @@ def show_means(frame: pd.DataFrame, title: str) -> None:
     for run, system, measure, value in frame[["run", "system", "measure", "value"]].itertuples(
             index=False):
         rows.setdefault((run, system), {})[measure] = value
-    print_table(["run", "system", *measures],
+    from tcdb.analysis.means import sums_over_topics
+
+    heads = [f"{m} (sum)" if sums_over_topics(m) else m for m in measures]  # trec_eval's `all`
+    print_table(["run", "system", *heads],
                 [[run, system, *(values.get(m) for m in measures)]
                  for (run, system), values in rows.items()], title=title)
 

@@ -16,7 +16,8 @@ BIAS_MEASURE = "nDCG@10"
 
 def run_source_bias_demo(data_dir: Path, seed: int = 42) -> dict[str, Any]:
     """Build (or reuse) the collection, report its source bias; the planted preferences with
-    the evidence: `{collection, snapshot, measure, documents, average, recovered: [{run,
+    the evidence: `{collection, snapshot, measure, n_samples, seed (of the intervals'
+    bootstrap), documents, average, recovered: [{run,
     planted, relative_delta, ci_low, ci_high, recovered}]}`."""
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.demo.cocktail import write_cocktail_demo
@@ -24,6 +25,7 @@ def run_source_bias_demo(data_dir: Path, seed: int = 42) -> dict[str, Any]:
     from tcdb.ingest import ingest_snapshot
     from tcdb.operations import get_operation
     from tcdb.runs import import_runs
+    from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
     files = write_cocktail_demo(Path(data_dir) / "cocktail", seed=seed)
     add_collection(BIAS_COLLECTION, grade_min=0, grade_max=2,
@@ -37,9 +39,11 @@ def run_source_bias_demo(data_dir: Path, seed: int = 42) -> dict[str, Any]:
                 [p for tag, p in files.runs.items() if tag not in files.first_stage])
     for tag, first in files.first_stage.items():
         import_runs(BIAS_COLLECTION, BIAS_SNAPSHOT, [files.runs[tag]], first_stage=first)
+    # tcdb's bootstrap default, not the generator's seed: the interval printed here is then the
+    # one `tcdb report source-bias` and the dashboard give for the same run
     report = get_operation("source_bias").run(
         collection=BIAS_COLLECTION, snapshot=BIAS_SNAPSHOT, measures=[BIAS_MEASURE],
-        runs=list(files.runs), bootstrap=1000, seed=seed).to_json()
+        runs=list(files.runs), bootstrap=BOOTSTRAP_SAMPLES, seed=BOOTSTRAP_SEED).to_json()
     result = report["measures"][BIAS_MEASURE]
     recovered = []
     for run in result["runs"]:
@@ -52,5 +56,6 @@ def run_source_bias_demo(data_dir: Path, seed: int = 42) -> dict[str, Any]:
                           "relative_delta": run["relative_delta"], "ci_low": low,
                           "ci_high": high, "recovered": found})
     return {"collection": BIAS_COLLECTION, "snapshot": BIAS_SNAPSHOT, "measure": BIAS_MEASURE,
+            "n_samples": report["bootstrap"], "seed": report["seed"],
             "documents": report["documents"], "average": result["average"],
             "first_stage": result["first_stage"], "recovered": recovered}

@@ -41,7 +41,7 @@ from tcdb.reports.compare_result import (
     Outcomes,
 )
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
-from tcdb.vocabulary import Correction
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, Correction
 
 K = 100  # the outcome breakdown's cutoff, as in Lin et al.'s study (MRR@100)
 PERMUTATIONS = 10_000
@@ -69,8 +69,9 @@ class CompareRequest(Request):
     permutations: int = option(PERMUTATIONS, metavar="N", help="Resamples of the randomisation "
                                "test (0: skip it).")
     bootstrap: int = option(0, metavar="N", help="Bootstrap samples for 95 % intervals of each "
-                            "run's mean and each pair's mean difference (e.g. 10000; 0: none).")
-    seed: int = option(0, help="Seed of the randomisation test and bootstrap.")
+                            f"run's mean and each pair's mean difference (e.g. "
+                            f"{BOOTSTRAP_SAMPLES}; 0: none).")
+    seed: int = option(BOOTSTRAP_SEED, help="Seed of the randomisation test and bootstrap.")
     compute: bool = option(True, help="Compute missing scores first (else only read).")
     progress: bool = option(True, help="A progress bar while the pairs are tested (all pairs "
                             "of a large track take minutes); drawn only on a terminal's stderr.")

@@ -9,12 +9,19 @@ report, where each snapshot's own run is used.
 
 Builds the same `PersistenceScores` as `load_persistence_scores`; a system needs exactly one run
 in the first snapshot (skipped otherwise, with the reason), none in the later ones.
+
+Topics: a later snapshot's mean is over the topics of the selection that the first snapshot
+has too (the mapped ones). A topic the first snapshot lacks was never asked of its runs:
+counting it 0 (`trec_eval -c`) would report a drop of (unmapped / selected) for every system
+that the collection never caused. `n_selected` keeps how many the selection had, so every front
+end says "mapped of selected".
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tcdb.errors import FieldError
 from tcdb.reports.persistence_scores import (
     NO_SCORES,
     SEVERAL_RUNS,
@@ -98,7 +105,8 @@ def cross_snapshot_scores(
             data.topic_names[label] = snapshot_topics(conn, snap.pk)
             stored[label] = stored_scores(conn, qset.pk, run_ids, list(mids.values()))
             done[label] = evaluations(conn, qset.pk, run_ids, list(mids.values()))
-        data.topics = _topic_lists(session, collection, judged, topics)
+        selected = _topic_lists(session, collection, judged, topics)
+    data.topics, data.n_selected = mapped_topics(selected, set(data.topic_names[first]))
     for name in names:
         mid = mids.get(name, -1)
         out: list[tuple[str, str, int, float]] = []
@@ -123,3 +131,15 @@ def cross_snapshot_scores(
                 out.extend((system, label, t, values.get(t, 0.0)) for t in data.topics[label])
         data.frames[name] = pd.DataFrame(out, columns=["system", "snapshot", "topic", "value"])
     return data
+
+
+def mapped_topics(selected: dict[str, list[int]], first: set[int]
+                  ) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """Each snapshot's selected topics that the first snapshot has (see the module docstring),
+    and how many were selected before; refused when a snapshot keeps none."""
+    kept = {label: [t for t in ids if t in first] for label, ids in selected.items()}
+    empty = [label for label, ids in kept.items() if not ids]
+    if empty:
+        raise FieldError("topics", f"no topic of snapshot(s) {', '.join(empty)} exists in the "
+                         "first snapshot: its runs cannot be scored there")
+    return kept, {label: len(ids) for label, ids in selected.items()}

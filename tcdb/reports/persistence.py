@@ -23,6 +23,7 @@ from tcdb.operations import Database, Labels, Request, Result, argument, operati
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import topics_option
 from tcdb.reports.persistence_scores import check_pivot
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,8 +47,9 @@ class PersistenceRequest(Request):
         ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
         "per snapshot in order (the API also takes a mapping snapshot → name).")
     topics: str = topics_option()
-    bootstrap: int = option(0, ge=0, help="Bootstrap samples for CIs (0: none).")
-    seed: int = option(0, help="Seed of the bootstrap.")
+    bootstrap: int = option(0, ge=0, help=f"Bootstrap samples for CIs (e.g. "
+                            f"{BOOTSTRAP_SAMPLES}; 0: none).")
+    seed: int = option(BOOTSTRAP_SEED, help="Seed of the bootstrap.")
     systems: Labels | None = option(
         None, flag="--system", help="Only this system (repeat; the pivot is always in).")
     paired: bool = option(False, help="Also a paired t-test on the core topics of the first "
@@ -83,8 +85,27 @@ def at_least_one_measure(measures: list[str]) -> list[str]:
 
 
 class TopicSelection(BaseModel):
+    """The topics each snapshot's means are over; under --cross-snapshot the later ones are
+    those of the selection the first snapshot has (`n_topics` mapped of `n_selected`)."""
+
     selection: str
     n_topics: dict[str, int]  # snapshot → topics averaged over
+    n_selected: dict[str, int] | None = None  # cross-snapshot: topics selected before mapping
+
+    @model_serializer(mode="wrap")
+    def _mapped_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`n_selected` appears only when topics were mapped (`--json` as ever otherwise)."""
+        data: dict[str, Any] = handler(self)
+        if data.get("n_selected") is None:
+            data.pop("n_selected", None)
+        return data
+
+    def said(self) -> str:
+        """`all (2022-06: 100, 2022-09: 90 mapped of 100)`: what a header says."""
+        mapped = self.n_selected or {}
+        parts = [f"{s}: {n}" + (f" mapped of {mapped[s]}" if s in mapped and i else "")
+                 for i, (s, n) in enumerate(self.n_topics.items())]
+        return f"{self.selection} ({', '.join(parts)})"
 
 
 class BootstrapSettings(BaseModel):
@@ -163,7 +184,8 @@ class PersistenceResult(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure × system × later snapshot: ARP in the first and the later
-        snapshot, RΔ, relative change, ER, ΔRI and the t-test's p (paired ones when asked)."""
+        snapshot (over `n_topics`, of `n_selected` before --cross-snapshot's mapping), RΔ,
+        relative change, ER, ΔRI and the t-test's p (paired ones when asked)."""
         import pandas as pd
 
         first = self.snapshots[0]
@@ -176,6 +198,8 @@ class PersistenceResult(Result):
                         "is_pivot": record.is_pivot, "snapshot": later, "first": first,
                         "qrels": self.qrels[later], "topics": self.topics.selection,
                         "n_topics": self.topics.n_topics[later],
+                        "n_selected": (self.topics.n_selected
+                                       or self.topics.n_topics)[later],
                         "arp_first": record.arp[first], "arp": record.arp[later],
                         "result_delta": record.result_delta[later],
                         "relative_change": record.relative_change[later],
@@ -187,8 +211,8 @@ class PersistenceResult(Result):
                     })
         return pd.DataFrame(rows, columns=[
             "measure", "system", "is_pivot", "snapshot", "first", "qrels", "topics",
-            "n_topics", "arp_first", "arp", "result_delta", "relative_change", "er", "delta_ri",
-            "p_value", "p_value_paired", "n_paired", "run_first", "run"])
+            "n_topics", "n_selected", "arp_first", "arp", "result_delta", "relative_change",
+            "er", "delta_ri", "p_value", "p_value_paired", "n_paired", "run_first", "run"])
 
 
 @operation("persistence", command="report persistence")
@@ -231,7 +255,8 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
         collection=request.collection, pivot=request.pivot, snapshots=data.snapshots,
         qrels=data.qrels,
         topics=TopicSelection(selection=request.topics,
-                              n_topics={label: len(ids) for label, ids in data.topics.items()}),
+                              n_topics={label: len(ids) for label, ids in data.topics.items()},
+                              n_selected=data.n_selected),
         bootstrap=(BootstrapSettings(n_samples=request.bootstrap, seed=request.seed,
                                      alpha=alpha) if request.bootstrap else None),
         measures=measures, warnings=data.warnings,

@@ -53,6 +53,8 @@ class PersistenceScores:
     runs: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # m → sys → s → tag
     skipped: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # --cross-snapshot: snapshot → topics selected, of which `topics` the first snapshot has
+    n_selected: dict[str, int] | None = None
 
 
 def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str]:

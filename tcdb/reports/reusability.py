@@ -30,6 +30,7 @@ from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.queries import load_judgments, load_top_k, stored_scores
 from tcdb.reports.common import per_topic_frame, select_topics
 from tcdb.reports.fields import qrels_option, topics_option
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,8 +59,9 @@ class ReusabilityRequest(Request):
     topics: str = topics_option()
     threshold: float = option(0.9, help="Per-topic τ threshold.")
     bootstrap: int = option(0, ge=0, le=1_000_000,
-                            help="Bootstrap samples for τ CIs (e.g. 10000; 0: none).")
-    seed: int = option(0, help="Seed of the bootstrap.")
+                            help=f"Bootstrap samples for τ CIs (e.g. {BOOTSTRAP_SAMPLES}; 0: "
+                            "none).")
+    seed: int = option(BOOTSTRAP_SEED, help="Seed of the bootstrap.")
     compute: bool = option(True, help="Compute missing scores first (else only read).")
 
     @model_validator(mode="after")
@@ -147,6 +149,7 @@ class ReusabilityResult(Result):
     threshold: float
     measures: dict[str, ReusabilityMeasure]
     seconds: dict[str, float]  # load, total
+    seed: int | None = None  # of the bootstrap behind the intervals (None: no intervals)
     lineage: Lineage | None = None  # what the figures were computed from
 
     def paper_table(self) -> PaperTable:
@@ -273,6 +276,7 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
         collection=collection, snapshot=snapshot, qrels=request.qrels, vs=request.vs,
         depth=request.depth, order="trec_eval", topics=request.topics,
         n_topics=len(topic_names), threshold=request.threshold, measures=measures,
+        seed=request.seed if request.bootstrap else None,
         seconds={"load": loaded - started, "total": time.perf_counter() - started},
         lineage=lineage_of(collection, runs=[(snapshot, t) for t in tags.values()],
                            qrels=[(snapshot, request.qrels), (snapshot, request.vs)],

@@ -34,6 +34,7 @@ from tcdb.reports.source_bias_figures import (
     across_collections,
     measure_figures,
 )
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,9 +58,9 @@ class SourceBiasRequest(Request):
     twins: bool = option(True, help="Copy an original's judgment to its LLM twin when the twin "
                          "has none (Cocktail's rule; --no-twins: do not).")
     topics: str = topics_option()
-    bootstrap: int = option(1000, ge=0, metavar="N",
+    bootstrap: int = option(BOOTSTRAP_SAMPLES, ge=0, metavar="N",
                             help="Bootstrap samples for the CI of Relative Δ (0: none).")
-    seed: int = option(0, help="Seed of the bootstrap.")
+    seed: int = option(BOOTSTRAP_SEED, help="Seed of the bootstrap.")
     save: str | None = option(
         None, metavar="PREFIX", help="Also store the per-source qrels as derived sets "
         "PREFIX-human, PREFIX-llm, PREFIX-mixed and the runs' scores on them; a second report "
@@ -164,7 +165,7 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
     return SourceBiasReport(
         collection=collection, snapshot=snapshot, qrels=parent_label, human=request.human,
         llm=request.llm, twins=twins, topics=request.topics, n_topics=len(topic_names),
-        bootstrap=request.bootstrap, saved=save, documents=documents,
+        bootstrap=request.bootstrap, seed=request.seed, saved=save, documents=documents,
         sets={s: SourceSet(name=stored_as[s] if stored_as else None,
                            n_judgments=q.n_judgments, n_copied=q.n_copied)
               for s, q in derived.items()},

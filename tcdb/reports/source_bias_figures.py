@@ -91,7 +91,8 @@ class SourceBiasReport(BaseModel):
     twins: bool  # twins carry their original's judgment
     topics: str
     n_topics: int
-    bootstrap: int
+    bootstrap: int  # resamples behind ci_low/ci_high (0: none)
+    seed: int = 0  # of the bootstrap
     saved: str | None
     documents: dict[str, int]  # source label → documents
     sets: dict[str, SourceSet]  # human, llm, mixed

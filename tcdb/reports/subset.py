@@ -18,6 +18,7 @@ from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import qrels_option
+from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,9 +37,9 @@ class SubsetRequest(Request):
                                  "the snapshot).")
     measure: str = option("nDCG@10", help="Measure.", short="-m")
     qrels: str = qrels_option()
-    bootstrap: int = option(10_000, flag="--samples", metavar="N",
+    bootstrap: int = option(BOOTSTRAP_SAMPLES, flag="--samples", metavar="N",
                             help="Bootstrap resamples, each of the subset's size.")
-    seed: int = option(0, help="Seed of the bootstrap.")
+    seed: int = option(BOOTSTRAP_SEED, help="Seed of the bootstrap.")
     alpha: float = option(0.05, help="1 − the interval's level (0.05: 95 %).")
     compute: bool = option(True, help="Compute missing scores first (else only read).")
 

@@ -4,7 +4,8 @@
 re-running them. Each ranking is carried over by identity:
 
 * topics by the collection's topic identity (`topic.id`): a topic of A that B lacks cannot be
-  scored and is reported as gone;
+  scored and is reported as gone; a judged topic of B that A lacks was never asked of A's runs
+  and is left out of the means (listed as new);
 * documents by the collection's document identity (`document_id`, kept by id or URL): each is
   named as B's qrels name it (B's external id, or its key when B no longer holds it, since
   B's qrels may still judge it). Documents B lacks stay in place and are counted as gone;
@@ -13,7 +14,8 @@ re-running them. Each ranking is carried over by identity:
 The ranking is the one evaluated in A — trec_eval's order, the stored `eval_rank` — handed to
 ir_measures with scores that keep it exactly (renaming must not re-break ties). Scores are
 stored under (run of A, qrels set of B, measure, topic): a key of their own, since the run's
-own scores are under A's qrels sets, and they are computed once like every score.
+own scores are under A's qrels sets, and they are computed once like every score; their
+evaluation rows say `MAPPED_SCORES_SOURCE`, so `tcdb db check` tells them from misplaced ones.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from tcdb.scoring.measures import parse_measures
 from tcdb.sorting import natural_key
 from tcdb.storage.db import bulk_insert
 from tcdb.storage.locks import write_session
+from tcdb.vocabulary import MAPPED_SCORES_SOURCE
 
 UNRESOLVED = "unresolved:"  # names A's unresolved entries: they match no document of B
 
@@ -42,15 +45,18 @@ class UnmappedRun(BaseModel):
     entries_gone: int  # entries of documents B lacks (kept in place, unjudged)
     entries_unresolved: int  # entries A itself could not resolve
     n_topics_scored: int
+    # B's judged topics that A lacks (B's ids): never asked of A's runs, left out of the means
+    topics_new: list[str] = Field(default_factory=list)
 
 
 class CrossMean(BaseModel):
-    """A run's mean on B's judged topics (trec_eval -c)."""
+    """A run's mean on B's judged topics that A has too (trec_eval -c over those)."""
 
     run: str
     measure: str
     mean: float
-    n_topics: int
+    n_topics: int  # averaged over: B's judged topics that A has (mapped)
+    n_judged: int  # B's judged topics
 
 
 class CrossSnapshotReport(BaseModel):
@@ -73,8 +79,9 @@ class CrossSnapshotReport(BaseModel):
 def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence[str],
                   run_from: str, runs: Sequence[str] | None = None) -> CrossSnapshotReport:
     """Score runs of snapshot `run_from` (A) on qrels set `qrels` of `snapshot` (B); store the
-    missing scores under their own key and return the means over B's judged topics."""
-    from tcdb.analysis.means import trec_eval_mean
+    missing scores under their own key and return the means over B's judged topics that A has
+    (a topic A lacks was never asked of its runs: as a 0 it would be a drop no run caused)."""
+    from tcdb.analysis.means import aggregate
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import evaluations, qrels_of, qrels_topics, stored_scores
@@ -115,20 +122,34 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
             topic_id = {ext: t for t, ext in topics_b.items()}
             scores = [(run.pk, qset.pk, 0, ids[n], topic_id[t], v)
                       for n in missing for t, v in values[n].items()]
-            marks = [(run.pk, qset.pk, 0, ids[n], "ir_measures", len(values[n]), now)
+            marks = [(run.pk, qset.pk, 0, ids[n], MAPPED_SCORES_SOURCE, len(values[n]), now)
                      for n in missing]
             report.n_scores += bulk_insert(conn, "score", SCORE_COLUMNS, scores)
             report.n_computed += bulk_insert(conn, "evaluation", EVALUATION_COLUMNS, marks)
-        judged = list(qrels_topics(conn, qset.pk, snap_b.pk))
+        _mark_mapped(conn, qset.pk, [r.pk for r in run_list])
+        judged = qrels_topics(conn, qset.pk, snap_b.pk)
         stored = stored_scores(conn, qset.pk, [r.pk for r in run_list], list(ids.values()))
+    mapped = [t for t in judged if t in topics_a]
+    new = sorted((judged[t] for t in judged if t not in topics_a), key=natural_key)
     for run in run_list:
+        report.unmapped[run.tag].topics_new = new
         for name in names:
             by_topic = stored.get((run.pk, ids[name]), {})
             report.means.append(CrossMean(
-                run=run.tag, measure=name, n_topics=len(judged),
-                mean=trec_eval_mean([by_topic.get(t, 0.0) for t in judged], len(judged))))
+                run=run.tag, measure=name, n_topics=len(mapped), n_judged=len(judged),
+                mean=aggregate(name, [by_topic.get(t, 0.0) for t in mapped], len(mapped))))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _mark_mapped(conn: Connection, qrels_set_id: int, run_ids: list[int]) -> None:
+    """Scores stored before tcdb marked them (source `ir_measures`) get the mark now, so
+    `tcdb db check` knows them: runs of A on B's qrels are mapped scores by construction."""
+    if run_ids:
+        conn.execute(text(
+            "UPDATE evaluation SET source = :mapped WHERE qrels_set_id = :q AND residual_of_id "
+            f"= 0 AND source = 'ir_measures' AND run_id IN ({', '.join(map(str, run_ids))})"),
+            {"mapped": MAPPED_SCORES_SOURCE, "q": qrels_set_id})
 
 
 def _topic_names(conn: Connection, snapshot_id: int) -> dict[int, str]:

@@ -2,11 +2,13 @@
 
 Only the topics a run answered are stored (`tcdb.scoring.evaluate`). A mean follows `trec_eval -c`:
 the sum over the qrels set's topics (every topic with at least one judgment) divided by their
-number, so an unanswered topic counts 0; `intersection=True` averages over the answered topics
-instead (plain `trec_eval`). A (run, measure) that was never evaluated — an imported run without
-that measure — is missing (NaN), never 0. `topics` (a topic set name) averages over the qrels
-set's topics that are in the set — `topic_set` names it in every row, so a subset mean is never
-read as the full one; nothing is stored either way (means are computed on demand).
+number, so an unanswered topic counts 0 (a count — NumRet, NumRel, NumRet(rel=1), NumQ — is the
+sum, as trec_eval and ir_measures give it: `tcdb.analysis.means.aggregate`); `intersection=True`
+averages over the answered topics instead (plain `trec_eval`). A (run, measure) that was never
+evaluated — an imported run without that measure — is missing (NaN), never 0. `topics` (a topic
+set name) averages over the qrels set's topics that are in the set — `topic_set` names it in every
+row, so a subset mean is never read as the full one; nothing is stored either way (means are
+computed on demand).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
-from tcdb.analysis.means import trec_eval_mean
+from tcdb.analysis.means import aggregate
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.schema import Evaluation, QrelsSet, Run, Score, Snapshot
 from tcdb.sorting import natural_key
@@ -122,7 +124,7 @@ def _table(
             source = done.get((run.pk, mid))
             got = values.get((run.pk, mid), {})
             if not per_topic:
-                rows.append((*base, name, *_mean(got, qtopics, n_topics, intersection,
+                rows.append((*base, name, *_mean(name, got, qtopics, n_topics, intersection,
                                                  source is not None), source, topic_set))
                 continue
             if source is None:
@@ -151,15 +153,16 @@ def _in_topic_set(session: Session, collection: str, qtopics: dict[int, str], to
     return kept
 
 
-def _mean(got: dict[int, float], qtopics: dict[int, str], n_topics: int, intersection: bool,
-          evaluated: bool) -> tuple[float, int, int]:
-    """(mean, topics averaged over, topics answered) — `trec_eval -c` unless `intersection`."""
+def _mean(measure: str, got: dict[int, float], qtopics: dict[int, str], n_topics: int,
+          intersection: bool, evaluated: bool) -> tuple[float, int, int]:
+    """(mean, topics averaged over, topics answered) — `trec_eval -c` unless `intersection`;
+    a count (NumRet, NumRel, …) is summed, as trec_eval's `all` line (`aggregate`)."""
     answered = [v for t, v in got.items() if t in qtopics]
     if not evaluated:
         return math.nan, 0, 0
     if intersection:
-        return trec_eval_mean(answered), len(answered), len(answered)
-    return trec_eval_mean(answered, n_topics), n_topics, len(answered)
+        return aggregate(measure, answered), len(answered), len(answered)
+    return aggregate(measure, answered, n_topics), n_topics, len(answered)
 
 
 def per_topic_scores(

@@ -11,6 +11,10 @@ overview show snapshots of every status, while reports ask for `complete` ones o
 in one transaction, and bad input leaves no row, so a committed row of any other status
 (`ingesting`, `failed`) is a left-over users can see: every one is a finding.
 
+Scores of a run on another snapshot's qrels are legitimate when tcdb put them there
+(`evaluate --run-from`, `report persistence --cross-snapshot`: marked `MAPPED_SCORES_SOURCE`), as
+are residual scores (`evaluate --residual-of`, a qrels set of any snapshot of the collection).
+
 Each check is one SQL query (NOT EXISTS / LEFT JOIN … IS NULL, GROUP BY for counts) that the
 database answers with anti-joins over primary-key indexes or hashes; no row comes to Python
 except one example per failed check.
@@ -25,6 +29,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from tcdb.storage.db import get_engine
+from tcdb.vocabulary import MAPPED_SCORES_SOURCE
 
 
 @dataclass(frozen=True)
@@ -98,9 +103,21 @@ _MEMBERSHIP = [
      "judgment t JOIN qrels_set q ON q.id = t.qrels_set_id JOIN snapshot s ON s.id = "
      "q.snapshot_id JOIN document d ON d.id = t.document_id WHERE d.collection_id <> "
      "s.collection_id"),
-    ("evaluation", "qrels set is of another snapshot than the run",
+    ("evaluation", "qrels set is of another snapshot than the run, and the scores are not "
+     "marked as its run mapped there (evaluate --run-from)",
      "evaluation t JOIN run r ON r.id = t.run_id JOIN qrels_set q ON q.id = t.qrels_set_id "
-     "WHERE q.snapshot_id <> r.snapshot_id"),
+     f"WHERE q.snapshot_id <> r.snapshot_id AND t.source <> '{MAPPED_SCORES_SOURCE}'"),
+    ("evaluation", "scores marked as a run mapped to another snapshot (evaluate --run-from) "
+     "are on its own snapshot's qrels, or another collection's",
+     "evaluation t JOIN run r ON r.id = t.run_id JOIN qrels_set q ON q.id = t.qrels_set_id "
+     "JOIN snapshot sr ON sr.id = r.snapshot_id JOIN snapshot sq ON sq.id = q.snapshot_id "
+     f"WHERE t.source = '{MAPPED_SCORES_SOURCE}' AND (sq.id = sr.id OR sq.collection_id <> "
+     "sr.collection_id OR t.residual_of_id <> 0)"),
+    ("evaluation", "residual_of is a qrels set of another collection than the run "
+     "(evaluate --residual-of takes one of the run's collection)",
+     "evaluation t JOIN run r ON r.id = t.run_id JOIN qrels_set q ON q.id = t.residual_of_id "
+     "JOIN snapshot sr ON sr.id = r.snapshot_id JOIN snapshot sq ON sq.id = q.snapshot_id "
+     "WHERE t.residual_of_id <> 0 AND sq.collection_id <> sr.collection_id"),
 ]
 
 
