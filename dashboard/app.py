@@ -46,5 +46,5 @@ with st.sidebar:
     if st.button("Refresh", icon=":material/refresh:", help="Read the database again now "
                  f"(figures are otherwise kept for {data.TTL} s)."):
         data.clear()
-    st.caption(widgets.describe_database(data.database_url()))
+    st.caption(widgets.plain(widgets.describe_database(data.database_url())))
 page.run()

@@ -24,6 +24,40 @@ EMPTY_HELP = (
 )
 
 
+# Markdown, HTML, emoji (`:x:`), colour (`:red[…]`) and LaTeX (`$`) specials inside a line;
+# `-`, `+`, `#`, `>`, `=` and `1.` start a block only at a line's start (see `plain`).
+_INLINE_SPECIALS = re.compile(r"([\\`*_~\[\]<>&$:|!])")
+_LINE_START = re.compile(r"^([-+#>=]|\d+[.)])")
+# Where escaping is not enough: GFM links a bare address (`http://`, `www.`, `a@b.c`) and
+# Streamlit draws `:material/icon:` even when their punctuation is escaped.
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=[\w/])|(?<=\bwww)(?=\.)|(?<=[\w.+-]@)(?=[\w-]+\.\w)")
+WORD_JOINER = "\u2060"  # invisible, unbreakable: splits `http://` so it links nowhere
+
+
+def plain(text: object) -> str:
+    """Text from the data (a name, query, description, error naming them) as literal text in an
+    element that renders Markdown — titles, captions, alerts, labels, metrics, help.
+
+    Streamlit renders Markdown there: `![x](http://host/pixel.png)` would fetch a remote image
+    on page load, `[text](url)` become a link. Every special is backslash-escaped, line breaks
+    become spaces, and an invisible word joiner breaks bare URLs and e-mail addresses (GFM
+    links them even when escaped). Tables, charts, `st.text` and `st.code` show text as it is.
+    """
+    line = " ".join(str(text).split())
+    line = _AUTOLINK.sub(WORD_JOINER, line)
+    line = _INLINE_SPECIALS.sub(r"\\\1", line)
+    return _LINE_START.sub(lambda m: m.group(1)[:-1] + "\\" + m.group(1)[-1], line)
+
+
+def code(text: object) -> str:
+    """Text from the data as an inline code span (a command naming a collection, a qrels set):
+    nothing inside a code span is Markdown; its fence is longer than any backtick run in it."""
+    line = " ".join(str(text).split())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", line)), default=0) + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") else ""
+    return f"{fence}{pad}{line}{pad}{fence}"
+
+
 def _keep(param: str) -> str:
     return f"_kept_{param}"
 
@@ -142,7 +176,7 @@ def pick_snapshot(collection: str, param: str = "snapshot", label: str = "Snapsh
     (the snapshots that have something to show on this page) when there are such."""
     labels = data.complete_labels(data.database_url(), collection)
     if not labels:
-        st.info(f"Collection **{collection}** has no complete snapshot yet. Ingest one with "
+        st.info(f"Collection **{plain(collection)}** has no complete snapshot yet. Ingest one with "
                 "`tcdb snapshot ingest`.")
         return None
     preferred = [label for label in labels if label in prefer]
@@ -172,9 +206,9 @@ def pick_qrels_per_snapshot(collection: str, labels: Sequence[str]) -> dict[str,
     for label in labels:
         names = sets.loc[sets["snapshot"] == label, "name"].tolist()
         default = shared if shared in names else originals.get(label)
-        picked = select(f"Qrels · {label}", names, f"qrels_{label}", default=default)
+        picked = select(f"Qrels · {plain(label)}", names, f"qrels_{label}", default=default)
         if picked is None:
-            st.info(f"Snapshot **{label}** has no qrels set yet. Import one with "
+            st.info(f"Snapshot **{plain(label)}** has no qrels set yet. Import one with "
                     "`tcdb qrels import`.")
             return None
         chosen[label] = picked
@@ -193,7 +227,7 @@ def empty_database() -> None:
     """What an empty database shows instead of figures."""
     st.info("**The database is empty.** " + EMPTY_HELP, icon=":material/database:")
     st.code("make demo", language="bash")
-    st.caption(f"Reading {mask(data.database_url())}")
+    st.caption(f"Reading {plain(mask(data.database_url()))}")
 
 
 def mask(url: str) -> str:
@@ -221,14 +255,17 @@ def describe_database(url: str) -> str:
 def chart(figure: Any, frame: pd.DataFrame, name: str, *, caption: str | None = None) -> None:
     """An Altair chart (or a list of them, one under the other, each as wide as the page), its
     one-line "how to read this", then a CSV download of exactly the data it draws (each
-    chart names it in its spec's `usermeta`)."""
-    label = f"⬇ {name}.csv"
+    chart names it in its spec's `usermeta`). Names are data: the label is `plain`, the CSV's
+    cells are neutralised for spreadsheets (`tcdb.collections.csv_safe`)."""
+    from tcdb.collections.csv_safe import frame_csv
+
+    label = f"⬇ {plain(name)}.csv"
     for one in figure if isinstance(figure, list) else [figure]:
         st.altair_chart(one.properties(usermeta={"download": label}), width="stretch")
     if caption:
         st.caption(caption)
     st.download_button(
-        label, frame.to_csv(index=False).encode("utf-8"), file_name=f"{slug(name)}.csv",
+        label, (frame_csv(frame) or "").encode("utf-8"), file_name=f"{slug(name)}.csv",
         mime="text/csv", key=f"csv_{slug(name)}", on_click="ignore")
 
 
@@ -263,5 +300,6 @@ def fmt(value: float | None, digits: int = 3) -> str:
 
 
 def show_error(exc: Exception) -> None:
-    """A core error (bad choice, nothing stored yet) as a warning, not a traceback."""
-    st.warning(str(exc), icon=":material/warning:")
+    """A core error (bad choice, nothing stored yet) as a warning, not a traceback; it may
+    quote names from the data, so it is shown `plain`."""
+    st.warning(plain(str(exc)), icon=":material/warning:")

@@ -328,3 +328,77 @@ def test_every_page_looks_right(demo_dashboard: Served, tmp_path: Path) -> None:
     assert sorted(p.name for p in shots.iterdir()) == sorted(
         f"{n}-{w}.png" for n in PAGES for w, _ in VIEWPORTS)
     assert not problems, f"screenshots in {shots}:\n" + "\n".join(problems)
+
+
+# Whatever of the page would fetch or link the hostile addresses, or run their handlers.
+HOSTILE_JS = """() => {
+  const main = document.querySelector('[data-testid="stApp"]') || document.body;
+  const bad = [];
+  for (const img of main.querySelectorAll('img')) {
+    const src = img.getAttribute('src') || '';
+    if (src.includes('127.0.0.1:9') || src === 'x') bad.push('img ' + src);
+  }
+  for (const a of main.querySelectorAll('a[href]')) {
+    const href = a.getAttribute('href');
+    if (href.includes('127.0.0.1:9') || href.startsWith('mailto:')) bad.push('link ' + href);
+  }
+  for (const e of main.querySelectorAll('[onerror]')) bad.push('handler on ' + e.tagName);
+  return bad;
+}"""
+
+
+def test_hostile_names_stay_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A collection whose description, run tags, queries, pool and publications hold Markdown
+    images and links to 127.0.0.1:9, HTML with handlers and spreadsheet formulas: on every page
+    no <img> or link to them, no request to them, no dialog; the description reads as text."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.hostile import COLLECTION, DESCRIPTION, TAGS, seed_hostile
+
+    reason = _missing()
+    if reason:
+        if IN_CI:
+            pytest.fail(f"the browser test must run under CI=true: {reason}")
+        pytest.skip(reason)
+    databases = create_database("sqlite", tmp_path)
+    url = next(databases)
+    monkeypatch.setenv("TCDB_DATABASE_URL", url)
+    try:
+        seed_hostile(tmp_path / "hostile")
+        with _serve(url, tmp_path / "dashboard.log") as base, sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            requested: list[str] = []
+            dialogs: list[str] = []
+            page.route("http://127.0.0.1:9/**", lambda route: (
+                requested.append(route.request.url), route.abort()))
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+            problems: list[str] = []
+            texts: dict[str, str] = {}
+            try:
+                for name, title in PAGES.items():
+                    page.goto(f"{base}{PATHS[name]}?collection={COLLECTION}&pivot=bm25",
+                              wait_until="networkidle")
+                    _settle(page, title)
+                    problems += [f"{name}: {bad}" for bad in page.evaluate(HOSTILE_JS)]
+                    texts[name] = page.locator('[data-testid="stMain"]').inner_text()
+                page.goto(f"{base}/compare?collection={COLLECTION}", wait_until="networkidle")
+                _settle(page, PAGES["compare"])
+                page.get_by_role("combobox", name="Runs").focus()  # a click may hit a chip's ×
+                page.keyboard.press("ArrowDown")
+                page.locator('[role="option"]').first.wait_for(timeout=10_000)
+                options = page.locator('[role="option"]').all_inner_texts()
+                chips = page.locator('[data-testid="stSidebar"]').inner_text()
+                problems += [f"runs list: {bad}" for bad in page.evaluate(HOSTILE_JS)]
+            finally:
+                browser.close()
+    finally:
+        next(databases, None)
+    assert not problems, problems
+    assert not requested, requested
+    assert not dialogs, dialogs
+    shown = texts["overview"].replace("\u2060", "")
+    assert DESCRIPTION in " ".join(shown.split()), shown[:2000]
+    # The runs picker: chosen tags as chips, the others as options, each as plain text.
+    assert options and all(tag in options or tag in chips for tag in TAGS.values()), (
+        options, chips)

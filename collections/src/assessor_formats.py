@@ -22,6 +22,7 @@ from itertools import groupby
 from pathlib import Path
 
 from tcdb.collections.compression import write_text
+from tcdb.collections.csv_safe import plain_cell, write_csv
 from tcdb.collections.qrels import check_duplicate, parse_grade, read_qrels
 from tcdb.collections.records import QrelRecord, delimiter_of
 from tcdb.collections.runs import read_text
@@ -86,16 +87,14 @@ def write_pool_jsonl(path: Path, rows: Iterable[PoolItem], seed: int | None = No
 def write_pool_csv(path: Path, rows: Iterable[PoolItem], seed: int | None = None) -> int:
     """Write the pool as CSV (header topic_id,query,description,doc_id,text) for spreadsheets.
 
-    Texts may hold commas, quotes and newlines; the csv module quotes them. A missing
-    description is an empty cell.
+    Texts may hold commas, quotes and newlines; the csv module quotes them. Web texts are
+    untrusted: a cell a spreadsheet would evaluate (`=…`, `@…`) starts with `'` (`csv_safe`).
+    A missing description is an empty cell.
     """
     items = _blind_order(rows, seed)
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(POOL_FIELDS)
-    for item in items:
-        writer.writerow([item.topic_id, item.query, item.description or "", item.doc_id, item.text])
-    write_text(path, buffer.getvalue())
+    text = write_csv(([item.topic_id, item.query, item.description or "", item.doc_id, item.text]
+                      for item in items), header=POOL_FIELDS)
+    write_text(path, text)
     return len(items)
 
 
@@ -104,7 +103,8 @@ def read_judgments(path: Path, fmt: JudgmentFormat | str) -> list[QrelRecord]:
 
     Extra CSV columns (the exported query and text, notes) are ignored. A (topic, doc) judged
     twice in one file is refused, with a different grade or the same one. A TREC file's
-    iteration column says nothing here (the pool's batches are counted by tcdb): dropped.
+    iteration column says nothing here (the pool's batches are counted by tcdb): dropped. An
+    id our CSV export neutralised (`'=x`, `csv_safe`) reads back as itself (`=x`).
     """
     path = Path(path)
     if fmt == "trec":
@@ -139,7 +139,7 @@ def _read_judgments_csv(path: Path) -> list[QrelRecord]:
             for name, index in columns.items():
                 if index >= len(row):
                     raise InputError(path, start, f"row has no {name!r} value")
-                values[name] = row[index].strip()
+                values[name] = plain_cell(row[index].strip())
             topic, doc, grade_text = (values[name] for name in JUDGMENT_COLUMNS)
             if not topic or not doc:
                 raise InputError(path, start, "empty topic_id or doc_id")

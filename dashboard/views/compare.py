@@ -10,6 +10,7 @@ import streamlit as st
 
 from tcdb.dashboard import columns as c
 from tcdb.dashboard import data, leaderboard_data, widgets
+from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 
 TESTS = {"paired t-test": "t", "Wilcoxon signed-rank": "wilcoxon", "sign test": "sign",
@@ -22,7 +23,7 @@ if snapshot is None:
     st.stop()
 tags = data.runs(url, collection, snapshot)["run"].tolist()
 if len(tags) < 2:
-    st.info(f"Snapshot **{snapshot}** has {len(tags)} run(s); comparing needs two. Import "
+    st.info(f"Snapshot **{plain(snapshot)}** has {len(tags)} run(s); comparing needs two. Import "
             "runs with `tcdb run import`.")
     st.stop()
 qrels = widgets.pick_qrels(collection, [snapshot])
@@ -43,7 +44,8 @@ except TcdbError as exc:
     st.stop()
 test = TESTS[test_name]
 corrected = "uncorrected" if correction == "none" else f"{correction}-corrected"
-st.caption(f"{measure} on qrels `{qrels}` of {snapshot}, {report.n_topics:,} topics; "
+st.caption(f"{plain(measure)} on qrels {code(qrels)} of {plain(snapshot)}, "
+           f"{report.n_topics:,} topics; "
            f"p-values {corrected} across the {len(report.pairs):,} pairs. p: "
            f"{report.tests[f'p_{test}_corrected']}.")
 
@@ -64,7 +66,7 @@ values = base.mark_text(align="left", dx=8, dy=-10, fontSize=12).encode(
     x="mean:Q", text=alt.Text("mean:Q", format=".4f"))
 widgets.chart((bars + points + values).properties(height=44 * len(means) + 60), means,
               f"means-{snapshot}-{measure}",
-              caption=f"How to read this: the dot is the run's mean {measure} over the "
+              caption=f"How to read this: the dot is the run's mean {plain(measure)} over the "
               f"{report.n_topics:,} topics, the grey bar where 95 % of "
               f"{report.bootstrap:,} bootstrap resamples of the topics (seed {report.seed}) put "
               "it; overlapping "
@@ -115,7 +117,8 @@ layers = squares + labels if len(order) <= 12 else squares  # beyond, hover for 
 row_px = min(72, max(44, 460 // len(order)))
 widgets.chart(layers.properties(height=row_px * len(order) + 120), matrix,
               f"significance-{snapshot}-{measure}-{test}",
-              caption=f"How to read this: each cell is the row's mean {measure} minus the "
+              caption=f"How to read this: each cell is the row's mean {plain(measure)} minus "
+              "the "
               f"column's; the darker, the smaller the p of the {test_name} ({corrected}); "
               "grey: not significant at 0.05.")
 
@@ -125,7 +128,7 @@ pairs = pairs.assign(
     record=[f"{w}–{lost}" for w, lost in zip(pairs["wins"], pairs["losses"], strict=True)])
 widgets.table(pairs, {
     "run_a": c.text("run A"), "run_b": c.text("run B"),
-    "mean_diff": c.score("A − B", f"Mean {measure} of A minus B"),
+    "mean_diff": c.score("A − B", f"Mean {plain(measure)} of A minus B"),
     "ci": c.text("95 % interval", "Bootstrap interval of A − B over topics"),
     "effect_size": c.decimal("d", 2, "Effect size: Cohen's d for paired samples (the mean "
                              "per-topic difference over its standard deviation); 0.2 small, "
@@ -170,7 +173,7 @@ try:
     board = leaderboard_data.leaderboard(url, collection, snapshot, qrels, measure, test,
                                          correction)
 except TcdbError as exc:
-    st.caption(f"Not available: {exc}.")
+    st.caption(f"Not available: {plain(exc)}.")
     st.stop()
 runs = leaderboard_data.leaderboard_frame(board)
 when = alt.X("submitted:T", title="submitted", axis=alt.Axis(format="%Y-%m-%d", labelAngle=0))
@@ -192,7 +195,8 @@ names = alt.Chart(runs[runs["kind"] != kinds[3]]).mark_text(dy=-12, fontSize=12)
     x=when, y="mean:Q", text="run:N")
 widgets.chart((step + marks + names).properties(height=340), runs,
               f"leaderboard-{snapshot}-{measure}-{test}",
-              caption=f"How to read this: each point is a run's mean {measure} on the date it "
+              caption=f"How to read this: each point is a run's mean {plain(measure)} on the "
+              "date it "
               "was submitted; the grey steps are the state of the art (the best mean so far). A "
               f"diamond is a new SOTA, dark red when the {test_name} against the SOTA it "
               f"replaced is significant at 0.05 ({correction} within its family: it vs every "

@@ -8,6 +8,7 @@ import streamlit as st
 
 from tcdb.dashboard import charts, data, longitudinal, widgets
 from tcdb.dashboard import columns as c
+from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 
 collection, url = widgets.collection_page("Snapshot drift")
@@ -18,7 +19,7 @@ except TcdbError as exc:
     st.stop()
 labels = drift["labels"]
 if not labels:
-    st.info(f"Collection **{collection}** has no complete snapshot yet.")
+    st.info(f"Collection **{plain(collection)}** has no complete snapshot yet.")
     st.stop()
 
 st.subheader("Documents between consecutive snapshots")
@@ -63,7 +64,8 @@ cols = st.columns(3)
 cols[0].metric("Snapshots", f"{len(labels):,}")
 cols[1].metric("Core topics", f"{drift['core']:,}", help="Topics present in every snapshot")
 if len(drift["qrels"]):
-    cols[2].metric(f"Judged topics in {labels[-1]}", f"{int(drift['qrels']['topics'].iloc[-1]):,}")
+    cols[2].metric(f"Judged topics in {plain(labels[-1])}",
+                   f"{int(drift['qrels']['topics'].iloc[-1]):,}")
 topics = drift["topics"]
 if not topics.empty:
     melted = topics.melt(id_vars="transition", value_vars=["kept", "added", "removed"],
@@ -128,7 +130,7 @@ if snapshot and qrels_name:
     except TcdbError as exc:
         widgets.show_error(exc)
         st.stop()
-    st.markdown(f"**Judgments per topic** — {snapshot}, qrels `{qrels_name}`")
+    st.markdown(f"**Judgments per topic** — {plain(snapshot)}, qrels {code(qrels_name)}")
     ranked = per_topic.sort_values(["judged", "relevant"], ascending=False)
     figure = alt.Chart(per_topic).transform_fold(
         ["judged", "relevant"], as_=["documents", "count"]).mark_bar().encode(

@@ -12,6 +12,7 @@ import streamlit as st
 
 from tcdb.dashboard import columns as c
 from tcdb.dashboard import literature_data, widgets
+from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 from tcdb.vocabulary import ModelCategory
 
@@ -22,9 +23,10 @@ collection, url = widgets.collection_page(
     "Literature", prefer=literature_data.collections_with_literature)
 listed = literature_data.reported(url, collection)
 if not listed.results:
-    st.info(f"No results reported in the literature are stored for **{collection}**. Import "
-            "a CSV or YAML file of publication, year, venue, model, category, role, metric, "
-            f"value, cross_validated, notes with `tcdb literature import FILE {collection}`.")
+    st.info(f"No results reported in the literature are stored for **{plain(collection)}**. "
+            "Import a CSV or YAML file of publication, year, venue, model, category, role, "
+            "metric, value, cross_validated, notes with "
+            f"{code(f'tcdb literature import FILE {collection}')}.")
     st.stop()
 rows = listed.to_frame()
 metric = widgets.select("Metric", [u.metric for u in listed.metric_usage], "metric",
@@ -44,7 +46,8 @@ def reference_picker() -> tuple[float | None, str | None]:
             st.session_state["picker_reference"] = None
         st.session_state["picker_reference_name"] = st.query_params.get("reference_name", "")
     value = cast(float | None, st.sidebar.number_input(  # None while the box is empty
-        f"Reference {metric}", min_value=0.0, step=0.01, format="%.4f", key="picker_reference",
+        f"Reference {plain(metric)}", min_value=0.0, step=0.01, format="%.4f",
+        key="picker_reference",
         help="Gains in % are over this value (say, the best TREC run's); empty for none."))
     name = st.sidebar.text_input("Reference name", key="picker_reference_name",
                                  placeholder="reference")
@@ -69,10 +72,10 @@ reference = report.reference
 points = rows[rows["metric"] == metric].assign(
     validation=lambda f: f["cross_validated"].map({True: CV, False: NOT_CV}))[
     ["year", "value", "category", "role", "validation", "publication", "model", "venue"]]
-st.caption(f"{report.n_results} {metric} figures from {report.n_publications} "
-           f"publications on {collection}, {points['year'].min()}–{points['year'].max()}.")
+st.caption(f"{report.n_results} {plain(metric)} figures from {report.n_publications} "
+           f"publications on {plain(collection)}, {points['year'].min()}–{points['year'].max()}.")
 
-st.subheader(f"{metric} reported over the years")
+st.subheader(f"{plain(metric)} reported over the years")
 categories = [m.value for m in ModelCategory] + sorted(
     set(points["category"]) - {m.value for m in ModelCategory})
 colour = alt.Scale(domain=categories,
@@ -121,11 +124,11 @@ st.subheader("Per year and category")
 per_year = report.to_frame()
 widgets.table(per_year, {
     "year": c.text("year"), "category": c.text("category"),
-    "best": c.score("best", f"Highest {metric} reported as a publication's best"),
+    "best": c.score("best", f"Highest {plain(metric)} reported as a publication's best"),
     "n_best": c.count("n best"),
-    "baseline": c.score("baseline", f"Highest {metric} reported as a baseline"),
+    "baseline": c.score("baseline", f"Highest {plain(metric)} reported as a baseline"),
     "n_baseline": c.count("n baseline"),
-    **({"best_gain": c.decimal("gain %", 1, f"Best over {reference.name}, in %")}
+    **({"best_gain": c.decimal("gain %", 1, f"Best over {plain(reference.name)}, in %")}
        if reference is not None else {})})
 
 st.subheader("Trend per category")

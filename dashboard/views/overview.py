@@ -8,6 +8,7 @@ import streamlit as st
 
 from tcdb.dashboard import columns as c
 from tcdb.dashboard import data, widgets
+from tcdb.dashboard.widgets import plain
 
 st.title("Overview")
 url = data.database_url()
@@ -45,7 +46,7 @@ widgets.table(summary, {
 })
 described = summary[summary["description"] != ""]
 if len(described):
-    st.markdown("\n".join(f"- **{row.collection}** — {row.description}"
+    st.markdown("\n".join(f"- **{plain(row.collection)}** — {plain(row.description)}"
                            for row in described.itertuples()))
 
 st.subheader("Snapshots over time")
@@ -91,7 +92,7 @@ widgets.table(status, {
 unfinished = snapshots[snapshots["status"] != "complete"]
 for row in unfinished.itertuples():
     reason = f": {row.error}" if isinstance(row.error, str) and row.error else ""
-    st.warning(f"{row.collection} / {row.label} is {row.status}{reason}",
+    st.warning(plain(f"{row.collection} / {row.label} is {row.status}{reason}"),
                icon=":material/warning:")
 
 st.subheader("Last flow runs")

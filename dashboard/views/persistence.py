@@ -17,6 +17,7 @@ import streamlit as st
 
 from tcdb.dashboard import charts, data, longitudinal, widgets
 from tcdb.dashboard import columns as c
+from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 from tcdb.vocabulary import PERSISTENCE_FIGURES
 
@@ -29,7 +30,7 @@ DELTA_HEIGHT = 230  # px, a per-topic Δ chart with its title and axes (Streamli
 collection, url = widgets.collection_page("Persistence over time")
 labels = data.complete_labels(url, collection)
 if len(labels) < 2:
-    st.info(f"Persistence compares at least two snapshots; **{collection}** has "
+    st.info(f"Persistence compares at least two snapshots; **{plain(collection)}** has "
             f"{len(labels)} complete.")
     st.stop()
 chosen = widgets.multiselect("Snapshots (first = reference)", labels, "snapshots")
@@ -53,8 +54,8 @@ topics = widgets.select("Topics", ["all", "core"], "topics", default="all",
 if not (pivot and per_snapshot and measure and topics):
     st.stop()
 qrels = tuple(per_snapshot[label] for label in chosen)
-qrels_said = (f"qrels `{qrels[0]}`" if len(set(qrels)) == 1 else "qrels "
-              + ", ".join(f"{label}: `{name}`" for label, name in per_snapshot.items()))
+qrels_said = (f"qrels {code(qrels[0])}" if len(set(qrels)) == 1 else "qrels "
+              + ", ".join(f"{plain(label)}: {code(name)}" for label, name in per_snapshot.items()))
 try:
     report = data.persistence(url, collection, tuple(chosen), pivot, measure, qrels, topics)
 except TcdbError as exc:
@@ -63,17 +64,19 @@ except TcdbError as exc:
 frames = data.persistence_frames(report, measure)
 arp, table = frames["arp"], frames["table"]
 if table.empty:
-    st.info(f"No system has {measure} scores in every chosen snapshot on its qrels set "
-            f"({qrels_said}). Evaluate with `tcdb evaluate {collection} SNAPSHOT --qrels NAME "
-            f"--measure {measure}`.")
+    st.info(f"No system has {plain(measure)} scores in every chosen snapshot on its qrels set "
+            f"({qrels_said}). Evaluate with "
+            f"{code(f'tcdb evaluate {collection} SNAPSHOT --qrels NAME --measure {measure}')}.")
     if len(frames["skipped"]):
         widgets.table(frames["skipped"], {"system": c.text("system"), "reason": c.text("why")})
     st.stop()
 
 first, last = chosen[0], chosen[-1]
+# Names from the data as literal text in captions (`plain`): no Markdown, no link.
+_first, _last, _pivot, _measure = (plain(v) for v in (first, last, pivot, measure))
 n_topics = report.topics.n_topics
-st.caption(f"{measure} on {qrels_said}, pivot **{pivot}**, topics: {topics} ("
-           + ", ".join(f"{s}: {n:,}" for s, n in n_topics.items()) + ")")
+st.caption(f"{_measure} on {qrels_said}, pivot **{_pivot}**, topics: {topics} ("
+           + ", ".join(f"{plain(s)}: {n:,}" for s, n in n_topics.items()) + ")")
 pivot_arp = arp[arp["system"] == pivot].set_index("snapshot")["arp"]
 
 # ---------------------------------------------------------------------------- ARP per system
@@ -95,30 +98,30 @@ named = charts.runs_to_name(ends, "_moved")
 widgets.chart((lines + charts.end_labels(named, x, "arp", "_name", color=system_colour,
                                          top=top)).properties(height=charts.HEIGHT),
               arp[["system", "snapshot", "arp"]], f"arp-{collection}-{measure}",
-              caption=f"How to read this: each system's mean {measure} (ARP) in every "
+              caption=f"How to read this: each system's mean {_measure} (ARP) in every "
               "snapshot, on that snapshot's qrels and topics; the pivot is dashed. Lines that "
               "rise or fall together say the collection got easier or harder; persistence is "
-              f"about each line's distance to {pivot}'s."
+              f"about each line's distance to {_pivot}'s."
               + ("" if len(named) == len(ends) else f" Named: the pivot and the {len(named) - 1}"
-                 f" systems whose ARP moved most by {last}; hover a line for the others."))
+                 f" systems whose ARP moved most by {_last}; hover a line for the others."))
 
 # ------------------------------------------------------------------------------- the table
-st.subheader(f"RΔ, ER, ΔRI and p: each later snapshot against {first}")
+st.subheader(f"RΔ, ER, ΔRI and p: each later snapshot against {_first}")
 shown = table.assign(_system=table["system"].where(~table["pivot"],
                                                    table["system"] + " (pivot)"))
 named = PERSISTENCE_FIGURES  # the CLI's column names too
 widgets.table(shown, {
     "_system": c.text("system"),
-    "to": c.text(named["snapshot"], f"The later snapshot, compared with {first}"),
-    f"ARP {first}": c.score(f"{named['arp']} {first}", f"Mean {measure} in {first}"),
-    "ARP": c.score(named["arp"], f"Mean {measure} in the later snapshot"),
-    "RΔ": c.score(named["result_delta"], f"ARP {first} − ARP later: positive when the system "
+    "to": c.text(named["snapshot"], f"The later snapshot, compared with {_first}"),
+    f"ARP {first}": c.score(f"{named['arp']} {first}", f"Mean {_measure} in {_first}"),
+    "ARP": c.score(named["arp"], f"Mean {_measure} in the later snapshot"),
+    "RΔ": c.score(named["result_delta"], f"ARP {_first} − ARP later: positive when the system "
                   "scores lower later"),
     "relative change": c.decimal(named["relative_change"], 4,
-                                 f"RΔ / ARP {first}: RΔ as a share of ARP {first}"),
+                                 f"RΔ / ARP {_first}: RΔ as a share of ARP {_first}"),
     "ER": c.decimal(named["er"], 4, "Effect Ratio: the system's mean per-topic gain over the "
-                    f"pivot later ÷ in {first} (1: persisted)"),
-    "ΔRI": c.decimal(named["delta_ri"], 4, f"RI in {first} − RI later, RI = (ARP − pivot's "
+                    f"pivot later ÷ in {_first} (1: persisted)"),
+    "ΔRI": c.decimal(named["delta_ri"], 4, f"RI in {_first} − RI later, RI = (ARP − pivot's "
                      "ARP) ÷ pivot's ARP (0: persisted)"),
     "p": c.p_value(named["p_value"], report.tests["p_value"]),
 })
@@ -128,34 +131,35 @@ backwards = table[table["below_pivot"] & ~table["pivot"] & (table["ER"] > 1)
                   & (table["RΔ"] > 0)]
 if len(backwards):
     row = backwards.loc[(backwards["ER"] - 2).abs().idxmin()]
-    example = (f"{row['system']} falls from {row[f'ARP {first}']:.4f} to {row['ARP']:.4f} in "
-               f"{row['to']} while {pivot} goes from {pivot_arp[first]:.4f} to "
-               f"{pivot_arp[row['to']]:.4f}, and shows ER {row['ER']:.4f}")
+    example = (f"{plain(row['system'])} falls from {row[f'ARP {first}']:.4f} to "
+               f"{row['ARP']:.4f} in {plain(row['to'])} while {_pivot} goes from "
+               f"{pivot_arp[first]:.4f} to {pivot_arp[row['to']]:.4f}, and shows ER "
+               f"{row['ER']:.4f}")
 else:
     example = ("a system falling from 0.27 to 0.20 under a pivot steady at 0.31 shows "
                "ER 2.64")
 st.caption(
     "How to read this:\n"
-    f"- **RΔ** = ARP in {first} − ARP in the later snapshot: positive means the system scores "
+    f"- **RΔ** = ARP in {_first} − ARP in the later snapshot: positive means the system scores "
     f"lower later, negative that it gained; the relative change is RΔ as a share of its "
-    f"{first} ARP.\n"
-    f"- **ER** (Effect Ratio) = the system's mean per-topic gain over {pivot} in the later "
-    f"snapshot ÷ that in {first}. ER 1: the advantage persisted; below 1: it shrank; above 1: "
-    f"it grew. **ΔRI** = RI in {first} − RI later, RI = (ARP − {pivot}'s ARP) ÷ {pivot}'s "
-    f"ARP: 0 is ideal, positive means the relative gain shrank. The pivot {pivot} has no ER "
+    f"{_first} ARP.\n"
+    f"- **ER** (Effect Ratio) = the system's mean per-topic gain over {_pivot} in the later "
+    f"snapshot ÷ that in {_first}. ER 1: the advantage persisted; below 1: it shrank; above 1: "
+    f"it grew. **ΔRI** = RI in {_first} − RI later, RI = (ARP − {_pivot}'s ARP) ÷ {_pivot}'s "
+    f"ARP: 0 is ideal, positive means the relative gain shrank. The pivot {_pivot} has no ER "
     "or ΔRI (its gain over itself is 0/0): shown as –.\n"
     "- **p**: two-sided unpaired Student t-test (equal variances, `scipy.stats.ttest_ind`, as "
-    f"repro_eval) between the system's per-topic {measure} in {first} and in the later "
+    f"repro_eval) between the system's per-topic {_measure} in {_first} and in the later "
     "snapshot: did its own score change — not its gap to the pivot. Not corrected for the "
     "number of systems.\n"
-    f"- **ER reads backwards below the pivot**: for a system below {pivot} in {first} the "
+    f"- **ER reads backwards below the pivot**: for a system below {_pivot} in {_first} the "
     "“gain” is a shortfall, so ER above 1 means the shortfall grew: " + example + ".")
 
 # ------------------------------------------------------------------------------ ER vs ΔRI
 st.subheader("ER vs ΔRI")
 points = table[~table["pivot"]].dropna(subset=["ER", "ΔRI"])
 if points.empty:
-    st.caption(f"No system has an ER: every one scores as {pivot} does in {first}.")
+    st.caption(f"No system has an ER: every one scores as {_pivot} does in {_first}.")
 else:
     later = chosen[1:]
     lo = max(ER_RANGE[0], min(0.0, float(points["ER"].min())))
@@ -196,15 +200,15 @@ else:
             x="_er:Q", y="ΔRI:Q", detail="system:N", order="_order:Q"))
     figure = alt.layer(*layers, marker, scatter).resolve_scale(shape="independent")
     joined = (f" (shape: the snapshot; a grey line joins a system's points, named at its "
-              f"{last} one)" if len(later) > 1 else "")
+              f"{_last} one)" if len(later) > 1 else "")
     widgets.chart(figure.properties(height=charts.SCATTER_HEIGHT),
                   points[["system", "to", "ER", "ΔRI", "below_pivot"]],
                   f"er-delta-ri-{collection}-{measure}",
                   caption=f"How to read this: one point per system and later snapshot{joined}. "
                   f"The cross is the ideal (1, 0): the same "
-                  f"advantage over {pivot} as in {first}. Right of it the advantage grew, left "
+                  f"advantage over {_pivot} as in {_first}. Right of it the advantage grew, left "
                   "of it it shrank (backwards for the orange systems, which start below "
-                  f"{pivot}); above the dashed line the relative gain shrank, below it grew."
+                  f"{_pivot}); above the dashed line the relative gain shrank, below it grew."
                   + (f" An ER outside {lo:g} to {hi:g} is drawn on the edge, its value in the "
                      "name." if clipped.any() else ""))
 
@@ -213,6 +217,7 @@ st.subheader("Per-topic Δ against the pivot")
 others = [s for s in table["system"].unique() if s != pivot]
 system = widgets.select("System for per-topic Δ", others, "system", sidebar=False)
 if system:
+    _system = plain(system)
     try:
         deltas = data.persistence_deltas(url, collection, tuple(chosen), pivot, measure, qrels,
                                          topics)
@@ -240,17 +245,17 @@ if system:
         figures.append((bars + charts.zero_rule("delta")).properties(height=DELTA_HEIGHT,
                                                                      title=title))
     widgets.chart(figures, mine, f"per-topic-delta-{collection}-{system}-{measure}",
-                  caption=f"How to read this: one bar per topic, {system}'s {measure} minus "
-                  f"{pivot}'s in that snapshot, largest first; green: {system} better, red: "
-                  f"{pivot} better. ER divides the mean of a later snapshot's bars by the mean "
-                  f"of {first}'s; an advantage carried by a few tall bars is fragile.")
+                  caption=f"How to read this: one bar per topic, {_system}'s {_measure} minus "
+                  f"{_pivot}'s in that snapshot, largest first; green: {_system} better, red: "
+                  f"{_pivot} better. ER divides the mean of a later snapshot's bars by the mean "
+                  f"of {_first}'s; an advantage carried by a few tall bars is fragile.")
     try:
         change = longitudinal.topic_change(url, collection, system, first, last, measure,
                                            (qrels[0], qrels[-1]), pivot)
     except TcdbError as exc:
         widgets.show_error(exc)
         st.stop()
-    st.markdown(f"**{system} from {first} to {last}**, per core topic (`tcdb report "
+    st.markdown(f"**{_system} from {_first} to {_last}**, per core topic (`tcdb report "
                 "topic-deltas`)")
     order = change["topic"].tolist()
     bars = alt.Chart(change).mark_bar().encode(
@@ -264,9 +269,9 @@ if system:
         tooltip=["topic", alt.Tooltip("pivot_delta:Q", title=pivot, format="+.4f")])
     widgets.chart((bars + ticks + charts.zero_rule("delta")).properties(height=DELTA_HEIGHT),
                   change, f"topic-change-{collection}-{system}-{measure}",
-                  caption=f"How to read this: one bar per topic in both snapshots, {system}'s "
-                  f"{measure} in {last} minus in {first}, largest gain first; the dark tick is "
-                  f"{pivot}'s own change on that topic. Bars that follow the ticks moved with "
+                  caption=f"How to read this: one bar per topic in both snapshots, {_system}'s "
+                  f"{_measure} in {_last} minus in {_first}, largest gain first; the dark tick is "
+                  f"{_pivot}'s own change on that topic. Bars that follow the ticks moved with "
                   "the collection, not with the system.")
 if len(frames["skipped"]):
     with st.expander(f"{len(frames['skipped'])} system(s) left out"):

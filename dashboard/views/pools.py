@@ -7,14 +7,15 @@ import streamlit as st
 
 from tcdb.dashboard import charts, data, widgets
 from tcdb.dashboard import columns as c
+from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 
 collection, url = widgets.collection_page("Assessment pools")
 pools = data.pools(url, collection)
 if pools.empty:
-    st.info(f"**{collection}** has no pools yet. Build one with `tcdb pool build "
-            f"{collection} SNAPSHOT --depth K` and export it for assessors with "
-            "`tcdb pool export`.")
+    st.info(f"**{plain(collection)}** has no pools yet. Build one with "
+            f"{code(f'tcdb pool build {collection} SNAPSHOT --depth K')} and export it for "
+            "assessors with `tcdb pool export`.")
     st.stop()
 
 widgets.table(pools, {
@@ -34,7 +35,7 @@ try:
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
-st.subheader(f"Pool {name}")
+st.subheader(f"Pool {plain(name)}")
 cols = st.columns(4)
 cols[0].metric("Status", detail.status)
 cols[1].metric("Documents", f"{detail.n_documents:,}")
@@ -43,14 +44,14 @@ cols[3].metric("Judged", f"{detail.judged_fraction:.0%}")
 said = [f"depth {detail.depth} ({detail.tie_order} tie order)", f"{detail.n_runs} run(s)"]
 if detail.budget:
     said.append(f"the first {detail.budget:,} documents"
-                f"{' per topic' if detail.budget_per_topic else ''} of `{detail.strategy}`")
+                f"{' per topic' if detail.budget_per_topic else ''} of {code(detail.strategy)}")
 if detail.max_per_topic:
     said.append(f"at most {detail.max_per_topic:,} documents per topic")
 if detail.exclude_judged:
-    said.append(f"leaves out what `{detail.exclude_judged}` judged")
+    said.append(f"leaves out what {code(detail.exclude_judged)} judged")
 if detail.pooled_qrels:
-    said.append(f"judgments in `{detail.pooled_qrels}`")
-st.caption(" · ".join(said) + (f" — {detail.description}" if detail.description else ""))
+    said.append(f"judgments in {code(detail.pooled_qrels)}")
+st.caption(" · ".join(said) + (f" — {plain(detail.description)}" if detail.description else ""))
 
 per_topic = detail.to_frame()
 ranked = per_topic.sort_values("n_documents", ascending=False)
@@ -86,8 +87,8 @@ st.download_button(
     file_name=f"{widgets.slug(name)}.pool.txt", mime="text/plain", key="pool_export",
     on_click="ignore")
 st.caption("The download carries no run names, ranks or scores. For assessors, export with "
-           f"`tcdb pool export {name} --format jsonl` (with query and document text), which "
-           "also marks the pool exported.")
+           f"{code(f'tcdb pool export {name} --format jsonl')} (with query and document text), "
+           "which also marks the pool exported.")
 
 st.subheader("Simulate strategies before judging")
 st.caption("Pretend only the documents a strategy pools within a budget had been judged "

@@ -11,6 +11,7 @@ import streamlit as st
 
 from tcdb.dashboard import charts, data, widgets
 from tcdb.dashboard import columns as c
+from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 
 collection, url = widgets.collection_page("Reusability")
@@ -25,9 +26,9 @@ if snapshot is None:
 sets = all_sets[all_sets["snapshot"] == snapshot]
 names = sorted(sets["name"], key=lambda n: n != "original")
 if len(names) < 2:
-    where = (f" Snapshot(s) with two: {', '.join(f'**{s}**' for s in pairs)}." if pairs
+    where = (f" Snapshot(s) with two: {', '.join(f'**{plain(s)}**' for s in pairs)}." if pairs
              else "")
-    st.info(f"Reusability compares two qrels sets of one snapshot; **{snapshot}** has "
+    st.info(f"Reusability compares two qrels sets of one snapshot; **{plain(snapshot)}** has "
             f"{len(names)}.{where} Build a pool (`tcdb pool build`), import its judgments and "
             "expand the original qrels (`tcdb pool import-judgments … --expand original`).")
     st.stop()
@@ -46,12 +47,13 @@ except TcdbError as exc:
     st.stop()
 (report,) = result.measures.values()  # the one measure asked for
 if report.error is not None:
-    st.info(f"Fewer than two runs have {measure} scores under both `{qrels_a}` and "
-            f"`{qrels_b}`. Evaluate with `tcdb evaluate {collection} {snapshot} --qrels "
-            f"{qrels_b}`.")
+    st.info(f"Fewer than two runs have {plain(measure)} scores under both {code(qrels_a)} and "
+            f"{code(qrels_b)}. Evaluate with "
+            f"{code(f'tcdb evaluate {collection} {snapshot} --qrels {qrels_b}')}.")
     st.stop()
 if report.skipped:
-    st.caption("Left out (scored under only one of the two): " + ", ".join(report.skipped))
+    st.caption("Left out (scored under only one of the two): "
+               + ", ".join(plain(tag) for tag in report.skipped))
 
 runs = pd.DataFrame([r.model_dump() for r in report.runs])
 taus = {name: widgets.fmt(getattr(report, key)) for name, key in
@@ -64,16 +66,18 @@ cols[2].metric("τ_AP", taus["τ_AP"], help="AP correlation: swaps at the top we
 cols[3].metric("Runs", f"{report.n_runs:,}")
 cols[4].metric("Topics", f"{report.n_topics or 0:,}")
 
-st.subheader(f"Mean {measure}: {qrels_a} vs {qrels_b}")
+# Names from the data as literal text in captions and help (`plain`): no Markdown, no link.
+_measure, _a, _b = plain(measure), plain(qrels_a), plain(qrels_b)
+st.subheader(f"Mean {_measure}: {_a} vs {_b}")
 RUN_COLUMNS = {
-    "run": c.text("run"), "score_a": c.score(f"{measure} A", f"Mean {measure} under {qrels_a}"),
+    "run": c.text("run"), "score_a": c.score(f"{measure} A", f"Mean {_measure} under {_a}"),
     "rank_a": c.count("rank A"),
-    "score_b": c.score(f"{measure} B", f"Mean {measure} under {qrels_b}"),
+    "score_b": c.score(f"{measure} B", f"Mean {_measure} under {_b}"),
     "rank_b": c.count("rank B"),
     "rank_change": c.signed("rank Δ", "Places gained under B (+) or lost (−)"),
-    "unjudged_top_k": c.count(f"unjudged @{depth}", f"Top-{depth} documents {qrels_a} did not "
+    "unjudged_top_k": c.count(f"unjudged @{depth}", f"Top-{depth} documents {_a} did not "
                               "judge"),
-    "new_relevant_top_k": c.count(f"new relevant @{depth}", f"Of those, relevant in {qrels_b}"),
+    "new_relevant_top_k": c.count(f"new relevant @{depth}", f"Of those, relevant in {_b}"),
 }
 moved = runs  # each run's `moved` (climbed, same, fell) comes with the report
 lo = float(min(runs["score_a"].min(), runs["score_b"].min()))
@@ -94,8 +98,8 @@ line = alt.Chart(diagonal).mark_line(color="gray", strokeDash=[4, 4]).encode(
     x="score_a:Q", y="score_b:Q")
 widgets.chart(line + scatter, runs, f"scores-{snapshot}-{qrels_a}-vs-{qrels_b}-{measure}",
               caption=f"How to read this: one point per run; on the dashed diagonal a run "
-              f"scores the same under both sets, above it {qrels_b} credits it more. Blue: "
-              f"the run climbs in the ranking under {qrels_b}, red: it falls; τ = {taus['τ']} "
+              f"scores the same under both sets, above it {_b} credits it more. Blue: "
+              f"the run climbs in the ranking under {_b}, red: it falls; τ = {taus['τ']} "
               "between the two rankings.")
 widgets.table(runs.drop(columns="moved"), {k: v for k, v in RUN_COLUMNS.items()
                      if k not in ("unjudged_top_k", "new_relevant_top_k")})
@@ -148,15 +152,15 @@ else:
                                   "rank_change"]],
                   f"new-relevant-{snapshot}-{qrels_a}-vs-{qrels_b}-top{depth}",
                   caption=f"How to read this: per run, the grey bar counts its top-{depth} "
-                  f"documents {qrels_a} never judged, the blue part (number at the end) those "
-                  f"of them {qrels_b} judges relevant. A long blue bar: the original pool "
+                  f"documents {_a} never judged, the blue part (number at the end) those "
+                  f"of them {_b} judges relevant. A long blue bar: the original pool "
                   "missed what this run found, and under-scored it.")
     widgets.table(counts, {k: RUN_COLUMNS[k] for k in (
         "run", "unjudged_top_k", "new_relevant_top_k", "rank_change")})
 
 st.subheader("Leave-out (Zobel's uniques test)")
 st.caption("Would a group's runs score the same had the group not contributed to the pools? "
-           f"Each group's runs are scored on `{qrels_a}` without the relevant documents only "
+           f"Each group's runs are scored on {code(qrels_a)} without the relevant documents only "
            "that group found in its top K, and re-ranked among the other runs (nothing is stored).")
 by = widgets.select("Leave out each", ["group", "run-type", "category"], "by", default="group",
                     sidebar=False) or "group"
@@ -170,7 +174,7 @@ except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
 for group in left.groups:
-    st.markdown(f"**without {group.group}** — {group.n_removed:,} relevant removed · "
+    st.markdown(f"**without {plain(group.group)}** — {group.n_removed:,} relevant removed · "
                 f"τ = **{widgets.fmt(group.kendall_tau)}**, τ-b = "
                 f"{widgets.fmt(group.tau_b)}, τ_AP = {widgets.fmt(group.tau_ap)} · "
                 f"largest drop {group.max_drop} place(s)")

@@ -10,6 +10,7 @@ import streamlit as st
 
 from tcdb.dashboard import bias_data, data, widgets
 from tcdb.dashboard import columns as c
+from tcdb.dashboard.widgets import plain
 from tcdb.errors import TcdbError
 
 collection, url = widgets.collection_page("Source bias", prefer=bias_data.labelled_collections)
@@ -32,7 +33,7 @@ def documents_chart() -> None:
 
 
 if not counted.labelled_snapshots:
-    st.info(f"No document of **{collection}** says who wrote it. Label documents at ingest: "
+    st.info(f"No document of **{plain(collection)}** says who wrote it. Label documents at ingest: "
             "JSONL/BEIR fields `source` (human, llm) and `twin_of` (the original an LLM text "
             "rewrites), or `tcdb snapshot ingest … --source-labels FILE` for any format.")
     documents_chart()
@@ -51,12 +52,13 @@ except TcdbError as exc:
 (result,) = report.measures.values()  # the one measure asked for
 runs = pd.DataFrame([r.model_dump(exclude={"per_topic"}) for r in result.runs])
 if runs.empty:
-    st.info(f"Snapshot **{snapshot}** has no runs: import them with `tcdb run import`.")
+    st.info(f"Snapshot **{plain(snapshot)}** has no runs: import them with `tcdb run import`.")
     st.stop()
 average, correlation = result.average, result.correlation
 r_text = "–" if correlation.r is None else f"{correlation.r:+.2f}"
-st.caption(f"{measure} of each run on the mixed corpus of {snapshot}, against the judgments of "
-           f"the {report.human} documents only and of the {report.llm} documents only "
+st.caption(f"{plain(measure)} of each run on the mixed corpus of {plain(snapshot)}, against the "
+           f"judgments of the {plain(report.human)} documents only and of the "
+           f"{plain(report.llm)} documents only "
            f"({report.sets[report.llm].n_copied:,} judgments carried from the originals "
            f"to their LLM twins), over {report.n_topics:,} topics. Relative Δ = (human − "
            f"llm) / mean × 100: positive when human-written text is ranked higher. Mean over "

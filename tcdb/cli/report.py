@@ -128,7 +128,9 @@ def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -
         collection=report.collection, snapshots=report.snapshots, pivot=report.pivot,
         measures=list(report.measures), qrels=report.qrels, topics=report.topics.selection,
         systems=systems, compute=False)
-    deltas.to_frame().to_csv(per_topic, index=False)
+    from tcdb.collections.csv_safe import frame_csv
+
+    frame_csv(deltas.to_frame(), per_topic)  # system names are data: no formula cells
 
 
 app.command("persistence", cls=_ManyValues)(derive.command(

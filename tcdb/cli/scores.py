@@ -57,9 +57,12 @@ class _OneOutput(TyperCommand):
 
 
 def _write_csv(frame: pd.DataFrame) -> None:
+    """The table as CSV on stdout; run tags are data, so no cell is a spreadsheet formula."""
     import sys
 
-    frame.to_csv(sys.stdout, index=False)
+    from tcdb.collections.csv_safe import frame_csv
+
+    frame_csv(frame, sys.stdout)
 
 
 def _show_scores(result: ScoresResult, csv_output: bool = False) -> None:
