@@ -2,7 +2,9 @@
 
 Field names are the operation's vocabulary: the API's parameters are the fields, and the CLI's
 flags follow from them by one rule (`tcdb.cli.derive`). A bad value raises `FieldError`
-naming the field, never a flag: the CLI says `--measure`, the API `measures`.
+naming the field, never a flag: the CLI says `--measure`, the API `measures`. A validator may
+raise a `FieldError` itself (it passes through pydantic unchanged) or a `ValueError`, which
+names the field it validates.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ def _as_labels(value: Any) -> Any:
     """One label (a string) as a list of one; any other iterable of labels as a list.
 
     Why: a string is itself an iterable, of characters; `list("2022-06")` would name seven
-    snapshots. What is not text is left for pydantic to refuse, naming the field.
+    snapshots; and `2` is not a snapshot named "2": a label that is not text is refused.
     """
     if isinstance(value, str):
         return [value]
     if isinstance(value, Iterable) and not isinstance(value, bytes | dict):
-        return list(value)
+        value = list(value)
+        wrong = [v for v in value if not isinstance(v, str)]
+        if wrong:
+            raise ValueError(f"labels are text, not {type(wrong[0]).__name__} {wrong[0]!r}")
     return value
 
 

@@ -80,10 +80,7 @@ class LeaveOutRequest(Request):
     @field_validator("by", mode="before")
     @classmethod
     def _grouping(cls, value: Grouping | str) -> Grouping:
-        try:
-            return grouping(value)
-        except FieldError as exc:
-            raise ValueError(exc.reason) from None
+        return grouping(value)
 
 
 class LeaveOutRun(BaseModel):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Self
 
-from pydantic import BaseModel, model_validator
+from pydantic import model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
@@ -20,6 +20,7 @@ from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
 from tcdb.scoring.evaluate import EvaluationReport
+from tcdb.scoring.score_operations import MeanScore
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,22 +65,6 @@ class EvaluateRequest(Request):
         return self
 
 
-class MeanRow(BaseModel):
-    """A run's mean of one measure (`trec_eval -c`; NaN where it has no score)."""
-
-    collection: str
-    snapshot: str  # whose qrels
-    qrels: str
-    run: str
-    system: str | None
-    measure: str
-    value: float
-    n_topics: int  # topics averaged over
-    n_answered: int | None  # of them, those the run answered (None: runs of another snapshot)
-    source: str | None  # ir_measures, or where imported scores came from
-    topic_set: str | None
-
-
 class EvaluateResult(Result):
     """What was computed and reused, the means, and (runs of an older snapshot) what the
     qrels' snapshot no longer has."""
@@ -91,7 +76,7 @@ class EvaluateResult(Result):
     residual_of: str | None
     topics: str | None
     report: EvaluationReport
-    means: list[MeanRow]
+    means: list[MeanScore]
     unmapped: dict[str, UnmappedRun]  # run tag → what could not be carried over (run_from)
     lineage: Lineage | None = None  # what the figures were computed from
 
@@ -133,7 +118,7 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
     table = score_table(request.collection, request.snapshot, request.qrels, report.measures,
                         request.runs or None, residual_of=request.residual_of, compute=False,
                         topics=request.topics)
-    means = [MeanRow(**{k: _plain(v) for k, v in row.items()})
+    means = [MeanScore(**{k: _plain(v) for k, v in row.items()})
              for row in table[MEAN_COLUMNS].to_dict("records")]
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=None, residual_of=request.residual_of,
@@ -152,7 +137,7 @@ def _evaluate_from(request: EvaluateRequest) -> EvaluateResult:
         collection=cross.collection, snapshot=cross.snapshot, qrels=cross.qrels,
         measures=cross.measures, runs=cross.runs, n_computed=cross.n_computed,
         n_cached=cross.n_cached, n_scores=cross.n_scores, seconds=cross.seconds)
-    means = [MeanRow(collection=cross.collection, snapshot=cross.snapshot, qrels=cross.qrels,
+    means = [MeanScore(collection=cross.collection, snapshot=cross.snapshot, qrels=cross.qrels,
                      run=m.run, system=None, measure=m.measure, value=m.mean,
                      n_topics=m.n_topics, n_answered=None, source="ir_measures",
                      topic_set=None) for m in cross.means]
@@ -162,7 +147,7 @@ def _evaluate_from(request: EvaluateRequest) -> EvaluateResult:
                           lineage=_lineage(request, means))
 
 
-def _lineage(request: EvaluateRequest, means: list[MeanRow]) -> Lineage:
+def _lineage(request: EvaluateRequest, means: list[MeanScore]) -> Lineage:
     """The runs (of `run_from` when carried over), the qrels and the residual's."""
     r = request
     qrels = [(r.snapshot, r.qrels)] + ([qrels_pair(r.snapshot, r.residual_of)]

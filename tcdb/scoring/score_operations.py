@@ -26,28 +26,11 @@ if TYPE_CHECKING:
     from tcdb.operations.paper import PaperTable
 
 
-def _text_labels(value: Any) -> Any:
-    """Labels must be text: `2` is not a snapshot named "2" (say so, naming the field)."""
-    if isinstance(value, Iterable) and not isinstance(value, str | bytes | dict):
-        value = list(value)
-        wrong = [v for v in value if not isinstance(v, str)]
-        if wrong:
-            raise ValueError(f"labels are text, not {type(wrong[0]).__name__} {wrong[0]!r}")
-    return value
-
-
-def _known_measures(names: list[str]) -> list[str]:
-    """The names as ir_measures spells them; an unknown one is refused naming the field.
-
-    Why in the request: a ValueError of a field validator names whichever field it checks.
-    """
-    from tcdb.errors import FieldError
+def _known_measures(names: list[str], field: str) -> list[str]:
+    """The names as ir_measures spells them; an unknown one is a FieldError naming `field`."""
     from tcdb.scoring.measures import parse_measures
 
-    try:
-        return parse_measures(names)
-    except FieldError as exc:
-        raise ValueError(exc.reason) from None
+    return parse_measures(names, field)
 
 
 class MeanScore(BaseModel):
@@ -61,7 +44,7 @@ class MeanScore(BaseModel):
     measure: str
     value: float
     n_topics: int  # topics averaged over
-    n_answered: int  # of them, those the run answered
+    n_answered: int | None  # of them, those the run answered (None: runs of another snapshot)
     source: str | None  # ir_measures, or where imported scores came from
     topic_set: str | None  # the topic set the mean is over (None: every qrels topic)
 
@@ -122,15 +105,10 @@ class ScoresRequest(Request):
                              "values across several")
         return value
 
-    @field_validator("runs", "measures", mode="before")
-    @classmethod
-    def _labels(cls, value: Any) -> Any:
-        return _text_labels(value)
-
     @field_validator("measures")
     @classmethod
     def _measures(cls, names: list[str]) -> list[str]:
-        return _known_measures(names)
+        return _known_measures(names, "measures")
 
 
 class ScoresResult(Result):
@@ -211,15 +189,10 @@ class PerTopicScoresRequest(Request):
     compute: bool = option(True, help="Compute and store missing scores first (else only "
                            "read stored ones).")
 
-    @field_validator("snapshots", "runs", mode="before")
-    @classmethod
-    def _labels(cls, value: Any) -> Any:
-        return _text_labels(value)
-
     @field_validator("measure")
     @classmethod
     def _measure(cls, name: str) -> str:
-        (known,) = _known_measures([name])
+        (known,) = _known_measures([name], "measure")
         return known
 
 
