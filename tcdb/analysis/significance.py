@@ -37,34 +37,40 @@ PERMUTATIONS = 10_000  # resamples of the randomisation test unless told otherwi
 _CELLS = 2_000_000  # resampled topic scores held at once (scipy's `batch`; same p-value)
 
 
-def bonferroni(p_values: Sequence[float]) -> np.ndarray:
-    """Bonferroni: p × m capped at 1, m = number of non-NaN p-values."""
+def _adjusted(p_values: Sequence[float], method: str) -> np.ndarray:
+    """statsmodels' `multipletests(p, method=method)` adjusted p-values over the defined
+    p-values (multipletests has no notion of NaN: it would sort them in); NaN stays NaN."""
+    from statsmodels.stats.multitest import multipletests
+
     p = np.asarray(p_values, dtype=float)
-    m = int(np.sum(~np.isnan(p)))
-    return np.minimum(p * m, 1.0)
+    out = np.full(p.shape, np.nan)
+    defined = ~np.isnan(p)
+    if defined.any():
+        out[defined] = multipletests(p[defined], method=method)[1]
+    return out
+
+
+def bonferroni(p_values: Sequence[float]) -> np.ndarray:
+    """Bonferroni: p × m capped at 1, m = number of non-NaN p-values (statsmodels)."""
+    return _adjusted(p_values, "bonferroni")
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
     """Holm's step-down correction (controls the family-wise error rate, unlike FDR methods).
 
     Sort the m defined p-values ascending p(1) ≤ … ≤ p(m); the adjusted p(i) is
-    max_{j ≤ i} min(1, (m − j + 1) · p(j)), returned in the input order; NaN stays NaN.
+    max_{j ≤ i} min(1, (m − j + 1) · p(j)), returned in the input order; NaN stays NaN
+    (statsmodels' `multipletests(p, method="holm")`).
     """
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, np.nan)
-    defined = np.flatnonzero(~np.isnan(p))
-    m = len(defined)
-    if m == 0:
-        return out
-    order = defined[np.argsort(p[defined], kind="stable")]
-    scaled = np.minimum((m - np.arange(m)) * p[order], 1.0)
-    out[order] = np.maximum.accumulate(scaled)
-    return out
+    return _adjusted(p_values, "holm")
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (false discovery rate): scipy's
-    `false_discovery_control(p, method='bh')` over the defined p-values; NaN stays NaN."""
+    `false_discovery_control(p, method='bh')` over the defined p-values; NaN stays NaN.
+
+    Not statsmodels' `fdr_bh`: it divides p by i/m where scipy multiplies by m/i, which moves
+    some adjusted p-values by an ulp from the values reported so far."""
     p = np.asarray(p_values, dtype=float)
     out = np.full(p.shape, np.nan)
     defined = ~np.isnan(p)
