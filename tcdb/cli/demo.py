@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli.output import console, format_p, print_json, print_table
 from tcdb.vocabulary import bootstrap_said
 
 
@@ -61,7 +61,7 @@ def _print(summary: dict[str, Any]) -> None:
     first, last = pers["snapshots"][0], pers["snapshots"][-1]
     rows = [(s["system"] + (" (pivot)" if s["is_pivot"] else ""), s["arp"].get(first),
              s["arp"].get(last), s["result_delta"].get(last), s["er"].get(last),
-             s["delta_ri"].get(last), s["p_value"].get(last))
+             s["delta_ri"].get(last), format_p(s["p_value"].get(last)))
             for s in pers["measures"]["nDCG@10"]["systems"]]
     print_table(["system", f"ARP {first}", f"ARP {last}", "RΔ", "ER", "ΔRI", "p"], rows,
                 title=f"Persistence of nDCG@10 from {first} to {last}, against the pivot")

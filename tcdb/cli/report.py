@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperCommand
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, err_console, print_table
+from tcdb.cli.output import console, err_console, format_p, print_table, topics_said
 from tcdb.cli.source_bias import documents_by_source, source_bias
 from tcdb.errors import OptionError
 from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, PERSISTENCE_FIGURES, bootstrap_said
@@ -98,8 +98,8 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
                 rows.append([name, label, record.arp[first], record.arp[label],
                              record.result_delta[label], record.relative_change[label],
                              record.er[label], record.delta_ri[label],
-                             record.p_value[label]]
-                            + ([(record.p_value_paired or {}).get(label),
+                             format_p(record.p_value[label])]
+                            + ([format_p((record.p_value_paired or {}).get(label)),
                                 (record.n_paired or {}).get(label)] if paired else []))
         print_table(columns, rows, title=f"{report.collection} · {measure} · pivot "
                     f"{report.pivot} · each later snapshot against {first} · topics "
@@ -184,7 +184,7 @@ def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[
 
 
 def _show_reusability(report: ReusabilityResult) -> None:
-    where = "" if report.topics == "all" else f" · topics {report.topics}"
+    where = topics_said(report.topics)
     for measure, result in report.measures.items():
         head = (f"{report.collection} / {report.snapshot} · {measure} · "
                 f"{report.qrels} vs {report.vs} · {report.n_topics} topics{where}")
