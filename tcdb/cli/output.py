@@ -80,10 +80,11 @@ def print_table(
 ) -> None:
     """A table that never cuts a name or a number. Piped, it is plain aligned text as wide as
     it needs. On a terminal it takes the first layout that fits the screen: boxed; without
-    lines (two spaces between columns); split into several tables that each repeat the first
-    column (the key: run, system, …); one record after the other, a field a line. Only free
-    text (with spaces) ever wraps, and only at a space. When not even that fits (a single
-    name wider than the screen), the table without lines folds its widest columns.
+    lines (two spaces between columns); split into several tables that each repeat the key
+    column (the first that tells the rows apart: run, system, …); one record after the
+    other, a field a line. Only free text (with spaces) ever wraps, and only at a space.
+    When not even that fits (a single name wider than the screen), the table without lines
+    folds its widest columns.
     Control characters in cells, names and title are shown as escapes (`safe_text`)."""
     names = [safe_text(str(c)) for c in columns]
     cells = [[format_cell(v) for v in row] for row in rows]
@@ -118,7 +119,8 @@ def _print_terminal(names: list[str], cells: list[list[str]], numeric: list[bool
     if bare(everything) <= screen:
         _show_table(names, cells, numeric, title, everything, None, bare(everything))
         return
-    parts, lines = _split_columns(widths, screen, boxed, bare)
+    parts, lines = _split_columns(widths, screen, boxed, bare,
+                                  _key_column(cells, len(names)))
     if parts:
         for n, shown in enumerate(parts, 1):
             if n > 1:
@@ -139,25 +141,37 @@ def _print_terminal(names: list[str], cells: list[list[str]], numeric: list[bool
     _show_table(names, cells, numeric, title, everything, None, bare(everything), fold=fold)
 
 
+def _key_column(cells: list[list[str]], n_columns: int) -> int:
+    """The column that tells the rows apart: the first whose values are all different (a run
+    list's `run`, not its `collection`, the same on every row); the first column otherwise."""
+    for i in range(n_columns):
+        values = [row[i] for row in cells]
+        if len(set(values)) == len(values):
+            return i
+    return 0
+
+
 def _split_columns(widths: list[int], screen: int, boxed: Callable[[list[int]], int],
-                   bare: Callable[[list[int]], int]) -> tuple[list[list[int]], bool]:
-    """The columns after the first, packed in order into tables that each start with the
-    first column and fit `screen`: boxed if that takes no more tables than without lines.
-    ([], _) when even one column beside the first does not fit."""
+                   bare: Callable[[list[int]], int], key: int = 0
+                   ) -> tuple[list[list[int]], bool]:
+    """The other columns, packed in order into tables that each start with the key column
+    and fit `screen`: boxed if that takes no more tables than without lines.
+    ([], _) when even one column beside the key does not fit."""
     if len(widths) < 3:
         return [], False
+    others = [i for i in range(len(widths)) if i != key]
 
     def pack(width_of: Callable[[list[int]], int]) -> list[list[int]]:
         parts: list[list[int]] = []
-        current = [0]
-        for i in range(1, len(widths)):
+        current = [key]
+        for i in others:
             if width_of([*current, i]) <= screen:
                 current.append(i)
                 continue
-            if len(current) == 1 or width_of([0, i]) > screen:
+            if len(current) == 1 or width_of([key, i]) > screen:
                 return []
             parts.append(current)
-            current = [0, i]
+            current = [key, i]
         return [*parts, current]
 
     with_lines, without = pack(boxed), pack(bare)
