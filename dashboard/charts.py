@@ -32,46 +32,83 @@ def runs_to_name(frame: pd.DataFrame, by: str | None = None,
 
 CHAR_SHARE, LINE_SHARE = 0.011, 0.06  # a label character's width, a line's height: shares
 # of the plot's width and height at the usual sizes (600-900 px wide, 380 px high)
+DOT_X, DOT_Y = 0.012, 0.025  # a dot's half width and half height, in the same shares
+EDGE_PX = 18  # px of room added at each end of a scatter's scales: no dot sits on the edge
+
+
+def as_numbers(values: pd.Series) -> pd.Series:
+    """Positions as floats: dates as nanoseconds (a time axis places labels like a number one)."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return values.astype("int64").astype(float)
+    return values.astype(float)
 
 
 def place_labels(frame: pd.DataFrame, x: str, y: str, name: str,
                  within: pd.DataFrame | None = None) -> pd.DataFrame:
     """`frame` with where each point's name goes: `_label_side` (right or left of the point) and
     `_label_y` (its height, in data units): beside the point, else a line up or down, else on the
-    other side, so that no two names overlap (greedily, in the order of the rows; the plot's
-    extent is estimated from the data's, or from `within`'s when only some points are named)."""
-    xs, ys = frame[x].astype(float), frame[y].astype(float)
+    other side, so that no two names overlap, no name lies on a dot (of `within`, when only some
+    points are named) and none runs past the plot's edge, where the data leave room (greedily,
+    in the order of the rows; the plot's extent is estimated from the data's)."""
     every = frame if within is None else within
-    x0, y0 = float(every[x].min()), float(every[y].min())
-    width = float(every[x].max()) - x0 or 1.0
-    height = float(every[y].max()) - y0 or 1.0
+    all_x, all_y = as_numbers(every[x]), as_numbers(every[y])
+    x0, y0 = float(all_x.min()), float(all_y.min())
+    width = float(all_x.max()) - x0 or 1.0
+    height = float(all_y.max()) - y0 or 1.0
+    dots = list(zip((all_x - x0) / width, (all_y - y0) / height, strict=True))
     placed: list[tuple[float, float, float]] = []  # left, right, middle (shares)
     spots = []
-    for px, py, text in zip((xs - x0) / width, (ys - y0) / height, frame[name].astype(str),
+    for px, py, text in zip((as_numbers(frame[x]) - x0) / width,
+                            (as_numbers(frame[y]) - y0) / height, frame[name].astype(str),
                             strict=True):
         length = CHAR_SHARE * (len(text) + 1)
-        right = [("right", px + 0.015, py + k * LINE_SHARE) for k in (0, 1, -1, 2, -2)]
-        left = [("left", px - 0.015 - length, py + k * LINE_SHARE) for k in (0, 1, -1)]
-        # near the right edge a name goes left of its point, not over the legend
-        tries = left + right if px + 0.015 + length > 1.0 else right + left
-        side, start, middle = next(
-            (t for t in tries if all(t[1] + length < a or t[1] > b or abs(t[2] - m) >= LINE_SHARE
-                                     for a, b, m in placed)), tries[0])
+        # beside the point on either side before a line up or down (a name far from its
+        # point names another); near the right edge left first, not over the legend
+        sides = (("left", px - 0.015 - length), ("right", px + 0.015))
+        if px + 0.015 + length <= 1.0:
+            sides = sides[::-1]
+        tries = [(side, start, py + k * LINE_SHARE) for k in (0, 1, -1, 2, -2)
+                 for side, start in sides]
+
+        def free(t: tuple[str, float, float], dots_too: bool = True,
+                 length: float = length) -> bool:
+            side, start, middle = t
+            if start < -0.02 or start + length > 1.02:
+                return False
+            if any(start <= b and start + length >= a and abs(middle - m) < LINE_SHARE
+                   for a, b, m in placed):
+                return False
+            return not dots_too or all(
+                not (start - DOT_X < qx < start + length + DOT_X
+                     and abs(qy - middle) < LINE_SHARE / 2 + DOT_Y) for qx, qy in dots)
+
+        side, start, middle = next((t for t in tries if free(t)), None) or next(
+            (t for t in tries if free(t, dots_too=False)), tries[0])
         placed.append((start, start + length, middle))
         spots.append((side, y0 + middle * height))
     return frame.assign(_label_side=[s[0] for s in spots], _label_y=[s[1] for s in spots])
 
 
+def with_room(channel: alt.X | alt.Y, px: int = EDGE_PX) -> dict[str, Any]:
+    """A position channel's spec with `px` of room at each end of its scale (Vega-Lite's scale
+    padding): a dot at the data's extreme is drawn whole, with room for its name."""
+    spec = cast(dict[str, Any], channel.to_dict())
+    return {**spec, "scale": {**spec.get("scale", {}), "padding": px}}
+
+
 def named_points(frame: pd.DataFrame, x: alt.X, y: alt.Y, name: str, *,
                  color: Any = alt.value("#1f6fb2"), tooltip: Sequence[Any] = (),
                  by: str | None = None, size: int = 80, shape: Any = None,
-                 named: str | None = None) -> alt.LayerChart:
-    """A scatter whose points are runs (or systems), each named beside its point.
+                 named: str | None = None, label_color: Any = None) -> alt.LayerChart:
+    """A scatter whose points are runs (or systems), each named beside its point; both scales
+    leave room at their ends (`with_room`), so that no dot or name is cut at the edge.
 
     `shape`: an encoding that tells points of one run apart (say, its snapshots); `named`: a
-    boolean column choosing the points that carry the name (say, a system's latest one).
+    boolean column choosing the points that carry the name (say, a system's latest one);
+    `label_color`: the names' colour when not the points' (light dots, dark names).
     """
-    x_spec, y_spec = cast(dict[str, Any], x.to_dict()), cast(dict[str, Any], y.to_dict())
+    x_spec, y_spec = with_room(x), with_room(y)
+    x, y = alt.X(**x_spec), alt.Y(**y_spec)
     base = alt.Chart(frame)
     mark = (base.mark_circle(size=size, opacity=0.9) if shape is None
             else base.mark_point(size=size, opacity=0.9, filled=True))
@@ -89,7 +126,8 @@ def named_points(frame: pd.DataFrame, x: alt.X, y: alt.Y, name: str, *,
         if len(here):
             layers.append(alt.Chart(here).mark_text(
                 align=align, dx=dx, baseline="middle", fontSize=12).encode(
-                x=x, y=label_y, text=f"{name}:N", color=color))
+                x=x, y=label_y, text=f"{name}:N",
+                color=color if label_color is None else label_color))
     return alt.LayerChart(layer=layers, height=SCATTER_HEIGHT)
 
 
@@ -148,3 +186,14 @@ def zero_rule(field: str = "_signed") -> alt.Chart:
     """A dark line at zero on the y axis of `field` (layer it over the bars)."""
     return alt.Chart(pd.DataFrame({field: [0]})).mark_rule(color="#37474f").encode(
         y=f"{field}:Q")
+
+
+LEGEND_LIMIT = 0  # px a legend's label or title may take: 0 = whole, never cut with "…"
+AXIS_LABEL_PX = 240  # an axis label's room (Streamlit's theme cuts at 100 px: run names)
+
+
+def legible(figure: Any) -> Any:
+    """The chart configured so that no legend entry or axis label is cut short with "…"
+    (Vega cuts legend labels at 160 px, Streamlit's theme axis labels at 100 px)."""
+    return figure.configure_legend(labelLimit=LEGEND_LIMIT, titleLimit=LEGEND_LIMIT).configure_axis(
+        labelLimit=AXIS_LABEL_PX)

@@ -27,19 +27,32 @@ def simulate(url: str, collection: str, snapshot: str, qrels: str, budgets: str,
     return frame
 
 
-def tau_chart(frame: pd.DataFrame, strategies: Sequence[str]) -> alt.Chart:
+def tau_chart(frame: pd.DataFrame, strategies: Sequence[str]) -> alt.LayerChart:
     """τ-b (solid) and leave-one-group-out τ-b (dashed) against the budget, one colour per
     strategy."""
     long = frame.melt(id_vars=["strategy", "budget"], value_vars=["tau_b", "logo_tau_b"],
                       var_name="figure", value_name="tau").dropna(subset=["tau"])
     long["figure"] = long["figure"].map({"tau_b": "τ-b, all runs pooled",
                                          "logo_tau_b": "τ-b, leave one group out"})
-    return alt.Chart(long).mark_line(point=True).encode(
-        x=alt.X("budget:Q", title="budget (documents judged)", scale=alt.Scale(type="log")),
-        y=alt.Y("tau:Q", title="Kendall's τ-b vs the complete qrels",
-                scale=alt.Scale(zero=False)),
-        color=alt.Color("strategy:N", title="strategy", sort=list(strategies)),
-        strokeDash=alt.StrokeDash("figure:N", title="figure"),
-        tooltip=["strategy:N", alt.Tooltip("budget:Q", format=",d"), "figure:N",
-                 alt.Tooltip("tau:Q", format=".3f")],
-    ).properties(height=charts.HEIGHT)
+    budgets = sorted(long["budget"].unique().tolist())
+    # The axis names the budgets simulated (a log axis would name 300, 500, … instead); the
+    # figure legend draws a line, solid or dashed (a dot would look the same for both); one
+    # hue per strategy (no light and dark pair to mistake for the solid/dashed pair).
+    x = alt.X("budget:Q", title="budget (documents judged)",
+              scale=alt.Scale(type="log", nice=False,
+                              domain=[min(budgets) / 1.2, max(budgets) * 1.2]),
+              axis=alt.Axis(values=budgets, format=",d", grid=False))
+    y = alt.Y("tau:Q", title="Kendall's τ-b vs the complete qrels", scale=alt.Scale(zero=False))
+    color = alt.Color("strategy:N", title="strategy", sort=list(strategies),
+                      scale=alt.Scale(scheme="tableau10"))
+    tooltip = ["strategy:N", alt.Tooltip("budget:Q", format=",d"), "figure:N",
+               alt.Tooltip("tau:Q", format=".3f")]
+    base = alt.Chart(long)
+    # the dots in a layer of their own: a line mark with points gives the dash legend dots
+    lines = base.mark_line(strokeWidth=2).encode(
+        x=x, y=y, color=color, tooltip=tooltip, strokeDash=alt.StrokeDash(
+            "figure:N", title="figure", legend=alt.Legend(symbolStrokeColor="#37474f",
+                                                          symbolSize=400)))
+    dots = base.mark_circle(size=40, opacity=1).encode(x=x, y=y, color=color, tooltip=tooltip,
+                                                       detail="figure:N")
+    return (lines + dots).properties(height=charts.HEIGHT)

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from tcdb.dashboard import data
+from tcdb.dashboard import charts, data
 from tcdb.dashboard.columns import MISSING, Col, styled
 
 EMPTY_HELP = (
@@ -261,7 +261,8 @@ def chart(figure: Any, frame: pd.DataFrame, name: str, *, caption: str | None = 
 
     label = f"⬇ {plain(name)}.csv"
     for one in figure if isinstance(figure, list) else [figure]:
-        st.altair_chart(one.properties(usermeta={"download": label}), width="stretch")
+        st.altair_chart(charts.legible(one).properties(usermeta={"download": label}),
+                        width="stretch")
     if caption:
         st.caption(caption)
     st.download_button(

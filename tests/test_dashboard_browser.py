@@ -39,7 +39,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 IN_CI = os.environ.get("CI", "").lower() == "true"
-VIEWPORTS = [(1400, 900), (1000, 800)]
+VIEWPORTS = [(1400, 900), (1024, 800)]  # a wide screen, a projector
 DEMO = "longeval-demo"
 # Where a page must open: the collection that changed last, or the last one with something to
 # show on the page (source bias needs documents labelled human or llm: the demo's Cocktail one).
@@ -109,6 +109,43 @@ CHARTS_JS = """() => Array.from(document.querySelectorAll('[data-testid="stVegaL
                   .getBoundingClientRect().width;
                 if (!g) return [0, 0, box];
                 const r = g.getBoundingClientRect(); return [r.width, r.height, box]; })"""
+
+# Per chart (SVG), every text a reader cannot read whole: cut short by Vega with "…", on top
+# of another text, or reaching past the drawing's box (cut off). Labels Vega hid because they
+# would overlap (opacity 0) do not count.
+TEXTS_JS = """() => {
+  const found = [];
+  document.querySelectorAll('[data-testid="stVegaLiteChart"]').forEach((chart, i) => {
+    const svg = chart.querySelector('svg');
+    if (!svg) return;
+    const box = svg.getBoundingClientRect();
+    const shown = Array.from(svg.querySelectorAll('text')).filter((t) => {
+      if (!t.textContent.trim()) return false;
+      for (let e = t; e && e !== svg; e = e.parentElement) {
+        const style = getComputedStyle(e);
+        if (style.opacity === '0' || style.fillOpacity === '0'
+            || style.visibility === 'hidden') return false;
+      }
+      return true;
+    }).map((t) => [t.textContent, t.getBoundingClientRect()]);
+    for (const [text, r] of shown) {
+      if (text.includes('…')) found.push(`chart ${i + 1}: "${text}" is cut short`);
+      // a text's box is its line's, a few px taller than its letters
+      if (r.left < box.left - 5 || r.right > box.right + 5 || r.top < box.top - 5
+          || r.bottom > box.bottom + 5) found.push(`chart ${i + 1}: "${text}" is cut off`);
+    }
+    for (let a = 0; a < shown.length; a++) {
+      for (let b = a + 1; b < shown.length; b++) {
+        const [ta, ra] = shown[a];
+        const [tb, rb] = shown[b];
+        const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+        const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+        if (w > 2 && h > 2) found.push(`chart ${i + 1}: "${ta}" on top of "${tb}"`);
+      }
+    }
+  });
+  return found;
+}"""
 
 MISSING = re.compile(r"(?<![\w.])(None|nan|NaN|NaT|null)(?![\w.])")
 
@@ -256,6 +293,7 @@ def _look(page: Any, name: str) -> list[str]:
             problems.append(f"chart {i + 1} drawn at {w:.0f}×{h:.0f} px")
         if w > box + 2:
             problems.append(f"chart {i + 1} is {w:.0f} px wide in a {box:.0f} px box")
+    problems += page.evaluate(TEXTS_JS)
     # Table cells are drawn on a canvas: tests/test_dashboard.py checks that every table shows
     # a dash for a missing value; here, all the text of the page.
     for line in page.locator('[data-testid="stMain"]').inner_text().splitlines():
@@ -280,6 +318,10 @@ def _visit(browser: Any, base: str, shots: Path, width: int, height: int) -> lis
         for name, title in PAGES.items():
             page.goto(f"{base}{PATHS[name]}", wait_until="networkidle")
             _settle(page, title)
+            if name == "pools":  # the simulation's chart is drawn on demand
+                page.get_by_role("button", name="Simulate").click()
+                page.get_by_text("simulation-", exact=False).first.wait_for(timeout=300_000)
+                _settle(page, title)
             _full_screenshot(page, shots / f"{name}-{width}.png", width, height)
             problems += _look(page, f"{name} at {width}×{height}")
             links = page.locator('[data-testid="stSidebarNav"] a').evaluate_all(

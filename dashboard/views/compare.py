@@ -8,8 +8,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from tcdb.dashboard import charts, data, leaderboard_data, widgets
 from tcdb.dashboard import columns as c
-from tcdb.dashboard import data, leaderboard_data, widgets
 from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 
@@ -176,13 +176,18 @@ except TcdbError as exc:
     st.caption(f"Not available: {plain(exc)}.")
     st.stop()
 runs = leaderboard_data.leaderboard_frame(board)
-when = alt.X("submitted:T", title="submitted", axis=alt.Axis(format="%Y-%m-%d", labelAngle=0))
+# Room at both ends of the dates (the first and last runs sit on the axis' ends) and every
+# run named beside its point (the SOTA runs first when there are too many to name).
+when = alt.X(**charts.with_room(alt.X("submitted:T", title="submitted", axis=alt.Axis(
+    format="%Y-%m-%d", labelAngle=0))))
 step = alt.Chart(runs).mark_line(interpolate="step-after", color="#90a4ae", strokeWidth=2).encode(
     x=when, y=alt.Y("state_of_the_art:Q", title=f"mean {measure}", scale=alt.Scale(zero=False)),
     tooltip=[alt.Tooltip("state_of_the_art:Q", title="state of the art", format=".4f")])
 kinds = leaderboard_data.KINDS
-marks = alt.Chart(runs).mark_point(filled=True, size=110, opacity=1).encode(
-    x=when, y="mean:Q",
+marks = charts.named_points(
+    runs.assign(_first=(runs["kind"] != kinds[3]).astype(float) * 10 + runs["mean"]), when,
+    alt.Y("mean:Q", title=f"mean {measure}", scale=alt.Scale(zero=False)), "run",
+    by="_first", size=110, label_color=alt.value("#37474f"),
     color=alt.Color("kind:N", title=None, sort=kinds, scale=alt.Scale(
         domain=kinds, range=["#c62828", "#ef9a9a", "#1f6fb2", "#90a4ae"]),
         legend=alt.Legend(orient="bottom", direction="horizontal")),
@@ -191,9 +196,7 @@ marks = alt.Chart(runs).mark_point(filled=True, size=110, opacity=1).encode(
     tooltip=["run", alt.Tooltip("submitted:T", format="%Y-%m-%d"),
              alt.Tooltip("mean:Q", format=".4f"), alt.Tooltip("vs:N", title="vs SOTA"),
              alt.Tooltip("p:Q", title=f"p ({correction})", format=".4f")])
-names = alt.Chart(runs[runs["kind"] != kinds[3]]).mark_text(dy=-12, fontSize=12).encode(
-    x=when, y="mean:Q", text="run:N")
-widgets.chart((step + marks + names).properties(height=340), runs,
+widgets.chart((step + marks).properties(height=340), runs,
               f"leaderboard-{snapshot}-{measure}-{test}",
               caption=f"How to read this: each point is a run's mean {plain(measure)} on the "
               "date it "

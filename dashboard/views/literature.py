@@ -87,9 +87,10 @@ marks = alt.Chart(points).mark_point(filled=True, size=90, strokeWidth=2).encode
     x=x, y=y,
     color=alt.Color("category:N", title="category", scale=colour),
     stroke=alt.Stroke("category:N", title="category", scale=colour),  # one legend with color
-    fillOpacity=alt.FillOpacity("role:N", title="role (hollow: baseline)",
-                                scale=alt.Scale(domain=["best", "baseline", "other"],
-                                                range=[1.0, 0.0, 0.35])),
+    # a baseline hollow by a condition: by the scale alone it was drawn half filled
+    fillOpacity=alt.condition(alt.datum.role == "baseline", alt.value(0.0), alt.FillOpacity(
+        "role:N", title="role (hollow: baseline)", legend=None, scale=alt.Scale(
+            domain=["best", "baseline", "other"], range=[1.0, 0.0, 0.35]))),
     shape=alt.Shape("validation:N", title=None,
                     scale=alt.Scale(domain=[NOT_CV, CV], range=["circle", "diamond"])),
     tooltip=["publication:N", "venue:N", "model:N", "category:N", "role:N", "validation:N",

@@ -56,27 +56,44 @@ when = pd.to_datetime(snapshots["date"].where(snapshots["date"].notna(),
 timeline = snapshots.assign(when=when)[["collection", "label", "when", "status", "documents",
                                         "topics", "judgments", "source"]].dropna(
     subset=["when"])
-n_rows = max(1, timeline["collection"].nunique())
 status_scale = alt.Scale(domain=["complete", "ingesting", "failed"],
                          range=["#2e7d32", "#f9a825", "#c62828"])
-y = alt.Y("collection:N", title=None, axis=alt.Axis(labelLimit=220, labelFontSize=12))
-base = alt.Chart(timeline).encode(x=alt.X("when:T", title="snapshot date",
-                                          axis=alt.Axis(format="%Y-%m-%d", labelAngle=0,
-                                                        labelAlign="center", tickCount=6),
-                                          scale=alt.Scale(padding=40)), y=y)
-points = base.mark_circle(size=220, opacity=0.9).encode(
-    color=alt.Color("status:N", title="ingest", scale=status_scale),
-    tooltip=["collection", alt.Tooltip("label", title="snapshot"), "source",
-             alt.Tooltip("when:T", title="date", format="%Y-%m-%d"), "status",
-             alt.Tooltip("documents:Q", format=",d"), alt.Tooltip("topics:Q", format=",d"),
-             alt.Tooltip("judgments:Q", format=",d")],
-)
-labels = base.mark_text(dy=-18, fontSize=12, fontWeight="bold").encode(text="label:N")
+# One strip per collection, each with its own dates: collections years apart (or one dated by
+# its ingest) would squeeze another's snapshots into one spot. Names alternate above and below
+# their dots, so that snapshots a month apart keep theirs apart.
+timeline = timeline.sort_values(["collection", "when"]).assign(
+    _name=lambda f: f["label"].where(snapshots.loc[f.index, "date"].notna(),
+                                     f["label"] + " (ingested)"),
+    _above=lambda f: f.groupby("collection").cumcount() % 2 == 0)
+STRIP_PX = 130  # a strip: its dots, their names above and below, the date axis
+strips = []
+for i, (_, rows) in enumerate(timeline.groupby("collection", sort=True)):
+    first, last = rows["when"].min(), rows["when"].max()
+    pad = max((last - first) * 0.08, pd.Timedelta(days=10))
+    x = alt.X("when:T", title="snapshot date" if i == timeline["collection"].nunique() - 1
+              else None, scale=alt.Scale(domain=[(first - pad).isoformat(),
+                                                 (last + pad).isoformat()]),
+              axis=alt.Axis(format="%Y-%m-%d", labelAngle=0, tickCount=6, grid=False))
+    base = alt.Chart(rows).encode(x=x, y=alt.Y("collection:N", title=None, axis=alt.Axis(
+        labelFontSize=12, labelFontWeight="bold", ticks=False, domain=False)))
+    points = base.mark_circle(size=220, opacity=0.9).encode(
+        color=alt.Color("status:N", title="ingest", scale=status_scale,
+                        legend=alt.Legend(orient="right") if i == 0 else None),
+        tooltip=["collection", alt.Tooltip("label", title="snapshot"), "source",
+                 alt.Tooltip("when:T", title="date", format="%Y-%m-%d"), "status",
+                 alt.Tooltip("documents:Q", format=",d"), alt.Tooltip("topics:Q", format=",d"),
+                 alt.Tooltip("judgments:Q", format=",d")])
+    above = base.transform_filter(alt.datum._above).mark_text(
+        dy=-18, fontSize=12, fontWeight="bold").encode(text="_name:N")
+    below = base.transform_filter(~alt.datum._above).mark_text(
+        dy=20, fontSize=12, fontWeight="bold").encode(text="_name:N")
+    strips.append((points + above + below).properties(height=STRIP_PX))
 widgets.chart(
-    (points + labels).properties(height=60 * n_rows + 100), timeline, "snapshots-timeline",
-    caption="How to read this: one dot per snapshot at its date (the ingest time when it has "
-            "none), one row per collection; the colour says whether its ingest finished. "
-            "Hover a dot for its documents, topics and judgments.")
+    strips, timeline.drop(columns=["_name", "_above"]), "snapshots-timeline",
+    caption="How to read this: one strip per collection, each with its own dates; one dot per "
+            "snapshot at its date (at its ingest time, marked “ingested”, when it has none); "
+            "the colour says whether its ingest finished. Hover a dot for its documents, "
+            "topics and judgments.")
 
 st.subheader("Ingest status")
 status = snapshots.sort_values(["collection", "ordinal"]).assign(

@@ -260,7 +260,8 @@ if system:
     order = change["topic"].tolist()
     bars = alt.Chart(change).mark_bar().encode(
         x=alt.X("topic:N", sort=order, axis=charts.topic_axis(len(change), "largest gain first")),
-        y=alt.Y("delta:Q", title=f"{measure} in {last} − in {first}"),
+        # two short lines: one long title is longer than the short y axis, and is cut
+        y=alt.Y("delta:Q", title=[f"Δ {measure}", f"{last} − {first}"]),
         color=alt.condition(alt.datum.delta >= 0, alt.value(GAIN), alt.value(LOSS)),
         tooltip=["topic", "topic_key", alt.Tooltip("delta:Q", title=system, format="+.4f"),
                  alt.Tooltip("pivot_delta:Q", title=pivot, format="+.4f")])

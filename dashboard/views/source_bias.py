@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from tcdb.dashboard import bias_data, data, widgets
+from tcdb.dashboard import bias_data, charts, data, widgets
 from tcdb.dashboard import columns as c
 from tcdb.dashboard.widgets import plain
 from tcdb.errors import TcdbError
@@ -71,12 +71,13 @@ zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="#9e9e9e", strokeDa
 tooltip = ["run", alt.Tooltip("effectiveness:Q", format=".4f"),
            alt.Tooltip("relative_delta:Q", title="Relative Δ %", format="+.2f"),
            alt.Tooltip("human:Q", format=".4f"), alt.Tooltip("llm:Q", format=".4f")]
-base = alt.Chart(runs).encode(
-    x=alt.X("effectiveness:Q", title=f"{measure} (mixed corpus)", scale=alt.Scale(zero=False)),
-    y=alt.Y("relative_delta:Q", title="Relative Δ % (human − llm)"))
-points = base.mark_circle(size=110, color="#1f6fb2", opacity=1).encode(tooltip=tooltip)
-names = base.mark_text(align="left", dx=8, dy=-8, fontSize=12).encode(text="run:N")
-widgets.chart((zero + points + names).properties(height=380), runs,
+# each name beside its dot, kept off the other dots and inside the plot (charts.named_points)
+points = charts.named_points(
+    runs, alt.X("effectiveness:Q", title=f"{measure} (mixed corpus)",
+                scale=alt.Scale(zero=False)),
+    alt.Y("relative_delta:Q", title="Relative Δ % (human − llm)"), "run", size=110,
+    tooltip=tooltip)
+widgets.chart((zero + points).properties(height=380), runs,
               f"source-bias-scatter-{snapshot}-{measure}",
               caption="How to read this: one dot per run; right is more effective, below the "
               "dashed line the run prefers LLM-generated text (Cocktail's Fig. 1).")
