@@ -9,14 +9,13 @@ constraint with a driver traceback. Here the second learns it at once, or waits 
 * SQLite allows one writer at a time. A write transaction takes the write lock first
   (`BEGIN IMMEDIATE`), so what it checks and what it writes see the same state; while another
   process holds it, this one says it waits, up to the busy timeout, then fails in one line. A
-  named lock that must not wait (one snapshot's ingest) is a `flock` on a file in a hidden folder
-  beside the database file, released when the process exits, however it exits.
+  named lock that must not wait (one snapshot's ingest) is a `flock` (`filelock`) on a file in a
+  hidden folder beside the database file, released when the process exits, however it exits.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -130,28 +129,33 @@ def lock_folder(database: str | Path) -> Path:
 def file_lock(engine: Engine | str | Path, name: str, busy: str) -> Iterator[None]:
     """Hold the named lock of a SQLite database (its engine, or its file), or raise
     `BusyError(busy)` at once. Without a file (in memory), or where files cannot be locked
-    or created, there is nothing to hold: the write lock still keeps writers apart."""
+    or created, there is nothing to hold: the write lock still keeps writers apart.
+
+    A `filelock.FileLock` (`flock` on POSIX) taken without waiting; never its soft fallback
+    (a marker file where `flock` is missing), which would outlive a killed process where the
+    kernel drops a `flock` with it.
+    """
     database = engine.url.database if isinstance(engine, Engine) else str(engine)
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on POSIX
-        yield
-        return
     if not database or database == ":memory:":
         yield
         return
+    from filelock import FileLock, Timeout
+
     digest = hashlib.sha1(name.encode("utf-8"), usedforsecurity=False).hexdigest()[:20]
-    with ExitStack() as stack:
-        try:
-            folder = lock_folder(database)
-            folder.mkdir(exist_ok=True)
-            fd = os.open(folder / f"{digest}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError:
-            fd = -1
-        if fd >= 0:
-            stack.callback(os.close, fd)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise BusyError(busy) from None
+    held: FileLock | None = None
+    try:
+        folder = lock_folder(database)
+        folder.mkdir(exist_ok=True)
+        lock = FileLock(folder / f"{digest}.lock", timeout=0, mode=0o644,
+                        fallback_to_soft=False)
+        lock.acquire()
+        held = lock
+    except Timeout:  # a TimeoutError, hence an OSError: before the next clause
+        raise BusyError(busy) from None
+    except OSError:
+        held = None
+    try:
         yield
+    finally:
+        if held is not None:
+            held.release()
