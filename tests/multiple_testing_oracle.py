@@ -1,7 +1,7 @@
 """An oracle for the multiple-testing corrections that shares no code with
 `tcdb.analysis.significance`: the textbook adjusted p-values, written out.
 
-statsmodels' `multipletests` would be the reference package, but it is not a dependency of tcdb;
+tcdb computes Holm and Bonferroni with statsmodels' `multipletests`, so the oracle does not:
 `tests/test_significance_families.py` checks these functions against literal values computed by
 hand, so the tests that use them rest on that hand computation (and on scipy for BH).
 """
