@@ -142,8 +142,10 @@ def persistence_ci(
     n_samples: int = BOOTSTRAP_SAMPLES,
     alpha: float = 0.05,
     seed: int = BOOTSTRAP_SEED,
+    sums: bool = False,
 ) -> dict[str, Any]:
-    """Bootstrap CIs of a system's ARP per snapshot and RΔ, ER, ΔRI per later snapshot.
+    """Bootstrap CIs of a system's ARP per snapshot and RΔ, ER, ΔRI per later snapshot
+    (with `sums`, a count's: ARP and RΔ of the sum over each snapshot's topics).
 
     Each snapshot's topics are resampled independently (the snapshots have their own topic
     sets); the system and the pivot are resampled together within a snapshot, since ER and ΔRI
@@ -160,6 +162,7 @@ def persistence_ci(
     s = [matrices[snap][system].to_numpy() for snap in snapshots]
     p = [matrices[snap][pivot].to_numpy() for snap in snapshots]
     sizes = [len(x) for x in s]
+    scale = sizes if sums else [1] * len(sizes)  # a resampled sum is n × the resampled mean
     first = 0
 
     def run(statistic: Statistic) -> dict[str, Any]:
@@ -170,10 +173,10 @@ def persistence_ci(
             return np.where(den != 0, num / np.where(den != 0, den, 1), np.nan)
 
     def arp(i: int) -> Statistic:
-        return lambda w: w[i] @ s[i]
+        return lambda w: scale[i] * (w[i] @ s[i])
 
     def result_delta(j: int) -> Statistic:
-        return lambda w: w[first] @ s[first] - w[j] @ s[j]
+        return lambda w: scale[first] * (w[first] @ s[first]) - scale[j] * (w[j] @ s[j])
 
     def er(j: int) -> Statistic:
         return lambda w: ratio(w[j] @ (s[j] - p[j]), w[first] @ (s[first] - p[first]))

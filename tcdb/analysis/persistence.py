@@ -35,7 +35,7 @@ import pandas as pd
 from scipy import stats
 
 from tcdb.analysis import json_float, long_scores
-from tcdb.analysis.means import DECIMALS, exact_mean
+from tcdb.analysis.means import DECIMALS, aggregate, exact_mean, sums_over_topics
 
 __all__ = [
     "effect_ratio",
@@ -123,8 +123,13 @@ def persistence_table(
     topics: Mapping[str, Sequence[Any]] | None = None,
     *,
     paired: bool = False,
+    measure: str | None = None,
 ) -> list[dict[str, Any]]:
     """One JSON-able record per system (pivot first), each later snapshot against the first.
+
+    The ARP of a count `measure` (NumRet…) is its sum over the topics, as trec_eval's `all`
+    line gives it, and RΔ the change of that sum; ER, ΔRI and the t-tests stay defined on
+    per-topic means (within a snapshot the sum is n × the mean: ΔRI's ratios are the same).
 
     Record keys: `system`, `is_pivot`, `arp{snapshot}`, and keyed by the later snapshot's label
     `result_delta`, `relative_change`, `er`, `delta_ri` (None for the pivot), `p_value`; with
@@ -136,10 +141,12 @@ def persistence_table(
     if pivot not in systems:
         raise ValueError(f"pivot {pivot!r} has no per-topic scores")
     order = [pivot] + [s for s in systems if s != pivot]
+    counts = measure is not None and sums_over_topics(measure)
     records = []
     for system in order:
         is_pivot = system == pivot
-        exact = {snap: exact_mean(matrices[snap][system].tolist()) for snap in snapshots}
+        exact = {snap: (aggregate(measure or "", matrices[snap][system].tolist()) if counts
+                        else exact_mean(matrices[snap][system].tolist())) for snap in snapshots}
         arp = {snap: round(value, DECIMALS) for snap, value in exact.items()}
         record: dict[str, Any] = {
             "system": system,

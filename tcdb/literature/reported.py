@@ -30,6 +30,7 @@ from tcdb.literature.results import (
     ValueReference,
 )
 from tcdb.operations import Database, Request, argument, operation, option
+from tcdb.operations.lineage import lineage_of
 from tcdb.schema import ReportedResult
 from tcdb.storage.db import bulk_insert, is_integrity_error, session_scope
 
@@ -203,8 +204,13 @@ def literature_report(request: LiteratureReportRequest, db: Database) -> Literat
         if trend["slope"] is not None:
             trend["trend_first"] = trend["intercept"] + trend["slope"] * trend["first_year"]
             trend["trend_last"] = trend["intercept"] + trend["slope"] * trend["last_year"]
+    ref_run = reference if isinstance(reference, RunReference) else None
+    lineage = lineage_of(r.collection, publications=sorted(every["publication"].unique()),
+                         measures=[name],
+                         runs=[(ref_run.snapshot, ref_run.run)] if ref_run else [],
+                         qrels=[(ref_run.snapshot, ref_run.qrels)] if ref_run else [])
     return LiteratureReport(collection=r.collection, metric=name, reference=reference,
-                            **summary)
+                            lineage=lineage, **summary)
 
 
 def _reference(collection: str, metric: str, value: float | None, name: str | None,

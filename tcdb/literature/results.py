@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel
 
 from tcdb.operations import Result
+from tcdb.operations.lineage import Lineage
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -149,6 +150,7 @@ class LiteratureReport(Result):
     trends: list[Trend]
     gains: list[Gain]
     metric_usage: list[MetricUsage]  # every metric of the collection
+    lineage: Lineage | None = None  # the publications read, the reference run, the versions
 
     def to_frame(self) -> pd.DataFrame:
         """One row per year and category: best, n_best, baseline, n_baseline, best_gain."""

@@ -76,6 +76,7 @@ class Lineage(BaseModel):
     measures: list[MeasureLineage]
     versions: dict[str, str | None]  # tcdb, ir_measures, pytrec_eval, trec_eval semantics
     schema_revision: str | None  # the database's Alembic revision
+    publications: list[str] = []  # literature figures: the reported results' publications
 
     def notes(self) -> list[str]:
         """The measure notes, one line each (`IPrec@0.1: …`), for captions and footnotes."""
@@ -97,21 +98,23 @@ class Lineage(BaseModel):
         out += [f"run {r.snapshot}/{r.run} sha256 {r.checksum or 'unknown'}" for r in self.runs]
         out += [f"measure {m.name} by {m.provider}" + (f": {m.note}" if m.note else "")
                 for m in self.measures]
+        out += [f"publication {p}" for p in self.publications]
         return out
 
 
 def lineage_of(collection: str, *, runs: Iterable[tuple[str, str]] = (),
                qrels: Iterable[tuple[str, str]] = (), topics: str | None = None,
-               measures: Iterable[str] = (), session: Session | None = None) -> Lineage:
+               measures: Iterable[str] = (), session: Session | None = None,
+               publications: Iterable[str] = ()) -> Lineage:
     """The lineage of figures computed from `runs` and `qrels` ((snapshot, name) pairs) of
-    `collection`, over `topics`, with `measures`. Opens a session of the operation's database
-    unless given one."""
+    `collection`, over `topics`, with `measures` (and reported results of `publications`).
+    Opens a session of the operation's database unless given one."""
     if session is None:
         from tcdb.storage.db import session_scope
 
         with session_scope() as own:
             return lineage_of(collection, runs=runs, qrels=qrels, topics=topics,
-                              measures=measures, session=own)
+                              measures=measures, session=own, publications=publications)
     run_pairs = list(dict.fromkeys(runs))
     qrels_pairs = list(dict.fromkeys(qrels))
     return Lineage(
@@ -119,7 +122,8 @@ def lineage_of(collection: str, *, runs: Iterable[tuple[str, str]] = (),
         qrels=[_qrels(session, collection, snapshot, name) for snapshot, name in qrels_pairs],
         topics=_topics(session, collection, topics),
         measures=[measure_lineage(m) for m in dict.fromkeys(measures)],
-        versions=versions(), schema_revision=schema_revision(session))
+        versions=versions(), schema_revision=schema_revision(session),
+        publications=list(dict.fromkeys(publications)))
 
 
 def qrels_pair(snapshot: str, name: str) -> tuple[str, str]:
@@ -197,6 +201,13 @@ def _qrels(session: Session, collection: str, snapshot: str, name: str) -> Qrels
         .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
         .where(col(Collection.name) == collection, col(Snapshot.label) == snapshot,
                col(QrelsSet.name) == name)).first()
+    if row is None and name == "original":  # the designated original (`get_qrels_set`)
+        row = session.exec(
+            select(QrelsSet, col(Snapshot.id))
+            .join(Snapshot, col(Snapshot.id) == col(QrelsSet.snapshot_id))
+            .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
+            .where(col(Collection.name) == collection, col(Snapshot.label) == snapshot,
+                   col(QrelsSet.name) == col(Snapshot.original_qrels))).first()
     if row is None:
         return QrelsLineage(snapshot=snapshot, name=name, kind="unknown", n_judgments=0,
                             checksum="", file_checksum=None)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, BeforeValidator
 from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.pools.simulation import simulate_strategies
 from tcdb.pools.strategies import make_strategy, strategy_names
 from tcdb.reports.fields import qrels_option
@@ -101,6 +102,7 @@ class SimulationResult(Result):
     relevant_total: int
     rows: list[SimulationRow]
     seconds: float
+    lineage: Lineage | None = None  # the runs pooled, the complete qrels, the measure
 
     def to_frame(self) -> pd.DataFrame:
         """One row per strategy × budget: judged, relevant found (and its fraction), τ-b and
@@ -145,6 +147,9 @@ def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResul
         full = qrels_of(conn, qset.pk)
         tag_of = {r.pk: r.tag for r in chosen}
         run_dicts = {tag_of[run_id]: run for run_id, run in read_runs(conn, snap.pk, run_ids)}
+        lineage = lineage_of(request.collection,
+                             runs=[(snap.label, tag_of[r]) for r in run_ids],
+                             qrels=[(snap.label, qset.name)], measures=[name], session=session)
     if not full:
         raise FieldError("qrels", f"qrels set {request.qrels!r} has no judgments to simulate "
                          "with")
@@ -159,4 +164,4 @@ def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResul
         collection=request.collection, snapshot=request.snapshot, qrels=request.qrels,
         measure=name, per_topic=request.per_topic, tie_order=str(tie_order), depth=depth,
         **figures, rows=[SimulationRow(**row) for row in rows],
-        seconds=time.perf_counter() - started)
+        seconds=time.perf_counter() - started, lineage=lineage)

@@ -18,7 +18,7 @@ from typing import Any, TypedDict
 
 import pandas as pd
 
-from tcdb.analysis.means import trec_eval_mean
+from tcdb.analysis.means import aggregate
 from tcdb.analysis.rank_correlation import tau_ap, tau_b
 from tcdb.pools.pooled_scores import PooledScores, relevant_only
 from tcdb.pools.strategies import Judge, Strategy, TopicRanking, describe
@@ -89,7 +89,8 @@ def mean_scores(runs: Mapping[str, RunDict], qrels: Qrels, measure: str, n_topic
     means = {}
     for tag, run in runs.items():
         values = [float(m.value) for m in evaluator.iter_calc(run) if m.query_id in run]
-        means[tag] = trec_eval_mean(values, n_topics)
+        # a count (NumRet…) is summed, as trec_eval's `all` line: the same ranking for τ
+        means[tag] = aggregate(measure, values, n_topics)
     return means
 
 

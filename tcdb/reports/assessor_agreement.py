@@ -16,6 +16,7 @@ from pydantic import field_validator, model_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import topics_option
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class AgreementResult(Result):
     n_runs: int
     tau_b: float | None
     tau_ap: float | None
+    lineage: Lineage | None = None  # both qrels sets, the runs ranked, the topics, the measure
 
     def to_frame(self) -> pd.DataFrame:
         """The confusion matrix tidy: one row per grade in `qrels` × grade in `vs`, with the
@@ -186,6 +188,10 @@ def assessor_agreement(request: AgreementRequest, db: Database) -> AgreementResu
         qrels_b = qrels_of(conn, second.pk)
         tags = {r.pk: r.tag for r in chosen}
         run_dicts = {tags[i]: run for i, run in read_runs(conn, snap.pk, list(tags))}
+        lineage = lineage_of(found_collection(session, snap),
+                             runs=[(snap.label, tag) for tag in tags.values()],
+                             qrels=[(snap.label, first.name), (snap.label, second.name)],
+                             topics=topics, measures=[name], session=session)
     if kept is not None:
         qrels_a = {t: docs for t, docs in qrels_a.items() if t in kept}
         qrels_b = {t: docs for t, docs in qrels_b.items() if t in kept}
@@ -211,4 +217,4 @@ def assessor_agreement(request: AgreementRequest, db: Database) -> AgreementResu
         kappa_graded=_nan_to_none(cohen_kappa(a, b, weights, labels)),
         kappa_graded_unweighted=_nan_to_none(cohen_kappa(a, b, "none", labels)),
         labels=labels, confusion=confusion_matrix(a, b, labels).tolist(), measure=name,
-        n_runs=len(run_dicts), **taus)
+        n_runs=len(run_dicts), lineage=lineage, **taus)

@@ -27,7 +27,7 @@ from typing import Any, Self
 import numpy as np
 from pydantic import field_validator, model_validator
 
-from tcdb.analysis.means import trec_eval_mean
+from tcdb.analysis.means import aggregate, aggregate_word, sums_over_topics
 from tcdb.errors import FieldError, NotFoundError
 from tcdb.operations import Database, Labels, Request, argument, operation, option
 from tcdb.operations.lineage import lineage_of
@@ -181,6 +181,9 @@ def compare(request: CompareRequest, db: Database) -> CompareResult:
             OutcomePair(run_a=a, run_b=b, family=family,
                         **outcome_breakdown(data.ranks[a], data.ranks[b], r.k, r.alpha))
             for a, b, family in pairs]
+    # A count (NumRet…) is summed over topics as trec_eval's `all` line does; the pairs' tests
+    # stay on means (the sum is n × the mean over the same topics: same order, same p).
+    counts = sums_over_topics(data.measure)
     return CompareResult(
         collection=r.collection, snapshot=r.snapshot, qrels=r.qrels, measure=data.measure,
         correction=r.correction,
@@ -190,11 +193,12 @@ def compare(request: CompareRequest, db: Database) -> CompareResult:
         seed=r.seed, bootstrap=r.bootstrap,
         runs=[CompareRun(run=tag, system=data.systems[tag],
                          submitted=_iso(data.submitted[tag]),
-                         mean=trec_eval_mean(wide[tag].tolist()),
-                         **_interval(wide[tag].to_numpy(dtype=float), r.bootstrap, r.seed))
+                         mean=aggregate(data.measure, wide[tag].tolist()),
+                         **_interval(wide[tag].to_numpy(dtype=float), r.bootstrap, r.seed,
+                                     scale=len(wide) if counts else 1))
               for tag in tags],
         pairs=[ComparePair(**row) for row in rows],
-        outcomes=outcomes,
+        outcomes=outcomes, aggregate=aggregate_word(data.measure),
         lineage=lineage_of(r.collection, runs=[(r.snapshot, t) for t in tags],
                            qrels=[(r.snapshot, r.qrels)], topics=r.topics,
                            measures=[data.measure]))
@@ -228,8 +232,13 @@ def mean_ci(values: np.ndarray, n_samples: int, seed: int) -> dict[str, Any]:
                         seed=seed)
 
 
-def _interval(values: np.ndarray, n_samples: int, seed: int) -> dict[str, Any]:
+def _interval(values: np.ndarray, n_samples: int, seed: int, scale: int = 1
+              ) -> dict[str, Any]:
+    """The run's bootstrap interval; `scale` = n topics turns the mean's into the sum's."""
     if not n_samples:
         return {}
     ci = mean_ci(values, n_samples, seed)
-    return {"ci_low": ci["low"], "ci_high": ci["high"]}
+    if scale == 1:
+        return {"ci_low": ci["low"], "ci_high": ci["high"]}
+    return {k: None if ci[c] is None else ci[c] * scale
+            for k, c in (("ci_low", "low"), ("ci_high", "high"))}

@@ -34,7 +34,7 @@ class CompareRun(BaseModel):
     run: str
     system: str | None
     submitted: str | None  # ISO date
-    mean: float | None
+    mean: float | None  # the sum over topics for a count measure (NumRet…): `aggregate`
     ci_low: float | None = None  # with bootstrap samples only
     ci_high: float | None = None
 
@@ -145,6 +145,7 @@ class CompareResult(Result):
     pairs: list[ComparePair]
     outcomes: Outcomes
     lineage: Lineage | None = None  # what the figures were computed from
+    aggregate: str = "mean"  # what a run's `mean` is: "sum" for counts, as trec_eval's `all`
 
     def paper_table(self) -> PaperTable:
         """Runs and means, marks from the paired t-test corrected within each family."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, field_validator
 
 from tcdb.operations import Database, Labels, Request, Result, argument, operation
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.ranking_agreement import two_snapshots
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ class SnapshotDiffResult(Result):
     sources: dict[str, SourceDrift]
     topics: TopicDrift
     qrels: dict[str, QrelsSummary]
+    lineage: Lineage | None = None  # the collection and each snapshot's original qrels
 
     def to_frame(self) -> pd.DataFrame:
         """One row per kind of change: `what` (documents, topics, or a source label), `kind`
@@ -108,6 +110,15 @@ class SnapshotDiffResult(Result):
         frame.insert(0, "b", self.b)
         frame.insert(0, "a", self.a)
         return frame
+
+
+def original_lineage(session: Session, collection: str, labels: list[str]) -> Lineage:
+    """The lineage of figures read from `labels`' designated original qrels (none: no qrels)."""
+    from tcdb.catalog.collections import get_snapshot
+
+    qrels = [(label, str(snap.original_qrels)) for label in labels
+             if (snap := get_snapshot(session, collection, label)).original_qrels]
+    return lineage_of(collection, qrels=qrels, session=session)
 
 
 def diff_of(session: Session, collection: str, a: str, b: str) -> SnapshotDiffResult:
@@ -138,7 +149,9 @@ def snapshot_diff(request: SnapshotDiffRequest, db: Database) -> SnapshotDiffRes
     """
     a, b = request.snapshots
     with db.session() as session:
-        return diff_of(session, request.collection, a, b)
+        diff = diff_of(session, request.collection, a, b)
+        diff.lineage = original_lineage(session, request.collection, [a, b])
+        return diff
 
 
 def complete_labels(session: Session, collection: str) -> list[str]:
@@ -183,6 +196,7 @@ class DriftResult(Result):
     transitions: list[Transition]
     qrels: dict[str, QrelsSummary]  # snapshot → its designated original qrels
     core_topics: int  # topics in every snapshot (0 without snapshots)
+    lineage: Lineage | None = None  # the collection and each snapshot's original qrels
 
     def to_frame(self) -> pd.DataFrame:
         """One row per transition: `a, b`, documents `added, removed, changed, unchanged`,
@@ -222,5 +236,6 @@ def drift(request: DriftRequest, db: Database) -> DriftResult:
             snap = get_snapshot(session, request.collection, labels[0])
             qrels[labels[0]] = QrelsSummary(**qrels_summary(session.connection(), snap.pk))
         core = len(core_topic_ids(session, request.collection, labels)) if labels else 0
+        lineage = original_lineage(session, request.collection, labels)
     return DriftResult(collection=request.collection, snapshots=labels,
-                       transitions=transitions, qrels=qrels, core_topics=core)
+                       transitions=transitions, qrels=qrels, core_topics=core, lineage=lineage)

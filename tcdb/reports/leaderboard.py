@@ -9,7 +9,7 @@ the error (give the dated runs, or date it with `tcdb run update … --date`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import BaseModel, computed_field, field_validator, model_validator
 
@@ -125,6 +125,7 @@ class LeaderboardResult(Result):
     n_significant: int  # of those, significant vs the previous SOTA
     runs: list[LeaderboardRun]
     lineage: Lineage | None = None  # what the figures were computed from
+    aggregate: str = "mean"  # what `mean` is: "sum" over topics for a count (NumRet…)
 
     def paper_table(self) -> PaperTable:
         """Runs in submission order; † on a significant new state of the art."""
@@ -165,6 +166,7 @@ def leaderboard(request: LeaderboardRequest, db: Database) -> LeaderboardResult:
     mean; whether the new entry is significantly better is the question a reader has.
     """
     from tcdb.analysis.leaderboard import sota_chain
+    from tcdb.analysis.means import aggregate_word
     from tcdb.reports.run_scores import load_run_scores
 
     r = request
@@ -179,6 +181,7 @@ def leaderboard(request: LeaderboardRequest, db: Database) -> LeaderboardResult:
                          "YYYY-MM-DD`, or give only the dated runs)")
     rows = sota_chain(data.wide, data.submitted, PairedTest(r.test), r.alpha,
                       Correction(r.correction), permutations=r.permutations, seed=r.seed)
+    rows = _summed(rows, data.wide, data.measure)
     runs, best = [], None
     for row in rows:
         best = row["mean"] if best is None else max(best, row["mean"])
@@ -193,7 +196,23 @@ def leaderboard(request: LeaderboardRequest, db: Database) -> LeaderboardResult:
         lineage=lineage_of(r.collection, runs=[(r.snapshot, run.run) for run in runs],
                            qrels=[(r.snapshot, r.qrels)], topics=r.topics,
                            measures=[data.measure]),
-        n_significant=sum(bool(run.significant) for run in steps), runs=runs)
+        n_significant=sum(bool(run.significant) for run in steps), runs=runs,
+        aggregate=aggregate_word(data.measure))
+
+
+def _summed(rows: list[dict[str, Any]], wide: pd.DataFrame, measure: str
+            ) -> list[dict[str, Any]]:
+    """A count's means as sums over the topics (trec_eval's `all` line). The chain and its
+    tests stay on means: over one topic set the sum is n × the mean, the same order."""
+    from tcdb.analysis.means import aggregate, sums_over_topics, trec_eval_mean
+
+    if not sums_over_topics(measure):
+        return rows
+    # integer-valued per-topic counts: equal means are equal sums, so the map is exact
+    sums = {trec_eval_mean(wide[tag].tolist()): aggregate(measure, wide[tag].tolist())
+            for tag in wide.columns}
+    return [{**row, **{key: sums.get(row[key], row[key]) for key in ("mean", "best_before")
+                       if row[key] is not None}} for row in rows]
 
 
 def _kind(row: dict[str, object]) -> str:

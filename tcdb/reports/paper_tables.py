@@ -73,7 +73,8 @@ def compare_paper(result: CompareResult, test: str = "t") -> PaperTable:
         legend = (f"Superscripts: the letters of the runs this run is significantly better "
                   f"than (p < {result.alpha:g}, {how} within each family: {design}).")
     topics = f"topic set {result.topic_set}" if result.topic_set else "every judged topic"
-    caption = (f"Mean {result.measure} on {result.collection} {result.snapshot}, qrels "
+    caption = (f"{result.aggregate.capitalize()} {result.measure} on {result.collection} "
+               f"{result.snapshot}, qrels "
                f"{result.qrels}, {topics} ({result.n_topics} topics); best in bold. {legend}")
     return PaperTable(columns=columns, rows=rows, figures={result.measure: True},
                       marks=[{result.measure: marks[r.run]} for r in result.runs],
@@ -95,7 +96,8 @@ def leaderboard_paper(result: LeaderboardResult) -> PaperTable:
     marks = [{m: BETTER if r.is_sota and r.significant else ""} for r in result.runs]
     how = _test(result.test, result.correction)
     topics = f"topic set {result.topic_set}" if result.topic_set else "every judged topic"
-    caption = (f"Leaderboard over time: mean {m} on {result.collection} {result.snapshot}, "
+    caption = (f"Leaderboard over time: {result.aggregate} {m} on {result.collection} "
+               f"{result.snapshot}, "
                f"qrels {result.qrels}, {topics} ({result.n_topics} topics), in submission "
                f"order; best in bold. {BETTER}: a new state of the art significantly better "
                f"than the one it replaced (p < {result.alpha:g}, {how} within each new entry's "
@@ -143,6 +145,10 @@ def persistence_paper(result: PersistenceResult, alpha: float = 0.05) -> PaperTa
                f"bold), and for each later snapshot against {first} the result delta RΔ, "
                f"Effect Ratio ER and ΔRI against the pivot {result.pivot}; qrels {qrels}; "
                f"topics {result.topics.selection} ({n}). {legend}.")
+    summed = [m for m, block in result.measures.items() if block.aggregate == "sum"]
+    if summed:
+        caption += (f" ARP of {', '.join(summed)}: the sum over topics (a count, as "
+                    "trec_eval's all line), not the mean.")
     return PaperTable(columns=columns, rows=rows,
                       figures={f"ARP {s}": True for s in result.snapshots}, marks=marks,
                       groups=groups, caption=caption, label="tab:persistence",

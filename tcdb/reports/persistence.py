@@ -152,6 +152,7 @@ class SkippedSystem(BaseModel):
 class PersistenceMeasure(BaseModel):
     systems: list[SystemPersistence]
     skipped: list[SkippedSystem]
+    aggregate: str = "mean"  # what `arp` is: "sum" over topics for a count (NumRet…)
 
 
 class PersistenceResult(Result):
@@ -223,6 +224,7 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
     which factors out how much the collection itself got easier or harder.
     """
     from tcdb.analysis.bootstrap import persistence_ci
+    from tcdb.analysis.means import aggregate_word
     from tcdb.analysis.persistence import persistence_table
     from tcdb.reports.cross_persistence import cross_snapshot_scores
     from tcdb.reports.persistence_scores import load_persistence_scores
@@ -237,7 +239,7 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
     measures: dict[str, PersistenceMeasure] = {}
     for name, frame in data.frames.items():
         records = persistence_table(frame, data.snapshots, request.pivot, topics=data.topics,
-                                    paired=request.paired)
+                                    paired=request.paired, measure=name)
         pivot_first = next((r["arp"].get(first) for r in records if r["is_pivot"]), None)
         systems = []
         for record in records:
@@ -247,10 +249,12 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
                 record["ci"] = persistence_ci(frame, data.snapshots, request.pivot,
                                               record["system"], topics=data.topics,
                                               n_samples=request.bootstrap, alpha=alpha,
-                                              seed=request.seed)
+                                              seed=request.seed,
+                                              sums=aggregate_word(name) == "sum")
             systems.append(SystemPersistence(**record))
         measures[name] = PersistenceMeasure(
-            systems=systems, skipped=[SkippedSystem(**s) for s in data.skipped[name]])
+            systems=systems, skipped=[SkippedSystem(**s) for s in data.skipped[name]],
+            aggregate=aggregate_word(name))
     return PersistenceResult(
         collection=request.collection, pivot=request.pivot, snapshots=data.snapshots,
         qrels=data.qrels,
@@ -314,6 +318,7 @@ class PerTopicDeltasResult(Result):
     collection: str
     pivot: str
     rows: list[TopicDelta]
+    lineage: Lineage | None = None  # what the deltas were computed from
 
     def to_frame(self) -> pd.DataFrame:
         """`measure, system, snapshot, topic` (external id in that snapshot), `topic_id`,
@@ -338,6 +343,10 @@ def per_topic_deltas(request: PerTopicDeltasRequest, db: Database) -> PerTopicDe
                                    request.qrels, request.topics, compute=request.compute,
                                    systems=request.systems, keep=request.pivot)
     check_pivot(data, request.pivot)
+    lineage = lineage_of(request.collection, runs=[
+        (label, tag) for by_system in data.runs.values() for tags in by_system.values()
+        for label, tag in tags.items()], qrels=list(data.qrels.items()),
+        topics=request.topics, measures=list(data.frames))
     parts = []
     for name, frame in data.frames.items():
         deltas = deltas_of(frame, data.snapshots, request.pivot, topics=data.topics)
@@ -349,7 +358,8 @@ def per_topic_deltas(request: PerTopicDeltasRequest, db: Database) -> PerTopicDe
         merged.insert(0, "measure", name)
         parts.append(merged)
     if not parts:
-        return PerTopicDeltasResult(collection=request.collection, pivot=request.pivot, rows=[])
+        return PerTopicDeltasResult(collection=request.collection, pivot=request.pivot, rows=[],
+                                    lineage=lineage)
     out = pd.concat(parts, ignore_index=True).rename(columns={"topic": "topic_id"})
     out["topic"] = [data.topic_names[s].get(t, ("?", ""))[0]
                     for s, t in zip(out["snapshot"], out["topic_id"], strict=True)]
@@ -357,5 +367,6 @@ def per_topic_deltas(request: PerTopicDeltasRequest, db: Database) -> PerTopicDe
                         for s, t in zip(out["snapshot"], out["topic_id"], strict=True)]
     rows = out[DELTA_COLUMNS].astype(object).where(out[DELTA_COLUMNS].notna(), None)
     return PerTopicDeltasResult(collection=request.collection, pivot=request.pivot,
-                                rows=[TopicDelta(**row) for row in rows.to_dict("records")])
+                                rows=[TopicDelta(**row) for row in rows.to_dict("records")],
+                                lineage=lineage)
 

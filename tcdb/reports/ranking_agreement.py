@@ -17,6 +17,7 @@ from pydantic import BaseModel, field_validator
 
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, topic_set_option
 from tcdb.sorting import natural_key
 
@@ -98,6 +99,7 @@ class RankingAgreementResult(Result):
     n_ktu: int
     n_rbo: int
     topics: list[TopicAgreement]
+    lineage: Lineage | None = None  # the two runs and topic set compared (KTU/RBO: tcdb's own)
 
     def to_frame(self) -> pd.DataFrame:
         """`topic_a, topic_b, topic_key, n_first, n_later, n_compared, common, ktu, rbo,
@@ -140,6 +142,8 @@ def ranking_agreement(request: RankingAgreementRequest, db: Database) -> Ranking
         core = sorted(common, key=lambda t: natural_key(names[b][t][0]))
         first = ranking_keys(conn, runs[a][0], depth)
         later = ranking_keys(conn, runs[b][0], depth)
+        lineage = lineage_of(collection, runs=[(label, tag) for label, (_, tag) in runs.items()],
+                             topics=topics, session=session)
     result = agreement(first, later, core, depth=depth, p=request.rbo_p)
     rows = []
     for row in result["topics"]:
@@ -151,4 +155,5 @@ def ranking_agreement(request: RankingAgreementRequest, db: Database) -> Ranking
         collection=collection, system=request.system, snapshots=[a, b],
         runs={label: tag for label, (_, tag) in runs.items()}, depth=depth,
         rbo_p=request.rbo_p, topic_set=topics, n_topics=len(core), mean_ktu=result["mean_ktu"],
-        mean_rbo=result["mean_rbo"], n_ktu=result["n_ktu"], n_rbo=result["n_rbo"], topics=rows)
+        mean_rbo=result["mean_rbo"], n_ktu=result["n_ktu"], n_rbo=result["n_rbo"], topics=rows,
+        lineage=lineage)

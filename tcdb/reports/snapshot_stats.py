@@ -21,6 +21,7 @@ from sqlalchemy import select
 from sqlmodel import col
 
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.sorting import natural_key
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ class SnapshotStatsResult(Result):
     present_in_all: int  # documents in every listed snapshot (by identity)
     per_snapshot: list[SnapshotFigures]
     churn: list[Churn]
+    lineage: Lineage | None = None  # the snapshots' original qrels and the runs counted
 
     def to_frame(self) -> pd.DataFrame:
         """One row per snapshot: `snapshot, documents, queries, tokens_mean, tokens_min,
@@ -171,6 +173,8 @@ def snapshot_stats(request: SnapshotStatsRequest, db: Database) -> SnapshotStats
         snaps = [get_snapshot(session, collection, label) for label in labels]
         conn = session.connection()
         per_snapshot: list[SnapshotFigures] = []
+        read_runs: list[tuple[str, str]] = []
+        read_qrels: list[tuple[str, str]] = []
         token_counts = token_lengths(conn, [s.pk for s in snaps]) if tokens else {}
         for snap in snaps:
             names = snapshot_topics(conn, snap.pk)
@@ -187,6 +191,8 @@ def snapshot_stats(request: SnapshotStatsRequest, db: Database) -> SnapshotStats
                 col(Run.snapshot_id) == snap.pk).order_by(col(Run.tag))).all() \
                 if request.rankings else []
             lengths = ranking_lengths(conn, [int(r[0]) for r in listed])
+            read_runs += [(snap.label, str(r[1])) for r in listed]
+            read_qrels += [(snap.label, str(qset.name))] if qset is not None else []
             lengths_of: dict[str, Any] = token_counts[snap.pk] if tokens else {
                 "n_with_text": None, "mean": None, "min": None, "max": None}
             per_snapshot.append(SnapshotFigures(
@@ -218,5 +224,7 @@ def snapshot_stats(request: SnapshotStatsRequest, db: Database) -> SnapshotStats
             in_all = churn[0].unchanged + churn[0].changed
         else:
             in_all = present_in_all(conn, [s.pk for s in snaps]) if snaps else 0
+        lineage = lineage_of(collection, runs=read_runs, qrels=read_qrels, session=session)
     return SnapshotStatsResult(collection=collection, snapshots=list(labels), short=short,
-                               present_in_all=in_all, per_snapshot=per_snapshot, churn=churn)
+                               present_in_all=in_all, per_snapshot=per_snapshot, churn=churn,
+                               lineage=lineage)

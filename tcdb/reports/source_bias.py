@@ -25,7 +25,7 @@ from pydantic import BaseModel, field_validator
 
 from tcdb.judging.by_source import HUMAN, LLM, MIXED
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
-from tcdb.operations.lineage import lineage_of
+from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import topics_option
 from tcdb.reports.source_bias_figures import (
     AcrossMeasure,
@@ -196,6 +196,7 @@ class DocumentsBySourceResult(Result):
     collection: str
     rows: list[SourceCount]
     labelled_snapshots: list[str]  # with documents that say who wrote them (a report runs)
+    lineage: Lineage | None = None  # the collection, versions and schema (no runs or qrels)
 
     def to_frame(self) -> pd.DataFrame:
         """`snapshot, source, documents`, one row per snapshot and source label."""
@@ -229,7 +230,9 @@ def documents_by_source(request: DocumentsBySourceRequest, db: Database
         for snap in sorted(snaps, key=lambda s: s.ordinal):
             for label, n in documents_per_source(session.connection(), snap.pk).items():
                 rows.append(SourceCount(snapshot=snap.label, source=label, documents=n))
+        lineage = lineage_of(request.collection, session=session)
     labelled = {r.snapshot for r in rows if r.source != UNLABELLED}
     return DocumentsBySourceResult(
         collection=request.collection, rows=rows,
-        labelled_snapshots=list(dict.fromkeys(r.snapshot for r in rows if r.snapshot in labelled)))
+        labelled_snapshots=list(dict.fromkeys(r.snapshot for r in rows if r.snapshot in labelled)),
+        lineage=lineage)

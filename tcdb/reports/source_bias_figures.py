@@ -78,6 +78,7 @@ class SourceBiasMeasure(BaseModel):
     average: BiasAverage
     correlation: BiasCorrelation
     first_stage: list[FirstStage]
+    aggregate: str = "mean"  # a run's figures: "sum" over topics for a count (NumRet…)
 
 
 class SourceBiasReport(BaseModel):
@@ -140,10 +141,11 @@ def measure_figures(name: str, scores: Scores, tags: dict[int, str],
                     sources: tuple[str, str], bootstrap: int, seed: int) -> SourceBiasMeasure:
     """One measure: every run's bias, the averages, the correlation, first stage → re-ranker."""
     from tcdb.analysis import json_float
-    from tcdb.analysis.means import trec_eval_mean
+    from tcdb.analysis.means import aggregate, aggregate_word, sums_over_topics, trec_eval_mean
     from tcdb.analysis.source_bias import bias_correlation, run_bias
 
     human, llm = sources
+    counts = sums_over_topics(name)  # Relative Δ and r are the same on sums: scale-free
     topic_ids = list(topics)
 
     def vector(run_id: int, source: str) -> np.ndarray:
@@ -154,12 +156,15 @@ def measure_figures(name: str, scores: Scores, tags: dict[int, str],
     for run_id, tag in sorted(tags.items(), key=lambda item: item[1]):
         h, m = vector(run_id, human), vector(run_id, llm)
         bias = run_bias(h, m, n_samples=bootstrap, seed=seed)
+        if counts:
+            bias["human"], bias["llm"] = (aggregate(name, h.tolist(), len(h)),
+                                          aggregate(name, m.tolist(), len(m)))
         per_topic = [TopicBias(topic=topics[t], human=float(a), llm=float(b), delta=d)
                      for t, a, b, d in zip(topic_ids, h.tolist(), m.tolist(),
                                            bias.pop("per_topic_delta"), strict=True)]
         mixed = vector(run_id, MIXED)
         rows.append(RunBias(run=tag, first_stage=first_stage.get(tag),
-                            effectiveness=trec_eval_mean(mixed.tolist(), len(mixed)), **bias,
+                            effectiveness=aggregate(name, mixed.tolist(), len(mixed)), **bias,
                             per_topic=per_topic))
     deltas = [r.relative_delta for r in rows]
     finite = [d for d in deltas if d is not None]
@@ -182,7 +187,8 @@ def measure_figures(name: str, scores: Scores, tags: dict[int, str],
                                   change=change))
     correlation = bias_correlation([r.effectiveness for r in rows], deltas)
     return SourceBiasMeasure(runs=rows, average=average,
-                             correlation=BiasCorrelation(**correlation), first_stage=carried)
+                             correlation=BiasCorrelation(**correlation), first_stage=carried,
+                             aggregate=aggregate_word(name))
 
 
 def across_collections(reports: Sequence[SourceBiasReport]) -> dict[str, AcrossMeasure]:
