@@ -19,16 +19,19 @@ from tests.builders import COLLECTION, Seeded
 def seeded(seeded_url: tuple[str, Seeded]) -> Iterator[Seeded]:
     url, seed = seeded_url
     os.environ["TCDB_DATABASE_URL"] = url
+    first = seed.labels[0]
+    for i, tag in enumerate(r.run for r in api.runs(COLLECTION, first).runs):
+        api.run_update(COLLECTION, first, [tag], submitted=f"2024-01-{i + 1:02d}")
     yield seed
     os.environ.pop("TCDB_DATABASE_URL", None)
 
 
-def _oracle(snapshot: str, tag: str, measure: str, folder: Path) -> float:
-    """ir_measures' aggregate of `measure` for the exported run on the exported original
-    qrels."""
+def _oracle(snapshot: str, tag: str, measure: str, folder: Path, qrels_set: str = "original"
+            ) -> float:
+    """ir_measures' aggregate of `measure` for the exported run on the exported qrels set."""
     run = api.run_export(COLLECTION, snapshot, tag, out=folder / f"{snapshot}-{tag}.run")
-    qrels = folder / f"{snapshot}.qrels"
-    api.qrels_export(COLLECTION, snapshot, "original", out=qrels)
+    qrels = folder / f"{snapshot}-{qrels_set}.qrels"
+    api.qrels_export(COLLECTION, snapshot, qrels_set, out=qrels)
     parsed = ir_measures.parse_measure(measure)
     found = ir_measures.calc_aggregate([parsed], ir_measures.read_trec_qrels(str(qrels)),
                                        ir_measures.read_trec_run(str(run.out)))
@@ -72,3 +75,29 @@ def test_persistence_sums_counts(seeded: Seeded, tmp_path: Path) -> None:
     assert ap.arp[first] == pytest.approx(_oracle(first, ap.runs[first], "AP", tmp_path),
                                           abs=1e-9)
     assert "ARP of NumRet: the sum over topics" in result.paper_table().caption
+
+
+def test_leaderboard_sums_counts(seeded: Seeded, tmp_path: Path) -> None:
+    first = seeded.labels[0]
+    result = api.leaderboard(COLLECTION, first, measure="NumRet(rel=1)", permutations=0)
+    assert result.aggregate == "sum"
+    sums = {r.run: _oracle(first, r.run, "NumRet(rel=1)", tmp_path) for r in result.runs}
+    best = None
+    for run in result.runs:
+        assert run.mean == pytest.approx(sums[run.run], abs=1e-9)
+        best = run.mean if best is None else max(best, run.mean)
+        assert run.state_of_the_art == pytest.approx(best, abs=1e-9)
+    assert "Leaderboard over time: sum NumRet(rel=1)" in result.paper_table().caption
+    means = api.leaderboard(COLLECTION, first, measure="AP", permutations=0)
+    assert means.aggregate == "mean"
+
+
+def test_reusability_sums_counts(seeded: Seeded, tmp_path: Path) -> None:
+    last = seeded.labels[-1]
+    result = api.reusability(COLLECTION, last, vs="expanded", measures=["NumRet(rel=1)"])
+    figures = result.measures["NumRet(rel=1)"]
+    for run in figures.runs:
+        assert run.score_a == pytest.approx(
+            _oracle(last, run.run, "NumRet(rel=1)", tmp_path), abs=1e-9)
+        assert run.score_b == pytest.approx(
+            _oracle(last, run.run, "NumRet(rel=1)", tmp_path, "expanded"), abs=1e-9)

@@ -99,15 +99,24 @@ def mean_scores(
     per_topic: pd.DataFrame,
     topics: Iterable[Any] | None = None,
     measure: str | None = None,
+    aggregate_as: str | None = None,
 ) -> pd.Series:
     """Mean score per run over `topics` (default: all topics seen), `trec_eval -c` style: the
-    one mean of `tcdb.analysis.means` (exact sum, rounded), so equal means tie."""
-    from tcdb.analysis.means import column_means
+    one mean of `tcdb.analysis.means` (exact sum, rounded), so equal means tie. With
+    `aggregate_as` a count measure (NumRet…) is summed instead, as trec_eval's `all` line:
+    over one topic list the same order, so every τ stays the same."""
+    import pandas as pd
+
+    from tcdb.analysis.means import aggregate, column_means, sums_over_topics
 
     wide = wide_scores(per_topic, topics=topics, measure=measure)
     if wide.shape[0] == 0:
         raise ValueError("no topics to average over")
-    means = column_means(wide)
+    if aggregate_as is not None and sums_over_topics(aggregate_as):
+        means = pd.Series({c: aggregate(aggregate_as, wide[c].tolist(), wide.shape[0])
+                           for c in wide.columns}, dtype="float64")
+    else:
+        means = column_means(wide)
     means.index.name = wide.columns.name
     means.name = "mean"
     return means

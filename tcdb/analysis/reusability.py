@@ -197,8 +197,10 @@ def reusability_report(
     qrels_b: pd.DataFrame | None = None,
     relevant_min_grade: int = 1,
     k: int | None = None,
+    measure: str | None = None,
 ) -> dict[str, Any]:
-    """The reusability figures as a JSON-able dict (NaN becomes None).
+    """The reusability figures as a JSON-able dict (NaN becomes None); the scores of a count
+    `measure` (NumRet…) are sums over the topics (the same ranks and τ).
 
     Keys: `kendall_tau` (tie-omitting), `tau_b`, `tau_ap` (truth = the ranking under B, the
     more completely judged qrels, unless `tau_ap_truth="a"`), `n_runs`, `n_topics`,
@@ -207,8 +209,8 @@ def reusability_report(
     `n_retrieved, unjudged_a, new_relevant_b` when the run table and both qrels are given.
     """
     topic_list = union_topics(per_topic_a, per_topic_b, topics)
-    mean_a = mean_scores(per_topic_a, topics=topic_list)
-    mean_b = mean_scores(per_topic_b, topics=topic_list)
+    mean_a = mean_scores(per_topic_a, topics=topic_list, aggregate_as=measure)
+    mean_b = mean_scores(per_topic_b, topics=topic_list, aggregate_as=measure)
     if set(mean_a.index) != set(mean_b.index):
         raise ValueError("per-topic scores under A and B must cover the same runs")
     mean_b = mean_b.reindex(mean_a.index)

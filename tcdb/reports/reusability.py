@@ -241,7 +241,7 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
             continue
         per_a = per_topic_frame(scores_a, usable, tags, mid or 0, topic_names)
         per_b = per_topic_frame(scores_b, usable, tags, mid or 0, topic_names)
-        figures = analyse(per_a, per_b, topics=list(topic_names.values()),
+        figures = analyse(per_a, per_b, topics=list(topic_names.values()), measure=name,
                           threshold=request.threshold)
         run_rows = []
         for entry in figures["runs"]:
