@@ -69,14 +69,22 @@ BOX = re.compile("[\u2500-\u257f]")
 def on_terminal(width: int, columns: list[str], rows: list[list[Any]],
                 title: str | None) -> bytes:
     """What `print_table` writes to a pseudo-terminal `width` columns wide: the raw bytes."""
+    spec = json.dumps({"columns": columns, "rows": rows, "title": title})
+    return run_on_terminal(width, [sys.executable, "-c", SNIPPET, spec])
+
+
+def run_on_terminal(width: int, argv: list[str], env_extra: dict[str, str] | None = None,
+                    timeout: float = 60) -> bytes:
+    """What the program `argv` writes to a pseudo-terminal `width` columns wide (stdin and
+    stdout on the terminal, as on a person's screen): the raw bytes. Shared with
+    test_report_commands_pty.py."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, width, 0, 0))
     env = {k: v for k, v in os.environ.items()
            if k not in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE",
                         "JUPYTER_COLUMNS", "LINES")}
-    env.update(COLUMNS=str(width), TERM="xterm-256color")
-    spec = json.dumps({"columns": columns, "rows": rows, "title": title})
-    process = subprocess.Popen([sys.executable, "-c", SNIPPET, spec], stdin=slave, stdout=slave,
+    env.update(COLUMNS=str(width), TERM="xterm-256color", **(env_extra or {}))
+    process = subprocess.Popen(argv, stdin=slave, stdout=slave,
                                stderr=subprocess.PIPE, env=env, close_fds=True)
     os.close(slave)
     chunks = []
@@ -89,7 +97,7 @@ def on_terminal(width: int, columns: list[str], rows: list[list[Any]],
             break
         chunks.append(data)
     os.close(master)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=timeout)
     assert process.returncode == 0, err.decode()
     return b"".join(chunks)
 

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 console = Console(soft_wrap=True)
+# On a terminal a line of prose wider than the screen wraps at spaces (the terminal itself
+# would cut it mid-word); piped, every line stays whole for the next program.
+console.soft_wrap = not console.is_terminal
 err_console = Console(stderr=True)
 
 # What data must never write to a terminal raw: C0 controls (ESC starts the sequences that
@@ -200,7 +203,7 @@ def _show_table(names: list[str], cells: list[list[str]], numeric: list[bool],
                          overflow="fold", no_wrap=i not in (fold or ()))
     for row in cells:
         table.add_row(*(Text(row[i]) for i in shown))
-    console.print(table, emoji=False)
+    console.print(table, emoji=False, soft_wrap=True)
 
 
 def _show_title(title: str) -> None:
