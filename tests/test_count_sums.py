@@ -101,3 +101,14 @@ def test_reusability_sums_counts(seeded: Seeded, tmp_path: Path) -> None:
             _oracle(last, run.run, "NumRet(rel=1)", tmp_path), abs=1e-9)
         assert run.score_b == pytest.approx(
             _oracle(last, run.run, "NumRet(rel=1)", tmp_path, "expanded"), abs=1e-9)
+
+
+def test_leave_out_sums_counts(seeded: Seeded, tmp_path: Path) -> None:
+    last = seeded.labels[-1]
+    result = api.leave_out(COLLECTION, last, qrels="original", depth=5,
+                           measures=["NumRet(rel=1)"])
+    runs = [run for group in result.measures["NumRet(rel=1)"].groups for run in group.runs]
+    assert runs
+    for run in runs:  # the full qrels' figure: ir_measures' sum
+        assert run.score_full == pytest.approx(
+            _oracle(last, run.run, "NumRet(rel=1)", tmp_path), abs=1e-9)

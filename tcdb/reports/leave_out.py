@@ -221,7 +221,7 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
         usable = [r for r in run_ids if (r, mid) in done]
         figures = [_group_figures(group, [r.pk for r in runs], full_scores,
                                   reduced_scores[group], usable, tags, mid, topic_names,
-                                  stored_as[group], removed[group])
+                                  stored_as[group], removed[group], measure=name)
                    for group, runs in groups.items()]
         measures[name] = LeaveOutMeasure(n_runs=len(usable), groups=figures)
     return LeaveOutResult(
@@ -251,9 +251,10 @@ def _contributing_groups(runs: list[Run], by: Grouping, snapshot: str) -> dict[s
 
 def _group_figures(group: str, mine: list[int], full_scores: ScoreMap, reduced_scores: ScoreMap,
                    usable: list[int], tags: dict[int, str], mid: int,
-                   topic_names: dict[int, str], stored_as: str | None, n_removed: int
-                   ) -> LeaveOutGroup:
-    """One group's rank changes and τ: its runs on the reduced qrels, the others on the full."""
+                   topic_names: dict[int, str], stored_as: str | None, n_removed: int,
+                   measure: str | None = None) -> LeaveOutGroup:
+    """One group's rank changes and τ: its runs on the reduced qrels, the others on the full
+    (a count `measure`'s scores summed over the topics: the same ranks and τ)."""
     from tcdb.analysis import json_float, mean_scores
     from tcdb.analysis.rank_correlation import goodman_kruskal_gamma, tau_ap, tau_b
     from tcdb.analysis.reusability import rank_changes
@@ -261,12 +262,12 @@ def _group_figures(group: str, mine: list[int], full_scores: ScoreMap, reduced_s
 
     topic_list = list(topic_names.values())
     mean_full = mean_scores(per_topic_frame(full_scores, usable, tags, mid, topic_names),
-                            topics=topic_list)
+                            topics=topic_list, aggregate_as=measure)
     reduced = per_topic_frame(reduced_scores, [r for r in mine if r in usable], tags, mid,
                               topic_names)
     mean_reduced = mean_full.copy()
     if not reduced.empty:
-        mean_reduced.update(mean_scores(reduced, topics=topic_list))
+        mean_reduced.update(mean_scores(reduced, topics=topic_list, aggregate_as=measure))
     changes = rank_changes(mean_full, mean_reduced)
     own = changes[changes["run"].isin({tags[r] for r in mine})]
     entries = [LeaveOutRun(run=row.run, score_full=float(row.score_a),
