@@ -6,6 +6,10 @@ when each resample draws as many topics as the subset has (with replacement, see
 over the subset (the judged topics of a topic set — e.g. the topics an LLM has likely not seen,
 `tcdb topics set import`), and whether the subset mean falls below, inside or above the
 interval (`tcdb.analysis.subset`). Missing scores are computed first unless told not to.
+
+A count (NumRet…) is averaged here, not summed as trec_eval's `all` line sums it: the report
+sets a subset's figure against the full topic set's, and only a per-topic mean compares across
+topic sets of different sizes (a sum over fewer topics is smaller by construction).
 """
 
 from __future__ import annotations
