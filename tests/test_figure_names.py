@@ -50,9 +50,6 @@ _QRELS_OTHERWISE = {
     "snapshot_ingest": "the name the ingested set is stored under",
     "scores_import": "the set imported scores were computed on: no default can know it",
     "assessor_agreement": "the first assessor's set: the pool's pooled set by default",
-    "source_bias": "None: the snapshot's designated original set, whatever its name",
-    "qrels_by_source": "None: the snapshot's designated original set, whatever its name",
-    "literature_report": "None: the snapshot's designated original set, whatever its name",
 }
 _TOPICS_OTHERWISE = {
     "subset_ci": "the subset itself, required",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, format_p, print_table
+from tcdb.cli.output import console, format_p, print_table, topics_said
 from tcdb.vocabulary import bootstrap_said
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ _DESIGN = {"all-pairs": "all pairs, one family", "baseline": "every run vs {base
 def show_compare(report: CompareResult) -> None:
     """The compare report as tables of at most eight columns."""
     family = report.family
-    where = f" · topic set {report.topic_set}" if report.topic_set else ""
+    where = topics_said(report.topic_set)
     console.print(f"{report.collection} / {report.snapshot} · qrels {report.qrels} · "
                   f"{report.measure} · {report.n_topics} topics{where}", highlight=False,
                   markup=False)

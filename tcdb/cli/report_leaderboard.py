@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, format_p, print_table
+from tcdb.cli.output import console, format_p, print_table, topics_said
 
 if TYPE_CHECKING:
     from tcdb.reports.leaderboard import LeaderboardResult
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def show_leaderboard(report: LeaderboardResult) -> None:
     """The runs by date, then the chain in one line; every line fits 80 columns."""
-    where = f" · topic set {report.topic_set}" if report.topic_set else ""
+    where = topics_said(report.topic_set)
     console.print(f"{report.collection} / {report.snapshot} · qrels {report.qrels} · "
                   f"{report.measure} · {report.n_topics} topics{where}", highlight=False,
                   markup=False)

@@ -33,7 +33,11 @@ def _n(value: float | None) -> str:
 
 
 def _in_set(topic_set: str | None) -> str:
-    return f" in topic set {topic_set}" if topic_set else ""
+    """` in topic set NAME`; nothing for all and core (the report is over core topics)."""
+    from tcdb.reports.fields import topic_set_name
+
+    chosen = topic_set_name(topic_set)
+    return f" in topic set {chosen}" if chosen else ""
 
 
 def _show_topic_deltas(report: TopicDeltasResult) -> None:

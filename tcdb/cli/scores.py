@@ -94,6 +94,9 @@ def _show_per_topic(result: PerTopicScoresResult, csv_output: bool = False) -> N
 def subset_title(frame: pd.DataFrame, topics: str | None) -> str:
     """` · topic set S (n topics)` over a topic set, so nobody takes its means for the full
     ones; empty without one."""
+    from tcdb.reports.fields import topic_set_name
+
+    topics = topic_set_name(topics)  # all and core: every qrels topic of the one snapshot
     if topics is None:
         return ""
     if "n_topics" in frame and not frame.empty:

@@ -24,6 +24,7 @@ from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, FieldError, InputError
 from tcdb.operations import Database, Request, Result, argument, operation, option
+from tcdb.reports.fields import qrels_option
 from tcdb.schema import QrelsKind, QrelsSet, Snapshot
 
 if TYPE_CHECKING:
@@ -147,8 +148,7 @@ class QrelsBySourceRequest(Request):
     snapshot: str = argument(help="Snapshot label.")
     prefix: str = argument(help="Name prefix of the new sets: PREFIX-human, PREFIX-llm, "
                            "PREFIX-mixed.")
-    qrels: str | None = option(None, help="The qrels set to split (default: the snapshot's "
-                               "original qrels).")
+    qrels: str = qrels_option()  # original: the snapshot's designated original set
     human: str = option(HUMAN, metavar="LABEL", help="Source label of human-written documents.")
     llm: str = option(LLM, metavar="LABEL", help="Source label of LLM-generated documents.")
     twins: bool = option(True, help="Copy an original's judgment to its LLM twin when the twin "
@@ -209,7 +209,8 @@ def qrels_by_source(request: QrelsBySourceRequest, db: Database) -> QrelsBySourc
 
 
 def parent_name(snap: Snapshot, qrels: str | None) -> str:
-    """The qrels set to restrict: the one named, else the snapshot's designated original."""
+    """The qrels set to restrict: the one named, else the snapshot's designated original
+    (`original` is it too, read by `tcdb.judging.qrels.get_qrels_set`)."""
     if qrels is not None:
         return qrels
     if snap.original_qrels is None:

@@ -264,10 +264,22 @@ def export_qrels(collection: str, snapshot: str, name: str, out: Path | str,
             "n_topics": len({r.topic_id for r in records})}
 
 
+ORIGINAL = "original"  # every report's default `qrels` (`tcdb.reports.fields.QRELS_DEFAULT`)
+
+
 def get_qrels_set(session: Session, snapshot: Snapshot, name: str) -> QrelsSet:
-    """A snapshot's qrels set by name; NotFoundError names the sets it has."""
+    """A snapshot's qrels set by name; NotFoundError names the sets it has.
+
+    `original` with no set literally so named is the snapshot's designated original set
+    (`snapshot.original_qrels`, recorded by `designate_original` at ingest), whatever its
+    name. Why: the default `qrels` of every report must mean one set on every snapshot.
+    """
     found = session.exec(select(QrelsSet).where(
         QrelsSet.snapshot_id == snapshot.pk, QrelsSet.name == name)).first()
+    if found is None and name == ORIGINAL and snapshot.original_qrels is not None:
+        found = session.exec(select(QrelsSet).where(
+            QrelsSet.snapshot_id == snapshot.pk,
+            QrelsSet.name == snapshot.original_qrels)).first()
     if found is None:
         names = session.exec(select(QrelsSet.name).where(
             QrelsSet.snapshot_id == snapshot.pk).order_by(col(QrelsSet.name))).all()

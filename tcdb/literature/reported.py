@@ -31,6 +31,7 @@ from tcdb.literature.results import (
 )
 from tcdb.operations import Database, Request, argument, operation, option
 from tcdb.operations.lineage import lineage_of
+from tcdb.reports.fields import QRELS_DEFAULT, qrels_option
 from tcdb.schema import ReportedResult
 from tcdb.storage.db import bulk_insert, is_integrity_error, session_scope
 
@@ -172,8 +173,7 @@ class LiteratureReportRequest(Request):
     reference_name: str | None = option(None, metavar="NAME", help="What the reference is.")
     reference_run: str | None = option(None, metavar="SNAPSHOT/RUN", help="Gains over this "
                                        "stored run's mean of the metric (scored when missing).")
-    qrels: str | None = option(None, help="Qrels set of the reference run (default: the "
-                               "snapshot's original qrels).")
+    qrels: str = qrels_option()  # of the reference run; original: the designated original
 
 
 @operation("literature_report", command="literature report")
@@ -219,7 +219,7 @@ def _reference(collection: str, metric: str, value: float | None, name: str | No
     if value is not None and run is not None:
         raise FieldError("reference_value/reference_run", "give one reference, a value or "
                          "a run")
-    if qrels is not None and run is None:
+    if qrels not in (None, QRELS_DEFAULT) and run is None:  # the default asks for nothing
         raise FieldError("qrels", "names the qrels set of the reference run: give that too")
     if name is not None and value is None and run is None:
         raise FieldError("reference_name", "names the reference value: give that too")

@@ -33,6 +33,11 @@ def topic_set_topic_ids(session: Session, collection: str, name: str) -> set[int
 
 
 def get_topic_set(session: Session, collection: str, name: str) -> TopicSet:
+    """A collection's topic set by name (`set:NAME` names it too: the way to a set called
+    `all` or `core`); NotFoundError names the sets that exist."""
+    from tcdb.reports.fields import SET_PREFIX
+
+    name = name.removeprefix(SET_PREFIX)
     coll = get_collection(session, collection)
     found = session.execute(select(TopicSet).where(
         col(TopicSet.collection_id) == coll.id, col(TopicSet.name) == name)).scalar_one_or_none()

@@ -8,16 +8,16 @@ it, and refused `--topics core`).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-from pydantic import BeforeValidator
+from typing import Any
 
 from tcdb.operations.request import option
 
 QRELS_DEFAULT = "original"
 QRELS_HELP = "Qrels set name (default: original)."
-TOPICS_HELP = "all, core (judged in every compared snapshot) or a topic set name."
+TOPICS_HELP = ("all, core (judged in every compared snapshot) or a topic set name (set:NAME "
+               "for a set named all or core).")
 WHOLE = ("all", "core")  # every judged topic; on one snapshot core is all of them
+SET_PREFIX = "set:"  # `set:core` is the topic set named core, `core` the core topics
 
 
 def qrels_option(**kwargs: Any) -> Any:
@@ -31,17 +31,25 @@ def topics_option() -> Any:
     return option("all", metavar="TOPICS", help=TOPICS_HELP)
 
 
-def _set_or_whole(value: Any) -> Any:
-    """`all` and `core` as None (no topic set: every judged topic), a set's name as it is."""
-    return None if isinstance(value, str) and value in WHOLE else value
+def topic_set_name(selection: str | None) -> str | None:
+    """The topic set a selection names: None for `all` and `core` (every judged topic, on one
+    snapshot and over the core topics two snapshots share alike), else the set's name.
+
+    Why: `all` and `core` are always the selection words, so a selection means one thing
+    everywhere; a topic set that is itself named `all` or `core` is `set:all` / `set:core`
+    (`tcdb.queries.topics.get_topic_set` reads the prefix off).
+    """
+    if selection is None or selection in WHOLE:
+        return None
+    return selection.removeprefix(SET_PREFIX)
 
 
-# A `topics` field of a request that reads a topic set's name (None: no restriction), taking
-# `all` and `core` too: on one snapshot, and over the core topics two snapshots share, both
-# are every topic the report already averages over.
-TopicSet = Annotated[str | None, BeforeValidator(_set_or_whole)]
+# A `topics` field of a request: `all`, `core` or a topic set's name, kept as given so the
+# result echoes the selection the user made; resolved by `tcdb.reports.common.select_topics`.
+TopicSet = str
 
 
 def topic_set_option() -> Any:
-    """`topics` for requests whose field is a `TopicSet`: the same help as `topics_option`."""
-    return option(None, metavar="TOPICS", help=TOPICS_HELP)
+    """`topics` for requests whose field is a `TopicSet`: the same default and help as
+    `topics_option`."""
+    return topics_option()

@@ -72,7 +72,7 @@ def compare_paper(result: CompareResult, test: str = "t") -> PaperTable:
     else:
         legend = (f"Superscripts: the letters of the runs this run is significantly better "
                   f"than (p < {result.alpha:g}, {how} within each family: {design}).")
-    topics = f"topic set {result.topic_set}" if result.topic_set else "every judged topic"
+    topics = _topics_said(result.topic_set)
     caption = (f"{result.aggregate.capitalize()} {result.measure} on {result.collection} "
                f"{result.snapshot}, qrels "
                f"{result.qrels}, {topics} ({result.n_topics} topics); best in bold. {legend}")
@@ -80,6 +80,15 @@ def compare_paper(result: CompareResult, test: str = "t") -> PaperTable:
                       marks=[{result.measure: marks[r.run]} for r in result.runs],
                       caption=caption, label="tab:compare", lineage=result.lineage,
                       notes=_bootstrap_note(result.bootstrap, result.seed))
+
+
+def _topics_said(selection: str | None) -> str:
+    """A caption's topics: a named set, else every judged topic (all and core alike on one
+    snapshot)."""
+    from tcdb.reports.fields import topic_set_name
+
+    name = topic_set_name(selection)
+    return "every judged topic" if name is None else f"topic set {name}"
 
 
 def _bootstrap_note(samples: int, seed: int) -> list[str]:
@@ -95,7 +104,7 @@ def leaderboard_paper(result: LeaderboardResult) -> PaperTable:
              r.previous_sota, r.p_corrected] for r in result.runs]
     marks = [{m: BETTER if r.is_sota and r.significant else ""} for r in result.runs]
     how = _test(result.test, result.correction)
-    topics = f"topic set {result.topic_set}" if result.topic_set else "every judged topic"
+    topics = _topics_said(result.topic_set)
     caption = (f"Leaderboard over time: {result.aggregate} {m} on {result.collection} "
                f"{result.snapshot}, "
                f"qrels {result.qrels}, {topics} ({result.n_topics} topics), in submission "

@@ -18,7 +18,7 @@ from pydantic import BaseModel, field_validator
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicSet, topic_set_option
+from tcdb.reports.fields import TopicSet, topic_set_name, topic_set_option
 from tcdb.sorting import natural_key
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def ranking_agreement(request: RankingAgreementRequest, db: Database) -> Ranking
         names = {label: snapshot_topics(conn, get_snapshot(session, collection, label).pk)
                  for label in (a, b)}
         common = core_topic_ids(session, collection, [a, b])
-        if topics is not None:
+        if topic_set_name(topics) is not None:  # all and core: every core topic
             common &= topic_set_topic_ids(session, collection, topics)
             if not common:
                 raise FieldError("topics", f"topic set {topics!r} has no topic both "

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlmodel import col
 
-from tcdb.errors import FieldError, InputError, NotFoundError
+from tcdb.errors import InputError, NotFoundError
 from tcdb.sorting import natural_key
 from tcdb.storage.db import session_scope
 
@@ -69,8 +69,8 @@ def load_run_scores(
         relevant_documents,
         relevant_ranks,
         score_rows,
-        topic_set_topic_ids,
     )
+    from tcdb.reports.common import select_topics
     from tcdb.runs import get_runs
     from tcdb.schema import System
     from tcdb.scoring.evaluate import evaluate
@@ -101,12 +101,9 @@ def load_run_scores(
         judged = qrels_topics(conn, qset.pk, snap.pk)
         if not judged:
             raise InputError(qrels, None, f"qrels set {qrels!r} judges no topics")
-        if topics is not None:
-            members = topic_set_topic_ids(session, collection, topics)
-            judged = {t: ext for t, ext in judged.items() if t in members}
-            if not judged:
-                raise FieldError("topics", f"qrels set {qrels!r} judges no topic of topic "
-                                 f"set {topics!r}")
+        if topics is not None:  # all, core or a topic set (None: all)
+            judged = {t: judged[t] for t in select_topics(session, collection, snap,
+                                                          list(judged), topics)}
         got: dict[int, dict[int, float]] = {}
         for run_id, _, topic_id, value in score_rows(conn, qset.pk, run_ids, [mid]):
             got.setdefault(run_id, {})[topic_id] = value

@@ -26,7 +26,7 @@ from pydantic import BaseModel, field_validator
 from tcdb.judging.by_source import HUMAN, LLM, MIXED
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import topics_option
+from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.reports.source_bias_figures import (
     AcrossMeasure,
     SourceBiasReport,
@@ -51,8 +51,7 @@ class SourceBiasRequest(Request):
     measures: Labels = option(["nDCG@10"], short="-m",
                               help="Measure (repeat), e.g. nDCG@1, nDCG@10.")
     runs: Labels | None = option(None, help="Only these run tags (repeat).")
-    qrels: str | None = option(None, help="The qrels set to split by source (default: the "
-                               "snapshot's original qrels).")
+    qrels: str = qrels_option()  # original: the snapshot's designated original set
     human: str = option(HUMAN, metavar="LABEL", help="Source label of human-written documents.")
     llm: str = option(LLM, metavar="LABEL", help="Source label of LLM-generated documents.")
     twins: bool = option(True, help="Copy an original's judgment to its LLM twin when the twin "

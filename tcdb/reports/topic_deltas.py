@@ -19,7 +19,7 @@ from pydantic import BaseModel, field_validator
 from tcdb.errors import ConflictError, FieldError, NotFoundError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicSet, topic_set_option
+from tcdb.reports.fields import TopicSet, topic_set_name, topic_set_option
 from tcdb.reports.persistence_scores import SEVERAL_RUNS, load_persistence_scores
 from tcdb.reports.ranking_agreement import two_snapshots
 from tcdb.sorting import natural_key
@@ -110,7 +110,8 @@ def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult
 
     a, b = request.snapshots
     topics, pivot = request.topics, request.pivot
-    members = topic_set_members(request.collection, topics) if topics is not None else None
+    chosen = topic_set_name(topics)  # all and core: every core topic
+    members = topic_set_members(request.collection, chosen) if chosen is not None else None
     data = load_persistence_scores(request.collection, [a, b], [request.measure], request.qrels,
                                    "core", compute=request.compute, systems=[request.system],
                                    keep=pivot)
@@ -150,7 +151,7 @@ def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult
         lineage=lineage_of(request.collection, runs=[
             (label, tag) for system in (followed, pivot_label) if system is not None
             for label, tag in data.runs[name][system].items()],
-            qrels=list(data.qrels.items()), topics=topics or "core", measures=[name]))
+            qrels=list(data.qrels.items()), topics=topics, measures=[name]))
 
 
 def _resolve(runs: dict[str, dict[str, str]], skipped: list[dict[str, str]], wanted: str,

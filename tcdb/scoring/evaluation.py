@@ -17,7 +17,7 @@ from pydantic import model_validator
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
-from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
+from tcdb.reports.fields import TopicSet, qrels_option, topic_set_name, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
 from tcdb.scoring.evaluate import EvaluationReport
 from tcdb.scoring.score_operations import MeanScore
@@ -55,7 +55,7 @@ class EvaluateRequest(Request):
     @model_validator(mode="after")
     def _one_way(self) -> Self:
         if self.run_from is not None:
-            if self.topics is not None:
+            if topic_set_name(self.topics) is not None:
                 raise FieldError("run_from/topics", "give one of them, not both")
             if self.residual_of is not None:
                 raise FieldError("run_from/residual_of", "give one of them, not both")
@@ -107,11 +107,12 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
     from tcdb.scoring.evaluate import evaluate as store_scores
     from tcdb.scoring.scores import score_table
 
-    if request.topics is not None:  # an unknown set fails before anything is computed
+    chosen = topic_set_name(request.topics)
+    if chosen is not None:  # an unknown set fails before anything is computed
         from tcdb.queries import topic_set_topic_ids
 
         with db.session() as session:
-            topic_set_topic_ids(session, request.collection, request.topics)
+            topic_set_topic_ids(session, request.collection, chosen)
     report = store_scores(request.collection, request.snapshot, request.qrels,
                           request.measures, request.runs or None,
                           residual_of=request.residual_of, progress=sys.stderr.isatty())
@@ -143,7 +144,8 @@ def _evaluate_from(request: EvaluateRequest) -> EvaluateResult:
                      topic_set=None) for m in cross.means]
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=request.run_from, residual_of=None,
-                          topics=None, report=report, means=means, unmapped=cross.unmapped,
+                          topics=request.topics, report=report, means=means,
+                          unmapped=cross.unmapped,
                           lineage=_lineage(request, means))
 
 

@@ -110,8 +110,11 @@ def _table(
                                                    residual_of_id):
         values.setdefault((run_id, mid), {})[topic_id] = value
     qtopics = qrels_topics(conn, qset.pk, snap.pk)
-    if topic_set is not None:
-        qtopics = _in_topic_set(session, collection, qtopics, topic_set, qset.name)
+    from tcdb.reports.fields import topic_set_name
+
+    selection, topic_set = topic_set, topic_set_name(topic_set)  # the row's: None over all
+    if topic_set is not None and selection is not None:  # all, core: every qrels topic
+        qtopics = _in_topic_set(session, collection, snap, qtopics, selection, qset.name)
         values = {key: {t: v for t, v in got.items() if t in qtopics}
                   for key, got in values.items()}
     all_topics = snapshot_topics(conn, snap.pk)
@@ -139,18 +142,19 @@ def _table(
     return pd.DataFrame(rows, columns=columns)
 
 
-def _in_topic_set(session: Session, collection: str, qtopics: dict[int, str], topic_set: str,
-                  qrels: str) -> dict[int, str]:
-    """The qrels topics in the topic set; none is an error (a mean over nothing is no mean)."""
+def _in_topic_set(session: Session, collection: str, snap: Snapshot, qtopics: dict[int, str],
+                  selection: str, qrels: str) -> dict[int, str]:
+    """The qrels topics under the selection (all / core / a topic set, resolved by the
+    reports' `select_topics`); none is an error (a mean over nothing is no mean)."""
     from tcdb.errors import FieldError
-    from tcdb.queries import topic_set_topic_ids
+    from tcdb.reports.common import select_topics
 
-    members = topic_set_topic_ids(session, collection, topic_set)
-    kept = {t: name for t, name in qtopics.items() if t in members}
-    if not kept:
-        raise FieldError("topics", f"topic set {topic_set!r} has no topic judged in qrels "
-                         f"set {qrels!r}")
-    return kept
+    try:
+        kept = select_topics(session, collection, snap, list(qtopics), selection)
+    except FieldError as error:
+        raise FieldError("topics", f"topic set {selection!r} has no topic judged in qrels "
+                         f"set {qrels!r}") from error
+    return {t: qtopics[t] for t in kept}
 
 
 def _mean(measure: str, got: dict[int, float], qtopics: dict[int, str], n_topics: int,

@@ -1,0 +1,110 @@
+"""`--topics` and `--qrels` mean one thing in every report (issue 31, item 4): the selection is
+echoed as given (`all`, `core` or a set's name), a topic set that is itself named `core` is
+`set:core`, and `original` is the snapshot's designated original qrels whatever its name."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders import build_snapshot, write_run_file
+
+C = "echo"
+DOCS = {f"d{i}": f"text {i}" for i in range(10)}
+TOPICS = {str(t): f"query {t}" for t in range(1, 6)}
+QRELS = [(str(t), f"d{t}", 1) for t in range(1, 6)]
+# P@1 by hand: A hits topics 1, 2, 3 (3/5); B hits 4, 5 (2/5)
+RUN_A = [("1", "d1", 3.0), ("2", "d2", 3.0), ("3", "d3", 3.0), ("4", "d9", 3.0)]
+RUN_B = [("1", "d9", 2.0), ("4", "d4", 2.0), ("5", "d5", 2.0)]
+
+
+@pytest.fixture
+def snap(db: str, tmp_path: Path) -> Path:
+    """One snapshot whose original qrels are stored as `trec-qrels` (not `original`), runs A
+    and B dated, and topic sets `core` = {1, 2} and `pair` = {4, 5}."""
+    from tcdb import api
+    from tcdb.runs import import_run
+
+    build_snapshot(tmp_path, C, "s1", DOCS, TOPICS, QRELS, qrels_name="trec-qrels")
+    import_run(C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A),
+               submitted=dt.date(2020, 1, 1))
+    import_run(C, "s1", write_run_file(tmp_path / "runs", "B", RUN_B),
+               submitted=dt.date(2021, 1, 1))
+    api.topic_set_create(collection=C, name="core", snapshot="s1", topic_ids=["1", "2"])
+    api.topic_set_create(collection=C, name="pair", snapshot="s1", topic_ids=["4", "5"])
+    return tmp_path
+
+
+def _means(frame: Any) -> dict[str, float]:
+    return dict(zip(frame["run"], frame["value"], strict=True))
+
+
+def test_original_is_the_designated_original_set(snap: Path) -> None:
+    from tcdb import api
+
+    default = api.scores(C, "s1", measures="P@1")
+    named = api.scores(C, "s1", qrels="trec-qrels", measures="P@1")
+    assert _means(default.to_frame()) == pytest.approx({"A": 0.6, "B": 0.4})
+    assert _means(default.to_frame()) == _means(named.to_frame())
+    # the lineage finds the set behind `original`: its checksum, not "unknown"
+    assert default.lineage is not None and named.lineage is not None
+    assert default.lineage.qrels[0].kind == "original"
+    assert default.lineage.qrels[0].checksum == named.lineage.qrels[0].checksum
+
+
+@pytest.mark.parametrize("given, set_name, means", [
+    ("all", None, {"A": 0.6, "B": 0.4}),
+    ("core", None, {"A": 0.6, "B": 0.4}),  # on one snapshot the core topics are every topic
+    ("set:core", "core", {"A": 1.0, "B": 0.0}),  # the set named core: topics 1 and 2
+    ("pair", "pair", {"A": 0.0, "B": 1.0}),
+])
+def test_scores_and_evaluate_echo_the_selection(snap: Path, given: str, set_name: str | None,
+                                                means: dict[str, float]) -> None:
+    from tcdb import api
+
+    result = api.scores(C, "s1", measures="P@1", topics=given)
+    assert result.topics == given
+    frame = result.to_frame()
+    assert _means(frame) == pytest.approx(means)
+    assert list(frame["topic_set"].where(frame["topic_set"].notna(), None)) == [set_name] * 2
+    assert api.evaluate(C, "s1", measures=["P@1"], topics=given).topics == given
+
+
+@pytest.mark.parametrize("given, n_topics", [("all", 5), ("core", 5), ("set:core", 2),
+                                             ("pair", 2)])
+def test_compare_and_leaderboard_echo_the_selection(snap: Path, given: str,
+                                                    n_topics: int) -> None:
+    from tcdb import api
+
+    compared = api.compare(C, "s1", measure="P@1", topics=given)
+    assert compared.topic_set == given and compared.n_topics == n_topics
+    assert compared.to_json()["topic_set"] == given
+    board = api.leaderboard(C, "s1", measure="P@1", topics=given)
+    assert board.topic_set == given and board.n_topics == n_topics
+
+
+def test_cli_echoes_core_in_json(snap: Path, cli: Any) -> None:
+    code, out, err = cli("report", "compare", C, "s1", "-m", "P@1", "--topics", "core",
+                         "--json")
+    assert code == 0, err
+    assert json.loads(out)["topic_set"] == "core"
+
+
+@pytest.mark.parametrize("given", ["all", "core"])
+def test_topic_deltas_and_ranking_agreement_echo_the_selection(db: str, tmp_path: Path,
+                                                               given: str) -> None:
+    """Both report over the core topics of two snapshots: `all` and `core` alike, echoed."""
+    from tcdb.api import ranking_agreement, topic_deltas
+    from tests.longitudinal import COLLECTION, build_web
+
+    build_web(tmp_path)
+    deltas = topic_deltas(COLLECTION, system="noisy", snapshots=["s1", "s2"],
+                          measure="nDCG@10", topics=given)
+    assert deltas.topic_set == given and deltas.n_topics == 4
+    agreement = ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"],
+                                  topics=given)
+    assert agreement.topic_set == given and agreement.n_topics == 4
