@@ -4,7 +4,6 @@ that does not exist is never created."""
 
 from __future__ import annotations
 
-import inspect
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,18 +81,32 @@ def _one_line_naming_upgrade(err: str) -> None:
 
 
 def _api_calls() -> list[tuple[str, dict[str, Any]]]:
-    """Every public function of tcdb.api, with plausible arguments."""
+    """Every function of tcdb.api (one per operation), with plausible values for the fields
+    it requires: by name where the name says what it is, else by the field's type."""
+    from tcdb.operations import all_operations
+
     values = {"collection": "c", "snapshot": "s", "snapshots": ["a", "b"], "pivot": "x",
-              "measures": ["AP"], "measure": "AP", "qrels_a": "a", "qrels_b": "b",
-              "qrels": "q", "name": "q", "runs": ["r"], "budgets": [100]}
+              "measures": ["AP"], "measure": "AP", "qrels": "q", "name": "q", "runs": ["r"],
+              "budgets": [100]}
+    by_type = {int: 10, float: 0.5, bool: False}
     calls = []
-    for name, function in inspect.getmembers(api, inspect.isfunction):
-        if name.startswith("_") or not function.__module__.startswith(api.__name__):
-            continue
-        parameters = inspect.signature(function).parameters.values()
-        calls.append((name, {p.name: values.get(p.name, "x") for p in parameters
-                             if p.default is inspect.Parameter.empty}))
+    for name, op in all_operations().items():
+        fields = {}
+        for field, info in op.request.model_fields.items():
+            if not info.is_required():
+                continue
+            kind = info.annotation
+            fields[field] = values.get(field, by_type.get(kind, ["x"] if "list" in str(kind)
+                                                          else "x"))
+        calls.append((name, {**fields, **ALSO.get(name, {})}))
     return calls
+
+
+# What an operation needs beyond its required fields to be a plausible call.
+ALSO: dict[str, dict[str, Any]] = {"snapshot_ingest": {"docs": "x"},
+                                   "pool_build": {"all_runs": True, "depth": 10},
+                                   "pool_export": {"format": "trec"},
+                                   "topic_set_create": {"topic_ids": ["1"]}}
 
 
 def test_every_command_and_api_function_says_run_db_upgrade(
