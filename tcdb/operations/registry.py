@@ -81,21 +81,11 @@ class Operation(Generic[Req, Res]):
 
         db = db or Database()
         with using_database(db.url):
-            _open(db)
             return self.function(request, db)
 
     def run(self, db: Database | None = None, **fields: Any) -> Res:
         """Build the request from `fields` (validated, errors naming the field) and run it."""
         return self(self.request.of(**fields), db)
-
-
-def _open(db: Database) -> None:
-    """Open the database first: one without tcdb's schema (or at another revision) is refused
-    ("run tcdb db upgrade") before the operation reads a file or a spec."""
-    from tcdb.storage.db import get_engine
-
-    with get_engine(db.url).connect():
-        pass
 
 
 _REGISTRY: dict[str, Operation[Any, Any]] = {}
