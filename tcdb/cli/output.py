@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from tcdb.operations.result import json_safe
+
 if TYPE_CHECKING:
     from rich.box import Box
     from rich.table import Table
@@ -58,21 +60,8 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _clean(value: Any) -> Any:
-    """NaN and infinities become null: JSON has no spelling for them."""
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str | bytes):
-        return _clean(value.item())
-    return value
-
-
 def print_json(obj: Any) -> None:
-    text = json.dumps(_clean(obj), default=_default, indent=2, ensure_ascii=False)
+    text = json.dumps(json_safe(obj), default=_default, indent=2, ensure_ascii=False)
     # Such characters occur only inside strings, where `\uXXXX` is the same character.
     sys.stdout.write(_JSON_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
     sys.stdout.write("\n")

@@ -42,14 +42,18 @@ class Result(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """JSON-able: NaN and infinities become null (JSON has no spelling for them)."""
-        return _clean(self.model_dump(mode="json"))
+        return json_safe(self.model_dump(mode="json"))
 
 
-def _clean(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
+    """NaN and infinities as null (JSON has no spelling for them), numpy scalars as Python
+    numbers, keys as text: the one rule `to_json` and the CLI's `--json` share."""
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         return None
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        return json_safe(value.item())
     return value
