@@ -279,7 +279,7 @@ def test_readers_while_a_snapshot_is_ingested_see_all_of_it_or_nothing(collectio
                          "--measure", "P@5", "--json"]):
             code, _, err = cli(*command)
             assert code == 0, (command, err)
-        seen_while_writing += writer.poll() is None
+            seen_while_writing += writer.poll() is None  # each read that overlapped the write
     assert finish(writer)[0] == 0
     assert seen_while_writing >= 2  # the readers did overlap the write
 
