@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tcdb.limits import CHECKSUM_LENGTH, LABEL_LENGTH, NAME_LENGTH, TOPIC_ID_LENGTH
 from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
 from tcdb.schema.enums import DocIdentity, SnapshotStatus, TopicIdentity
 
@@ -18,7 +19,7 @@ class Collection(Keyed, SQLModel, table=True):
     __tablename__ = "collection"
 
     id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(max_length=200, unique=True)
+    name: str = Field(max_length=NAME_LENGTH, unique=True)
     doc_identity: DocIdentity = Field(
         default=DocIdentity.doc_id, sa_column=Column(enum_column(DocIdentity, "doc_identity"),
                                                      nullable=False)
@@ -44,10 +45,10 @@ class Snapshot(Keyed, SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE", index=True)
-    label: str = Field(max_length=200)
+    label: str = Field(max_length=NAME_LENGTH)
     date: dt.date | None = None
     source: str = Field(sa_column=Column(Text, nullable=False))
-    source_fingerprint: str = Field(max_length=128)
+    source_fingerprint: str = Field(max_length=CHECKSUM_LENGTH)
     ordinal: int = 0
     status: SnapshotStatus = Field(
         default=SnapshotStatus.ingesting,
@@ -56,7 +57,7 @@ class Snapshot(Keyed, SQLModel, table=True):
     with_text: bool = True
     # The snapshot's one designated original qrels set (by name; sets are immutable): what
     # `snapshot list`, `snapshot diff` and the drift page count as its judgments.
-    original_qrels: str | None = Field(default=None, max_length=200)
+    original_qrels: str | None = Field(default=None, max_length=NAME_LENGTH)
     n_documents: int = 0
     n_topics: int = 0
     n_judgments: int = 0
@@ -128,7 +129,7 @@ class SnapshotDocument(SQLModel, table=True):
     document_id: int = Field(primary_key=True)
     external_id: str = Field(sa_column=Column(Text, nullable=False))
     content_id: int
-    source_label: str | None = Field(default=None, max_length=32)  # human / llm / …
+    source_label: str | None = Field(default=None, max_length=LABEL_LENGTH)  # human / llm / …
     twin_of: str | None = Field(default=None, sa_column=Column(Text))
 
 
@@ -151,7 +152,7 @@ class SnapshotTopic(SQLModel, table=True):
 
     snapshot_id: int = Field(foreign_key="snapshot.id", primary_key=True, ondelete="CASCADE")
     topic_id: int = Field(foreign_key="topic.id", primary_key=True)
-    external_id: str = Field(max_length=200)
+    external_id: str = Field(max_length=TOPIC_ID_LENGTH)
     query: str = Field(sa_column=Column(Text, nullable=False))
     description: str | None = Field(default=None, sa_column=Column(Text))
     narrative: str | None = Field(default=None, sa_column=Column(Text))

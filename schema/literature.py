@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tcdb.limits import LABEL_LENGTH, MEASURE_LENGTH, NAME_LENGTH
 from tcdb.schema.base import Keyed, enum_column
 from tcdb.schema.enums import ResultRole
 
@@ -23,14 +24,14 @@ class ReportedResult(Keyed, SQLModel, table=True):
     collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE", index=True)
     publication: str = Field(sa_column=Column(Text, nullable=False))
     year: int
-    venue: str | None = Field(default=None, max_length=200)
-    model: str = Field(max_length=200)
-    category: str | None = Field(default=None, max_length=32)  # tcdb.vocabulary.ModelCategory
+    venue: str | None = Field(default=None, max_length=NAME_LENGTH)
+    model: str = Field(max_length=NAME_LENGTH)
+    category: str | None = Field(default=None, max_length=LABEL_LENGTH)  # vocabulary.ModelCategory
     role: ResultRole = Field(
         default=ResultRole.other,
         sa_column=Column(enum_column(ResultRole, "result_role"), nullable=False),
     )
-    metric: str = Field(max_length=100)
+    metric: str = Field(max_length=MEASURE_LENGTH)
     value: float
     cross_validated: bool = False
     notes: str | None = Field(default=None, sa_column=Column(Text))

@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tcdb.limits import LABEL_LENGTH, NAME_LENGTH
 from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
 from tcdb.schema.enums import PoolStatus
 
@@ -19,15 +20,15 @@ class Pool(Keyed, SQLModel, table=True):
     __table_args__ = (UniqueConstraint("snapshot_id", "name"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(max_length=200)
+    name: str = Field(max_length=NAME_LENGTH)
     snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE", index=True)
-    method: str = Field(default="depth", max_length=32)  # the strategy's name
+    method: str = Field(default="depth", max_length=LABEL_LENGTH)  # the strategy's name
     # The strategy with every parameter (`rbp:p=0.8,aggregate=sum`); None before strategies.
     parameters: str | None = Field(default=None, sa_column=Column(Text))
     budget: int | None = None  # at most this many documents (None: a plain depth-k pool)
     budget_per_topic: bool = False  # the budget is per topic, not in total
     depth: int
-    tie_order: str = Field(default="trec_eval", max_length=32)
+    tie_order: str = Field(default="trec_eval", max_length=LABEL_LENGTH)
     max_per_topic: int | None = None
     base_qrels_id: int | None = Field(default=None, foreign_key="qrels_set.id")
     # The `pooled` qrels set that collects the assessors' judgments (batches append to it).

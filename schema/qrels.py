@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import Column, SmallInteger, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tcdb.limits import CHECKSUM_LENGTH, DOC_ID_LENGTH, ITERATION_LENGTH, NAME_LENGTH
 from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
 from tcdb.schema.enums import QrelsKind
 
@@ -19,15 +20,15 @@ class QrelsSet(Keyed, SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE", index=True)
-    name: str = Field(max_length=200)
+    name: str = Field(max_length=NAME_LENGTH)
     kind: QrelsKind = Field(sa_column=Column(enum_column(QrelsKind, "qrels_kind"), nullable=False))
     parent_id: int | None = Field(default=None, foreign_key="qrels_set.id")
     second_parent_id: int | None = Field(default=None, foreign_key="qrels_set.id")
-    assessor: str | None = Field(default=None, max_length=200)
-    method: str | None = Field(default=None, max_length=200)  # how it was made: file, expand, …
+    assessor: str | None = Field(default=None, max_length=NAME_LENGTH)
+    method: str | None = Field(default=None, max_length=NAME_LENGTH)  # how made: file, expand, …
     description: str | None = Field(default=None, sa_column=Column(Text))
     source: str | None = Field(default=None, sa_column=Column(Text))  # file path or ir_datasets id
-    checksum: str | None = Field(default=None, max_length=128)
+    checksum: str | None = Field(default=None, max_length=CHECKSUM_LENGTH)
     n_judgments: int = 0
     created_at: datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
 
@@ -46,7 +47,7 @@ class Judgment(SQLModel, table=True):
     topic_id: int = Field(foreign_key="topic.id", primary_key=True)
     document_id: int = Field(foreign_key="document.id", primary_key=True)
     grade: int = Field(sa_type=SmallInteger)
-    iteration: str | None = Field(default=None, max_length=32)
+    iteration: str | None = Field(default=None, max_length=ITERATION_LENGTH)
 
 
 class UnresolvedJudgment(SQLModel, table=True):
@@ -60,6 +61,6 @@ class UnresolvedJudgment(SQLModel, table=True):
 
     qrels_set_id: int = Field(foreign_key="qrels_set.id", primary_key=True, ondelete="CASCADE")
     topic_id: int = Field(foreign_key="topic.id", primary_key=True)
-    external_doc_id: str = Field(primary_key=True, max_length=500)
+    external_doc_id: str = Field(primary_key=True, max_length=DOC_ID_LENGTH)
     grade: int = Field(sa_type=SmallInteger)
-    iteration: str | None = Field(default=None, max_length=32)
+    iteration: str | None = Field(default=None, max_length=ITERATION_LENGTH)

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tcdb.limits import CHECKSUM_LENGTH, DOC_ID_LENGTH, MEASURE_LENGTH, NAME_LENGTH
 from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
 from tcdb.schema.enums import RunCategory, RunType
 
@@ -24,8 +25,8 @@ class System(Keyed, SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE")
-    group_name: str = Field(default="", max_length=200)
-    name: str = Field(max_length=200)
+    group_name: str = Field(default="", max_length=NAME_LENGTH)
+    name: str = Field(max_length=NAME_LENGTH)
     description: str | None = Field(default=None, sa_column=Column(Text))
 
 
@@ -38,8 +39,8 @@ class Run(Keyed, SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE", index=True)
     system_id: int = Field(foreign_key="system.id", index=True)
-    tag: str = Field(max_length=200)
-    group_name: str | None = Field(default=None, max_length=200)
+    tag: str = Field(max_length=NAME_LENGTH)
+    group_name: str | None = Field(default=None, max_length=NAME_LENGTH)
     run_type: RunType = Field(
         default=RunType.automatic,
         sa_column=Column(enum_column(RunType, "run_type"), nullable=False,
@@ -50,8 +51,8 @@ class Run(Keyed, SQLModel, table=True):
         default=None, sa_column=Column(enum_column(RunCategory, "run_category"), nullable=True)
     )
     submitted: dt.date | None = None
-    first_stage: str | None = Field(default=None, max_length=200)  # the run it re-ranked
-    checksum: str | None = Field(default=None, max_length=128)  # sha256 of the run file
+    first_stage: str | None = Field(default=None, max_length=NAME_LENGTH)  # the run it re-ranked
+    checksum: str | None = Field(default=None, max_length=CHECKSUM_LENGTH)  # sha256 of the run file
     source: str | None = Field(default=None, sa_column=Column(Text))
     description: str | None = Field(default=None, sa_column=Column(Text))
     meta: dict[str, Any] | None = Field(default=None, sa_column=Column("metadata", JSON))
@@ -96,7 +97,7 @@ class UnresolvedRunEntry(SQLModel, table=True):
 
     run_id: int = Field(foreign_key="run.id", primary_key=True, ondelete="CASCADE")
     topic_id: int = Field(foreign_key="topic.id", primary_key=True)
-    external_doc_id: str = Field(primary_key=True, max_length=500)
+    external_doc_id: str = Field(primary_key=True, max_length=DOC_ID_LENGTH)
     rank: int
     eval_rank: int  # see RunEntry.eval_rank
     score: float
@@ -108,7 +109,7 @@ class Measure(Keyed, SQLModel, table=True):
     __tablename__ = "measure"
 
     id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(max_length=100, unique=True)
+    name: str = Field(max_length=MEASURE_LENGTH, unique=True)
 
 
 class Evaluation(SQLModel, table=True):

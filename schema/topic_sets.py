@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tcdb.limits import NAME_LENGTH
 from tcdb.schema.base import Keyed, aware_datetime, utcnow
 
 
@@ -16,10 +17,10 @@ class TopicSet(Keyed, SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE")
-    name: str = Field(max_length=200)
+    name: str = Field(max_length=NAME_LENGTH)
     description: str | None = Field(default=None, sa_column=Column(Text))
     # the model the set was derived for (an LLM's not-seen topics); None: any model
-    for_model: str | None = Field(default=None, max_length=200)
+    for_model: str | None = Field(default=None, max_length=NAME_LENGTH)
     # how: `contamination-quiz`, `core of A, B`, `file`, `list`, or the user's word
     method: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow, sa_type=aware_datetime())

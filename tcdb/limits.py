@@ -1,0 +1,128 @@
+"""What both databases can hold: one set of limits, checked by every reader before writing.
+
+SQLite stores any length and any 64-bit integer; PostgreSQL refuses a string longer than its
+column's `VARCHAR(n)` (or, silently for an INTEGER bound as a number, wraps it), a SMALLINT
+beyond ±32767, and a NUL character anywhere in text. So the limits below are PostgreSQL's, the
+schema's columns are declared from the same constants (`schema/*.py`), and every file reader
+(`tcdb.collections`) checks each value against them and refuses a file with one line naming
+file, line and reason before anything is written — the same on both databases.
+
+Characters, decided per kind of field:
+
+* **identifiers** (topic, document and run-entry ids, qrels iterations, URLs of documents):
+  non-empty, at most their column's length, and neither whitespace (`str.isspace`, Unicode's
+  too: an id is one column of a whitespace-separated file, and export writes it back as one)
+  nor control characters (Unicode category Cc: C0, DEL, C1) — refused with file and line;
+* **free text** (document text, a topic's query, description, narrative and fields, a
+  publication's title and notes): C0 control characters other than tab, newline and carriage
+  return are removed at read. The whitespace ones among them (VT, FF, the separators
+  U+001C-U+001F) become a space, so tokens and the document's content hash stay what they were;
+  the others (NUL among them) are dropped. Text is data: nothing in it is refused.
+
+Names a user gives (collections, snapshots, qrels sets, run tags, systems, groups) follow their
+own rule (`tcdb.names`), with `NAME_LENGTH` from here.
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- lengths (characters), the schema's VARCHAR sizes ------------------------------------------
+NAME_LENGTH = 200  # names of collections, snapshots, qrels sets, pools, topic sets, runs, systems
+TOPIC_ID_LENGTH = 200  # snapshot_topic.external_id
+DOC_ID_LENGTH = 500  # run_entry_unresolved / judgment_unresolved.external_doc_id
+ITERATION_LENGTH = 32  # judgment.iteration: the qrels file's second column
+MEASURE_LENGTH = 100  # measure.name, reported_result.metric
+LABEL_LENGTH = 32  # short vocabulary words: a document's source label, a category, a method
+CHECKSUM_LENGTH = 128
+
+# --- integer ranges (inclusive), the schema's integer types ------------------------------------
+INT32 = (-(2**31), 2**31 - 1)  # INTEGER
+INT16 = (-(2**15), 2**15 - 1)  # SMALLINT
+RANK_RANGE = INT32  # run_entry.rank
+GRADE_RANGE = INT16  # judgment.grade
+YEAR_RANGE = INT32
+
+_SHOWN = 60  # characters of an offending value quoted in a message (a 10 MB id is not echoed)
+
+# C0 controls except tab, LF, CR; and DEL. As bytes for the vectorised checks of the readers.
+_C0_KEPT = "\t\n\r"
+_C0_WHITESPACE = "\x0b\x0c\x1c\x1d\x1e\x1f"
+C0_CONTROL_BYTES = bytes(c for c in (*range(32), 127) if chr(c) not in _C0_KEPT)
+_TEXT_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_TEXT_TABLE = {ord(c): (" " if c in _C0_WHITESPACE else None)
+               for c in map(chr, range(32)) if c not in _C0_KEPT}
+# Whitespace and control characters an identifier may not hold (str.isspace or category Cc).
+_NOT_IN_ID = re.compile(
+    "[\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+)
+# The same, as a RE2 class for pyarrow's vectorised match on a column of ids.
+NOT_IN_ID_RE2 = (r"[\x{0}-\x{20}\x{7f}-\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+                 r"\x{202f}\x{205f}\x{3000}]")
+
+
+class Refused(ValueError):
+    """A value beyond tcdb's limits or a format's grammar; its text is the reason, which the
+    reader that met it turns into `InputError(file, line, reason)`."""
+
+
+def shown(value: str) -> str:
+    """A value as quoted in a message: repr, cut to a few dozen characters when long."""
+    if len(value) <= _SHOWN:
+        return repr(value)
+    return f"{value[:_SHOWN]!r}… ({len(value)} characters)"
+
+
+def check_identifier(value: str, what: str, limit: int) -> str:
+    """`value` if it is a valid identifier (non-empty, at most `limit` characters, without
+    whitespace or control characters); else `Refused` saying which rule it breaks."""
+    if not value:
+        raise Refused(f"empty {what}")
+    if len(value) > limit:
+        raise Refused(f"{what} {shown(value)} is longer than {limit} characters")
+    bad = _NOT_IN_ID.search(value)
+    if bad is not None:
+        char = bad.group()
+        kind = "whitespace" if char.isspace() else "a control character"
+        raise Refused(f"{what} {shown(value)} contains {kind} (U+{ord(char):04X}); "
+                      "an id is one word")
+    return value
+
+
+def check_length(value: str, what: str, limit: int) -> str:
+    """`value` if at most `limit` characters and free of control characters (a short label
+    such as a model's or a venue's, stored in a VARCHAR column); else `Refused`."""
+    if len(value) > limit:
+        raise Refused(f"{what} {shown(value)} is longer than {limit} characters")
+    if any(unicode_control(char) for char in value):
+        raise Refused(f"{what} {shown(value)} contains a control character")
+    return value
+
+
+def check_range(value: int, what: str, bounds: tuple[int, int]) -> int:
+    """`value` if within `bounds` (inclusive), else `Refused` naming them."""
+    low, high = bounds
+    if not low <= value <= high:
+        raise Refused(f"{what} {value} is out of range [{low}, {high}]")
+    return value
+
+
+def unicode_control(char: str) -> bool:
+    """Whether a character is a control character (Unicode category Cc)."""
+    code = ord(char)
+    return code < 32 or 127 <= code < 160
+
+
+def clean_text(text: str) -> str:
+    """Free text as both databases store it: C0 controls other than tab, LF and CR removed
+    (the whitespace ones become a space, NUL and the rest are dropped). Unchanged, and cheap,
+    when there are none."""
+    if _TEXT_CONTROLS.search(text) is None:
+        return text
+    return text.translate(_TEXT_TABLE)
+
+
+def has_control_bytes(data: bytes) -> bool:
+    """Whether UTF-8 bytes hold a C0 control other than tab, LF, CR, or DEL: a C-speed pass
+    (~0.5 ns a byte) that lets a reader skip `clean_text` or take its fast path."""
+    return len(data.translate(None, C0_CONTROL_BYTES)) != len(data)
