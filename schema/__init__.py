@@ -20,6 +20,7 @@ from tcdb.schema.enums import (
     RunType,
     SnapshotStatus,
     TopicIdentity,
+    TopicMatch,
 )
 from tcdb.schema.literature import ReportedResult
 from tcdb.schema.pools import Pool, PoolEntry, PoolRun
@@ -32,6 +33,6 @@ __all__ = [
     "Pool", "PoolEntry", "PoolRun", "PoolStatus", "QrelsKind", "QrelsSet", "ReportedResult",
     "ResultRole", "Run", "RunCategory", "RunEntry", "RunType", "Score", "Snapshot",
     "SnapshotChurn", "SnapshotDocument", "SnapshotStatus", "SnapshotTopic", "System", "Topic",
-    "TopicIdentity",
+    "TopicIdentity", "TopicMatch",
     "TopicSet", "TopicSetMember", "UnresolvedJudgment", "UnresolvedRunEntry", "metadata",
 ]

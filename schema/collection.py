@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, LargeBinary, Text, UniqueConstraint, false, true
 from sqlmodel import Field, SQLModel
 
 from tcdb.limits import CHECKSUM_LENGTH, LABEL_LENGTH, NAME_LENGTH, TOPIC_ID_LENGTH
 from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
-from tcdb.schema.enums import DocIdentity, SnapshotStatus, TopicIdentity
+from tcdb.schema.enums import DocIdentity, SnapshotStatus, TopicIdentity, TopicMatch
 
 
 class Collection(Keyed, SQLModel, table=True):
@@ -27,6 +27,12 @@ class Collection(Keyed, SQLModel, table=True):
     topic_identity: TopicIdentity = Field(
         default=TopicIdentity.query_id,
         sa_column=Column(enum_column(TopicIdentity, "topic_identity"), nullable=False),
+    )
+    # Under topic identity by text: which texts are one topic (migration 0015).
+    topic_match: TopicMatch = Field(
+        default=TopicMatch.normalised,
+        sa_column=Column(enum_column(TopicMatch, "topic_match"), nullable=False,
+                         server_default=TopicMatch.normalised.value),
     )
     # With doc_identity=url: a document without a URL keeps its id as its key instead of failing.
     id_fallback: bool = Field(default=False)
@@ -55,6 +61,12 @@ class Snapshot(Keyed, SQLModel, table=True):
         sa_column=Column(enum_column(SnapshotStatus, "snapshot_status"), nullable=False),
     )
     with_text: bool = True
+    # False: registered without documents (`tcdb snapshot register`: its topics, or the topic
+    # ids its published scores name), so its runs are per-topic scores only; an ingest of its
+    # documents later fills it in place (migration 0015).
+    with_documents: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
+    # Its topics are the ids its imported scores named (no topics file): ids without texts.
+    topics_from_scores: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     # The snapshot's one designated original qrels set (by name; sets are immutable): what
     # `snapshot list`, `snapshot diff` and the drift page count as its judgments.
     original_qrels: str | None = Field(default=None, max_length=NAME_LENGTH)
@@ -145,7 +157,11 @@ class Topic(Keyed, SQLModel, table=True):
 
 
 class SnapshotTopic(SQLModel, table=True):
-    """A topic as one snapshot states it: external id, query, description, narrative."""
+    """A topic as one snapshot states it: external id, query, description, narrative.
+
+    `query` is NULL for a topic known by its id alone (a snapshot registered from topic ids or
+    from the ids its published scores name); an ingest of the snapshot's topics fills it.
+    """
 
     __tablename__ = "snapshot_topic"
     __table_args__ = (UniqueConstraint("snapshot_id", "external_id"),)
@@ -153,7 +169,7 @@ class SnapshotTopic(SQLModel, table=True):
     snapshot_id: int = Field(foreign_key="snapshot.id", primary_key=True, ondelete="CASCADE")
     topic_id: int = Field(foreign_key="topic.id", primary_key=True)
     external_id: str = Field(max_length=TOPIC_ID_LENGTH)
-    query: str = Field(sa_column=Column(Text, nullable=False))
+    query: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     description: str | None = Field(default=None, sa_column=Column(Text))
     narrative: str | None = Field(default=None, sa_column=Column(Text))
     fields: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))

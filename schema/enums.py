@@ -14,9 +14,10 @@ from tcdb.vocabulary import (
     SnapshotStatus,
     TieOrder,
     TopicIdentity,
+    TopicMatch,
 )
 
 __all__ = [
     "DocIdentity", "PoolStatus", "QrelsKind", "ResultRole", "RunCategory", "RunType",
-    "SnapshotStatus", "TieOrder", "TopicIdentity",
+    "SnapshotStatus", "TieOrder", "TopicIdentity", "TopicMatch",
 ]

@@ -28,6 +28,15 @@ class TopicIdentity(StrEnum):
     text = "text"
 
 
+class TopicMatch(StrEnum):
+    """Under topic identity by text, which texts are one: exactly equal ones, or those equal
+    after `normalise_query` (NFKC, casefold, spacing, end punctuation: LongEval's re-typed
+    queries). "Energy" and "energy" are one topic when normalised, two when exact."""
+
+    normalised = "normalised"
+    exact = "exact"
+
+
 class SnapshotStatus(StrEnum):
     """A snapshot is visible to reports only when `complete`."""
 
@@ -43,6 +52,9 @@ class QrelsKind(StrEnum):
     pooled = "pooled"  # judgments collected on one of our pools
     expanded = "expanded"  # a parent set ∪ a pooled set
     derived = "derived"  # a parent set filtered (leave-one-group-out, topic subset, …)
+    # The official judgments known only through scores published with them (`trec_eval -q`
+    # output, a tidy table): no judgment rows; its topics are those its scores name.
+    published = "published"
 
 
 class RunType(StrEnum):
