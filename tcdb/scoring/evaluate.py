@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -28,6 +30,7 @@ from tcdb.storage.locks import write_session
 
 if TYPE_CHECKING:
     from tcdb.schema import QrelsSet, Snapshot
+    from tcdb.scoring.parallel import RunValues, ScoringJob
 
 SCORE_COLUMNS = ["run_id", "qrels_set_id", "residual_of_id", "measure_id", "topic_id", "value"]
 EVALUATION_COLUMNS = ["run_id", "qrels_set_id", "residual_of_id", "measure_id", "source",
@@ -59,6 +62,7 @@ def evaluate(
     *,
     residual_of: str | None = None,
     progress: bool = False,
+    workers: int | None = None,
 ) -> EvaluationReport:
     """Compute and store the missing (run, qrels set, measure) scores of a snapshot's runs.
 
@@ -69,49 +73,138 @@ def evaluate(
     the collection) every ranking loses the documents that set judged for the topic before it
     is scored, the rest keeping their order — TREC-COVID's residual collection — and the
     scores are stored under their own key, apart from the run's own.
+
+    `workers` processes score the runs (`tcdb.scoring.parallel`; None: the available cores
+    when there are enough runs to pay for them, 1: in this process); the values are the same.
     """
+    started = time.perf_counter()
+    # The runs lock of the collection (`tcdb.storage.locks`): a run replaced meanwhile cannot leave
+    # scores of its old entries, and a second evaluate waits and finds the scores stored.
+    with _runs_lock(collection) as session:
+        plan = _plan(session, collection, snapshot, qrels, measures, runs, residual_of)
+        if plan.todo:
+            n_pairs, n_scores = evaluate_runs(
+                session.connection(), plan.snapshot_id, plan.qrels_set_id, plan.todo,
+                plan.measure_ids, residual_of_id=plan.residual_of_id, progress=progress,
+                workers=workers, sizes=plan.sizes)
+            plan.report.n_computed += n_pairs
+            plan.report.n_scores += n_scores
+    plan.report.seconds = time.perf_counter() - started
+    return plan.report
+
+
+@dataclass
+class EvaluationPlan:
+    """What an evaluation must compute: per set of missing measures, the runs lacking them.
+
+    Made by `plan_evaluation` for an orchestrator that scores elsewhere (Dask workers through
+    Prefect, `flows/evaluate.py`) and stores with `store_evaluation`.
+    """
+
+    report: EvaluationReport
+    snapshot_id: int
+    qrels_set_id: int
+    residual_of_id: int
+    measure_ids: dict[str, int]
+    todo: dict[tuple[str, ...], list[int]]  # missing measures → run ids
+    sizes: dict[int, int]  # run id → entries (to share the work evenly)
+    checksums: dict[int, str | None]  # run id → its file's checksum when planned
+
+    def jobs(self, url: str, n_jobs: int) -> list[ScoringJob]:
+        """The work in about `n_jobs` shares per set of missing measures."""
+        from tcdb.scoring.parallel import ScoringJob, split_runs
+
+        return [ScoringJob(url, self.snapshot_id, self.qrels_set_id, self.residual_of_id,
+                           names, tuple(share))
+                for names, run_ids in self.todo.items()
+                for share in split_runs({r: self.sizes[r] for r in run_ids}, n_jobs)]
+
+
+def plan_evaluation(collection: str, snapshot: str, qrels: str, measures: Sequence[str],
+                    runs: Sequence[str] | None = None, *,
+                    residual_of: str | None = None) -> EvaluationPlan:
+    """What is missing, read without taking the runs lock (`store_evaluation` checks again)."""
+    from tcdb.storage.db import session_scope
+
+    with session_scope() as session:
+        return _plan(session, collection, snapshot, qrels, measures, runs, residual_of)
+
+
+def store_evaluation(plan: EvaluationPlan,
+                     scored: Iterable[list[tuple[int, RunValues]]]) -> EvaluationReport:
+    """Store values scored elsewhere for `plan`, under the runs lock: values of a run replaced
+    or deleted since the plan, and of (run, measure) pairs stored meanwhile, are dropped."""
+    from tcdb.queries import evaluations, topic_ids
+    from tcdb.schema import Run
+
+    report = plan.report.model_copy()
+    values = [pair for batch in scored for pair in batch]
+    with _runs_lock(report.collection) as session:
+        conn = session.connection()
+        current = {run_id: session.get(Run, run_id) for run_id in plan.checksums}
+        unchanged = {run_id for run_id, run in current.items()
+                     if run is not None and run.checksum == plan.checksums[run_id]}
+        done = evaluations(session, plan.qrels_set_id, list(unchanged),
+                           list(plan.measure_ids.values()), plan.residual_of_id)
+        missing = {run_id: {name for names, ids in plan.todo.items() if run_id in ids
+                            for name in names
+                            if (run_id, plan.measure_ids[name]) not in done}
+                   for run_id in unchanged}
+        kept = [(run_id, {name: by_topic for name, by_topic in by_measure.items()
+                          if name in missing[run_id]})
+                for run_id, by_measure in values if run_id in unchanged]
+        n_pairs, n_scores = _store(conn, plan.snapshot_id, plan.qrels_set_id,
+                                   plan.residual_of_id, plan.measure_ids, topic_ids(conn,
+                                   plan.snapshot_id), kept)
+    report.n_computed += n_pairs
+    report.n_scores += n_scores
+    return report
+
+
+@contextmanager
+def _runs_lock(collection: str) -> Iterator[Session]:
+    with write_session(f"runs\x00{collection}", immediate=False,
+                       waiting=f"waiting for another process writing runs or scores of "
+                       f"{collection!r} to finish …") as session:
+        yield session
+
+
+def _plan(session: Session, collection: str, snapshot: str, qrels: str,
+          measures: Sequence[str], runs: Sequence[str] | None,
+          residual_of: str | None) -> EvaluationPlan:
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import evaluations
     from tcdb.runs import get_runs
     from tcdb.scoring.measures import measure_id
 
-    started = time.perf_counter()
     names = parse_measures(measures)
-    # The runs lock of the collection (`tcdb.storage.locks`): a run replaced meanwhile cannot leave
-    # scores of its old entries, and a second evaluate waits and finds the scores stored.
-    with write_session(f"runs\x00{collection}", immediate=False,
-                       waiting=f"waiting for another process writing runs or scores of "
-                       f"{collection!r} to finish …") as session:
-        snap = get_snapshot(session, collection, snapshot)
-        qset = get_qrels_set(session, snap, qrels)
-        residual = residual_set(session, snap, residual_of) if residual_of else None
-        run_list = get_runs(session, snap, runs)
-        report = EvaluationReport(collection=collection, snapshot=snapshot, qrels=qrels,
-                                  measures=names, runs=[r.tag for r in run_list],
-                                  residual_of=residual_of)
-        ids = {name: measure_id(session, name) for name in names}
-        residual_id = residual.pk if residual is not None else 0
-        done = evaluations(session, qset.pk, [r.pk for r in run_list], list(ids.values()),
-                           residual_id)
-        todo: dict[tuple[str, ...], list[int]] = {}
-        for run in run_list:
-            missing = tuple(n for n in names if (run.id, ids[n]) not in done)
-            report.n_cached += len(names) - len(missing)
-            if not missing:
-                continue
-            if run.n_entries + run.n_unresolved == 0:
-                report.skipped.append(run.tag)
-                continue
-            todo.setdefault(missing, []).append(run.pk)
-        if todo:
-            conn = session.connection()
-            n_pairs, n_scores = evaluate_runs(conn, snap.pk, qset.pk, todo, ids,
-                                              residual_of_id=residual_id, progress=progress)
-            report.n_computed += n_pairs
-            report.n_scores += n_scores
-    report.seconds = time.perf_counter() - started
-    return report
+    snap = get_snapshot(session, collection, snapshot)
+    qset = get_qrels_set(session, snap, qrels)
+    residual = residual_set(session, snap, residual_of) if residual_of else None
+    run_list = get_runs(session, snap, runs)
+    report = EvaluationReport(collection=collection, snapshot=snapshot, qrels=qrels,
+                              measures=names, runs=[r.tag for r in run_list],
+                              residual_of=residual_of)
+    ids = {name: measure_id(session, name) for name in names}
+    residual_id = residual.pk if residual is not None else 0
+    done = evaluations(session, qset.pk, [r.pk for r in run_list], list(ids.values()),
+                       residual_id)
+    todo: dict[tuple[str, ...], list[int]] = {}
+    for run in run_list:
+        missing = tuple(n for n in names if (run.id, ids[n]) not in done)
+        report.n_cached += len(names) - len(missing)
+        if not missing:
+            continue
+        if run.n_entries + run.n_unresolved == 0:
+            report.skipped.append(run.tag)
+            continue
+        todo.setdefault(missing, []).append(run.pk)
+    planned = [r for r in run_list if any(r.pk in ids_ for ids_ in todo.values())]
+    return EvaluationPlan(report=report, snapshot_id=snap.pk, qrels_set_id=qset.pk,
+                          residual_of_id=residual_id, measure_ids=ids, todo=todo,
+                          sizes={r.pk: r.n_entries + r.n_unresolved for r in planned},
+                          checksums={r.pk: r.checksum for r in planned})
 
 
 def residual_set(session: Session, snapshot: Snapshot, name: str) -> QrelsSet:
@@ -139,12 +232,49 @@ def evaluate_runs(
     *,
     residual_of_id: int = 0,
     progress: bool = False,
+    workers: int | None = 1,
+    sizes: dict[int, int] | None = None,
 ) -> tuple[int, int]:
     """Score runs (grouped by the measures each lacks) and write scores and evaluation rows.
 
+    With more than one worker (`tcdb.scoring.parallel.worker_count`), each worker process
+    scores its share of the runs; this process writes every value in bulk as shares finish.
     Returns ((run, measure) pairs computed, per-topic values written).
     """
-    from tcdb.queries import qrels_of, qrels_records, topic_ids
+    from tcdb.queries import topic_ids
+    from tcdb.scoring.parallel import worker_count
+
+    topics = topic_ids(conn, snapshot_id)
+    total = sum(len(v) for v in todo.values())
+    n_workers = worker_count(workers, total)
+    n_pairs = n_scores = 0
+    with Progress("evaluating runs", total=total, enabled=progress and total > 1) as bar:
+        for scored in _scored(conn, snapshot_id, qrels_set_id, residual_of_id, todo,
+                              n_workers, sizes or {}):
+            pairs, values = _store(conn, snapshot_id, qrels_set_id, residual_of_id,
+                                   measure_ids, topics, scored)
+            n_pairs += pairs
+            n_scores += values
+            bar.advance(len(scored))
+    return n_pairs, n_scores
+
+
+def _scored(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_id: int,
+            todo: dict[tuple[str, ...], list[int]], n_workers: int, sizes: dict[int, int],
+            ) -> Iterator[list[tuple[int, RunValues]]]:
+    """Batches of (run id, values): from worker processes, or scored here one run at a time."""
+    if n_workers > 1:
+        from tcdb.scoring.parallel import ScoringJob, score_in_processes, split_runs
+        from tcdb.storage.db import current_url
+
+        url = current_url()
+        jobs = [ScoringJob(url, snapshot_id, qrels_set_id, residual_of_id, names, tuple(share))
+                for names, run_ids in todo.items()
+                for share in split_runs({r: sizes.get(r, 1) for r in run_ids}, n_workers)]
+        for _job, scored in score_in_processes(jobs):
+            yield scored
+        return
+    from tcdb.queries import qrels_of, qrels_records
 
     qrels = qrels_of(conn, qrels_set_id)
     removed: dict[str, set[str]] | None = None
@@ -152,26 +282,27 @@ def evaluate_runs(
         removed = {}
         for record in qrels_records(conn, residual_of_id, snapshot_id):
             removed.setdefault(record.topic_id, set()).add(record.doc_id)
-    topics = topic_ids(conn, snapshot_id)
+    for names, run_ids in todo.items():
+        for pair in score_runs(conn, snapshot_id, run_ids, names, qrels, removed=removed):
+            yield [pair]
+
+
+def _store(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_id: int,
+           measure_ids: dict[str, int], topics: dict[str, int],
+           scored: Sequence[tuple[int, RunValues]]) -> tuple[int, int]:
+    """Write runs' per-topic values and their `evaluation` rows in bulk."""
     now = dt.datetime.now(dt.UTC)
-    n_pairs = n_scores = 0
-    total = sum(len(v) for v in todo.values())
-    with Progress("evaluating runs", total=total, enabled=progress and total > 1) as bar:
-        for names, run_ids in todo.items():
-            scores: list[tuple[int, int, int, int, int, float]] = []
-            marks: list[tuple[int, int, int, int, str, int, dt.datetime]] = []
-            for run_id, values in score_runs(conn, snapshot_id, run_ids, names, qrels,
-                                             removed=removed):
-                for name, by_topic in values.items():
-                    mid = measure_ids[name]
-                    scores.extend((run_id, qrels_set_id, residual_of_id, mid, topics[topic],
-                                   value) for topic, value in by_topic.items())
-                    marks.append((run_id, qrels_set_id, residual_of_id, mid, "ir_measures",
-                                  len(by_topic), now))
-                bar.advance()
-            n_scores += bulk_insert(conn, "score", SCORE_COLUMNS, scores)
-            n_pairs += bulk_insert(conn, "evaluation", EVALUATION_COLUMNS, marks)
-    return n_pairs, n_scores
+    scores: list[tuple[int, int, int, int, int, float]] = []
+    marks: list[tuple[int, int, int, int, str, int, dt.datetime]] = []
+    for run_id, values in scored:
+        for name, by_topic in values.items():
+            mid = measure_ids[name]
+            scores.extend((run_id, qrels_set_id, residual_of_id, mid, topics[topic], value)
+                          for topic, value in by_topic.items())
+            marks.append((run_id, qrels_set_id, residual_of_id, mid, "ir_measures",
+                          len(by_topic), now))
+    n_scores = bulk_insert(conn, "score", SCORE_COLUMNS, scores)
+    return bulk_insert(conn, "evaluation", EVALUATION_COLUMNS, marks), n_scores
 
 
 def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],

@@ -370,6 +370,20 @@ def dispose_engine(url: str) -> None:
         _ENGINES.pop(key).dispose()
 
 
+def forget_inherited_engines() -> None:
+    """In a forked child: drop the parent's engines without closing their connections (they
+    are the parent's), so this process opens its own (SQLAlchemy's rule for `fork`)."""
+    for engine in _ENGINES.values():
+        engine.dispose(close=False)
+    _ENGINES.clear()
+
+
+def current_url() -> str:
+    """The URL `get_engine()` without arguments opens, password included (for a worker
+    process that must open the same database)."""
+    return get_engine().url.render_as_string(hide_password=False)
+
+
 def truncate_all(url: str | None = None) -> None:
     """Empty every tcdb table, keeping the schema (tests, `tcdb demo --fresh`)."""
     import tcdb.schema  # noqa: F401
