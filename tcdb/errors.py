@@ -2,11 +2,38 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+# A message quotes data (an id, a line, a value): a run of text longer than WORD_LIMIT without a
+# space keeps its first WORD_KEEP characters, and a message still longer than MESSAGE_LIMIT keeps
+# its start and its end, so a 10 MB identifier makes a line of a few hundred characters.
+WORD_LIMIT = 200
+WORD_KEEP = 80
+MESSAGE_LIMIT = 2000
+_LONG_WORD = re.compile(rf"\S{{{WORD_LIMIT + 1},}}")
+
+
+def cut(text: str) -> str:
+    """`text` with each over-long run of data cut to its start and its length: `abcd… (N
+    characters)`. Every TcdbError's message goes through here, so no call site has to."""
+    if len(text) <= WORD_LIMIT:
+        return text
+    text = _LONG_WORD.sub(lambda m: f"{m.group()[:WORD_KEEP]}… ({len(m.group()):,} characters)",
+                          text)
+    if len(text) > MESSAGE_LIMIT:
+        head, tail = MESSAGE_LIMIT * 3 // 4, MESSAGE_LIMIT // 8
+        text = f"{text[:head]}… ({len(text) - head - tail:,} characters) …{text[-tail:]}"
+    return text
 
 
 class TcdbError(Exception):
     """An error the CLI prints as one clear line (no traceback) before exiting non-zero."""
+
+    def __init__(self, *args: object) -> None:
+        if args and isinstance(args[0], str):
+            args = (cut(args[0]), *args[1:])
+        super().__init__(*args)
 
 
 class InputError(TcdbError):
@@ -16,9 +43,9 @@ class InputError(TcdbError):
     def __init__(self, file: str | Path, line: int | None, reason: str) -> None:
         self.file = str(file)
         self.line = line
-        self.reason = reason
+        self.reason = cut(reason)  # the data it quotes, not the file it names, is cut
         where = self.file if line is None else f"{self.file}:{line}"
-        super().__init__(f"{where}: {reason}")
+        Exception.__init__(self, f"{where}: {self.reason}")
 
     def __reduce__(self) -> tuple[type, tuple[str, int | None, str]]:
         # pickled as its three parts, so it crosses from a reader process unchanged

@@ -18,14 +18,23 @@ class Settings(BaseSettings):
 
     database_url: str = Field(default=DEFAULT_DATABASE_URL)
     echo_sql: bool = False
+    # What one compressed input file may expand to (`TCDB_MAX_EXPANDED_BYTES`), and, beyond its
+    # first 64 MiB, how many times its compressed size (`TCDB_MAX_EXPANSION_RATIO`): real text
+    # compresses 3-20 times, a decompression bomb a thousand. Past either it is refused.
+    max_expanded_bytes: int = Field(default=64 << 30, gt=0)
+    max_expansion_ratio: int = Field(default=100, gt=0)
+    # What one line of an input file read line by line may hold (`TCDB_MAX_LINE_BYTES`): a JSONL
+    # document is one line, and web pages reach a few MiB.
+    max_line_bytes: int = Field(default=16 << 20, gt=0)
 
 
 def get_settings() -> Settings:
     """The settings, re-read whenever the environment variables they come from change."""
-    return _settings(os.environ.get("TCDB_DATABASE_URL"), os.environ.get("TCDB_ECHO_SQL"))
+    return _settings(tuple(sorted((k, v) for k, v in os.environ.items()
+                                  if k.upper().startswith("TCDB_"))))
 
 
 @lru_cache(maxsize=8)
-def _settings(_url: str | None, _echo: str | None) -> Settings:
+def _settings(_variables: tuple[tuple[str, str], ...]) -> Settings:
     """Cached per value of the variables, so a changed variable is never missed."""
     return Settings()

@@ -1,15 +1,22 @@
-"""Plain or gzip files, told apart by their magic bytes, not their names.
+"""Plain or compressed files, told apart by their magic bytes, not their names.
 
 Real collections ship plain files named `.gz` (LongEval 2023-02) and gzip files without the
-suffix, so every reader opens through here; writers compress when the name ends in `.gz`.
+suffix, so every reader opens through here (`tcdb.collections.files`: gzip, bz2 and xz read,
+streamed and bounded); writers compress when the name ends in `.gz`, and write through
+`files.write_output` (whole or not at all, failures named as the `--out` option).
 """
 
 from __future__ import annotations
 
 import gzip
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
+
+from tcdb.errors import TcdbError
+
+from .files import compression_of, open_input, write_output
 
 GZIP_MAGIC = b"\x1f\x8b"
 _COUNT_BLOCK = 16 << 20
@@ -19,25 +26,26 @@ GZIP_COUNT_LIMIT = 64 << 20
 
 
 def is_gzip(path: Path) -> bool:
-    """Whether the file starts with gzip's magic bytes."""
+    """Whether the file is compressed (gzip, bz2 or xz: its magic bytes say so)."""
     with open(path, "rb") as probe:
-        return probe.read(2) == GZIP_MAGIC
+        return compression_of(probe.read(16)) is not None
 
 
 def open_maybe_gzip(path: Path) -> BinaryIO:
-    """Open for binary reading, decompressing gzip (recognised by its magic bytes)."""
-    if is_gzip(path):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb")
+    """Open for binary reading, decompressing gzip, bz2 or xz (recognised by magic bytes);
+    a path that is no readable file, or a bomb, is an `InputError` (`files.open_input`)."""
+    return open_input(path)
 
 
-def write_text(path: Path | str, text: str, *, compresslevel: int = 9) -> None:
-    """Write UTF-8 text, gzipped (reproducibly: no timestamp) when the name ends in `.gz`."""
+def write_text(path: Path | str, text: str, *, compresslevel: int = 9,
+               field: str = "out") -> None:
+    """Write UTF-8 text, gzipped (reproducibly: no timestamp) when the name ends in `.gz`;
+    whole or not at all, a failure a `FieldError` of `field` (`files.write_output`)."""
     payload = text.encode("utf-8")
     path = Path(path)
     if path.suffix == ".gz":
         payload = gzip.compress(payload, compresslevel=compresslevel, mtime=0)
-    path.write_bytes(payload)
+    write_output(path, payload, field)
 
 
 def count_markers(files: Iterable[Path], marker: bytes, *, lines: bool = False) -> int | None:
@@ -50,11 +58,13 @@ def count_markers(files: Iterable[Path], marker: bytes, *, lines: bool = False) 
     """
     try:
         files = list(files)
+        if not all(stat.S_ISREG(f.stat().st_mode) for f in files):
+            return None  # a pipe is read once, by the reader
         packed = sum(f.stat().st_size for f in files if is_gzip(f))
         if packed > GZIP_COUNT_LIMIT:
             return None
         return sum(_count_in_file(f, marker, lines) for f in files)
-    except (OSError, EOFError):
+    except (OSError, EOFError, TcdbError):
         return None
 
 

@@ -74,7 +74,9 @@ def write_csv(rows: Iterable[Sequence[Any]], target: str | Path | IO[str] | None
         writer.writerow([safe_cell(value) for value in row])
     text = buffer.getvalue()
     if isinstance(target, str | Path):
-        Path(target).write_text(text, encoding="utf-8", newline="")
+        from tcdb.collections.files import write_output
+
+        write_output(target, text.encode("utf-8"))  # whole or not at all, failures one line
     elif target is not None:
         target.write(text)
     return text

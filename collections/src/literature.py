@@ -75,12 +75,14 @@ def read_reported(path: Path | str) -> list[ReportedRow]:
     """Every row of a literature file, validated; an InputError at the first bad one (a row
     reported twice included: the first place is named too)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise NotFoundError(f"literature file not found: {path}")
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".tsv", ".yaml", ".yml"):
         raise InputError(path, None, "a literature file is .csv, .tsv, .yaml or .yml")
-    raw = path.read_bytes()
+    from tcdb.collections.files import read_input
+
+    _, raw = read_input(path)  # a directory, a pipe, gzip/bz2/xz: files.open_input's rule
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -10,7 +10,6 @@ way nothing partial is returned.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import math
 from collections.abc import Iterable
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tcdb.collections.compression import GZIP_MAGIC, write_text
+from tcdb.collections.compression import write_text
 from tcdb.errors import InputError
 
 if TYPE_CHECKING:
@@ -82,49 +81,41 @@ class RunFile:
 
 
 def checksum_file(path: Path) -> str:
-    """sha256 of a file's bytes, streamed: the identity under which a run file is recorded."""
+    """sha256 of a file's bytes, streamed: the identity under which a run file is recorded.
+    The file is read again to parse it, so a pipe is refused (`files.check_input`)."""
+    from tcdb.collections.files import check_input
+
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open(check_input(path, pipe=False), "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
 
 
 def read_bytes_maybe_gzip(path: Path) -> tuple[bytes, bytes]:
-    """(raw file bytes, content bytes without a UTF-8 BOM): gzip is recognised by its magic
-    bytes, not the suffix, because downloaded files are often misnamed."""
-    raw = Path(path).read_bytes()
-    data = raw
-    if raw[:2] == GZIP_MAGIC:
-        try:
-            data = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputError(path, None, f"not a readable gzip file: {exc}") from exc
-    if data[:3] == _BOM:
-        data = data[3:]
-    return raw, data
+    """(raw file bytes, content bytes without a UTF-8 BOM): gzip, bz2 and xz are recognised by
+    their magic bytes, not the suffix, because downloaded files are often misnamed; they are
+    decompressed in chunks and refused past the expansion bounds (`files.read_input`)."""
+    from tcdb.collections.files import read_input
+
+    return read_input(path)
 
 
 def read_text(path: Path) -> str:
-    """A (possibly gzipped) UTF-8 text file as str; undecodable bytes name their line.
+    """A (possibly compressed) UTF-8 text file as str; undecodable bytes name their line.
 
     Shared by the qrels, topics, trec_eval and judgment readers. A leading BOM is dropped.
     """
-    _raw, data = read_bytes_maybe_gzip(path)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _decode_error(path, data, exc) from exc
+    from tcdb.collections.files import read_input_text
+
+    return read_input_text(path)
 
 
 def _decode_error(path: Path, data: bytes, exc: UnicodeDecodeError) -> InputError:
     """The InputError for bad UTF-8 at `exc.start`: which line, which byte of it."""
-    line_start = data.rfind(b"\n", 0, exc.start) + 1
-    return InputError(
-        path,
-        data.count(b"\n", 0, exc.start) + 1,
-        f"not valid UTF-8 (byte {exc.start - line_start + 1} of the line)",
-    )
+    from tcdb.collections.files import utf8_error
+
+    return utf8_error(path, data, exc)
 
 
 def read_run(path: Path, checksum: str | None = None) -> RunFile:

@@ -31,9 +31,7 @@ Label = tuple[str, str | None, int]  # source, twin_of, line
 
 def read_source_labels(path: Path | str) -> dict[str, Label]:
     """doc id → (source, twin_of, line) of a source-label file; bad lines raise `InputError`."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, "no such file")
+    path = Path(path)  # a missing path, a directory…: refused by open_maybe_gzip
     labels: dict[str, Label] = {}
     with open_maybe_gzip(path) as stream:
         for number, raw in enumerate(stream, start=1):

@@ -89,8 +89,8 @@ def iter_document_files(paths: Path | str | Iterable[Path | str]) -> Iterator[Pa
         path = Path(item)
         if path.is_dir():
             yield from sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
-        elif path.is_file():
-            yield path
+        elif path.exists():
+            yield path  # a file or a pipe; anything else is refused on opening
         else:
             raise InputError(path, None, "no such file or directory")
 

@@ -56,7 +56,7 @@ def read_contamination(path: Path, threshold: float | None = None) -> list[Verdi
     (`delimiter_of`); CRLF line endings and a byte-order mark are fine; blank lines are
     skipped. Errors name the file and line.
     """
-    if not path.is_file():
+    if not path.exists():
         raise NotFoundError(f"contamination file not found: {path}")
     rows = _rows(path)
     header = next(rows, None)
@@ -104,7 +104,9 @@ def read_contamination(path: Path, threshold: float | None = None) -> list[Verdi
 
 def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
     """(line, fields) of the non-blank lines, as the csv module splits them (quotes honoured)."""
-    text = path.read_text(encoding="utf-8-sig")
+    from tcdb.collections.files import read_input_text
+
+    text = read_input_text(path)  # BOM dropped; a directory or pipe: files' rule
     lines = text.splitlines()
     first = next((s for s in lines if s.strip()), "")
     delimiter = delimiter_of(first, suffix=path.suffix)

@@ -33,11 +33,13 @@ def read_topic_list(path: Path) -> list[tuple[int, str]]:
 
     A topic listed twice is an error (it would say the file is not what its author meant).
     """
-    if not path.is_file():
+    if not path.exists():
         raise NotFoundError(f"topic list not found: {path}")
     seen: dict[str, int] = {}
     out: list[tuple[int, str]] = []
-    text = path.read_text(encoding="utf-8")
+    from tcdb.collections.files import read_input_text
+
+    text = read_input_text(path)  # a directory, a pipe, gzip/bz2/xz: files.open_input's rule
     for number, line in enumerate(text.splitlines(), start=1):
         content = line.split("#", 1)[0].strip()
         if not content:

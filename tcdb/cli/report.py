@@ -70,6 +70,11 @@ def split_snapshots(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str,
 
 
 def _prepare_persistence(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
+    if extras["per_topic"] is not None:  # before the report: a directory, no folder, …
+        from tcdb.collections.files import check_output
+
+        with derive.fields_as_flags(per_topic="--per-topic"):
+            check_output(extras["per_topic"], "per_topic")
     if extras["per_topic"] is not None and fields.get("cross_snapshot"):
         raise OptionError("--per-topic/--cross-snapshot", "the per-topic deltas are of each "
                           "snapshot's own runs: give one of them")
@@ -129,8 +134,11 @@ def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -
         measures=list(report.measures), qrels=report.qrels, topics=report.topics.selection,
         systems=systems, compute=False)
     from tcdb.collections.csv_safe import frame_csv
+    from tcdb.collections.files import write_output
 
-    frame_csv(deltas.to_frame(), per_topic)  # system names are data: no formula cells
+    text = frame_csv(deltas.to_frame())  # system names are data: no formula cells
+    with derive.fields_as_flags(per_topic="--per-topic"):
+        write_output(per_topic, str(text).encode("utf-8"), "per_topic")
 
 
 app.command("persistence", cls=_ManyValues)(derive.command(

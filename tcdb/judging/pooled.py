@@ -100,7 +100,7 @@ def pool_import_judgments(request: PoolImportJudgmentsRequest, db: Database
     with write_session(f"judgments\x00{name}", waiting=waiting) as session:
         # an unknown pool fails before the file is read
         pool = get_pool(session, name, collection, snapshot)
-        if not path.is_file():
+        if not path.exists():
             raise NotFoundError(f"judgments file not found: {path}")
         records = read_judgments(path, fmt)
         snap = session.get(Snapshot, pool.snapshot_id)

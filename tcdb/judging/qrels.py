@@ -244,6 +244,7 @@ def export_qrels(collection: str, snapshot: str, name: str, out: Path | str,
                  fmt: str = "trec") -> dict[str, Any]:
     """Write a qrels set back out: TREC (`topic iteration doc grade`, iterations as imported)
     or BEIR TSV, topics in natural order. Documents of other snapshots keep their ids."""
+    from tcdb.collections.files import check_output
     from tcdb.collections.qrels import write_qrels
     from tcdb.queries import qrels_records
     from tcdb.sorting import natural_key
@@ -251,8 +252,7 @@ def export_qrels(collection: str, snapshot: str, name: str, out: Path | str,
     if fmt not in ("trec", "beir"):
         raise FieldError("format", f"{fmt!r} is not one of trec, beir")
     out = Path(out)
-    if not out.parent.is_dir():
-        raise NotFoundError(f"folder {out.parent} does not exist")
+    check_output(out)  # before any work: a directory, a missing folder, no permission
     with session_scope() as session:
         snap = get_snapshot(session, collection, snapshot)
         qset = get_qrels_set(session, snap, name)

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import field_validator
 from sqlalchemy import text
 
-from tcdb.errors import FieldError, NotFoundError
+from tcdb.errors import FieldError
 from tcdb.operations import Database, operation, option
 from tcdb.pools.build import word
 from tcdb.pools.inspect import PoolRef, get_pool
@@ -77,10 +77,11 @@ def pool_export(request: PoolExportRequest, db: Database) -> PoolExportResult:
     writes only the documents that round added (`tcdb.pools.rounds`).
     """
     from tcdb.collections.assessor_formats import PoolItem, _blind_order
+    from tcdb.collections.files import check_output
 
     fmt, order, out = request.format.value, request.order.value, request.out
-    if out is not None and not out.parent.is_dir():
-        raise NotFoundError(f"folder {out.parent} does not exist")
+    if out is not None:
+        check_output(out)  # before any work: a directory, a missing folder, no permission
     with db.session() as session:
         pool = get_pool(session, request.name, request.collection, request.snapshot)
         conn = session.connection()

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from sqlalchemy import text
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.errors import NotFoundError
 from tcdb.operations import Database, Request, Result, argument, operation, option
 from tcdb.runs.listing import get_runs
 from tcdb.sorting import natural_key
@@ -53,12 +52,12 @@ class RunExportResult(Result):
 def run_export(request: RunExportRequest, db: Database) -> RunExportResult:
     """Write a run back out as a TREC run file (ranks and scores as submitted), to release
     it beside `tcdb qrels export`. `.gz` compresses."""
+    from tcdb.collections.files import check_output
     from tcdb.collections.runs import write_run
 
     collection, snapshot, tag, out = (request.collection, request.snapshot, request.tag,
                                       request.out)
-    if not out.parent.is_dir():
-        raise NotFoundError(f"folder {out.parent} does not exist")
+    check_output(out)  # before any work: a directory, a missing folder, no permission
     with db.session() as session:
         snap = get_snapshot(session, collection, snapshot)
         (run,) = get_runs(session, snap, [tag])

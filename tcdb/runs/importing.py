@@ -114,14 +114,16 @@ def import_runs(
     the run's tag); a system is its group and its name, so a run joins an existing system only
     when both agree — or when `system` names it explicitly (`tcdb.runs.systems.get_system`).
     """
+    from tcdb.collections.files import check_input
     from tcdb.collections.runs import checksum_file, read_run
 
     files = [Path(p) for p in paths]
     if not files:
         raise FieldError("files", "no run files given")
     for file in files:
-        if not file.is_file():
+        if not file.exists():
             raise NotFoundError(f"run file not found: {file}")
+        check_input(file, pipe=False)  # a directory, a pipe: one line each
     options = run_metadata(system=system, group=group, run_type=run_type,
                            contributed=contributed, category=category, submitted=submitted,
                            description=description, first_stage=first_stage)

@@ -83,10 +83,12 @@ def read_run_metadata(path: Path | str) -> dict[str, RunMetadata]:
     keyed by tag) file. Unknown columns, a row without a tag, a tag given twice and bad values
     are errors naming the line."""
     file = Path(path)
-    if not file.is_file():
+    if not file.exists():
         raise InputError(file, None, "run metadata file not found")
+    from tcdb.collections.files import read_input
+
     try:
-        text = file.read_text(encoding="utf-8-sig")
+        text = read_input(file)[1].decode("utf-8")  # BOM dropped
     except UnicodeDecodeError as exc:
         raise InputError(file, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") \
             from None

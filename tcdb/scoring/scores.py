@@ -250,7 +250,7 @@ def import_scores(
     from tcdb.scoring.measures import measure_id
 
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise NotFoundError(f"scores file not found: {path}")
     output = read_trec_eval(path)
     if not output.per_topic:
