@@ -45,9 +45,10 @@ def test_trec_qrels_with_negative_grades_and_blank_lines(tmp_path: Path) -> None
 
 
 def test_beir_qrels_detected_by_header(tmp_path: Path) -> None:
-    path = _write(tmp_path, "query-id\tcorpus-id\tscore\nq1\tdoc 1\t2\nq2\td2\t0\n", "test.tsv")
+    # (an id with a space is refused: tests/reliability/test_identifier_whitespace.py)
+    path = _write(tmp_path, "query-id\tcorpus-id\tscore\nq1\tdoc-1\t2\nq2\td2\t0\n", "test.tsv")
     assert read_qrels(path) == [
-        QrelRecord("q1", "doc 1", 2, str(path), 2),
+        QrelRecord("q1", "doc-1", 2, str(path), 2),
         QrelRecord("q2", "d2", 0, str(path), 3),
     ]
 

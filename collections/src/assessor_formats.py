@@ -23,10 +23,11 @@ from pathlib import Path
 
 from tcdb.collections.compression import write_text
 from tcdb.collections.csv_safe import plain_cell, write_csv
-from tcdb.collections.qrels import check_duplicate, parse_grade, read_qrels
+from tcdb.collections.qrels import check_duplicate, check_judgment_ids, parse_grade, read_qrels
 from tcdb.collections.records import QrelRecord, delimiter_of
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
+from tcdb.limits import Refused
 from tcdb.vocabulary import JudgmentFormat
 
 POOL_FIELDS = ("topic_id", "query", "description", "doc_id", "text")
@@ -146,9 +147,11 @@ def _read_judgments_csv(path: Path) -> list[QrelRecord]:
             if not grade_text:
                 reason = "grade is missing (leave unjudged documents out of the file)"
                 raise InputError(path, start, reason)
-            grade = parse_grade(grade_text)
-            if grade is None:
-                raise InputError(path, start, f"grade {grade_text!r} is not an integer")
+            try:
+                check_judgment_ids(topic, doc)
+                grade = parse_grade(grade_text)
+            except Refused as exc:
+                raise InputError(path, start, str(exc)) from None
             check_duplicate(seen, path, start, topic, doc, grade)
             records.append(QrelRecord(topic, doc, grade, file, start))
     except csv.Error as exc:

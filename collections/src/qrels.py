@@ -3,26 +3,49 @@
 A qrels file is the ground truth every score is computed against, so it is read strictly: a
 grade that is not an integer, a wrong column count, or one (topic, doc) judged twice — even with
 the same grade — stops the import with the file and line, instead of being silently resolved.
+
+As trec_eval 10 reads it: lines starting with `#` are comments, skipped. Ids are one word within
+their columns' lengths (`tcdb.limits`), the iteration one word of at most 32 characters, the
+grade a decimal integer within SMALLINT (`tcdb.collections.numeric`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from tcdb.collections.compression import write_text
+from tcdb.collections.numeric import parse_integer
 from tcdb.collections.records import QrelRecord
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
+from tcdb.limits import (
+    DOC_ID_LENGTH,
+    GRADE_RANGE,
+    ITERATION_LENGTH,
+    TOPIC_ID_LENGTH,
+    Refused,
+    check_identifier,
+)
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-def parse_grade(text: str) -> int | None:
-    """The grade as an int, or None: only plain integers (negative allowed, e.g. -2 for spam)."""
-    return int(text) if _INTEGER.fullmatch(text) else None
+def parse_grade(text: str) -> int:
+    """The grade: a decimal integer (negative allowed, e.g. -2 for spam) within SMALLINT;
+    `Refused` otherwise."""
+    return parse_integer(text, "grade", GRADE_RANGE)
+
+
+def check_judgment_ids(topic: str, doc: str) -> None:
+    """A judgment's topic and document ids against the identifier rule (`Refused`)."""
+    check_identifier(topic, "topic id", TOPIC_ID_LENGTH)
+    check_identifier(doc, "document id", DOC_ID_LENGTH)
+
+
+def is_comment(line: str) -> bool:
+    """A comment line of trec_eval 10's files: `#` first (after any indentation)."""
+    return line.lstrip().startswith("#")
 
 
 def read_qrels(path: Path) -> list[QrelRecord]:
@@ -32,7 +55,8 @@ def read_qrels(path: Path) -> list[QrelRecord]:
     """
     path = Path(path)
     lines = read_text(path).split("\n")
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    first = next((i for i, line in enumerate(lines) if line.strip() and not is_comment(line)),
+                 None)
     if first is None:
         raise InputError(path, None, "qrels file has no judgments")
     header = tuple(field.strip().lower() for field in lines[first].split("\t"))
@@ -43,7 +67,7 @@ def read_qrels(path: Path) -> list[QrelRecord]:
     for index in range(first + 1 if beir else first, len(lines)):
         number = index + 1
         line = lines[index]
-        if not line.strip():
+        if not line.strip() or is_comment(line):
             continue
         if beir:
             fields = [field.strip() for field in line.split("\t")]
@@ -60,9 +84,13 @@ def read_qrels(path: Path) -> list[QrelRecord]:
             topic, iteration, doc, grade_text = fields
         if not topic or not doc:
             raise InputError(path, number, "empty topic or document id")
-        grade = parse_grade(grade_text)
-        if grade is None:
-            raise InputError(path, number, f"grade {grade_text!r} is not an integer")
+        try:
+            check_judgment_ids(topic, doc)
+            grade = parse_grade(grade_text)
+            if iteration is not None:
+                check_identifier(iteration, "iteration", ITERATION_LENGTH)
+        except Refused as exc:
+            raise InputError(path, number, str(exc)) from None
         check_duplicate(seen, path, number, topic, doc, grade)
         records.append(QrelRecord(topic, doc, grade, file, number, iteration))
     if not records:

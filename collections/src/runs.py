@@ -6,12 +6,19 @@ numpy checks). Anything that path cannot vouch for — odd whitespace, a parse f
 check — goes to a plain line-by-line reader that is the reference: it accepts what the format
 allows and raises the precise `InputError` (file, line, reason) for the first bad line. Either
 way nothing partial is returned.
+
+The grammar is trec_eval 10's: lines starting with `#` are comments (ir_metadata's header among
+them) and are skipped; fields after the sixth (the tag) are ignored, as trec_eval ignores them
+(its own test file `results.trunc` has them). Each value is checked against the one set of
+limits (`tcdb.limits`): topic and document ids are one word without control characters and fit
+their columns; the rank is a decimal integer within INTEGER, the score a finite decimal
+(`tcdb.collections.numeric`). The run tag is a name, checked by the name rule at import.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
+import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -21,17 +28,29 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tcdb.collections.compression import write_text
+from tcdb.collections.numeric import parse_integer, parse_score
 from tcdb.errors import InputError
+from tcdb.limits import (
+    DOC_ID_LENGTH,
+    NOT_IN_ID_RE2,
+    RANK_RANGE,
+    TOPIC_ID_LENGTH,
+    Refused,
+    check_identifier,
+    has_control_bytes,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
 _BOM = b"\xef\xbb\xbf"
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _COLUMNS = ["topic", "q0", "doc", "rank", "score", "tag"]
-_FORMAT = "expected 6 whitespace-separated columns `topic Q0 doc rank score tag`"
+_FORMAT = ("expected 6 whitespace-separated columns `topic Q0 doc rank score tag` (fields after "
+           "the tag are ignored)")
 _TABS_TO_SPACES = bytes.maketrans(b"\t", b" ")
+# A rank column starting `0x` in single-space columns (what pyarrow parsed).
+_HEX_RANK = re.compile(rb"(?m)^[^ \n]* [^ \n]* [^ \n]* [+-]?0[xX]")
 
 
 @dataclass(eq=False, slots=True)
@@ -144,7 +163,7 @@ _Parsed = tuple[str, list[str], list[str], np.ndarray, np.ndarray, np.ndarray,
 
 def _parse_fast(data: bytes) -> _Parsed | None:
     """Vectorised parse of a well-formed file; None whenever it cannot vouch for the result."""
-    if not data or data.isspace() or b"\x0b" in data or b"\x0c" in data:
+    if not data or data.isspace() or has_control_bytes(data):
         return None
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return None  # a lone CR would shift pyarrow's line numbering against ours
@@ -154,19 +173,22 @@ def _parse_fast(data: bytes) -> _Parsed | None:
         import pyarrow.compute as pc
     except ImportError:  # pragma: no cover - pyarrow comes with pandas/streamlit
         return None
+    data = _blank_comments(data)
     table = _read_table(data)
     if table is None:
         # Aligned columns or trailing spaces: squeeze runs of spaces (line count unchanged).
         squeezed = _squeeze_spaces(data)
         if squeezed == data:
             return None
-        data = squeezed
+        data = _blank_comments(squeezed)
         table = _read_table(data)
         if table is None:
             return None
     n = table.num_rows
     if n == 0:
         return None
+    if (b"0x" in data or b"0X" in data) and _HEX_RANK.search(data):
+        return None  # pyarrow reads a hexadecimal rank; trec_eval's atoi does not
     lines = _row_lines(data, n)
     if lines is None:
         return None
@@ -182,6 +204,8 @@ def _parse_fast(data: bytes) -> _Parsed | None:
     if not all(chunk.dictionary.equals(dictionary) for chunk in topic_codes.chunks):
         return None  # pyarrow unifies dictionaries across chunks today; do not rely on it
     topic_index = np.concatenate([chunk.indices.to_numpy() for chunk in topic_codes.chunks])
+    if not _within_limits(table, dictionary, data.isascii()):
+        return None
     unique = _pairs_unique(topic_index, table.column("doc"))
     if unique is None:
         pairs = table.select(["topic", "doc"]).group_by(["topic", "doc"]).aggregate([])
@@ -194,6 +218,54 @@ def _parse_fast(data: bytes) -> _Parsed | None:
     ranks = table.column("rank").to_numpy()
     return (tag, topics, docs, np.ascontiguousarray(ranks), np.ascontiguousarray(scores), lines,
             (topic_index.astype(np.int64), names))
+
+
+def _blank_comments(data: bytes) -> bytes:
+    """Comment lines (a `#` first) emptied, their newline kept so line numbers still hold.
+
+    Costs two substring searches when there are none; an ir_metadata header is a few dozen
+    lines at the top, joined around in one copy.
+    """
+    start = 0 if data.startswith(b"#") else data.find(b"\n#") + 1
+    if start == 0 and not data.startswith(b"#"):
+        return data
+    pieces: list[bytes] = []
+    kept = 0
+    while True:
+        pieces.append(data[kept:start])
+        end = data.find(b"\n", start)
+        if end == -1:
+            kept = len(data)
+            break
+        kept = end
+        following = data.find(b"\n#", end)
+        if following == -1:
+            break
+        start = following + 1
+    pieces.append(data[kept:])
+    return b"".join(pieces)
+
+
+def _within_limits(table: pa.Table, topics: pa.Array, ascii_only: bool) -> bool:
+    """Whether every id and rank is within `tcdb.limits`, checked on whole columns; False sends
+    the file to the line reader, which names the first value that is not."""
+    import pyarrow.compute as pc
+
+    names = topics.to_pylist()  # the distinct topics: a few dozen
+    if any(len(topic) > TOPIC_ID_LENGTH or topic.startswith("#") for topic in names):
+        return False  # too long, or an indented comment line that parsed as a row
+    docs = table.column("doc")
+    longest = pc.max(pc.binary_length(docs)).as_py()  # bytes: characters only when needed
+    if longest > DOC_ID_LENGTH and pc.max(pc.utf8_length(docs)).as_py() > DOC_ID_LENGTH:
+        return False
+    if not ascii_only:  # Unicode spaces and C1 controls (ASCII ones were ruled out already)
+        for column in (topics, docs):
+            if pc.any(pc.match_substring_regex(column, NOT_IN_ID_RE2)).as_py():
+                return False
+    ranks = table.column("rank")
+    low, high = RANK_RANGE
+    bounds = pc.min_max(ranks).as_py()
+    return low <= bounds["min"] and bounds["max"] <= high
 
 
 def _squeeze_spaces(data: bytes) -> bytes:
@@ -310,26 +382,18 @@ def _parse_slow(path: Path, data: bytes) -> _Parsed:
     tag_line = 0
     for number, raw_line in enumerate(data.split(b"\n"), start=1):
         parts = raw_line.split()
-        if not parts:
+        if not parts or parts[0].startswith(b"#"):
             continue
-        if len(parts) != 6:
+        if len(parts) < 6:
             raise InputError(path, number, f"{_FORMAT}, found {len(parts)}")
-        topic_bytes, _q0, doc_bytes, rank_text, score_text, tag_bytes = parts
+        topic_bytes, _q0, doc_bytes, rank_text, score_text, tag_bytes = parts[:6]
         try:
-            rank = int(rank_text)
-        except ValueError:
-            reason = f"rank {rank_text.decode()!r} is not an integer"
-            raise InputError(path, number, reason) from None
-        if not _INT64_MIN <= rank <= _INT64_MAX:
-            raise InputError(path, number, f"rank {rank} is out of range")
-        try:
-            score = float(score_text)
-        except ValueError:
-            reason = f"score {score_text.decode()!r} is not a number"
-            raise InputError(path, number, reason) from None
-        if not math.isfinite(score):
-            reason = f"score {score_text.decode()!r} is not a finite number"
-            raise InputError(path, number, reason)
+            rank = parse_integer(rank_text, "rank", RANK_RANGE)
+            score = parse_score(score_text)
+            topic = check_identifier(topic_bytes.decode(), "topic id", TOPIC_ID_LENGTH)
+            doc = check_identifier(doc_bytes.decode(), "document id", DOC_ID_LENGTH)
+        except Refused as exc:
+            raise InputError(path, number, str(exc)) from None
         if tag is None:
             tag, tag_line = tag_bytes, number
         elif tag_bytes != tag:
@@ -339,7 +403,6 @@ def _parse_slow(path: Path, data: bytes) -> _Parsed:
                 f"run tag {tag_bytes.decode()!r} differs from tag {tag.decode()!r} on line "
                 f"{tag_line}: a run file holds one run",
             )
-        topic, doc = topic_bytes.decode(), doc_bytes.decode()
         first = seen.setdefault((topic, doc), number)
         if first != number:
             raise InputError(
