@@ -173,7 +173,7 @@ def test_cli_evaluate_and_scores_outputs(collection: dict[str, Path], cli) -> No
     code, out, _ = cli("evaluate", "c", "s1", "-m", "AP", "--run", "full")
     assert code == 0 and "full" in out and "reused 1" in out
     code, out, _ = cli("scores", "c", "s1", "--measure", "AP", "--json")
-    rows = json.loads(out)
+    rows = json.loads(out)["means"]
     assert {r["run"] for r in rows} == {"full", "ties", "missing", "shallow", "unknown",
                                         "stranger"}
     _, ref = _reference(collection, "missing")
@@ -210,7 +210,7 @@ def test_later_qrels_set_via_cli_is_evaluated_separately(
     assert code == 0 and "later" in out
     code, out, err = cli("scores", "c", "s1", "--qrels", "later", "-m", "P@10", "--json")
     assert code == 0, err
-    rows = {r["run"]: r for r in json.loads(out)}
+    rows = {r["run"]: r for r in json.loads(out)["means"]}
     assert all(r["n_topics"] == 2 for r in rows.values())
     import ir_measures
 
@@ -241,7 +241,7 @@ def test_tables_read_one_row_per_run_and_topics_in_natural_order(db: str, tmp_pa
     rows = lines[lines.index(next(x for x in lines if x.startswith("---"))) + 1:-1]
     assert [line.split()[0] for line in rows] == ["r1", "r2"]
     code, out, _ = cli("scores", "n", "s", "-m", "AP", "--per-topic", "--run", "r1", "--json")
-    assert [r["topic"] for r in json.loads(out)] == ["1", "2", "3", "10"]
+    assert [r["topic"] for r in json.loads(out)["scores"]] == ["1", "2", "3", "10"]
     second = write_qrels_file(tmp_path / "later.txt", [(t, "b", 1) for t in topics])
     assert cli("qrels", "import", "n", "s", "later", second)[0] == 0
     code, out, err = cli("report", "reusability", "n", "s", "--qrels", "original", "--vs",

@@ -140,8 +140,9 @@ def test_scores_csv_and_json(hostile: str, cli: Any) -> None:
     assert all(0 <= float(r[value]) <= 1 for r in rows[1:])
     code, out, err = cli("scores", COLLECTION, LABELS[-1], "--measure", "AP", "--json")
     assert code == 0, err
-    assert set(TAGS.values()) <= set(re.findall(r'"run": "((?:[^"\\]|\\.)*)"', out)) | {
-        json.loads(f'"{t}"') for t in re.findall(r'"run": "((?:[^"\\]|\\.)*)"', out)}
+    report = json.loads(out)
+    assert {r["run"] for r in report["means"]} == set(TAGS.values())  # exact, not neutralised
+    assert {r["run"] for r in report["lineage"]["runs"]} == set(TAGS.values())
 
 
 def test_persistence_per_topic_csv(hostile: str, cli: Any, tmp_path: Path) -> None:

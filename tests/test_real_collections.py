@@ -200,7 +200,7 @@ def test_qrels_judging_documents_an_earlier_snapshot_lacks(db: str, tmp_path: Pa
     code, out, err = cli("scores", "covid", "round1", "--qrels", "complete", "-m", "AP",
                          "-m", "R@5", "--json")
     assert code == 0, err
-    ours = {r["measure"]: r["value"] for r in json.loads(out)}
+    ours = {r["measure"]: r["value"] for r in json.loads(out)["means"]}
     measures = [ir_measures.AP, ir_measures.R @ 5]
     ref = ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(str(path)),
                                      ir_measures.read_trec_run(str(run)))
@@ -354,7 +354,7 @@ def test_longeval_queries_that_repeat_a_text(db: str, tmp_path: Path,
     code, out, err = cli("scores", "longeval-web", "2022-06", "-m", "RR", "--per-topic",
                          "--json")
     assert code == 0, err
-    rr = {r["topic"]: r["value"] for r in json.loads(out)}
+    rr = {r["topic"]: r["value"] for r in json.loads(out)["scores"]}
     assert rr == {"q1": 0.0, "q2": 1.0, "q3": 0.5}
     code, out, _ = cli("snapshot", "diff", "longeval-web", "2022-06", "2022-07")
     assert "ambiguous in 2022-06 (left out of the core)" in out

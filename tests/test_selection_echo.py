@@ -108,3 +108,86 @@ def test_topic_deltas_and_ranking_agreement_echo_the_selection(db: str, tmp_path
     agreement = ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"],
                                   topics=given)
     assert agreement.topic_set == given and agreement.n_topics == 4
+
+
+@pytest.fixture
+def two(snap: Path) -> Path:
+    """A second snapshot s2 of the same collection: topics 1–4 and 6 (5 gone, 6 new), each
+    judged, run A in both. The core topics of s1 and s2 are 1–4."""
+    from tcdb.runs import import_run
+
+    topics = {t: f"query {t}" for t in ("1", "2", "3", "4", "6")}
+    build_snapshot(snap, C, "s2", DOCS, topics, [(t, f"d{t}", 1) for t in topics])
+    import_run(C, "s2", write_run_file(snap / "runs2", "A", RUN_A + [("6", "d6", 3.0)]))
+    return snap
+
+
+@pytest.mark.parametrize("given, s1, s2", [
+    ("all", {"1", "2", "3", "4", "5"}, {"1", "2", "3", "4", "6"}),
+    ("core", {"1", "2", "3", "4"}, {"1", "2", "3", "4"}),  # in both snapshots, judged in both
+    ("set:core", {"1", "2"}, {"1", "2"}),  # the topic set named core
+    ("pair", {"4", "5"}, {"4"}),  # topic 5 is not in s2
+])
+def test_per_topic_scores_take_the_shared_selection(two: Path, cli: Any, given: str,
+                                                    s1: set[str], s2: set[str]) -> None:
+    from tcdb import api
+
+    result = api.per_topic_scores(C, ["s1", "s2"], measure="P@1", runs=["A"], topics=given)
+    assert result.topics == given and result.to_json()["topics"] == given
+    frame = result.to_frame()
+    assert set(frame.loc[frame["snapshot"] == "s1", "topic"]) == s1
+    assert set(frame.loc[frame["snapshot"] == "s2", "topic"]) == s2
+    # A's P@1 by hand: it ranks d1…d3 first on topics 1–3 (and d6 on s2's topic 6)
+    hits = {"1", "2", "3"} | ({"6"} if given == "all" else set())
+    assert {(s, t): v for s, t, v in frame[["snapshot", "topic", "value"]].itertuples(
+        index=False)} == {(s, t): float(t in hits) for s, ts in (("s1", s1), ("s2", s2))
+                          for t in ts}
+    assert result.lineage is not None and result.lineage.topics.selection == given
+    assert [(q.snapshot, q.kind) for q in result.lineage.qrels] == [("s1", "original"),
+                                                                    ("s2", "original")]
+    if given == "set:core":  # the lineage names the set's members, not "no such set"
+        assert result.lineage.topics.n_members == 2
+    code, out, err = cli("scores", "per-topic", C, "s1", "s2", "-m", "P@1", "--run", "A",
+                         "--topics", given, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["topics"] == given and data["lineage"]["topics"]["selection"] == given
+    assert len(data["scores"]) == len(s1) + len(s2)
+
+
+@pytest.mark.parametrize("given, subset, means", [
+    ("core", 5, {"A": 0.6, "B": 0.4}),  # on one snapshot the core topics are every topic
+    ("all", 5, {"A": 0.6, "B": 0.4}),
+    ("set:core", 2, {"A": 1.0, "B": 0.0}),
+    ("pair", 2, {"A": 0.0, "B": 1.0}),
+])
+def test_subset_takes_the_shared_selection(snap: Path, cli: Any, given: str, subset: int,
+                                           means: dict[str, float]) -> None:
+    from tcdb import api
+
+    result = api.subset_ci(C, "s1", topics=given, measure="P@1", bootstrap=200)
+    assert result.topic_set == given and (result.n_topics, result.n_subset) == (5, subset)
+    assert {r.run: r.subset_mean for r in result.runs} == pytest.approx(means)
+    assert {r.run: r.mean for r in result.runs} == pytest.approx({"A": 0.6, "B": 0.4})
+    assert result.lineage is not None and result.lineage.topics.selection == given
+    code, out, err = cli("report", "subset", C, "s1", "--topics", given, "-m", "P@1",
+                         "--samples", "200", "--json")
+    assert code == 0, err
+    assert json.loads(out)["topic_set"] == given
+
+
+def test_subset_still_needs_a_selection_and_a_level(snap: Path) -> None:
+    from tcdb import api
+    from tcdb.errors import FieldError
+    from tcdb.reports.subset import SubsetRequest
+
+    with pytest.raises(FieldError) as info:  # a subset of what: no default
+        SubsetRequest.of(collection=C, snapshot="s1", measure="P@1")
+    assert info.value.field == "topics"
+    for bad in (0.0, 1.0, 1.5):  # one alpha rule for subset, compare and leaderboard
+        for call in (lambda a: api.subset_ci(C, "s1", topics="pair", measure="P@1", alpha=a),
+                     lambda a: api.compare(C, "s1", measure="P@1", alpha=a),
+                     lambda a: api.leaderboard(C, "s1", measure="P@1", alpha=a)):
+            with pytest.raises(FieldError) as info:
+                call(bad)
+            assert info.value.field == "alpha"

@@ -91,7 +91,7 @@ def test_evaluate_and_scores_cli_with_topics(snap: Path, cli: Any) -> None:
     # the full means are untouched by the subset
     code, out, err = cli("scores", C, "s1", "-m", "P@1", "--json")
     assert code == 0, err
-    assert {r["run"]: r["value"] for r in json.loads(out)} == pytest.approx(
+    assert {r["run"]: r["value"] for r in json.loads(out)["means"]} == pytest.approx(
         {"A": 0.6, "B": 0.4})
     code, out, err = cli("evaluate", C, "s1", "-m", "P@1", "--topics", "half")
     assert code == 0, err

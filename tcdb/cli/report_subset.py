@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table
+from tcdb.cli.output import console, print_table, topics_said
 
 if TYPE_CHECKING:
     from tcdb.reports.subset import SubsetResult
@@ -24,7 +24,7 @@ def show_subset(report: SubsetResult) -> None:
                 [[r.run, r.system, r.mean, r.ci_low, r.ci_high, r.subset_mean, r.delta,
                   r.position] for r in report.runs],
                 title=f"{report.collection} / {report.snapshot} · qrels "
-                f"{report.qrels} · {report.measure} · topic set {report.topic_set}"
+                f"{report.qrels} · {report.measure}{topics_said(report.topic_set)}"
                 f"{how}{model} · {report.n_subset} of {report.n_topics} topics · "
                 f"{report.n_samples:,} resamples of {report.n_subset} topics, seed "
                 f"{report.seed}")

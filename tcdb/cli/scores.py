@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table
+from tcdb.cli.output import console, print_table, topics_said
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -87,8 +87,8 @@ def _show_per_topic(result: PerTopicScoresResult, csv_output: bool = False) -> N
         return
     wide = frame.pivot_table(index=["run", "topic_key"], columns="snapshot", values="value",
                              sort=False).reset_index()
-    _print_frame(wide, f"{result.collection} · {result.measure} · qrels {result.qrels} · "
-                 "per topic across snapshots")
+    _print_frame(wide, f"{result.collection} · {result.measure} · qrels {result.qrels}"
+                 f"{topics_said(result.topics)} · per topic across snapshots")
 
 
 def subset_title(frame: pd.DataFrame, topics: str | None) -> str:

@@ -235,14 +235,17 @@ def _topics(session: Session, collection: str, selection: str | None) -> TopicsL
 
     from tcdb.schema import Collection, Topic, TopicSet, TopicSetMember
 
-    if selection in (None, "all", "core"):
+    from tcdb.reports.fields import topic_set_name
+
+    name = topic_set_name(selection)  # `set:core` is the topic set named core
+    if name is None:
         return TopicsLineage(selection=selection)
     keys = sorted(session.exec(
         select(col(Topic.key))
         .join(TopicSetMember, col(TopicSetMember.topic_id) == col(Topic.id))
         .join(TopicSet, col(TopicSet.id) == col(TopicSetMember.topic_set_id))
         .join(Collection, col(Collection.id) == col(TopicSet.collection_id))
-        .where(col(Collection.name) == collection, col(TopicSet.name) == selection)).all())
+        .where(col(Collection.name) == collection, col(TopicSet.name) == name)).all())
     if not keys:
         return TopicsLineage(selection=selection)
     digest = hashlib.sha256("".join(f"{k}\n" for k in keys).encode())

@@ -40,7 +40,7 @@ from tcdb.reports.compare_result import (
     OutcomePair,
     Outcomes,
 )
-from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
+from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, Correction
 
 K = 100  # the outcome breakdown's cutoff, as in Lin et al.'s study (MRR@100)
@@ -65,7 +65,7 @@ class CompareRequest(Request):
     topics: TopicSet = topic_set_option()
     k: int = option(K, help="Cutoff of the outcome breakdown (100 as in Lin et al.'s MS MARCO "
                     "study).")
-    alpha: float = option(0.05, help="Level of the outcome decision rules.")
+    alpha: float = alpha_option("Level of the outcome decision rules.")
     permutations: int = option(PERMUTATIONS, metavar="N", help="Resamples of the randomisation "
                                "test (0: skip it).")
     bootstrap: int = option(0, metavar="N", help="Bootstrap samples for 95 % intervals of each "
@@ -103,13 +103,6 @@ class CompareRequest(Request):
         if value < 0:
             raise ValueError("the number of permutations cannot be negative (0: no "
                              "randomisation test)")
-        return value
-
-    @field_validator("alpha")
-    @classmethod
-    def _level(cls, value: float) -> float:
-        if not 0 < value < 1:
-            raise ValueError(f"the significance level must be between 0 and 1, not {value}")
         return value
 
     @model_validator(mode="after")

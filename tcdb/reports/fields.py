@@ -25,10 +25,22 @@ def qrels_option(**kwargs: Any) -> Any:
     return option(QRELS_DEFAULT, help=QRELS_HELP, **kwargs)
 
 
-def topics_option() -> Any:
+def topics_option(default: Any = "all") -> Any:
     """`topics`: all (the default), core, or a topic set's name, resolved by
-    `tcdb.reports.common.select_topics` / the persistence resolver."""
-    return option("all", metavar="TOPICS", help=TOPICS_HELP)
+    `tcdb.reports.common.select_topics` / the persistence resolver. A report about a subset
+    (`report subset`) passes `...`: there the selection is required."""
+    return option(default, metavar="TOPICS", help=TOPICS_HELP)
+
+
+ALPHA_DEFAULT = 0.05
+
+
+def alpha_option(help: str = "Significance level.") -> Any:
+    """`alpha`: a level strictly between 0 and 1 (0.05 unless given); anything else is a
+    FieldError naming `alpha` before any work is done.
+
+    Why one definition: compare, leaderboard and subset each validated it their own way."""
+    return option(ALPHA_DEFAULT, help=help, gt=0, lt=1)
 
 
 def topic_set_name(selection: str | None) -> str | None:
@@ -49,7 +61,7 @@ def topic_set_name(selection: str | None) -> str | None:
 TopicSet = str
 
 
-def topic_set_option() -> Any:
+def topic_set_option(default: Any = "all") -> Any:
     """`topics` for requests whose field is a `TopicSet`: the same default and help as
     `topics_option`."""
-    return topics_option()
+    return topics_option(default)

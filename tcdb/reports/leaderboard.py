@@ -16,7 +16,7 @@ from pydantic import BaseModel, computed_field, field_validator, model_validator
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
+from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
 from tcdb.vocabulary import Correction, PairedTest
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class LeaderboardRequest(Request):
     qrels: str = qrels_option()
     test: str = option(PairedTest.t.value,
                        help=f"Paired test of each step: {', '.join(PairedTest)}.")
-    alpha: float = option(0.05, help="Significance level.")
+    alpha: float = alpha_option()
     correction: str = option(Correction.holm.value, help="Correction within each new entry's "
                              "family (it vs every earlier SOTA): "
                              f"{', '.join(Correction)}.")
@@ -60,13 +60,6 @@ class LeaderboardRequest(Request):
     def _known_correction(cls, value: str) -> str:
         if value not in tuple(Correction):
             raise ValueError(f"unknown correction {value!r}; use {', '.join(Correction)}")
-        return value
-
-    @field_validator("alpha")
-    @classmethod
-    def _level(cls, value: float) -> float:
-        if not 0 < value < 1:
-            raise ValueError(f"the significance level must be between 0 and 1, not {value}")
         return value
 
     @model_validator(mode="after")

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, model_validator
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import qrels_option
+from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
@@ -35,8 +35,8 @@ class SubsetRequest(Request):
 
     collection: str = argument(help="Collection name.")
     snapshot: str = argument(help="Snapshot label.")
-    topics: str = option(metavar="SET", help="The topic subset (e.g. a model's topics free of "
-                         "contamination, from `tcdb topics set import`).")
+    topics: TopicSet = topic_set_option(...)  # the subset: a set's name (e.g. a model's
+    # topics free of contamination, `tcdb topics set import`), core or all as everywhere
     runs: Labels | None = option(None, help="Only these run tags (repeat; default every run of "
                                  "the snapshot).")
     measure: str = option("nDCG@10", help="Measure.", short="-m")
@@ -44,7 +44,7 @@ class SubsetRequest(Request):
     bootstrap: int = option(BOOTSTRAP_SAMPLES, flag="--samples", metavar="N",
                             help="Bootstrap resamples, each of the subset's size.")
     seed: int = option(BOOTSTRAP_SEED, help="Seed of the bootstrap.")
-    alpha: float = option(0.05, help="1 − the interval's level (0.05: 95 %).")
+    alpha: float = alpha_option("1 − the interval's level (0.05: 95 %).")
     compute: bool = option(True, help="Compute missing scores first (else only read).")
 
     @model_validator(mode="after")
@@ -53,9 +53,6 @@ class SubsetRequest(Request):
         if not 1 <= self.bootstrap <= MAX_SAMPLES:
             raise FieldError("bootstrap", f"bootstrap samples must be 1…{MAX_SAMPLES:,}, got "
                              f"{self.bootstrap}")
-        if not 0 < self.alpha < 1:
-            raise FieldError("alpha", f"alpha must lie strictly between 0 and 1, not "
-                             f"{self.alpha}")
         return self
 
 
@@ -83,7 +80,7 @@ class SubsetResult(Result):
     snapshot: str
     qrels: str
     measure: str
-    topic_set: str
+    topic_set: str  # the selection as given: a set's name (or set:NAME), core or all
     for_model: str | None
     method: str | None
     n_topics: int
@@ -116,24 +113,32 @@ def subset_ci(request: SubsetRequest, db: Database) -> SubsetResult:
 
     from tcdb.analysis.subset import subset_intervals
     from tcdb.catalog.collections import get_snapshot
-    from tcdb.queries.topics import get_topic_set, topic_set_topic_ids
+    from tcdb.queries.topics import get_topic_set
+    from tcdb.reports.common import select_topics
+    from tcdb.reports.fields import topic_set_name
     from tcdb.reports.run_scores import load_run_scores
     from tcdb.runs import get_runs
     from tcdb.scoring.measures import parse_measures
 
     r = request
     (name,) = parse_measures([r.measure], "measure")
+    for_model = method = None
     with db.session() as session:  # an unknown set or run fails before anything is computed
-        topic_set = get_topic_set(session, r.collection, r.topics)
+        if topic_set_name(r.topics) is not None:
+            topic_set = get_topic_set(session, r.collection, r.topics)
+            for_model, method = topic_set.for_model, topic_set.method
         get_runs(session, get_snapshot(session, r.collection, r.snapshot), r.runs)
-        members = topic_set_topic_ids(session, r.collection, r.topics)
-        set_name, for_model, method = topic_set.name, topic_set.for_model, topic_set.method
     data = load_run_scores(r.collection, r.snapshot, r.qrels, r.runs, name, compute=r.compute,
                            skip_unscored=True)
+    with db.session() as session:  # the selection as every report resolves it
+        try:
+            members = select_topics(session, r.collection,
+                                    get_snapshot(session, r.collection, r.snapshot),
+                                    list(data.topic_ids), r.topics)
+        except FieldError as error:
+            raise FieldError("topics", f"topic selection {r.topics!r} has no topic judged in "
+                             f"qrels set {r.qrels!r} of {r.snapshot!r}") from error
     subset = [i for i, t in enumerate(data.topic_ids) if t in members]
-    if not subset:
-        raise FieldError("topics", f"topic set {r.topics!r} has no topic judged in qrels set "
-                         f"{r.qrels!r} of {r.snapshot!r}")
     scored = list(data.wide.columns)
     matrix = data.wide.to_numpy(dtype=float).T.reshape(len(scored), len(data.topic_ids))
     rows = (subset_intervals(matrix, np.array(subset), r.bootstrap, r.seed, r.alpha)
@@ -144,8 +149,8 @@ def subset_ci(request: SubsetRequest, db: Database) -> SubsetResult:
                                for p in ("below", "inside", "above")})
     return SubsetResult(
         collection=r.collection, snapshot=r.snapshot, qrels=r.qrels, measure=name,
-        topic_set=set_name, for_model=for_model, method=method,
+        topic_set=r.topics, for_model=for_model, method=method,
         n_topics=len(data.topic_ids), n_subset=len(subset), n_samples=r.bootstrap,
         seed=r.seed, alpha=r.alpha, counts=counts, runs=records, skipped=data.skipped,
         lineage=lineage_of(r.collection, runs=[(r.snapshot, t) for t in scored],
-                           qrels=[(r.snapshot, r.qrels)], topics=set_name, measures=[name]))
+                           qrels=[(r.snapshot, r.qrels)], topics=r.topics, measures=[name]))

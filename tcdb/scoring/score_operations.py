@@ -122,7 +122,7 @@ class ScoresResult(Result):
     topics: str | None
     means: list[MeanScore]
     scores: list[TopicScore]  # per topic (only with per_topic)
-    lineage: Lineage | None = None  # in the API and paper tables (`--json` stays the rows)
+    lineage: Lineage | None = None  # what the figures were computed from, in every front end
 
     def paper_table(self) -> PaperTable:
         """Means: runs × measures, best per measure in bold (per topic: the frame)."""
@@ -141,11 +141,6 @@ class ScoresResult(Result):
         if self.per_topic:
             return pd.DataFrame([s.model_dump() for s in self.scores], columns=PER_TOPIC_COLUMNS)
         return pd.DataFrame([m.model_dump() for m in self.means], columns=MEAN_COLUMNS)
-
-    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
-        """The rows, as `tcdb scores --json` has always printed them."""
-        rows: list[dict[str, Any]] = super().to_json()["scores" if self.per_topic else "means"]
-        return rows
 
 
 @operation("scores", command="scores table")
@@ -185,7 +180,7 @@ class PerTopicScoresRequest(Request):
                                  "missing from a snapshot is skipped there).")
     intersection: bool = option(False, help="Only the topics each run answered (default: "
                                 "every qrels topic, unanswered ones 0).")
-    topics: str | None = option(None, metavar="SET", help="Only the members of this topic set.")
+    topics: TopicSet = topic_set_option()  # core: topics judged in every snapshot given
     compute: bool = option(True, help="Compute and store missing scores first (else only "
                            "read stored ones).")
 
@@ -202,7 +197,9 @@ class PerTopicScoresResult(Result):
     collection: str
     qrels: str
     measure: str
+    topics: str  # the selection as given: all, core, a set's name (or set:NAME)
     scores: list[TopicScore]
+    lineage: Lineage | None = None  # what the values were computed from
 
     def to_frame(self) -> pd.DataFrame:
         """One row per snapshot, run and topic (`topic` its id there, `topic_key` its
@@ -220,9 +217,14 @@ def per_topic_scores(request: PerTopicScoresRequest, db: Database) -> PerTopicSc
     frame = table(request.collection, request.snapshots, request.qrels, request.measure,
                   request.runs or None, intersection=request.intersection,
                   compute=request.compute, topics=request.topics)
+    rows = [TopicScore(**r) for r in _records(frame, PER_TOPIC_COLUMNS)]
     return PerTopicScoresResult(
         collection=request.collection, qrels=request.qrels, measure=request.measure,
-        scores=[TopicScore(**r) for r in _records(frame, PER_TOPIC_COLUMNS)])
+        topics=request.topics, scores=rows,
+        lineage=lineage_of(request.collection,
+                           runs=[(row.snapshot, row.run) for row in rows],
+                           qrels=[(label, request.qrels) for label in request.snapshots],
+                           topics=request.topics, measures=[request.measure]))
 
 
 class ScoresImportRequest(Request):

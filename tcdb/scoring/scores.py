@@ -178,13 +178,14 @@ def per_topic_scores(
     *,
     intersection: bool = False,
     compute: bool = True,
-    topics: str | None = None,
+    topics: str = "all",
 ) -> pd.DataFrame:
     """Per-topic values of one measure across snapshots (each with its qrels set of that name).
 
     `topic_key` is the topic's identity across snapshots (its id or normalised query text),
-    `topic` the id it has in each snapshot; `topics`: only the members of this topic set. Runs
-    are matched by tag; a tag missing from a snapshot is skipped there.
+    `topic` the id it has in each snapshot; `topics`: all, core (the topics every snapshot
+    given has and judges, as persistence reads them) or a topic set's members. Runs are matched
+    by tag; a tag missing from a snapshot is skipped there.
     """
     import pandas as pd
 
@@ -201,10 +202,31 @@ def per_topic_scores(
             if not wanted:
                 continue
         frames.append(score_table(collection, label, qrels, [measure], wanted, per_topic=True,
-                                  intersection=intersection, compute=compute, topics=topics))
+                                  intersection=intersection, compute=compute,
+                                  topics="all" if topics == "core" else topics))
     if not frames:
         return pd.DataFrame(columns=PER_TOPIC_COLUMNS)
-    return pd.concat(frames, ignore_index=True)
+    frame = pd.concat(frames, ignore_index=True)
+    if topics == "core":  # one snapshot's core is all it judges; across several, the shared
+        frame = frame[frame["topic_id"].isin(_core(collection, snapshots, qrels))]
+    return frame.reset_index(drop=True)
+
+
+def _core(collection: str, snapshots: Sequence[str], qrels: str) -> set[int]:
+    """Topic ids every snapshot has and judges in its qrels set of that name (`core` as the
+    reports resolve it: `tcdb.reports.persistence_scores._topic_lists`)."""
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
+    from tcdb.queries import qrels_topics
+    from tcdb.reports.persistence_scores import _topic_lists
+
+    with session_scope() as session:
+        judged = {}
+        for label in dict.fromkeys(snapshots):
+            snap = get_snapshot(session, collection, label)
+            qset = get_qrels_set(session, snap, qrels)
+            judged[label] = qrels_topics(session.connection(), qset.pk, snap.pk)
+        return set(next(iter(_topic_lists(session, collection, judged, "core").values())))
 
 
 @dataclass

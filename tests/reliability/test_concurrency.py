@@ -207,7 +207,7 @@ def test_evaluate_while_runs_are_imported_gives_trec_eval_scores(collection: str
                                  "P@5", "--per-topic", "--json"))
     assert code == 0, err
     stored = {(row["run"], row["topic"], row["measure"]): row["value"]
-              for row in json.loads(out) if row["answered"]}
+              for row in json.loads(out)["scores"] if row["answered"]}
     qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "qrels.txt")))
     expected = {}
     for k, path in enumerate(runs, start=1):
@@ -250,7 +250,8 @@ def test_evaluate_while_a_run_is_replaced_keeps_no_stale_scores(collection: str,
     assert finish(tcdb("evaluate", "c", "s1", "--measure", "AP"))[0] == 0
     code, out, _ = finish(tcdb("scores", "table", "c", "s1", "--measure", "AP", "--per-topic",
                                "--json"))
-    stored = {row["topic"]: row["value"] for row in json.loads(out) if row["answered"]}
+    stored = {row["topic"]: row["value"] for row in json.loads(out)["scores"]
+              if row["answered"]}
     qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "qrels.txt")))
     expected = {m.query_id: m.value for m in ir_measures.iter_calc(
         [ir_measures.AP], qrels, list(ir_measures.read_trec_run(str(new))))}
