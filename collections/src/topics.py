@@ -8,6 +8,11 @@
 * TSV `id<TAB>query` (LongEval queries files);
 * BEIR `queries.jsonl` (`_id`, `text`, optional `metadata`).
 
+Every shape is held to the same rules (`tcdb.limits`): a topic id is one word of at most 200
+characters without control characters, refused with file and line otherwise; the query,
+description, narrative and other fields are free text, whose control characters other than
+tab and newline are removed at read.
+
 Also `normalise_query`, the key that matches LongEval's re-numbered queries across snapshots.
 """
 
@@ -18,11 +23,13 @@ import re
 import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from tcdb.collections.records import TopicRecord
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
+from tcdb.limits import TOPIC_ID_LENGTH, Refused, check_identifier, clean_text
 
 # The tag patterns and order of ir_datasets' DEFAULT_QTYPE_MAP; our names for the fields.
 _TREC_TAGS = (
@@ -88,6 +95,11 @@ class _Topics:
     def add(self, record: TopicRecord, line: int | None) -> None:
         if not record.topic_id:
             raise InputError(self.path, line, "topic has an empty id")
+        try:
+            check_identifier(record.topic_id, "topic id", TOPIC_ID_LENGTH)
+        except Refused as exc:
+            raise InputError(self.path, line, str(exc)) from None
+        record = _cleaned(record)
         if not record.query:
             raise InputError(self.path, line, f"topic {record.topic_id!r} has an empty query")
         if record.topic_id in self.lines:
@@ -96,6 +108,20 @@ class _Topics:
             raise InputError(self.path, line, f"duplicate topic id {record.topic_id!r}{where}")
         self.lines[record.topic_id] = line or 0
         self.records.append(record)
+
+
+def _cleaned(record: TopicRecord) -> TopicRecord:
+    """The record with its free text as both databases store it (`tcdb.limits.clean_text`)."""
+    texts = (record.query, record.description, record.narrative, *record.fields.values())
+    if all(text is None or clean_text(text) is text for text in texts):
+        return record
+    return replace(
+        record,
+        query=clean_text(record.query).strip(),
+        description=None if record.description is None else clean_text(record.description),
+        narrative=None if record.narrative is None else clean_text(record.narrative),
+        fields={key: clean_text(value) for key, value in record.fields.items()},
+    )
 
 
 def _read_trec(path: Path, text: str) -> list[TopicRecord]:
