@@ -55,6 +55,9 @@ class Run(Keyed, SQLModel, table=True):
     checksum: str | None = Field(default=None, max_length=CHECKSUM_LENGTH)  # sha256 of the run file
     source: str | None = Field(default=None, sa_column=Column(Text))
     description: str | None = Field(default=None, sa_column=Column(Text))
+    # Its retrieval toolkit(s), else libraries, from its ir_metadata: reports group by it.
+    platform: str | None = Field(default=None, sa_column=Column(Text))
+    # {"ir_metadata": {"yaml": its text as given, "data": parsed, "source": header or file}}
     meta: dict[str, Any] | None = Field(default=None, sa_column=Column("metadata", JSON))
     n_entries: int = 0
     n_unresolved: int = 0

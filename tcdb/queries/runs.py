@@ -34,7 +34,7 @@ RunDict = dict[str, dict[str, float]]
 RUN_COLUMNS = [
     "collection", "snapshot", "run", "system", "group", "run_type", "contributed", "category",
     "submitted", "first_stage", "n_entries", "n_unresolved", "checksum", "source",
-    "description", "created_at", "run_id", "snapshot_id",
+    "description", "platform", "ir_metadata", "created_at", "run_id", "snapshot_id",
 ]
 
 
@@ -51,7 +51,8 @@ def run_rows(
                col(Run.group_name), col(Run.run_type), col(Run.contributed), col(Run.category),
                col(Run.submitted), col(Run.first_stage), col(Run.n_entries),
                col(Run.n_unresolved), col(Run.checksum), col(Run.source),
-               col(Run.description), col(Run.created_at), col(Run.id), col(Run.snapshot_id))
+               col(Run.description), col(Run.platform), col(Run.meta), col(Run.created_at),
+               col(Run.id), col(Run.snapshot_id))
         .join(Snapshot, col(Snapshot.id) == col(Run.snapshot_id))
         .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
         .join(System, col(System.id) == col(Run.system_id))
@@ -68,6 +69,9 @@ def run_rows(
         record = dict(zip(RUN_COLUMNS, row, strict=True))
         for key in ("category", "run_type"):
             record[key] = getattr(record[key], "value", record[key])
+        # The run's ir_metadata as its YAML text (`tcdb.collections.ir_metadata`), or None.
+        ir = (record["ir_metadata"] or {}).get("ir_metadata")
+        record["ir_metadata"] = ir.get("yaml") if isinstance(ir, dict) else None
         rows.append(record)
     return rows
 

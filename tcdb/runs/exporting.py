@@ -3,17 +3,20 @@
 Entries go per topic (natural order) in the order evaluation sees them (trec_eval's: score
 descending, then document id descending); each keeps the rank and score it was submitted with,
 and entries naming documents the snapshot lacks are written under their submitted ids, so the
-file evaluates exactly as the one imported.
+file evaluates exactly as the one imported. A run imported with ir_metadata gets it back as the
+file's header block (`# ir_metadata.start` … `# ir_metadata.end`), its YAML byte for byte.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
 from tcdb.catalog.collections import get_snapshot
+from tcdb.collections.ir_metadata import header_block
 from tcdb.operations import Database, Request, Result, argument, operation, option
 from tcdb.runs.listing import get_runs
 from tcdb.sorting import natural_key
@@ -61,6 +64,7 @@ def run_export(request: RunExportRequest, db: Database) -> RunExportResult:
     with db.session() as session:
         snap = get_snapshot(session, collection, snapshot)
         (run,) = get_runs(session, snap, [tag])
+        ir = (run.meta or {}).get("ir_metadata")
         conn = session.connection()
         params = {"r": run.pk, "s": snap.pk}
         rows = list(conn.execute(text(
@@ -73,6 +77,27 @@ def run_export(request: RunExportRequest, db: Database) -> RunExportResult:
             "FROM run_entry_unresolved e JOIN snapshot_topic st ON st.snapshot_id = :s "
             "AND st.topic_id = e.topic_id WHERE e.run_id = :r"), params).tuples().all()
     rows.sort(key=lambda r: (natural_key(r[0]), r[4]))
-    n = write_run(out, ((t, d, rank, score) for t, d, rank, score, _ in rows), tag)
+    entries = ((t, d, rank, score) for t, d, rank, score, _ in rows)
+    if isinstance(ir, dict) and ir.get("yaml"):
+        n = _write_with_header(out, entries, tag, header_block(str(ir["yaml"])))
+    else:
+        n = write_run(out, entries, tag)
     return RunExportResult(collection=collection, snapshot=snapshot, run=tag, out=str(out),
                            n_entries=n, n_topics=len({r[0] for r in rows}))
+
+
+def _write_with_header(out: Path, entries: Iterable[tuple[str, str, int, float]], tag: str,
+                       header: str) -> int:
+    """`write_run`'s file with `header` before its first line (through a plain file in a
+    temporary folder, so `write_run` stays the one writer of run lines)."""
+    import tempfile
+
+    from tcdb.collections.compression import write_text
+    from tcdb.collections.runs import write_run
+
+    # not beside `out`: its folder may be /dev (`--out /dev/stdout`); write_text writes `out`
+    with tempfile.TemporaryDirectory(prefix=".tcdb-export-") as folder:
+        body = Path(folder) / "run"
+        n = write_run(body, entries, tag)
+        write_text(out, header + body.read_text(encoding="utf-8"), compresslevel=6)
+    return n

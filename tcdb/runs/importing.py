@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session, select
 
 from tcdb.catalog.collections import get_snapshot
+from tcdb.collections.ir_metadata import IrMetadata, read_header, read_side_file, side_files
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.ingest.readahead import read_ahead
 from tcdb.progress import Progress
@@ -75,6 +76,7 @@ def import_run(
     description: str | None = None,
     first_stage: str | None = None,
     metadata: Mapping[str, RunMetadata] | Path | str | None = None,
+    ir_metadata: Path | str | None = None,
     replace: bool = False,
     allow_unknown_docs: bool = False,
 ) -> RunImportReport:
@@ -82,8 +84,8 @@ def import_run(
     return import_runs(
         collection, snapshot, [path], system=system, group=group, run_type=run_type,
         contributed=contributed, category=category, submitted=submitted,
-        description=description, first_stage=first_stage, metadata=metadata, replace=replace,
-        allow_unknown_docs=allow_unknown_docs,
+        description=description, first_stage=first_stage, metadata=metadata,
+        ir_metadata=ir_metadata, replace=replace, allow_unknown_docs=allow_unknown_docs,
     )[0]
 
 
@@ -101,6 +103,7 @@ def import_runs(
     description: str | None = None,
     first_stage: str | None = None,
     metadata: Mapping[str, RunMetadata] | Path | str | None = None,
+    ir_metadata: Path | str | None = None,
     replace: bool = False,
     allow_unknown_docs: bool = False,
     progress: bool = False,
@@ -113,6 +116,10 @@ def import_runs(
     and `replace` keeps the metadata it is not given anew. `system` names the system (default:
     the run's tag); a system is its group and its name, so a run joins an existing system only
     when both agree — or when `system` names it explicitly (`tcdb.runs.systems.get_system`).
+
+    Each run's ir_metadata (`tcdb.collections.ir_metadata`: its file's header block, a side file
+    `RUN.yaml`, or the file `ir_metadata` for a single run) is kept with the run and gives what
+    the options and the table leave open: group (its team), run type, category, description.
     """
     from tcdb.collections.files import check_input
     from tcdb.collections.runs import checksum_file, read_run
@@ -128,6 +135,7 @@ def import_runs(
                            contributed=contributed, category=category, submitted=submitted,
                            description=description, first_stage=first_stage)
     table = read_run_metadata(metadata) if isinstance(metadata, Path | str) else metadata or {}
+    described = dict(zip(files, _ir_metadata(files, ir_metadata), strict=True))
     reports: list[RunImportReport] = []
     # One import per collection at a time (its systems are shared by its snapshots): a second
     # waits, then finds the runs the first stored, so the same file twice is one run.
@@ -178,8 +186,12 @@ def import_runs(
                         raise ConflictError(f"{file} and {seen_tags[same.tag]} hold the same run "
                                             f"{same.tag!r}")
                     seen_tags[same.tag] = file
-                    given = _given(table, same.tag, options)
+                    ir = _checked_tag(described[file], file, same.tag)
+                    new_ir = ir is not None and _stored_ir(same) != ir.text
+                    given = _given(table, same.tag, options).over(
+                        _ir_given(ir) if new_ir else RunMetadata())
                     changed = apply_metadata(session, same, snap.collection_id, given)
+                    changed += _store_ir(same, ir) if new_ir else []
                     reports.append(_report(session, collection, snapshot, same, file,
                                            "updated" if changed else "unchanged", started))
                     bar.advance()
@@ -204,18 +216,21 @@ def import_runs(
                 files_values: dict[str, Any] = dict(
                     checksum=prepared.checksum, source=str(file.resolve()),
                     n_entries=prepared.n_rows - n_missing, n_unresolved=n_missing)
-                given = _given(table, tag, options)
+                ir = _checked_tag(described[file], file, tag)
+                given = _given(table, tag, options).over(_ir_given(ir))
                 if old is not None:
                     clear_run(session, old.pk)
                     for key, value in files_values.items():
                         setattr(old, key, value)
                     apply_metadata(session, old, snap.collection_id, given)
+                    _store_ir(old, ir)
                     run, status = old, "replaced"
                 else:
                     system_row = get_system(session, snap.collection_id, given.system or tag,
                                             given.group, explicit=given.system is not None)
                     run = Run(snapshot_id=snap.pk, tag=tag, system_id=system_row.pk,
                               **files_values, **metadata_columns(given.over(NEW_RUN)))
+                    _store_ir(run, ir)
                     status = "imported"
                 session.add(run)
                 session.flush()
@@ -232,6 +247,64 @@ def _names_much_of(files: list[Path], n_documents: int) -> bool:
     whole id index is cheaper than looking up what they name): ~40 bytes a line, gzip ~4×."""
     lines = sum(f.stat().st_size * (4 if f.suffix == ".gz" else 1) for f in files) // 40
     return lines * 4 >= n_documents
+
+
+def _ir_metadata(files: list[Path], explicit: Path | str | None) -> list[IrMetadata | None]:
+    """Each run file's ir_metadata: the file `explicit` (one run file only), else a side file
+    beside it, else its header block; a side file and a header that disagree are refused."""
+    if explicit is not None:
+        if len(files) != 1:
+            raise FieldError("ir_metadata", f"one ir_metadata file for {len(files)} run files: "
+                             "give each run a side file (RUN.yaml) or a header block instead")
+        return [read_side_file(explicit)]
+    found: list[IrMetadata | None] = []
+    for file in files:
+        header = read_header(file)
+        sides = side_files(file)
+        if len(sides) > 1:
+            raise InputError(file, None, "more than one ir_metadata side file: "
+                             + ", ".join(p.name for p in sides))
+        side = read_side_file(sides[0]) if sides else None
+        if side is not None and header is not None and side.text != header.text:
+            raise InputError(sides[0], None, f"differs from the ir_metadata block in the header "
+                             f"of {file.name}: keep one of them")
+        found.append(side or header)
+    return found
+
+
+def _checked_tag(ir: IrMetadata | None, file: Path, tag: str) -> IrMetadata | None:
+    """The ir_metadata, if its `tag` (when given) is the run's."""
+    if ir is not None and ir.tag is not None and ir.tag != tag:
+        where = file if ir.source == "header" else Path(ir.source)
+        raise InputError(where, ir.tag_line, f"ir_metadata tag {ir.tag!r} is not the run's tag "
+                         f"{tag!r}")
+    return ir
+
+
+def _ir_given(ir: IrMetadata | None) -> RunMetadata:
+    """What the ir_metadata says of the fields tcdb keeps as columns."""
+    if ir is None:
+        return RunMetadata()
+    automatic = ir.automatic
+    return RunMetadata(
+        group=ir.team, description=ir.description,
+        category=RunCategory(ir.category) if ir.category else None,
+        run_type=None if automatic is None else
+        (RunType.automatic if automatic else RunType.manual))
+
+
+def _stored_ir(run: Run) -> str | None:
+    stored = (run.meta or {}).get("ir_metadata") or {}
+    return stored.get("yaml") if isinstance(stored, dict) else None
+
+
+def _store_ir(run: Run, ir: IrMetadata | None) -> list[str]:
+    """Keep the ir_metadata with the run (its text for export, parsed for queries)."""
+    if ir is None:
+        return []
+    run.meta = {**(run.meta or {}), "ir_metadata": ir.to_json()}
+    run.platform = ir.platform
+    return ["ir_metadata"]
 
 
 def _given(table: Mapping[str, RunMetadata], tag: str, options: RunMetadata) -> RunMetadata:

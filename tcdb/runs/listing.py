@@ -75,6 +75,8 @@ class RunRow(BaseModel):
     checksum: str | None
     source: str | None
     description: str | None
+    platform: str | None  # from its ir_metadata: retrieval toolkit(s), else libraries
+    ir_metadata: str | None  # its ir_metadata (PRIMAD) YAML, as given
     created_at: dt.datetime | None
     run_id: int
     snapshot_id: int

@@ -68,6 +68,9 @@ class RunImportRequest(RunMetadataFields, _ImportTarget):
     """Run files into a snapshot, with what is known about them (the positional arguments,
     then the metadata: a base listed later comes first among the fields)."""
 
+    ir_metadata: Path | None = option(
+        None, metavar="FILE", help="The run's ir_metadata (PRIMAD YAML) when it is neither in "
+        "the run file's header nor in a side file RUN.yaml beside it (one run file only).")
     replace: bool = option(False, help="Replace a stored run of the same tag from another file "
                            "(metadata not given again is kept).")
     allow_unknown_docs: bool = option(
@@ -116,7 +119,7 @@ def run_import(request: RunImportRequest, db: Database) -> RunImportResult:
     table = read_run_metadata(request.metadata) if request.metadata is not None else {}
     reports = import_runs(request.collection, request.snapshot, request.files,
                           **request.given_metadata().given(), metadata=table,
-                          replace=request.replace,
+                          ir_metadata=request.ir_metadata, replace=request.replace,
                           allow_unknown_docs=request.allow_unknown_docs, progress=True)
     return RunImportResult(runs=[ImportedRun(**r.as_dict()) for r in reports],
                            metadata_unmatched=sorted(set(table) - {r.run for r in reports}))

@@ -1,0 +1,407 @@
+"""ir_metadata (https://www.ir-metadata.org): a run's PRIMAD description, read and written back.
+
+LongEval and TIRA ask participants to describe each run in the ir_metadata schema — Platform,
+Research goal, Implementation, Method, Actor, Data — as YAML, either in the run file's header
+(comment lines between `# ir_metadata.start` and `# ir_metadata.end`, as repro_eval writes them)
+or in a file beside the run. This module finds that YAML (scanning only the run file's leading
+comment lines: a million-line run costs a few lines), checks it (it parses, its top-level keys
+are the schema's, its known fields have the schema's types), and keeps its text byte for byte so
+that `tcdb run export` writes the same block back. Bad YAML is an `InputError` naming the file
+and the line; nothing is imported.
+
+What reports use is read off as plain fields: the system's description (`research goal` →
+`description`, LongEval's template), its category (`method` → `category`, or the ranking stages'
+names), its platform (`platform` → `software` → `retrieval toolkit`, else `libraries`), the team
+(`actor` → `team`) and whether it is automatic (`method` → `automatic`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tcdb.collections.compression import open_maybe_gzip
+from tcdb.errors import InputError
+
+START = "ir_metadata.start"
+END = "ir_metadata.end"
+SIDE_SUFFIXES = (".yaml", ".yml", ".ir_metadata")
+# The run's general information, then the six PRIMAD components (the schema's own spelling).
+GENERAL = ("schema-version", "run-version", "tag")
+SECTIONS = ("platform", "research goal", "implementation", "method", "actor", "data")
+HEADER_SCAN_LIMIT = 100_000  # leading comment lines scanned at most: a header, not a run
+
+# Value kinds of the schema's checklists (https://www.ir-metadata.org/metadata/overview/).
+TEXT = "text"  # a scalar (!!str; a number or a date is accepted: `commit: 9548123` is an int)
+INT = "int"
+BOOL = "bool"
+NUMBER = "number"
+LIST = "list"  # a sequence of scalars
+LIST_OF_MAPS = "list of mappings"
+MAP = "mapping"
+LIBRARIES = "libraries"  # a sequence of scalars, or one per language (`python: [...]`)
+
+Schema = dict[str, "str | Schema"]
+SCHEMA: Schema = {
+    "schema-version": TEXT, "run-version": TEXT, "tag": TEXT,
+    "platform": {
+        "hardware": {
+            "cpu": {"model": TEXT, "architecture": TEXT, "operation mode": TEXT,
+                    "number of cores": INT},
+            "gpu": {"model": TEXT, "architecture": TEXT, "number of cores": INT,
+                    "memory": TEXT},
+            "ram": TEXT,
+        },
+        "operating system": {"kernel": TEXT, "distribution": TEXT},
+        "software": {"libraries": LIBRARIES, "retrieval toolkit": LIST},
+    },
+    "research goal": {
+        "description": TEXT,
+        "venue": {"name": TEXT, "year": INT},
+        "publication": {"dblp": TEXT, "doi": TEXT, "arxiv": TEXT, "url": TEXT,
+                        "abstract": TEXT},
+        "evaluation": {"reported measures": LIST, "reported_measures": LIST, "baseline": LIST,
+                       "significance test": LIST_OF_MAPS},
+    },
+    "implementation": {
+        "executable": {"cmd": TEXT},
+        "source": {"lang": LIST, "repository": TEXT, "commit": TEXT},
+    },
+    "method": {
+        "automatic": BOOL, "score ties": TEXT, "category": TEXT,
+        "indexing": {"tokenizer": TEXT, "stemmer": TEXT, "stopwords": TEXT},
+        "retrieval": LIST_OF_MAPS,
+    },
+    "actor": {"name": TEXT, "orcid": TEXT, "team": TEXT, "fields": LIST, "mail": TEXT,
+              "role": TEXT, "degree": TEXT, "github": TEXT, "twitter": TEXT},
+    "data": {"test collection": MAP, "training data": LIST_OF_MAPS, "other": LIST_OF_MAPS},
+}
+# A ranking stage of `method` → `retrieval`.
+STAGE: Schema = {"name": TEXT, "method": TEXT, "reranks": TEXT, "interpolates": LIST,
+                 "ensembles": LIST, "weight": NUMBER}
+
+# `method` → `category` in tcdb's vocabulary (tcdb.vocabulary.RunCategory), with its synonyms.
+CATEGORIES = {"lexical": "lexical", "sparse": "lexical", "statistical": "lexical",
+              "neural": "neural", "dense": "neural", "llm": "llm", "other": "other"}
+# Ranking stages by the schema's naming conventions (and the field's common names): a run is
+# `llm` if a stage is, else `neural` if a stage is, else `lexical` if every stage is.
+LEXICAL_STAGES = {"bm25", "rm3", "ax", "piv", "dir", "ql", "qld", "tf-idf", "tfidf", "dph",
+                  "pl2", "bo1", "lmdirichlet", "bm25+rm3"}
+NEURAL_STAGES = {"monobert", "monot5", "duot5", "colbert", "colbertv2", "dpr", "ance",
+                 "tct-colbert", "splade", "contriever", "cross-encoder", "bi-encoder",
+                 "dense", "bert"}
+LLM_STAGES = {"llm", "rankgpt", "rankllama", "rankzephyr", "rankvicuna", "gpt", "llama"}
+
+
+@dataclass(frozen=True)
+class IrMetadata:
+    """One run's ir_metadata: its YAML text as given (without the `# ` of a header) and parsed."""
+
+    text: str  # the YAML, one `\\n` per line: what `header_block` writes back
+    data: dict[str, Any]  # parsed, JSON-safe (dates as ISO text, keys as text)
+    source: str  # "header" or the side file's path
+    tag_line: int | None = field(default=None, compare=False)  # where `tag:` is, for errors
+
+    @property
+    def tag(self) -> str | None:
+        value = self.data.get("tag")
+        return None if value is None else str(value)
+
+    def _get(self, *keys: str) -> Any:
+        node: Any = self.data
+        for key in keys:
+            if not isinstance(node, dict):
+                return None
+            node = node.get(key)
+        return node
+
+    @property
+    def description(self) -> str | None:
+        """The system's description (`research goal` → `description`)."""
+        value = self._get("research goal", "description")
+        return None if value is None else str(value).strip() or None
+
+    @property
+    def team(self) -> str | None:
+        value = self._get("actor", "team")
+        return None if value is None else str(value).strip() or None
+
+    @property
+    def automatic(self) -> bool | None:
+        value = self._get("method", "automatic")
+        return value if isinstance(value, bool) else None
+
+    @property
+    def category(self) -> str | None:
+        """`method` → `category` if given, else read off the ranking stages' names."""
+        given = self._get("method", "category")
+        if given is not None:
+            return CATEGORIES.get(str(given).strip().lower())
+        stages = self._get("method", "retrieval") or []
+        names = {str(s.get("name", "")).strip().lower() for s in stages if isinstance(s, dict)}
+        if not names:
+            return None
+        if names & LLM_STAGES:
+            return "llm"
+        if names & NEURAL_STAGES:
+            return "neural"
+        return "lexical" if names <= LEXICAL_STAGES else None
+
+    @property
+    def platform(self) -> str | None:
+        """The retrieval toolkits, else the libraries, joined by commas (as given)."""
+        software = self._get("platform", "software") or {}
+        if not isinstance(software, dict):
+            return None
+        named = _flatten(software.get("retrieval toolkit")) or _flatten(software.get("libraries"))
+        return ", ".join(named) or None
+
+    def to_json(self) -> dict[str, Any]:
+        """What the run's `metadata` column keeps."""
+        return {"yaml": self.text, "data": self.data, "source": self.source}
+
+
+def _flatten(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [item for v in value.values() for item in _flatten(v)]
+    if isinstance(value, list):
+        return [item for v in value for item in _flatten(v)]
+    return [str(value)]
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+def read_header(path: Path | str) -> IrMetadata | None:
+    """The ir_metadata block among the run file's leading `#` lines, or None if it has none."""
+    file = Path(path)
+    lines: list[tuple[int, str]] = []
+    with open_maybe_gzip(file) as stream:
+        for number, raw in enumerate(stream, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw.startswith(b"#") or number > HEADER_SCAN_LIMIT:
+                break
+            lines.append((number, _decode(file, number, raw)))
+    block = _block(file, ((n, _uncomment(line)) for n, line in lines))
+    if block is None:
+        return None
+    first, content = block
+    return parse(file, first, content, "header")
+
+
+def side_files(run_path: Path | str) -> list[Path]:
+    """The side files that exist for a run file: `RUN.yaml`, `RUN.yml` or `RUN.ir_metadata`,
+    RUN being the file's name or its name without its suffixes (`bm25.run.gz` → `bm25`)."""
+    run = Path(run_path)
+    stems = dict.fromkeys([run.name, run.name.removesuffix(".gz"),
+                           run.name.split(".", 1)[0]])
+    found = [run.with_name(stem + suffix) for stem in stems for suffix in SIDE_SUFFIXES]
+    return [p for p in dict.fromkeys(found) if p.is_file() and p != run]
+
+
+def read_side_file(path: Path | str) -> IrMetadata:
+    """A YAML file of one run's ir_metadata: the whole file, or the lines between its
+    `ir_metadata.start` and `ir_metadata.end` lines (commented or not) when it has them."""
+    file = Path(path)
+    if not file.is_file():
+        raise InputError(file, None, "ir_metadata file not found")
+    raw = file.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    lines = [(n, _decode(file, n, line)) for n, line in enumerate(raw.split(b"\n"), start=1)]
+    if lines and lines[-1][1] == "":
+        lines.pop()
+    marked = any(_uncomment(line).strip() in (START, END) or line.strip() in (START, END)
+                 for _, line in lines)
+    if marked:
+        commented = all(line.startswith("#") for _, line in lines if line.strip())
+        block = _block(file, ((n, _uncomment(line) if commented else line) for n, line in lines))
+        assert block is not None
+        first, content = block
+    else:
+        first, content = 1, [line for _, line in lines]
+    if not any(line.strip() for line in content):
+        raise InputError(file, None, "empty ir_metadata file")
+    return parse(file, first, content, str(file))
+
+
+def _decode(file: Path, number: int, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8").rstrip("\n").removesuffix("\r")
+    except UnicodeDecodeError as exc:
+        raise InputError(file, number, f"not UTF-8 text ({exc.reason} at byte {exc.start})") \
+            from None
+
+
+def _uncomment(line: str) -> str:
+    """A header line's YAML: without its `#` and the one space after it (repro_eval's `# `)."""
+    text = line[1:] if line.startswith("#") else line
+    return text[1:] if text.startswith(" ") else text
+
+
+def _block(file: Path, lines: Iterator[tuple[int, str]]) -> tuple[int, list[str]] | None:
+    """(line of the YAML's first line, its lines) between the markers; None without a start."""
+    start: int | None = None
+    content: list[str] = []
+    for number, line in lines:
+        marker = line.strip()
+        if start is None:
+            if marker == END:
+                raise InputError(file, number, f"{END} without {START} before it")
+            if marker == START:
+                start = number
+            continue
+        if marker == START:
+            raise InputError(file, number, f"{START} again (the block began on line {start})")
+        if marker == END:
+            if not any(c.strip() for c in content):
+                raise InputError(file, start, "empty ir_metadata block")
+            return start + 1, content
+        content.append(line)
+    if start is None:
+        return None
+    raise InputError(file, start, f"{START} without {END} among the leading comment lines")
+
+
+# ------------------------------------------------------------------------------------ checking
+
+
+def parse(file: Path, first: int, lines: list[str], source: str) -> IrMetadata:
+    """Parse and check the YAML `lines` (the first of which is line `first` of `file`)."""
+    import yaml
+
+    text = "".join(line + "\n" for line in lines)
+
+    def error(mark: Any, reason: str) -> InputError:
+        return InputError(file, first + (mark.line if mark is not None else 0), reason)
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        reason = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+        raise error(mark, f"ir_metadata is not YAML: {reason}") from None
+    except yaml.YAMLError as exc:
+        raise InputError(file, first, f"ir_metadata is not YAML: {exc}") from None
+    if not isinstance(node, yaml.MappingNode):
+        raise error(getattr(node, "start_mark", None),
+                    "ir_metadata must be a mapping of the PRIMAD sections")
+    known = ", ".join(GENERAL + SECTIONS)
+    tag_line = None
+    for key, value in _pairs(node, error, ""):
+        if key not in SCHEMA:
+            raise error(value.start_mark, f"{key!r} is not an ir_metadata section ({known})")
+        if key == "tag":
+            tag_line = first + value.start_mark.line
+        _check(value, SCHEMA[key], key, error)
+    data = _json_safe(yaml.safe_load(text))
+    return IrMetadata(text=text, data=data, source=source, tag_line=tag_line)
+
+
+def _pairs(node: Any, error: Any, where: str) -> Iterator[tuple[str, Any]]:
+    """A mapping node's (key, value node) pairs; a key twice is an error (YAML loaders keep the
+    last one silently)."""
+    import yaml
+
+    seen: set[str] = set()
+    for key_node, value in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise error(key_node.start_mark, f"{where or 'ir_metadata'}: a key must be text")
+        key = str(key_node.value)
+        if key in seen:
+            raise error(key_node.start_mark, f"{_path(where, key)} is given twice")
+        seen.add(key)
+        yield key, value
+
+
+def _path(where: str, key: str) -> str:
+    return f"{where} → {key}" if where else key
+
+
+def _check(node: Any, kind: str | Schema, where: str, error: Any) -> None:
+    """That a value node has the schema's kind; unknown keys in a known mapping are allowed
+    (the schema is extensible), unknown top-level sections are not."""
+    import yaml
+
+    tag = getattr(node, "tag", "")
+    if isinstance(node, yaml.ScalarNode) and tag == "tag:yaml.org,2002:null":
+        return  # a field left empty: not given
+    mark = node.start_mark
+
+    def expect(what: str) -> InputError:
+        return error(mark, f"{where} must be {what}")
+
+    if isinstance(kind, dict):
+        if not isinstance(node, yaml.MappingNode):
+            raise expect("a mapping")
+        for key, value in _pairs(node, error, where):
+            if key in kind:
+                _check(value, kind[key], _path(where, key), error)
+        return
+    if kind == MAP:
+        if not isinstance(node, yaml.MappingNode):
+            raise expect("a mapping")
+        for _ in _pairs(node, error, where):
+            pass
+        return
+    if kind in (LIST, LIST_OF_MAPS, LIBRARIES):
+        if kind == LIBRARIES and isinstance(node, yaml.MappingNode):
+            for key, value in _pairs(node, error, where):
+                _check(value, LIST, _path(where, key), error)
+            return
+        if not isinstance(node, yaml.SequenceNode):
+            raise expect("a list" if kind != LIST_OF_MAPS else "a list of mappings")
+        for index, item in enumerate(node.value, start=1):
+            item_where = f"{where} [{index}]"
+            if kind == LIST_OF_MAPS:
+                if not isinstance(item, yaml.MappingNode):
+                    raise error(item.start_mark, f"{item_where} must be a mapping")
+                stage = STAGE if where == "method → retrieval" else {}
+                _check(item, stage, item_where, error)
+            elif not isinstance(item, yaml.ScalarNode):
+                raise error(item.start_mark, f"{item_where} must be a single value")
+        return
+    if not isinstance(node, yaml.ScalarNode):
+        raise expect("a single value")
+    if kind == INT and tag != "tag:yaml.org,2002:int":
+        raise expect(f"an integer, not {node.value!r}")
+    if kind == BOOL and tag != "tag:yaml.org,2002:bool":
+        raise expect(f"true or false, not {node.value!r}")
+    if kind == NUMBER and tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        raise expect(f"a number, not {node.value!r}")
+    if where == "method → category" and str(node.value).strip().lower() not in CATEGORIES:
+        raise expect(f"one of {', '.join(dict.fromkeys(CATEGORIES.values()))}, not "
+                     f"{node.value!r}")
+
+
+def _json_safe(value: Any) -> Any:
+    """Parsed YAML as JSON: dates as ISO text, keys as text, non-finite numbers as text."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, set):
+        return sorted(str(v) for v in value)
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value
+
+
+# ------------------------------------------------------------------------------------ writing
+
+
+def header_block(text: str) -> str:
+    """The YAML as a run file's header: each line behind `# `, between the markers; reading it
+    back (`read_header`) gives `text` byte for byte."""
+    lines = text.removesuffix("\n").split("\n")
+    body = "".join(f"# {line}\n" if line else "#\n" for line in lines)
+    return f"# {START}\n{body}# {END}\n"
