@@ -24,13 +24,15 @@ from tcdb.schema.enums import (
 )
 from tcdb.schema.literature import ReportedResult
 from tcdb.schema.pools import Pool, PoolEntry, PoolRun
+from tcdb.schema.published import PublishedResult
 from tcdb.schema.qrels import Judgment, QrelsSet, UnresolvedJudgment
 from tcdb.schema.runs import Evaluation, Measure, Run, RunEntry, Score, System, UnresolvedRunEntry
 from tcdb.schema.topic_sets import TopicSet, TopicSetMember
 
 __all__ = [
     "Collection", "Content", "DocIdentity", "Document", "Evaluation", "Judgment", "Measure",
-    "Pool", "PoolEntry", "PoolRun", "PoolStatus", "QrelsKind", "QrelsSet", "ReportedResult",
+    "Pool", "PoolEntry", "PoolRun", "PoolStatus", "PublishedResult", "QrelsKind", "QrelsSet",
+    "ReportedResult",
     "ResultRole", "Run", "RunCategory", "RunEntry", "RunType", "Score", "Snapshot",
     "SnapshotChurn", "SnapshotDocument", "SnapshotStatus", "SnapshotTopic", "System", "Topic",
     "TopicIdentity", "TopicMatch",

@@ -97,6 +97,8 @@ COMMANDS: list[tuple[str, str, str, str, str]] = [
      "Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."),
     ("scores", "app", "scores", "Runs, qrels and scores",
      "Score tables, and importing published per-topic scores (trec_eval -q output)."),
+    ("results", "app", "results", "Runs, qrels and scores", "Results tables published by "
+     "organisers (team × run × snapshot aggregates): import, list, follow over snapshots."),
     ("pool", "app", "pool", "Assessment",
      "Build pools, export them blind for assessors, import judgments, simulate strategies."),
     ("report", "app", "report", "Reports", "Reports: reusability (τ, new relevant, leave-out), "

@@ -274,3 +274,8 @@ app.command("agreement")(agreement)
 from tcdb.cli.report_subset import subset  # noqa: E402
 
 app.command("subset")(subset)
+
+# Every pair of snapshots' system rankings compared (τ-b, τ-c, τ_AP; LongEval's question).
+from tcdb.cli.report_rankings import rankings  # noqa: E402
+
+app.command("rankings", cls=_ManyValues)(rankings)

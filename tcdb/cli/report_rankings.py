@@ -1,0 +1,48 @@
+"""`tcdb report rankings`: τ between the system rankings of every pair of snapshots. Registered
+on `tcdb report` by `tcdb.cli.report`; derived from the operation, this module only prints."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tcdb.cli import derive
+from tcdb.cli.output import console, format_p, print_table, safe_text
+from tcdb.cli.report_over_time import split_snapshots
+
+if TYPE_CHECKING:
+    from tcdb.reports.rankings_across_snapshots import RankingsResult
+
+
+def _say(text: str) -> None:
+    console.print(safe_text(text), highlight=False, markup=False, emoji=False)
+
+
+def _show(result: RankingsResult) -> None:
+    source = "published results" if result.source == "results" else "per-topic scores"
+    for measure, figures in result.measures.items():
+        print_table(["earlier", "later", "systems", "topics", "τ-b", "p τ-b", "τ-c", "τ_AP",
+                     "moved"],
+                    [(p.earlier, p.later, p.n_systems,
+                      "published" if p.n_topics is None else p.n_topics, p.tau_b,
+                      format_p(p.p_tau_b), p.tau_c, p.tau_ap, p.n_changed)
+                     for p in figures.pairs],
+                    title=f"{result.collection} · {measure} ({figures.aggregate}) · system "
+                    f"rankings across snapshots, from {source}")
+        rows = [(p.earlier, p.later, c.system, c.rank_earlier, c.rank_later,
+                 f"{c.rank_change:+d}") for p in figures.pairs if p.against_first
+                for c in p.largest_changes]
+        if rows:
+            print_table(["earlier", "later", "system", "rank earlier", "rank later", "change"],
+                        rows, title=f"largest rank changes against {result.snapshots[0]} "
+                        "(+: climbed)")
+        for s in figures.skipped:
+            _say(f"skipped {s.system}: {s.reason}")
+        for p in figures.pairs:
+            if p.reason:
+                _say(f"{p.earlier} → {p.later}: {p.reason}")
+    _say(f"means over {result.topics_said}; rounded before ranking (equal means tie); τ-b and "
+         f"τ-c: scipy.stats.kendalltau (p two-sided); τ_AP: Yilmaz et al. 2008, truth "
+         f"{result.tau_ap_truth}")
+
+
+rankings = derive.command("ranking_across_snapshots", show=_show, prepare=split_snapshots)

@@ -1,0 +1,200 @@
+"""`tcdb results import COLLECTION FILE`: an organiser's results table into the stored results.
+
+Atomic and idempotent, as every import: the whole table is read and checked first
+(`tcdb.collections.results_table`), its snapshots must exist, and nothing is written on any
+error; a figure already stored with the same value is left alone (the same file twice is
+`unchanged`), one stored with another value is refused unless `replace`. Each (team, run) is
+the collection's system (group, name), created when new, so a published figure lines up with
+the same system's runs and two groups' `run1` stay apart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, delete, select, tuple_
+from sqlmodel import col
+
+from tcdb.collections.results_table import PublishedTable, read_results_table
+from tcdb.errors import ConflictError, InputError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.schema import PublishedResult, Snapshot, SnapshotStatus, System
+from tcdb.schema.base import stored_id, utcnow
+from tcdb.storage.db import bulk_insert, is_integrity_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FILE_HELP = ("CSV or TSV with a header: team, run and snapshot columns (found by their usual "
+             "names: team/group, run/tag, snapshot/version), and one column per measure "
+             "(nDCG@10, P@10, AP, … in any case ir_measures reads).")
+
+
+class ResultsImportRequest(Request):
+    """Which results table to store for which collection, and how to read its columns."""
+
+    collection: str = argument(help="The collection the table reports on.")
+    file: Path = argument(help=FILE_HELP)
+    snapshot_column: str | None = option(None, metavar="NAME", help="The column naming the "
+                                         "snapshot (default: snapshot, version, …).")
+    team_column: str | None = option(None, metavar="NAME", help="The column naming the team "
+                                     "(default: team, group, participant; none: no groups).")
+    run_column: str | None = option(None, metavar="NAME", help="The column naming the run "
+                                    "(default: run, run_id, tag, …).")
+    ignore_columns: Labels = option([], flag="--ignore-column", metavar="NAME",
+                                    help="A column that is neither an identity nor a measure, "
+                                    "left out (repeat).")
+    replace: bool = option(False, help="Store the file's value where a stored figure of the "
+                           "same snapshot, system and measure differs (otherwise refused).")
+
+
+class ResultsImportResult(Result):
+    """What an import did: `added`, `replaced` or `unchanged`, with its counts."""
+
+    collection: str
+    file: str
+    checksum: str  # sha256 of the file
+    status: str
+    n_rows: int  # lines of the table
+    n_values: int  # figures read (empty cells not counted)
+    n_missing: int  # empty cells: figures the table does not give
+    n_added: int
+    n_replaced: int
+    n_unchanged: int
+    n_new_systems: int
+    snapshots: list[str]
+    measures: list[str]
+    ignored_columns: list[str]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the file, its status and counts."""
+        import pandas as pd
+
+        data = self.model_dump()
+        for key in ("snapshots", "measures", "ignored_columns"):
+            data[key] = ", ".join(data[key])
+        return pd.DataFrame([data])
+
+
+@operation("results_import", command="results import", writes=True)
+def results_import(request: ResultsImportRequest, db: Database) -> ResultsImportResult:
+    """Import an organiser's results table (one row per team × run × snapshot, one column per
+    measure): every row checked first, nothing written on any error; the same file again adds
+    nothing.
+
+    Why: LongEval and TIRA publish each run's aggregates per snapshot, without run files or
+    per-topic scores; with them stored, ARP over snapshots, RΔ and the system rankings across
+    snapshots need no run at all.
+    """
+    path = Path(request.file)
+    table = read_results_table(path, snapshot_column=request.snapshot_column,
+                               team_column=request.team_column, run_column=request.run_column,
+                               ignore_columns=request.ignore_columns)
+    try:
+        with db.session() as session:
+            from tcdb.catalog.collections import get_collection
+
+            coll = get_collection(session, request.collection)
+            conn = session.connection()
+            snapshot_ids = _snapshot_ids(conn, coll.pk, request.collection, table)
+            systems, n_new = _system_ids(conn, coll.pk, table)
+            wanted = {(snapshot_ids[r.snapshot], systems[(r.team, r.run)], m): v
+                      for r in table.rows for m, v in r.values.items()}
+            stored = _stored(conn, coll.pk, set(snapshot_ids.values()))
+            new = [k for k in wanted if k not in stored]
+            changed = [k for k in wanted if k in stored and stored[k] != wanted[k]]
+            if changed and not request.replace:
+                raise ConflictError(_conflict(path, table, snapshot_ids, systems, changed,
+                                              stored, wanted))
+            table_c = PublishedResult.__table__.c  # type: ignore[attr-defined]
+            for start in range(0, len(changed), 500):
+                conn.execute(delete(PublishedResult).where(
+                    tuple_(table_c.snapshot_id, table_c.system_id, table_c.measure).in_(
+                        changed[start:start + 500])))
+            now = utcnow()
+            bulk_insert(conn, "published_result",
+                        ["collection_id", "snapshot_id", "system_id", "measure", "value",
+                         "source", "checksum", "imported_at"],
+                        ((coll.pk, s, system, m, wanted[(s, system, m)], path.name,
+                          table.checksum, now) for s, system, m in [*new, *changed]))
+    except Exception as exc:
+        if is_integrity_error(exc):
+            raise ConflictError(f"{path}: another import stored some of these results at the "
+                                "same time; run the import again") from None
+        raise
+    status = "replaced" if changed else "added" if new else "unchanged"
+    return ResultsImportResult(
+        collection=request.collection, file=str(path), checksum=table.checksum, status=status,
+        n_rows=len(table.rows), n_values=table.n_values, n_missing=table.n_missing,
+        n_added=len(new), n_replaced=len(changed),
+        n_unchanged=len(wanted) - len(new) - len(changed), n_new_systems=n_new,
+        snapshots=list(dict.fromkeys(r.snapshot for r in table.rows)),
+        measures=table.measures, ignored_columns=table.ignored)
+
+
+def _snapshot_ids(conn: Connection, collection_id: int, collection: str,
+                  table: PublishedTable) -> dict[str, int]:
+    """label → id of every snapshot the table names; a missing one is refused at its first
+    line, saying how to add it."""
+    rows = conn.execute(select(col(Snapshot.label), col(Snapshot.id), col(Snapshot.status))
+                        .where(col(Snapshot.collection_id) == collection_id)).all()
+    found = {label: (stored_id(sid), status) for label, sid, status in rows}
+    out: dict[str, int] = {}
+    for row in table.rows:
+        if row.snapshot in out:
+            continue
+        known = found.get(row.snapshot)
+        status = getattr(known[1], "value", known[1]) if known else None
+        if known is None or status != SnapshotStatus.complete.value:
+            listed = ", ".join(sorted(label for label, (_, s) in found.items()
+                                      if getattr(s, "value", s) == "complete")) or "none yet"
+            state = f" (status {status})" if known else ""
+            raise InputError(table.path, row.line, f"snapshot {row.snapshot!r} is not a "
+                             f"complete snapshot of {collection!r}{state} (complete: {listed}); "
+                             f"add it first: `tcdb snapshot ingest {collection} "
+                             f"{row.snapshot} …` (or register it without documents where "
+                             "tcdb offers `tcdb snapshot register`)")
+        out[row.snapshot] = known[0]
+    return out
+
+
+def _system_ids(conn: Connection, collection_id: int, table: PublishedTable
+                ) -> tuple[dict[tuple[str, str], int], int]:
+    """(team, run) → system id, the missing systems inserted in one bulk write."""
+    wanted = list(dict.fromkeys((r.team, r.run) for r in table.rows))
+
+    def read() -> dict[tuple[str, str], int]:
+        rows = conn.execute(select(col(System.group_name), col(System.name), col(System.id))
+                            .where(col(System.collection_id) == collection_id)).all()
+        return {(group, name): stored_id(sid) for group, name, sid in rows}
+
+    known = read()
+    missing = [key for key in wanted if key not in known]
+    if missing:
+        bulk_insert(conn, "system", ["collection_id", "group_name", "name"],
+                    ((collection_id, group, name) for group, name in missing))
+        known = read()
+    return {key: known[key] for key in wanted}, len(missing)
+
+
+def _stored(conn: Connection, collection_id: int, snapshots: set[int]
+            ) -> dict[tuple[int, int, str], float]:
+    c = PublishedResult.__table__.c  # type: ignore[attr-defined]
+    rows = conn.execute(select(c.snapshot_id, c.system_id, c.measure, c.value)
+                        .where(c.collection_id == collection_id)).all()
+    return {(int(s), int(system), m): float(v) for s, system, m, v in rows if s in snapshots}
+
+
+def _conflict(path: Path, table: PublishedTable, snapshot_ids: dict[str, int],
+              systems: dict[tuple[str, str], int], changed: list[tuple[int, int, str]],
+              stored: dict[tuple[int, int, str], float],
+              wanted: dict[tuple[int, int, str], float]) -> str:
+    """`file:line: … is stored with value X, the file says Y (n differ): pass --replace`."""
+    first = changed[0]
+    row = next(r for r in table.rows if snapshot_ids[r.snapshot] == first[0]
+               and systems[(r.team, r.run)] == first[1] and first[2] in r.values)
+    who = f"{row.team}/{row.run}" if row.team else row.run
+    return (f"{path}:{row.line}: {first[2]} of {who!r} on {row.snapshot!r} is stored with "
+            f"value {stored[first]:g}, the file says {wanted[first]:g} ({len(changed)} "
+            "figure(s) differ): pass --replace to store the file's values")

@@ -1,0 +1,330 @@
+"""`tcdb report rankings`: do the snapshots of a collection rank the systems alike?
+
+LongEval's own question. For every pair of the chosen snapshots (each against the first among
+them), the systems followed across all of them are ranked by their mean in the earlier and in
+the later snapshot, and the rankings compared with Kendall's τ-b and τ-c (scipy) and τ_AP
+(the earlier ranking the truth), with the systems whose rank changed most
+(`tcdb.analysis.snapshot_rankings`). The means come
+
+* from per-topic scores (`--from scores`, the default: runs evaluated or per-topic scores
+  imported; `tcdb.reports.persistence_scores`), each pair over the topics both snapshots have
+  (matched by the collection's topic identity, judged in both: named in the result), a topic
+  a system did not answer counting 0 as `trec_eval -c`; or
+* from an organiser's results table (`--from results`, `tcdb results import`): the published
+  figures, over whatever topics the organiser averaged.
+
+Means are rounded before ranking (`tcdb.analysis.means`), so equal means tie. A system without
+a figure in every chosen snapshot is listed under `skipped`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, field_validator
+
+from tcdb.errors import FieldError
+from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations.lineage import Lineage, lineage_of
+from tcdb.published.listing import TableSource
+from tcdb.reports.fields import topics_option
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+LARGEST_CHANGES = 5
+TAU_AP_TRUTH = "the earlier snapshot's ranking"
+PAIR_COLUMNS = ["measure", "earlier", "later", "against_first", "n_systems", "n_topics",
+                "tau_b", "p_tau_b", "tau_c", "p_tau_c", "tau_ap", "n_changed"]
+
+
+class RankingsRequest(Request):
+    """Which snapshots, measures and source of means the rankings compare."""
+
+    collection: str = argument(help="Collection name.")
+    snapshots: Labels | None = option(
+        None, flag="--snapshots", short="-s", help="Snapshots, first one first (repeat, or "
+        "space-separated; default: every complete one, or every one with published results).")
+    measures: Labels = option(["nDCG@10"], short="-m", help="Measure (repeat).")
+    source: Literal["scores", "results"] = option(
+        "scores", flag="--from", metavar="scores|results", help="Rank by means of per-topic "
+        "scores (scores) or by an imported results table's figures (results).")
+    qrels: Labels | dict[str, str] = option(
+        ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
+        "per snapshot in order (--from scores).")
+    topics: str = topics_option()
+    systems: Labels | None = option(None, flag="--system", help="Only this system (repeat).")
+    largest: int = option(LARGEST_CHANGES, ge=1, le=1000,
+                          help="Systems whose rank changed most, listed per pair.")
+    compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
+                           "stored ones, as the dashboard does).")
+
+    @field_validator("snapshots")
+    @classmethod
+    def _two_or_more(cls, labels: list[str] | None) -> list[str] | None:
+        if labels is not None:
+            if len(labels) < 2:
+                raise ValueError("name at least two snapshots")
+            repeated = sorted({s for s in labels if labels.count(s) > 1})
+            if repeated:
+                raise ValueError(f"snapshot(s) named twice: {', '.join(repeated)}")
+        return labels
+
+    @field_validator("measures")
+    @classmethod
+    def _some(cls, measures: list[str]) -> list[str]:
+        if not measures:
+            raise ValueError("give at least one measure")
+        return measures
+
+
+class RankMove(BaseModel):
+    """A system whose rank differs between the two snapshots (+: climbed in the later one)."""
+
+    system: str
+    rank_earlier: int
+    rank_later: int
+    rank_change: int
+    score_earlier: float | None
+    score_later: float | None
+
+
+class SnapshotPair(BaseModel):
+    """Two snapshots' rankings compared; `topics` the topics the means are over (scores)."""
+
+    earlier: str
+    later: str
+    against_first: bool
+    n_systems: int
+    n_topics: int | None  # None: a results table's means (the organiser's topics)
+    topics: list[str] | None  # external ids in the earlier snapshot
+    tau_b: float | None
+    p_tau_b: float | None
+    tau_c: float | None
+    p_tau_c: float | None
+    tau_ap: float | None  # the earlier ranking the truth
+    n_changed: int
+    largest_changes: list[RankMove]
+    reason: str | None = None  # why there are no figures
+
+
+class SystemRanking(BaseModel):
+    """A system's mean and rank in each snapshot (over that snapshot's own topics)."""
+
+    system: str
+    score: dict[str, float | None]
+    rank: dict[str, int]
+
+
+class SkippedSystem(BaseModel):
+    system: str
+    reason: str
+
+
+class RankingsMeasure(BaseModel):
+    aggregate: str  # mean, or sum for a count (NumRet…)
+    systems: list[SystemRanking]
+    pairs: list[SnapshotPair]
+    skipped: list[SkippedSystem]
+
+
+class RankingsResult(Result):
+    """Kendall's τ-b and τ-c and τ_AP (earlier ranking the truth) between the system rankings
+    of every pair of snapshots, with the systems whose rank changed most."""
+
+    collection: str
+    source: str  # scores or results
+    snapshots: list[str]
+    qrels: dict[str, str] | None  # per snapshot (scores)
+    topics: str  # the selection (scores)
+    topics_said: str  # which topics each pair's means are over, in words
+    tau_ap_truth: str = TAU_AP_TRUTH
+    measures: dict[str, RankingsMeasure]
+    tables: list[TableSource] = []  # the results tables the means came from (results)
+    lineage: Lineage | None = None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure × pair of snapshots: τ-b and τ-c with scipy's p, τ_AP, and how
+        many systems and topics they are over."""
+        import pandas as pd
+
+        rows = [{"measure": m, **p.model_dump(exclude={"topics", "largest_changes", "reason"})}
+                for m, figures in self.measures.items() for p in figures.pairs]
+        return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+
+
+@operation("ranking_across_snapshots", command="report rankings")
+def ranking_across_snapshots(request: RankingsRequest, db: Database) -> RankingsResult:
+    """Do the snapshots rank the systems alike? Kendall's τ-b, τ-c and τ_AP between the system
+    rankings of every pair of snapshots, with the systems that moved most.
+
+    Why: LongEval asks whether a system's place among the others persists as the collection
+    changes, not only its score.
+    """
+    if request.source == "results":
+        return _from_results(request, db)
+    return _from_scores(request, db)
+
+
+def _pair_list(labels: list[str]) -> list[tuple[str, str]]:
+    """Every pair (earlier, later) in the given order, those against the first first."""
+    return [(labels[i], labels[j]) for i in range(len(labels))
+            for j in range(i + 1, len(labels))]
+
+
+def _pair(earlier: str, later: str, first: str, figures: dict, n_topics: int | None,
+          topics: list[str] | None) -> SnapshotPair:
+    return SnapshotPair(
+        earlier=earlier, later=later, against_first=earlier == first,
+        n_topics=n_topics, topics=topics,
+        **{k: figures[k] for k in ("n_systems", "tau_b", "p_tau_b", "tau_c", "p_tau_c",
+                                   "tau_ap", "n_changed")},
+        largest_changes=[RankMove(**c) for c in figures["largest_changes"]],
+        reason=None if figures["n_systems"] >= 2 else "fewer than two systems to rank")
+
+
+def _systems(means: dict[str, dict[str, float]], labels: list[str]) -> list[SystemRanking]:
+    """Per system its mean and rank (1 = best, ties share the best) in every snapshot."""
+    import pandas as pd
+
+    from tcdb.analysis import json_float
+    from tcdb.analysis.snapshot_rankings import ranks
+
+    by_snapshot = {s: ranks(pd.Series({system: v[s] for system, v in means.items()}))
+                   for s in labels}
+    out = [SystemRanking(system=system, score={s: json_float(v[s]) for s in labels},
+                         rank={s: int(by_snapshot[s][system]) for s in labels})
+           for system, v in means.items()]
+    return sorted(out, key=lambda r: (r.rank[labels[0]], r.system))
+
+
+def _from_results(request: RankingsRequest, db: Database) -> RankingsResult:
+    import pandas as pd
+
+    from tcdb.analysis.snapshot_rankings import compare_rankings
+    from tcdb.published.listing import published_means
+    from tcdb.reports.persistence_scores import choose_systems
+    from tcdb.sorting import natural_key
+
+    if request.topics != "all":
+        raise FieldError("topics", "a results table gives each run's mean over the organiser's "
+                         "topics: rank from per-topic scores (--from scores) to choose topics")
+    with db.session() as session:
+        data = published_means(session, request.collection, request.snapshots,
+                               request.measures)
+    labels = data.snapshots
+    if len(labels) < 2:
+        raise FieldError("snapshots", f"the published results of {request.collection!r} cover "
+                         f"one snapshot ({labels[0]}): rankings compare at least two")
+    first = labels[0]
+    measures: dict[str, RankingsMeasure] = {}
+    for measure, by_system in data.values.items():
+        known = sorted(by_system, key=natural_key)
+        chosen = choose_systems(known, request.systems, None,
+                                f"the published results of {request.collection!r}")
+        skipped, means = [], {}
+        for system in chosen:
+            missing = [s for s in labels if s not in by_system[system]]
+            if missing:
+                skipped.append(SkippedSystem(system=system, reason=f"no published {measure} "
+                                             f"for snapshot {missing[0]!r}"))
+            else:
+                means[system] = by_system[system]
+        pairs = []
+        for earlier, later in _pair_list(labels):
+            figures = compare_rankings(pd.Series({s: v[earlier] for s, v in means.items()},
+                                                 dtype=float),
+                                       pd.Series({s: v[later] for s, v in means.items()},
+                                                 dtype=float), request.largest)
+            pairs.append(_pair(earlier, later, first, figures, None, None))
+        measures[measure] = RankingsMeasure(
+            aggregate="published", systems=_systems(means, labels), pairs=pairs,
+            skipped=skipped)
+    return RankingsResult(
+        collection=request.collection, source="results", snapshots=labels, qrels=None,
+        topics="published", topics_said="each run's published figure (over the organiser's "
+        "topics of that snapshot)", measures=measures, tables=data.sources,
+        lineage=lineage_of(request.collection, measures=list(data.values)))
+
+
+def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
+    import pandas as pd
+
+    from tcdb.analysis.means import aggregate, aggregate_word
+    from tcdb.analysis.snapshot_rankings import compare_rankings
+    from tcdb.reports.persistence_scores import load_persistence_scores
+    from tcdb.sorting import natural_key
+
+    labels = request.snapshots or _complete_snapshots(request.collection, db)
+    data = load_persistence_scores(request.collection, labels, request.measures,
+                                   request.qrels, request.topics, compute=request.compute,
+                                   systems=request.systems)
+    labels = data.snapshots
+    first = labels[0]
+    measures: dict[str, RankingsMeasure] = {}
+    common = {(a, b): sorted(set(data.topics[a]) & set(data.topics[b]))
+              for a, b in _pair_list(labels)}
+    for measure, frame in data.frames.items():
+        values: dict[tuple[str, str], dict[int, float]] = {}
+        for system, snapshot, topic, value in frame.itertuples(index=False):
+            values.setdefault((system, snapshot), {})[int(topic)] = float(value)
+        followed = sorted(data.runs[measure], key=natural_key)
+
+        def mean(system: str, snapshot: str, topics: list[int],
+                 values: dict[tuple[str, str], dict[int, float]] = values,
+                 measure: str = measure) -> float:
+            by_topic = values.get((system, snapshot), {})
+            return aggregate(measure, [by_topic.get(t, 0.0) for t in topics], len(topics))
+
+        own = {system: {s: mean(system, s, data.topics[s]) for s in labels}
+               for system in followed}
+        pairs = []
+        for earlier, later in _pair_list(labels):
+            topics = common[(earlier, later)]
+            names = data.topic_names[earlier]
+            said = sorted((names.get(t, (str(t), ""))[0] for t in topics), key=natural_key)
+            if not topics:
+                pairs.append(SnapshotPair(
+                    earlier=earlier, later=later, against_first=earlier == first,
+                    n_systems=len(followed), n_topics=0, topics=[], tau_b=None, p_tau_b=None,
+                    tau_c=None, p_tau_c=None, tau_ap=None, n_changed=0, largest_changes=[],
+                    reason="no topic both snapshots have and judge"))
+                continue
+            figures = compare_rankings(
+                pd.Series({s: mean(s, earlier, topics) for s in followed}, dtype=float),
+                pd.Series({s: mean(s, later, topics) for s in followed}, dtype=float),
+                request.largest)
+            pairs.append(_pair(earlier, later, first, figures, len(topics), said))
+        measures[measure] = RankingsMeasure(
+            aggregate=aggregate_word(measure), systems=_systems(own, labels), pairs=pairs,
+            skipped=[SkippedSystem(system=s["system"], reason=s["reason"])
+                     for s in data.skipped[measure]])
+    selection = request.topics
+    said = ("the topics both snapshots of a pair have and judge" if selection == "all" else
+            "the core topics (judged in every chosen snapshot)" if selection == "core" else
+            f"the topics of set {selection!r} both snapshots of a pair have and judge")
+    return RankingsResult(
+        collection=request.collection, source="scores", snapshots=labels, qrels=data.qrels,
+        topics=selection, topics_said=said, measures=measures,
+        lineage=lineage_of(request.collection, runs=[
+            (label, tag) for by_system in data.runs.values() for tags in by_system.values()
+            for label, tag in tags.items()], qrels=list(data.qrels.items()),
+            topics=selection, measures=list(data.frames)))
+
+
+def _complete_snapshots(collection: str, db: Database) -> list[str]:
+    """Every complete snapshot of the collection, in its order."""
+    from sqlmodel import col, select
+
+    from tcdb.catalog.collections import get_collection
+    from tcdb.schema import Snapshot, SnapshotStatus
+
+    with db.session() as session:
+        coll = get_collection(session, collection)
+        labels = list(session.exec(select(Snapshot.label).where(
+            Snapshot.collection_id == coll.pk, Snapshot.status == SnapshotStatus.complete)
+            .order_by(col(Snapshot.ordinal), col(Snapshot.label))).all())
+    if len(labels) < 2:
+        raise FieldError("snapshots", f"{collection!r} has {len(labels)} complete snapshot(s): "
+                         "rankings compare at least two")
+    return labels
