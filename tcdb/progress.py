@@ -50,9 +50,11 @@ class Progress:
         console = Console(stderr=True)
         if not console.is_terminal:  # a bar piped into a log is noise, not progress
             return self
-        columns: list[Any] = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+        # a description names runs and snapshots: data, never markup
+        columns: list[Any] = [TextColumn("{task.description}", markup=False), BarColumn(),
+                              MofNCompleteColumn()]
         if self.unit:
-            columns.append(TextColumn("{task.fields[rate]}"))
+            columns.append(TextColumn("{task.fields[rate]}", markup=False))
         columns += [TimeElapsedColumn(), TimeRemainingColumn()]
         self._bar = RichProgress(*columns, console=console,
                                  transient=self.transient)

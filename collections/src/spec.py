@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcdb.errors import InputError, NotFoundError
+from tcdb.names import BadName, check_name
 
 if TYPE_CHECKING:
     from tcdb.collections.sources import SnapshotSource
@@ -131,6 +132,7 @@ def load_spec(path: Path | str) -> CollectionSpec:
             or not data["name"].strip():
         raise InputError(path, _line(data, "name"), "a collection spec is a mapping with at "
                          "least `name`, a non-empty text")
+    name = _named(path, _line(data, "name"), "collection name", data["name"])
     grades = data.get("grades")
     if grades is not None and (not isinstance(grades, list) or len(grades) != 2 or not all(
             isinstance(g, int) and not isinstance(g, bool) for g in grades)):
@@ -152,7 +154,7 @@ def load_spec(path: Path | str) -> CollectionSpec:
             raise InputError(path, _line(declared[index], "label"),
                              f"snapshot label {snap.label!r} is declared twice")
     return CollectionSpec(
-        name=data["name"],
+        name=name,
         path=path,
         doc_identity=data.get("doc_identity", "doc_id"),
         topic_identity=data.get("topic_identity", "query_id"),
@@ -203,12 +205,20 @@ def _line(data: Any, key: str) -> int | None:
     return lines.get(key) or (min(lines.values()) if lines else None)
 
 
+def _named(path: Path, line: int | None, what: str, value: str) -> str:
+    """A name the spec gives, by the rule every name follows (`tcdb.names`), in NFC."""
+    try:
+        return check_name(value)
+    except BadName as exc:
+        raise InputError(path, line, f"{what}: {exc}") from None
+
+
 def _snapshot(path: Path, index: int, raw: Any, list_line: int | None) -> SnapshotSpec:
     if not isinstance(raw, dict) or not isinstance(raw.get("label"), str | int | dt.date) \
             or not str(raw["label"]).strip():
         raise InputError(path, _line(raw, "label") or list_line,
                          f"snapshot #{index + 1} needs a `label`")
-    label = str(raw["label"])
+    label = _named(path, _line(raw, "label") or list_line, "snapshot label", str(raw["label"]))
     if sum(bool(raw.get(key)) for key in ("irds", "docs", "cocktail")) != 1:
         raise InputError(path, _line(raw, "label"), f"snapshot {label!r} needs exactly one of "
                          "`irds`, `docs` or `cocktail`")

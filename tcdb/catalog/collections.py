@@ -13,7 +13,7 @@ from sqlalchemy import func, text
 from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, NotFoundError
-from tcdb.operations import Database, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.schema import Collection, DocIdentity, Snapshot, SnapshotStatus, TopicIdentity
 from tcdb.storage.db import session_scope
 
@@ -190,7 +190,7 @@ def list_snapshots(collection: str | None = None) -> list[dict[str, Any]]:
 class CollectionAddRequest(Request):
     """A collection and how its documents and topics keep their identity across snapshots."""
 
-    collection: str = argument(help="Collection name, e.g. longeval-web.", metavar="NAME")
+    collection: Name = argument(help="Collection name, e.g. longeval-web.", metavar="NAME")
     doc_identity: DocIdentity = option(
         DocIdentity.doc_id, help="Documents are the same across snapshots by id or URL.")
     topic_identity: TopicIdentity = option(
@@ -290,7 +290,7 @@ def collections(request: CollectionsRequest, db: Database) -> CollectionsResult:
 class SnapshotsRequest(Request):
     """Which snapshots to list."""
 
-    collection: str | None = argument(None, help="Only this collection.")
+    collection: Name | None = argument(None, help="Only this collection.")
 
 
 class SnapshotRow(BaseModel):

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from tcdb.catalog.topic_sets import TopicSetResult
 from tcdb.collections.records import delimiter_of
 from tcdb.errors import FieldError, InputError, NotFoundError
-from tcdb.operations import Database, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -127,18 +127,20 @@ def _number(path: Path, line: int, column: str, text: str) -> float:
 
 def set_name(model: str, prefix: str) -> str:
     """`<prefix>-<model>`, the model's spaces as dashes so the name is one shell word."""
-    return prefix + "-" + re.sub(r"\s+", "-", model)
+    from tcdb.names import made_name
+
+    return made_name(prefix + "-" + re.sub(r"\s+", "-", model), "prefix")
 
 
 class TopicSetImportRequest(Request):
     """Which contamination file to turn into topic sets, for which snapshot's topic ids."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot whose topic ids the file uses.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot whose topic ids the file uses.")
     file: Path = argument(help="TSV or CSV with a header: model, topic, score[, threshold].")
     threshold: float | None = option(None, help="Score at or above which a model has likely "
                                      "seen a topic, for rows without their own threshold.")
-    prefix: str = option("clean", help="Sets are named PREFIX-MODEL.")
+    prefix: Name = option("clean", help="Sets are named PREFIX-MODEL.")
     replace: bool = option(False, help="Replace sets of those names.")
 
 

@@ -19,7 +19,17 @@ from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.queries import core_topic_ids
 from tcdb.schema import Collection, SnapshotTopic, TopicSet, TopicSetMember
 from tcdb.storage.db import bulk_insert, session_scope
@@ -58,18 +68,18 @@ def read_topic_list(path: Path) -> list[tuple[int, str]]:
 class TopicSetCreateRequest(Request):
     """A topic set from topic ids of one snapshot (a file or a list), or as its core topics."""
 
-    name: str = argument(help="Name of the topic set.")
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot whose topic ids the set is given in.")
+    name: Name = argument(help="Name of the topic set.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot whose topic ids the set is given in.")
     from_file: Path | None = option(None, help="File with one topic id per line (# starts a "
                                     "comment).")
     topic_ids: Labels | None = option(None, flag="--topic", help="A topic id of SNAPSHOT "
                                       "(repeat).")
-    core: Labels | None = option(None, help="Topics SNAPSHOT shares with each of these "
+    core: Names | None = option(None, help="Topics SNAPSHOT shares with each of these "
                                  "snapshots (repeat, or list them after --core).")
     description: str | None = option(None, help="Free text.")
     replace: bool = option(False, help="Replace a set of that name.")
-    for_model: str | None = option(None, help="The model the set was derived for (e.g. an "
+    for_model: Name | None = option(None, help="The model the set was derived for (e.g. an "
                                    "LLM's name).")
     method: str | None = option(None, help="How the topics were chosen (e.g. "
                                 "contamination-quiz; default: file, list or core of …).")
@@ -227,7 +237,7 @@ def topic_set_members(collection: str, name: str) -> set[int]:
 class TopicSetsRequest(Request):
     """Whose topic sets to list."""
 
-    collection: str | None = argument(None, help="Only this collection.")
+    collection: Name | None = argument(None, help="Only this collection.")
 
 
 class TopicSetRow(BaseModel):

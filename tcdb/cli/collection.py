@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table
+from tcdb.cli.output import console, print_table, tick
 
 if TYPE_CHECKING:
     from tcdb.catalog.collections import CollectionAddResult, CollectionsResult
@@ -23,8 +23,8 @@ app = typer.Typer(help="Declare test collections and how documents and topics ke
 
 def _show_add(result: CollectionAddResult) -> None:
     c = result.collection
-    console.print(f"[green]✓[/] collection {c.name} (documents by {c.doc_identity}, topics by "
-                  f"{c.topic_identity})")
+    console.print(tick(f"collection {c.name} (documents by {c.doc_identity}, topics by "
+                       f"{c.topic_identity})"))
 
 
 def _show_list(result: CollectionsResult) -> None:
@@ -35,8 +35,8 @@ def _show_list(result: CollectionsResult) -> None:
 
 
 def _show_sync(result: CollectionSyncResult) -> None:
-    console.print(f"[green]✓[/] {result.collection}: {len(result.declared)} snapshot(s) "
-                  f"declared, {len(result.pending)} pending")
+    console.print(tick(f"{result.collection}: {len(result.declared)} snapshot(s) "
+                       f"declared, {len(result.pending)} pending"))
     for p in result.pending:
         why = p.unavailable or "source available: `tcdb collection sync --ingest`"
         console.print(f"  · {p.label}: {why}", highlight=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from tcdb.cli.output import console
+from tcdb.cli.output import console, tick
 
 app = typer.Typer(help="Create and migrate the database schema (Alembic).", no_args_is_help=True)
 
@@ -17,8 +17,8 @@ def upgrade(revision: str = typer.Argument("head", help="Target revision.")) -> 
 
     migrate.upgrade(revision=revision)
     engine = get_engine()
-    console.print(f"[green]✓[/] {mask_url(str(engine.url))} is at revision "
-                  f"{migrate.current_revision(engine)}")
+    console.print(tick(f"{mask_url(str(engine.url))} is at revision "
+                       f"{migrate.current_revision(engine)}"))
 
 
 @app.command()

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from tcdb.cli.output import console, format_p, print_json, print_table
 from tcdb.vocabulary import bootstrap_said
@@ -27,9 +27,11 @@ def demo(
     from tcdb.demo.run import run_demo
     from tcdb.storage.db import get_engine, mask_url
 
-    say = (lambda m: None) if json_output else (lambda m: console.print(f"[dim]·[/] {m}"))
+    say = (lambda m: None) if json_output else (
+        lambda m: console.print(Text.assemble(("·", "dim"), f" {m}")))
     if not json_output:
-        console.print(f"[bold]tcdb demo[/] into {mask_url(str(get_engine().url))}")
+        console.print(Text.assemble(("tcdb demo", "bold"),
+                                    f" into {mask_url(str(get_engine().url))}"))
     from tcdb.cli.derive import fields_as_flags
 
     with fields_as_flags():
@@ -44,8 +46,9 @@ def demo(
 
 def _print(summary: dict[str, Any]) -> None:
     if summary["database_reused"]:
-        console.print("[yellow]The database already held the demo: reused it (nothing was "
-                      "ingested or imported twice). `tcdb demo --fresh` rebuilds it.[/]")
+        console.print(Text("The database already held the demo: reused it (nothing was "
+                           "ingested or imported twice). `tcdb demo --fresh` rebuilds it.",
+                           style="yellow"))
     print_table(["snapshots", "added", "removed", "changed", "unchanged", "topics added",
                  "topics removed", "topics kept"],
                 [(f"{d['from']} → {d['to']}", d["added"], d["removed"], d["changed"],
@@ -81,8 +84,7 @@ def _print(summary: dict[str, Any]) -> None:
                 f"topics, {bootstrap_said(bias['n_samples'], bias['seed'])})")
     console.print(f"done in {summary['timings']['total']:.1f} s. Next, try:")
     for command in summary["next"]:
-        console.print(f"  [bold cyan]{escape(command)}[/]",
-                      highlight=False)
+        console.print(Text.assemble("  ", (command, "bold cyan")), highlight=False)
 
 
 def runnable(command: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli.output import console, print_json, print_table, tick
 
 app = typer.Typer(help="Prefect flows: list the scheduled deployments, run one now.",
                   no_args_is_help=True)
@@ -75,12 +75,10 @@ def run_flow(
     if json_output:
         print_json(result)
         return
-    from rich.markup import escape
-
     rows = dict(result) if isinstance(result, dict) else {}
     summary = rows.pop("summary", None)  # a flow's one-sentence account, when it gives one
-    console.print(f"[green]✓[/] {escape(name)} finished"
-                  + (f": {escape(str(summary))}" if summary else ""), highlight=False)
+    console.print(tick(f"{name} finished" + (f": {summary}" if summary else "")),
+                  highlight=False)
     if rows:
         print_table(["", "value"], [(k, describe(v)) for k, v in rows.items()])
 

@@ -18,12 +18,17 @@ from tcdb.operations.result import json_safe
 if TYPE_CHECKING:
     from rich.box import Box
     from rich.table import Table
+    from rich.text import Text
 
-console = Console(soft_wrap=True)
+# Neither console reads markup or emoji codes in what it prints: names and tags are data, and
+# a collection named `[/]` would otherwise fail to print after its row is committed (`[bold]`
+# and `:thumbs_up:` would change). Style is given as `Text` (`tick`, `heading`), never by
+# markup around an f-string.
+console = Console(soft_wrap=True, markup=False, emoji=False)
 # On a terminal a line of prose wider than the screen wraps at spaces (the terminal itself
 # would cut it mid-word); piped, every line stays whole for the next program.
 console.soft_wrap = not console.is_terminal
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, markup=False, emoji=False)
 
 # What data must never write to a terminal raw: C0 controls (ESC starts the sequences that
 # clear a screen or colour text, BEL rings, NUL, backspace, tab, newline), DEL, C1 controls
@@ -46,6 +51,21 @@ def safe_text(text: str) -> str:
     a value from the data can neither move the cursor, clear the screen, colour the text nor
     break a line or an alignment. Everything else, backslashes included, is left as it is."""
     return _CONTROL.sub(_escape, text)
+
+
+def tick(text: str) -> Text:
+    """`✓ text` for a change that was made: the tick green, `text` as it is (names in it are
+    neither markup nor emoji; control characters shown as escapes)."""
+    from rich.text import Text
+
+    return Text.assemble(("✓", "green"), " ", safe_text(text))
+
+
+def heading(text: str) -> Text:
+    """`text` in bold, as it is (see `tick`): a report's first line, naming what it is on."""
+    from rich.text import Text
+
+    return Text(safe_text(text), style="bold")
 
 
 def _default(value: Any) -> Any:

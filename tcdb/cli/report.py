@@ -13,7 +13,14 @@ import typer
 from typer.core import TyperCommand
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, err_console, format_p, print_table, topics_said
+from tcdb.cli.output import (
+    console,
+    err_console,
+    format_p,
+    heading,
+    print_table,
+    topics_said,
+)
 from tcdb.cli.source_bias import documents_by_source, source_bias
 from tcdb.errors import OptionError
 from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, PERSISTENCE_FIGURES, bootstrap_said
@@ -200,8 +207,9 @@ def _show_reusability(report: ReusabilityResult) -> None:
             console.print(f"{head}: {result.error}", highlight=False)
             continue
         summary = result.per_topic_tau
+        console.print(heading(head))
         console.print(
-            f"[bold]{head}[/]\n  τ {_f(result.kendall_tau)} · τ-b {_f(result.tau_b)} · "
+            f"  τ {_f(result.kendall_tau)} · τ-b {_f(result.tau_b)} · "
             f"τ_AP {_f(result.tau_ap)} · {result.n_runs} runs · per-topic τ min "
             f"{_f(summary.min)}, median {_f(summary.median)}, "
             f"{len(summary.below_threshold)} below {report.threshold}", highlight=False)
@@ -235,9 +243,9 @@ def _f(value: float | None) -> str:
 
 def _show_leave_out(report: LeaveOutResult) -> None:
     for measure, result in report.measures.items():
-        console.print(f"[bold]{report.collection} / {report.snapshot} · {measure} · "
-                      f"{report.qrels} minus each {report.by} (top {report.depth}) · "
-                      f"{report.n_topics} topics[/]", highlight=False)
+        console.print(heading(f"{report.collection} / {report.snapshot} · {measure} · "
+                              f"{report.qrels} minus each {report.by} (top {report.depth}) · "
+                              f"{report.n_topics} topics"), highlight=False)
         for group in result.groups:
             print_table(["run", f"{measure} full", f"{measure} reduced", "rank full",
                          "rank reduced", "change"],

@@ -14,7 +14,7 @@ from types import FrameType
 
 import typer
 
-from tcdb.cli.output import console, print_json, print_table
+from tcdb.cli.output import console, print_json, print_table, tick
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -67,8 +67,8 @@ def serve(
         if server:
             register_deployments(deployments, work_pool)
             if not json_output:
-                console.print(f"[green]✓[/] registered; start workers with "
-                              f"`prefect worker start --pool {work_pool}`")
+                console.print(tick(f"registered; start workers with "
+                                   f"`prefect worker start --pool {work_pool}`"))
             return
         serve_deployments(deployments, limit=limit, announce=not json_output)
     except KeyboardInterrupt:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table
+from tcdb.cli.output import console, print_table, tick
 
 if TYPE_CHECKING:
     from tcdb.catalog.collections import SnapshotsResult
@@ -26,9 +25,8 @@ def _show_ingest(report: SnapshotIngestResult) -> None:
         console.print(f"snapshot {collection}/{label} is already ingested from this source: "
                       "nothing to do", markup=False, emoji=False, highlight=False)
         return
-    console.print(f"[green]✓[/] {escape(collection)}/{escape(label)} ingested in "
-                  f"{report.seconds:.1f} s "
-                  f"({report.docs_per_second:,.0f} docs/s)", highlight=False, emoji=False)
+    console.print(tick(f"{collection}/{label} ingested in {report.seconds:.1f} s "
+                       f"({report.docs_per_second:,.0f} docs/s)"), highlight=False)
     console.print(f"  {report.documents_summary()}", highlight=False, soft_wrap=True,
                   markup=False, emoji=False)
     if report.n_by_source:

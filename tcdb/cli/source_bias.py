@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table
+from tcdb.cli.output import console, heading, print_table
 
 if TYPE_CHECKING:
     from tcdb.judging.by_source import QrelsBySourceResult
@@ -29,8 +29,8 @@ def _show_source_bias(result: SourceBiasResult) -> None:
 
 def _show(report: SourceBiasReport) -> None:
     sets = report.sets
-    console.print(f"[bold]{report.collection} / {report.snapshot} · source bias · qrels "
-                  f"{report.qrels} · {report.n_topics} topics[/]", highlight=False)
+    console.print(heading(f"{report.collection} / {report.snapshot} · source bias · qrels "
+                          f"{report.qrels} · {report.n_topics} topics"), highlight=False)
     console.print("documents: " + ", ".join(f"{n:,} {label}" for label, n
                                             in report.documents.items())
                   + f" · judgments: {sets[report.human].n_judgments:,} human, "

@@ -31,7 +31,7 @@ from tcdb.errors import ConflictError, FieldError, InputError
 from tcdb.ingest.documents import write_documents
 from tcdb.ingest.report import IngestReport, SnapshotIngestResult
 from tcdb.ingest.topics import write_topics
-from tcdb.operations import Database, Request, argument, operation, option
+from tcdb.operations import Database, Name, Request, argument, operation, option
 from tcdb.queries import UNLABELLED, documents_per_source
 from tcdb.queries.churn import count_churn, drift_counts
 from tcdb.queries.snapshot_stats import live_token_totals
@@ -45,8 +45,8 @@ class SnapshotIngestRequest(Request):
     """A snapshot's source (an ir_datasets id, local files, or a Cocktail folder) and how to
     store it."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label, e.g. 2022-06.", metavar="LABEL")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label, e.g. 2022-06.", metavar="LABEL")
     irds: str | None = option(None, help="An ir_datasets id, e.g. longeval-web/2022-06 or "
                               "cord19/trec-covid/round1.")
     docs: Path | None = option(None, help="Documents: TREC SGML (file, .gz, or folder) or "
@@ -67,7 +67,7 @@ class SnapshotIngestRequest(Request):
         "queries.jsonl, qrels/test.tsv): documents become ID-SOURCE, labelled human or llm, "
         "each LLM document the twin of ID-human; the qrels judge ID-human.")
     date: dt.date | None = option(None, metavar="YYYY-MM-DD", help="Snapshot date.")
-    qrels: str = option("original", flag="--qrels-name",
+    qrels: Name = option("original", flag="--qrels-name",
                         help="Name of the snapshot's qrels set.")
     text: bool = option(True, help="Keep the documents' text (--no-text: content hashes and "
                         "lengths only).")

@@ -23,7 +23,7 @@ from sqlalchemy import Connection
 from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, FieldError, InputError
-from tcdb.operations import Database, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.reports.fields import qrels_option
 from tcdb.schema import QrelsKind, QrelsSet, Snapshot
 
@@ -97,15 +97,17 @@ def set_name(prefix: str, source: str) -> str:
 
 
 def store_source_qrels(session: Session, snap: Snapshot, parent: QrelsSet, prefix: str,
-                       derived: dict[str, SourceQrels], copy_twins: bool) -> dict[str, str]:
+                       derived: dict[str, SourceQrels], copy_twins: bool,
+                       field: str = "prefix") -> dict[str, str]:
     """Store each source's set as `derived` (parent: `parent`), or reuse a stored set of that
     name with the same judgments; source → name. Another set under the name is refused: qrels
     sets are immutable."""
     from tcdb.judging.qrels import create_qrels_set, stored_judgments
+    from tcdb.names import made_name
 
     names: dict[str, str] = {}
     for source, qrels in derived.items():
-        name = set_name(prefix, source)
+        name = made_name(set_name(prefix, source), field)  # `field` gave the prefix
         rows: JudgmentRows = {(int(t), int(d)): (int(g), None) for t, d, g in zip(
             qrels.frame["topic"].tolist(), qrels.frame["doc"].tolist(),
             qrels.frame["grade"].tolist(), strict=True)}
@@ -144,11 +146,11 @@ def _description(parent: QrelsSet, snap: Snapshot, source: str, qrels: SourceQre
 class QrelsBySourceRequest(Request):
     """Which qrels set to split by document source, and under which names."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    prefix: str = argument(help="Name prefix of the new sets: PREFIX-human, PREFIX-llm, "
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    prefix: Name = argument(help="Name prefix of the new sets: PREFIX-human, PREFIX-llm, "
                            "PREFIX-mixed.")
-    qrels: str = qrels_option()  # original: the snapshot's designated original set
+    qrels: Name = qrels_option()  # original: the snapshot's designated original set
     human: str = option(HUMAN, metavar="LABEL", help="Source label of human-written documents.")
     llm: str = option(LLM, metavar="LABEL", help="Source label of LLM-generated documents.")
     twins: bool = option(True, help="Copy an original's judgment to its LLM twin when the twin "

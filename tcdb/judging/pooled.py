@@ -16,7 +16,7 @@ from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
-from tcdb.operations import Database, Request, argument, operation, option
+from tcdb.operations import Database, Name, Request, argument, operation, option
 from tcdb.pools.build import word
 from tcdb.pools.inspect import PoolRef, count_judged, get_pool, pool_collection, pool_snapshot
 from tcdb.pools.results import ExpandResult, GradeConflict, ImportJudgmentsResult
@@ -44,17 +44,17 @@ JUDGMENT_COLUMNS = ["qrels_set_id", "topic_id", "document_id", "grade"]
 class PoolImportJudgmentsRequest(Request):
     """A batch of assessors' judgments on a pool, and optionally the expanded set to write."""
 
-    name: str = argument(help="Pool name.")
+    name: Name = argument(help="Pool name.")
     file: Path = argument(help="Judgments: TREC qrels or CSV topic_id,doc_id,grade.")
-    collection: str | None = pool_collection()
-    snapshot: str | None = pool_snapshot()
+    collection: Name | None = pool_collection()
+    snapshot: Name | None = pool_snapshot()
     format: JudgmentFormat = option(JudgmentFormat.trec, help="trec or csv.")
-    assessor: str | None = option(None, help="Who judged.")
-    expand: str | None = option(None, help="Also write BASE_QRELS ∪ pooled as a new set.")
-    expanded_name: str | None = option(None, help="Name of the expanded qrels set.")
+    assessor: Name | None = option(None, help="Who judged.")
+    expand: Name | None = option(None, help="Also write BASE_QRELS ∪ pooled as a new set.")
+    expanded_name: Name | None = option(None, help="Name of the expanded qrels set.")
     prefer: Prefer = option(Prefer.base, help="Which grade wins when base and pooled "
                             "disagree.")
-    pooled_name: str | None = option(
+    pooled_name: Name | None = option(
         None, help="Name of the pooled qrels set (first batch; default: the pool's name).")
 
     @field_validator("format", mode="before")
@@ -309,8 +309,8 @@ def _same_union(session: Session, snap: Snapshot, name: str, base: QrelsSet, poo
 class PoolExpandRequest(PoolRef):
     """Which pool's judgments to add to which base set, under which name."""
 
-    base: str = option(help="The qrels set to expand.")
-    expanded_name: str = option(flag="--name", help="Name of the expanded qrels set.")
+    base: Name = option(help="The qrels set to expand.")
+    expanded_name: Name = option(flag="--name", help="Name of the expanded qrels set.")
     prefer: Prefer = option(Prefer.base, help="Which grade wins when base and pooled "
                             "disagree.")
 

@@ -197,6 +197,7 @@ def import_qrels(
     """
     from tcdb.collections.qrels import read_qrels
     from tcdb.collections.runs import checksum_file
+    from tcdb.names import made_name
 
     if kind is not None and QrelsKind(kind) not in (QrelsKind.original, QrelsKind.derived):
         raise FieldError("kind", "imported qrels are of kind original or derived")
@@ -211,7 +212,8 @@ def import_qrels(
     if split_by == "iteration":
         parts = {}
         for record in records:
-            parts.setdefault(f"{name}-it{record.iteration or 0}", []).append(record)
+            part = made_name(f"{name}-it{record.iteration or 0}", "qrels")
+            parts.setdefault(part, []).append(record)
     results = []
     # One import into a snapshot at a time: the same file twice at once is one set.
     waiting = f"waiting for another process importing qrels into {snapshot!r} to finish …"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from tcdb.operations import Database, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.vocabulary import QrelsKind
 
 if TYPE_CHECKING:
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 class QrelsImportRequest(Request):
     """A qrels file to store as a new named set of a snapshot."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    qrels: str = argument(help="Name of the new qrels set.", metavar="NAME")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    qrels: Name = argument(help="Name of the new qrels set.", metavar="NAME")
     file: Path = argument(help="TREC or BEIR qrels file (plain or .gz).")
     kind: QrelsKind | None = option(
         None, help="original or derived. Default: original when the snapshot has no original "
@@ -88,9 +88,9 @@ def qrels_import(request: QrelsImportRequest, db: Database) -> QrelsImportResult
 class QrelsExportRequest(Request):
     """Which qrels set to write, where, and in which format."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    qrels: str = argument(help="Qrels set name.", metavar="NAME")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    qrels: Name = argument(help="Qrels set name.", metavar="NAME")
     out: Path = option(help="File to write (.gz to compress).")
     format: str = option("trec", help="trec (iterations as imported) or beir.")
 
@@ -125,8 +125,8 @@ def qrels_export(request: QrelsExportRequest, db: Database) -> QrelsExportResult
 class QrelsSetsRequest(Request):
     """Which qrels sets to list: all, a collection's, or one snapshot's."""
 
-    collection: str | None = argument(None, help="Only this collection.")
-    snapshot: str | None = argument(None, help="Only this snapshot.")
+    collection: Name | None = argument(None, help="Only this collection.")
+    snapshot: Name | None = argument(None, help="Only this snapshot.")
 
 
 class QrelsSetRow(BaseModel):
@@ -176,9 +176,9 @@ def qrels_sets(request: QrelsSetsRequest, db: Database) -> QrelsSetsResult:
 class QrelsRequest(Request):
     """Which qrels set to read."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    qrels: str = argument("original", help="Qrels set name.", metavar="NAME")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    qrels: Name = argument("original", help="Qrels set name.", metavar="NAME")
 
 
 class Judgment(BaseModel):

@@ -29,7 +29,7 @@ from tcdb.literature.results import (
     RunReference,
     ValueReference,
 )
-from tcdb.operations import Database, Request, argument, operation, option
+from tcdb.operations import Database, Name, Request, argument, operation, option
 from tcdb.operations.lineage import lineage_of
 from tcdb.reports.fields import QRELS_DEFAULT, qrels_option
 from tcdb.schema import ReportedResult
@@ -47,7 +47,7 @@ class LiteratureImportRequest(Request):
     """Which file of reported results to store for which collection."""
 
     file: Path = argument(help=FILE_HELP)
-    collection: str = argument(help="The collection the results are reported on.")
+    collection: Name = argument(help="The collection the results are reported on.")
     replace: bool = option(False, help="Store the file's value where a stored result of the "
         "same publication, model, role and metric differs (otherwise refused).")
 
@@ -139,7 +139,7 @@ def reported_frame(collection: str, metric: str | None = None) -> pd.DataFrame:
 class LiteratureRequest(Request):
     """Whose reported results to list, of which metric."""
 
-    collection: str = argument(help="Collection name.")
+    collection: Name = argument(help="Collection name.")
     metric: str | None = option(None, short="-m", help="Only this metric.")
 
 
@@ -166,14 +166,14 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 class LiteratureReportRequest(Request):
     """Which metric to report on, over which reference."""
 
-    collection: str = argument(help="Collection name.")
+    collection: Name = argument(help="Collection name.")
     metric: str = option(short="-m", help="The metric to report on, e.g. nDCG@10 or AP.")
     reference_value: float | None = option(None, metavar="X", help="Gains are in % over this "
                                            "value (say, the best TREC run's).")
-    reference_name: str | None = option(None, metavar="NAME", help="What the reference is.")
-    reference_run: str | None = option(None, metavar="SNAPSHOT/RUN", help="Gains over this "
+    reference_name: Name | None = option(None, metavar="NAME", help="What the reference is.")
+    reference_run: Name | None = option(None, metavar="SNAPSHOT/RUN", help="Gains over this "
                                        "stored run's mean of the metric (scored when missing).")
-    qrels: str = qrels_option()  # of the reference run; original: the designated original
+    qrels: Name = qrels_option()  # of the reference run; original: the designated original
 
 
 @operation("literature_report", command="literature report")

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from tcdb.errors import FieldError
+from tcdb.names import check_name
 
 
 def _as_labels(value: Any) -> Any:
@@ -35,6 +36,13 @@ def _as_labels(value: Any) -> Any:
 
 # A field that takes several labels (snapshots, measures, runs, systems): one or a list.
 Labels = Annotated[list[str], BeforeValidator(_as_labels)]
+
+# A field that is a name a user gives or looks up (a collection, snapshot, qrels set, pool,
+# topic set, run tag, system, group, assessor): `tcdb.names.check_name`'s rule, kept in NFC,
+# so the error names the field and an NFD spelling finds the NFC row.
+Name = Annotated[str, AfterValidator(check_name)]
+# Several names: one or a list, each by the rule.
+Names = Annotated[list[Name], BeforeValidator(_as_labels)]
 
 
 def argument(default: Any = ..., *, help: str, metavar: str | None = None) -> Any:

@@ -17,7 +17,7 @@ from sqlmodel import Session, col
 from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import ConflictError, FieldError
 from tcdb.judging.qrels import get_qrels_set
-from tcdb.operations import Database, Labels, Request, argument, operation, option
+from tcdb.operations import Database, Name, Names, Request, argument, operation, option
 from tcdb.pools.inspect import find_pool, pool_run_ids, size_stats, topic_sizes
 from tcdb.pools.results import PoolBuildResult
 from tcdb.pools.sql import create_bounds, drop_bounds, pool_sql, ranked_sql, runs_list
@@ -48,17 +48,17 @@ def strategy_of(spec: str) -> Strategy:
 class PoolBuildRequest(Request):
     """Which runs of which snapshot to pool, how deep or within which budget."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    name: str = argument(help="Name of the new pool.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    name: Name = argument(help="Name of the new pool.")
     depth: int | None = option(
         None, short="-k", help="Top K documents of each run per topic (with a budget: read "
         "runs only this deep; default whole runs).")
-    runs: Labels | None = option(None, flag="--run", help="A run tag to pool (repeatable).")
+    runs: Names | None = option(None, flag="--run", help="A run tag to pool (repeatable).")
     contributed: bool = option(False, help="Pool the runs that fed the official pools.")
     not_contributed: bool = option(False, help="Pool the runs that did not contribute.")
     all_runs: bool = option(False, help="Pool every run of the snapshot.")
-    exclude_judged: str | None = option(
+    exclude_judged: Name | None = option(
         None, help="Leave out what this qrels set judged (remainder pool).")
     tie_order: TieOrder = option(
         TieOrder.trec_eval, help="Rank by score then doc id descending (trec_eval), score "

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
 from tcdb.errors import FieldError, NotFoundError
-from tcdb.operations import Database, Request, argument, operation, option
+from tcdb.operations import Database, Name, Request, argument, operation, option
 from tcdb.pools.results import (
     PoolRunContribution,
     PoolShowResult,
@@ -39,9 +39,9 @@ class PoolRef(Request):
     """A pool by name; names are unique per snapshot, so a name two snapshots share needs
     its collection and snapshot."""
 
-    name: str = argument(help="Pool name.")
-    collection: str | None = pool_collection()
-    snapshot: str | None = pool_snapshot()
+    name: Name = argument(help="Pool name.")
+    collection: Name | None = pool_collection()
+    snapshot: Name | None = pool_snapshot()
 
 
 def find_pool(session: Session, name: str, snapshot_id: int) -> Pool | None:
@@ -107,7 +107,7 @@ def count_judged(conn: Connection, pool: Pool) -> int:
 class PoolsRequest(Request):
     """Which pools to list."""
 
-    collection: str | None = argument(None, help="Only this collection.")
+    collection: Name | None = argument(None, help="Only this collection.")
 
 
 @operation("pools", command="pool list")

@@ -11,7 +11,17 @@ from pydantic import BaseModel, BeforeValidator
 
 from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import FieldError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.pools.simulation import simulate_strategies
 from tcdb.pools.strategies import make_strategy, strategy_names
@@ -52,16 +62,16 @@ Budgets = Annotated[list[str | int], BeforeValidator(parse_budgets)]
 class SimulationRequest(Request):
     """Which runs, complete qrels, strategies and budgets a pool simulation tries."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    qrels: str = qrels_option()  # the complete set the simulation reads grades from
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    qrels: Name = qrels_option()  # the complete set the simulation reads grades from
     strategies: Labels | None = option(
         None, help="A strategy, NAME or NAME:key=value,… (repeatable; default all: depth, "
         "rrf, rbp, mtf, maxmean).")
     budgets: Budgets = option(flag="--budgets", help="Budgets to simulate, e.g. "
                               "500,1000,2000 (repeatable).")
     per_topic: bool = option(False, help="Budgets per topic (default: in total).")
-    runs: Labels | None = option(None, help="A run tag to pool and rank (repeatable; default "
+    runs: Names | None = option(None, help="A run tag to pool and rank (repeatable; default "
                                  "every run).")
     measure: str = option("AP", help="The measure systems are ranked by.")
     tie_order: TieOrder = option(TieOrder.trec_eval,

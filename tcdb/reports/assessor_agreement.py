@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import field_validator, model_validator
 
 from tcdb.errors import FieldError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import topics_option
 
@@ -44,19 +44,19 @@ def _nan_to_none(value: float) -> float | None:
 class AgreementRequest(Request):
     """Which two assessors' qrels sets to compare on which pool's documents."""
 
-    pool: str = argument(help="Pool name.")
-    vs: str = option(flag="--vs", help="The other assessor's qrels set (e.g. an LLM judge's, "
+    pool: Name = argument(help="Pool name.")
+    vs: Name = option(flag="--vs", help="The other assessor's qrels set (e.g. an LLM judge's, "
                      "imported with `tcdb qrels import`).")
-    qrels: str | None = option(None, help="The first assessor's qrels set (default: the pool's "
+    qrels: Name | None = option(None, help="The first assessor's qrels set (default: the pool's "
                                "pooled set).")
-    collection: str | None = option(None, help="The pool's collection, when ambiguous.")
-    snapshot: str | None = option(None, help="The pool's snapshot, when ambiguous.")
+    collection: Name | None = option(None, help="The pool's collection, when ambiguous.")
+    snapshot: Name | None = option(None, help="The pool's snapshot, when ambiguous.")
     measure: str = option("AP", help="Measure the systems are ranked by.")
-    runs: Labels | None = option(None, help="Only these run tags (repeat; default every run "
+    runs: Names | None = option(None, help="Only these run tags (repeat; default every run "
                                  "of the snapshot).")
     relevant: int = option(1, help="Lowest grade that counts as relevant (binary κ).")
     weights: str = option("linear", help="Graded κ weights: linear, quadratic or none.")
-    topics: str = topics_option()  # of κ and τ
+    topics: Name = topics_option()  # of κ and τ
 
     @field_validator("weights")
     @classmethod

@@ -29,7 +29,7 @@ from pydantic import field_validator, model_validator
 
 from tcdb.analysis.means import aggregate, aggregate_word, sums_over_topics
 from tcdb.errors import FieldError, NotFoundError
-from tcdb.operations import Database, Labels, Request, argument, operation, option
+from tcdb.operations import Database, Name, Names, Request, argument, operation, option
 from tcdb.operations.lineage import lineage_of
 from tcdb.progress import Progress
 from tcdb.reports.compare_result import (
@@ -50,13 +50,13 @@ PERMUTATIONS = 10_000
 class CompareRequest(Request):
     """Which runs of one snapshot to test against each other, in which families, how."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    qrels: str = qrels_option()
-    runs: Labels | None = option(None, help="Run tag (repeat; default: every run of the "
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    qrels: Name = qrels_option()
+    runs: Names | None = option(None, help="Run tag (repeat; default: every run of the "
                                  "snapshot).")
     measure: str = option(help="Measure.", short="-m")
-    baseline: str | None = option(None, metavar="RUN", help="Test every other run against "
+    baseline: Name | None = option(None, metavar="RUN", help="Test every other run against "
                                   "this one (one family).")
     vs_earlier: bool = option(False, help="Test each run against every run submitted on an "
                               "earlier date (`run update --date`); one family per run.")

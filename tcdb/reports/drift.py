@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, field_validator
 
-from tcdb.operations import Database, Labels, Request, Result, argument, operation
+from tcdb.operations import Database, Name, Names, Request, Result, argument, operation
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.ranking_agreement import two_snapshots
 
@@ -72,8 +72,8 @@ class QrelsSummary(BaseModel):
 class SnapshotDiffRequest(Request):
     """Which collection and which two snapshots."""
 
-    collection: str = argument(help="Collection name.")
-    snapshots: Labels = argument(help="The earlier snapshot, then the later one.",
+    collection: Name = argument(help="Collection name.")
+    snapshots: Names = argument(help="The earlier snapshot, then the later one.",
                                  metavar="A B")
 
     @field_validator("snapshots")
@@ -173,8 +173,8 @@ def complete_labels(session: Session, collection: str) -> list[str]:
 class DriftRequest(Request):
     """Which collection, and which of its snapshots (default: every complete one)."""
 
-    collection: str = argument(help="Collection name.")
-    snapshots: Labels | None = argument(
+    collection: Name = argument(help="Collection name.")
+    snapshots: Names | None = argument(
         None, metavar="LABEL",
         help="Snapshots in time order (default: every complete one, in time order).")
 

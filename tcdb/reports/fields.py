@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tcdb.operations.request import option
+from tcdb.operations.request import Name, option
 
 QRELS_DEFAULT = "original"
 QRELS_HELP = "Qrels set name (default: original)."
@@ -58,7 +58,7 @@ def topic_set_name(selection: str | None) -> str | None:
 
 # A `topics` field of a request: `all`, `core` or a topic set's name, kept as given so the
 # result echoes the selection the user made; resolved by `tcdb.reports.common.select_topics`.
-TopicSet = str
+TopicSet = Name  # a name by tcdb.names' rule (`all`, `core` and `set:NAME` pass it)
 
 
 def topic_set_option(default: Any = "all") -> Any:

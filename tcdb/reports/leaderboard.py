@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Self
 from pydantic import BaseModel, computed_field, field_validator, model_validator
 
 from tcdb.errors import FieldError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
 from tcdb.vocabulary import Correction, PairedTest
@@ -31,10 +31,10 @@ KINDS = ["new SOTA, significant", "new SOTA, not significant", "first SOTA", "ot
 class LeaderboardRequest(Request):
     """Which snapshot's runs to order by date, and how each new state of the art is tested."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
     measure: str = option(help="Measure.", short="-m")
-    qrels: str = qrels_option()
+    qrels: Name = qrels_option()
     test: str = option(PairedTest.t.value,
                        help=f"Paired test of each step: {', '.join(PairedTest)}.")
     alpha: float = alpha_option()
@@ -42,7 +42,7 @@ class LeaderboardRequest(Request):
                              "family (it vs every earlier SOTA): "
                              f"{', '.join(Correction)}.")
     topics: TopicSet = topic_set_option()
-    runs: Labels | None = option(None, help="Only these runs (repeat; default: every run, each "
+    runs: Names | None = option(None, help="Only these runs (repeat; default: every run, each "
                                  "needs a submitted date).")
     permutations: int = option(10_000, metavar="N", help="Resamples of the randomisation test.")
     seed: int = option(0, help="Seed of the randomisation test.")

@@ -22,7 +22,7 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from tcdb.errors import ConflictError, FieldError, InputError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import Database, Labels, Name, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.schema import QrelsKind, QrelsSet, Run, Snapshot
@@ -57,21 +57,23 @@ def group_of(run: Run, by: Grouping | str) -> str:
 
 def derived_name(prefix: str, group: str) -> str:
     """The stored name of a group's leave-out qrels set: `<prefix>-<group>`, made name-safe."""
-    return f"{prefix}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', group)}"
+    from tcdb.names import made_name
+
+    return made_name(f"{prefix}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', group)}", "save")
 
 
 class LeaveOutRequest(Request):
     """Which qrels set, pool depth and grouping a leave-one-group-out report tests."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    qrels: str = qrels_option()  # set A, to leave groups out of
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    qrels: Name = qrels_option()  # set A, to leave groups out of
     depth: int = option(ge=1, help="Pool depth K of the contributing runs.")
     by: Grouping = option(Grouping.group, help="Leave out each participant group, each run "
                           "type (automatic, manual, feedback) or each category.")
     measures: Labels = option(["AP"], help="Measure (repeat).", short="-m")
-    topics: str = topics_option()
-    save: str | None = option(
+    topics: Name = topics_option()
+    save: Name | None = option(
         None, metavar="PREFIX", help="Also store each group's reduced qrels as a derived set "
         "PREFIX-GROUP, with the group's scores on it.")
     compute: bool = option(True, help="Compute missing scores under the qrels first (else "

@@ -19,7 +19,17 @@ from pydantic import (
     model_serializer,
 )
 
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import topics_option
 from tcdb.reports.persistence_scores import check_pivot
@@ -37,20 +47,20 @@ DELTA_COLUMNS = ["measure", "system", "snapshot", "topic", "topic_id", "topic_ke
 class PersistenceRequest(Request):
     """Which systems, snapshots, measures and topics a persistence report compares."""
 
-    collection: str = argument(help="Collection name.")
-    snapshots: Labels = option(
+    collection: Name = argument(help="Collection name.")
+    snapshots: Names = option(
         help="Snapshot labels, first one first (repeat, or give them space-separated).",
         flag="--snapshots", short="-s")
-    pivot: str = option(help="Pivot system (its own ER and ΔRI: –).")
+    pivot: Name = option(help="Pivot system (its own ER and ΔRI: –).")
     measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
-    qrels: Labels | dict[str, str] = option(
+    qrels: Names | dict[Name, Name] = option(
         ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
         "per snapshot in order (the API also takes a mapping snapshot → name).")
-    topics: str = topics_option()
+    topics: Name = topics_option()
     bootstrap: int = option(0, ge=0, help=f"Bootstrap samples for CIs (e.g. "
                             f"{BOOTSTRAP_SAMPLES}; 0: none).")
     seed: int = option(BOOTSTRAP_SEED, help="Seed of the bootstrap.")
-    systems: Labels | None = option(
+    systems: Names | None = option(
         None, flag="--system", help="Only this system (repeat; the pivot is always in).")
     paired: bool = option(False, help="Also a paired t-test on the core topics of the first "
                           "and each later snapshot.")
@@ -279,16 +289,16 @@ def _below(arp: float | None, pivot: float | None) -> bool:
 class PerTopicDeltasRequest(Request):
     """Which systems, snapshots and measures to show topic by topic against the pivot."""
 
-    collection: str = argument(help="Collection name.")
-    snapshots: Labels = option(help="Snapshot labels, first one first.", flag="--snapshots",
+    collection: Name = argument(help="Collection name.")
+    snapshots: Names = option(help="Snapshot labels, first one first.", flag="--snapshots",
                                short="-s")
-    pivot: str = option(help="Pivot system.")
+    pivot: Name = option(help="Pivot system.")
     measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
-    qrels: Labels | dict[str, str] = option(
+    qrels: Names | dict[Name, Name] = option(
         ["original"], flag="--qrels",
         help="Qrels set name, once for every snapshot or once per snapshot.")
-    topics: str = topics_option()
-    systems: Labels | None = option(None, flag="--system",
+    topics: Name = topics_option()
+    systems: Names | None = option(None, flag="--system",
                                     help="Only this system (repeat; the pivot is always in).")
     compute: bool = option(True, help="Compute missing scores first (else only read).")
 

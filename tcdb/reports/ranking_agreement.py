@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, field_validator
 
 from tcdb.errors import FieldError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, topic_set_name, topic_set_option
 from tcdb.sorting import natural_key
@@ -39,9 +39,9 @@ def two_snapshots(snapshots: Sequence[str]) -> tuple[str, str]:
 class RankingAgreementRequest(Request):
     """Which system's rankings, in which two snapshots, how deep."""
 
-    collection: str = argument(help="Collection name.")
-    system: str = option(help="The system followed (name or group/name).")
-    snapshots: Labels = option(help="Snapshots A and B whose rankings are compared.",
+    collection: Name = argument(help="Collection name.")
+    system: Name = option(help="The system followed (name or group/name).")
+    snapshots: Names = option(help="Snapshots A and B whose rankings are compared.",
                                flag="--snapshots", short="-s")
     depth: int = option(1000, short="-k",
                         help="Documents of each ranking compared (repro_eval: 1000).")

@@ -25,7 +25,17 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, model_validator
 
 from tcdb.errors import FieldError, InputError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.queries import load_judgments, load_top_k, stored_scores
 from tcdb.reports.common import per_topic_frame, select_topics
@@ -47,16 +57,16 @@ TAU_METHODS: tuple[tuple[str, Literal["omit_ties", "b"]], ...] = (
 class ReusabilityRequest(Request):
     """Which two qrels sets of a snapshot, which runs and measures a reusability report ranks."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    qrels: str = qrels_option()  # set A (the original judgments unless named)
-    vs: str = option(help="Qrels set B (e.g. the expanded judgments).", flag="--vs")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    qrels: Name = qrels_option()  # set A (the original judgments unless named)
+    vs: Name = option(help="Qrels set B (e.g. the expanded judgments).", flag="--vs")
     measures: Labels = option(["AP"], help="Measure (repeat).", short="-m")
-    runs: Labels | None = option(None, help="Only these run tags (repeat).")
+    runs: Names | None = option(None, help="Only these run tags (repeat).")
     all_runs: bool = option(False, help="Every run of the snapshot (the default when no run "
                             "is named).")
     depth: int = option(100, ge=1, help="Top K counted for unjudged / new relevant.")
-    topics: str = topics_option()
+    topics: Name = topics_option()
     threshold: float = option(0.9, help="Per-topic τ threshold.")
     bootstrap: int = option(0, ge=0, le=1_000_000,
                             help=f"Bootstrap samples for τ CIs (e.g. {BOOTSTRAP_SAMPLES}; 0: "

@@ -20,7 +20,7 @@ from pydantic import BaseModel, field_validator
 from sqlalchemy import select
 from sqlmodel import col
 
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.sorting import natural_key
 
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 class SnapshotStatsRequest(Request):
     """Which snapshots, what counts as a short ranking, and what to leave out for speed."""
 
-    collection: str = argument(help="Collection name.")
-    snapshots: Labels | None = argument(
+    collection: Name = argument(help="Collection name.")
+    snapshots: Names | None = argument(
         None, metavar="LABEL",
         help="Snapshots (default: every complete one, in time order).")
     short: int = option(10, help="A ranking with fewer documents is short.")

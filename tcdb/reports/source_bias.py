@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, field_validator
 
 from tcdb.judging.by_source import HUMAN, LLM, MIXED
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.reports.source_bias_figures import (
@@ -46,25 +56,25 @@ FRAME_COLUMNS = ["collection", "snapshot", "measure", "run", "first_stage", "eff
 class SourceBiasRequest(Request):
     """Which runs, measures and source labels a source-bias report compares."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
     measures: Labels = option(["nDCG@10"], short="-m",
                               help="Measure (repeat), e.g. nDCG@1, nDCG@10.")
-    runs: Labels | None = option(None, help="Only these run tags (repeat).")
-    qrels: str = qrels_option()  # original: the snapshot's designated original set
+    runs: Names | None = option(None, help="Only these run tags (repeat).")
+    qrels: Name = qrels_option()  # original: the snapshot's designated original set
     human: str = option(HUMAN, metavar="LABEL", help="Source label of human-written documents.")
     llm: str = option(LLM, metavar="LABEL", help="Source label of LLM-generated documents.")
     twins: bool = option(True, help="Copy an original's judgment to its LLM twin when the twin "
                          "has none (Cocktail's rule; --no-twins: do not).")
-    topics: str = topics_option()
+    topics: Name = topics_option()
     bootstrap: int = option(BOOTSTRAP_SAMPLES, ge=0, metavar="N",
                             help="Bootstrap samples for the CI of Relative Δ (0: none).")
     seed: int = option(BOOTSTRAP_SEED, help="Seed of the bootstrap.")
-    save: str | None = option(
+    save: Name | None = option(
         None, metavar="PREFIX", help="Also store the per-source qrels as derived sets "
         "PREFIX-human, PREFIX-llm, PREFIX-mixed and the runs' scores on them; a second report "
         "then reads them.")
-    also: Labels | None = option(
+    also: Names | None = option(
         None, flag="--with", metavar="COLLECTION/SNAPSHOT",
         help="Report on these too (repeat), then average across collections: each "
         "collection's mean Relative Δ over its runs, their mean, and per run tag its mean "
@@ -155,7 +165,7 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
             scores = score_in_memory(conn, snap.pk, [r.pk for r in run_list], names, derived,
                                      topic_names)
         else:
-            stored_as = store_source_qrels(session, snap, parent, save, derived, twins)
+            stored_as = store_source_qrels(session, snap, parent, save, derived, twins, "save")
         parent_label = parent.name
     if stored_as is not None:
         scores = score_stored(collection, snapshot, run_list, names, stored_as)
@@ -180,7 +190,7 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
 class DocumentsBySourceRequest(Request):
     """Whose documents to count by source label."""
 
-    collection: str = argument(help="Collection name.")
+    collection: Name = argument(help="Collection name.")
 
 
 class SourceCount(BaseModel):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Self
 from pydantic import BaseModel, Field, model_validator
 
 from tcdb.errors import FieldError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
@@ -33,14 +33,14 @@ MAX_SAMPLES = 1_000_000
 class SubsetRequest(Request):
     """Which runs to test against which topic subset, with how many resamples."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
     topics: TopicSet = topic_set_option(...)  # the subset: a set's name (e.g. a model's
     # topics free of contamination, `tcdb topics set import`), core or all as everywhere
-    runs: Labels | None = option(None, help="Only these run tags (repeat; default every run of "
+    runs: Names | None = option(None, help="Only these run tags (repeat; default every run of "
                                  "the snapshot).")
     measure: str = option("nDCG@10", help="Measure.", short="-m")
-    qrels: str = qrels_option()
+    qrels: Name = qrels_option()
     bootstrap: int = option(BOOTSTRAP_SAMPLES, flag="--samples", metavar="N",
                             help="Bootstrap resamples, each of the subset's size.")
     seed: int = option(BOOTSTRAP_SEED, help="Seed of the bootstrap.")

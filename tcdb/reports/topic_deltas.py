@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, field_validator
 
 from tcdb.errors import ConflictError, FieldError, NotFoundError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, topic_set_name, topic_set_option
 from tcdb.reports.persistence_scores import SEVERAL_RUNS, load_persistence_scores
@@ -31,15 +31,15 @@ if TYPE_CHECKING:
 class TopicDeltasRequest(Request):
     """Which system, which two snapshots, which measure and qrels."""
 
-    collection: str = argument(help="Collection name.")
-    system: str = option(help="The system followed (name or group/name).")
-    snapshots: Labels = option(help="Snapshots A and B (B − A is shown).", flag="--snapshots",
+    collection: Name = argument(help="Collection name.")
+    system: Name = option(help="The system followed (name or group/name).")
+    snapshots: Names = option(help="Snapshots A and B (B − A is shown).", flag="--snapshots",
                                short="-s")
     measure: str = option("nDCG@10", help="Measure.", short="-m")
-    qrels: Labels | dict[str, str] = option(
+    qrels: Names | dict[Name, Name] = option(
         ["original"], flag="--qrels", help="Qrels set name, once for both snapshots or once "
         "per snapshot in order (the API also takes a mapping snapshot → name).")
-    pivot: str | None = option(None, help="Also show this system's change per topic.")
+    pivot: Name | None = option(None, help="Also show this system's change per topic.")
     topics: TopicSet = topic_set_option()  # of the core topics
     compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
                            "stored ones).")

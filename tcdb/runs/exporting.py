@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from tcdb.catalog.collections import get_snapshot
 from tcdb.collections.ir_metadata import header_block
-from tcdb.operations import Database, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.runs.listing import get_runs
 from tcdb.sorting import natural_key
 
@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 class RunExportRequest(Request):
     """Which stored run to write, and where."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    tag: str = argument(help="The run's tag.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    tag: Name = argument(help="The run's tag.")
     out: Path = option(help="File to write (.gz to compress).")
 
 

@@ -24,6 +24,7 @@ from tcdb.catalog.collections import get_snapshot
 from tcdb.collections.ir_metadata import IrMetadata, read_header, read_side_file, side_files
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.ingest.readahead import read_ahead
+from tcdb.names import BadName, check_name
 from tcdb.progress import Progress
 from tcdb.queries import document_ids, document_ids_of, topic_ids
 from tcdb.runs.editing import NEW_RUN, apply_metadata, metadata_columns
@@ -346,11 +347,23 @@ class PreparedRun:
     missing_docs: list[str]  # and those documents' ids, row by row
 
 
+def _run_tag(run_file: RunFile) -> str:
+    """The file's run tag by the rule every name follows (`tcdb.names`), in NFC; a tag that
+    breaks it is refused naming the file and its first line (the tag is the same on all)."""
+    try:
+        return check_name(run_file.tag)
+    except BadName as exc:
+        line = int(run_file.lines[0]) if len(run_file) else None
+        raise InputError(run_file.path, line, f"run tag: {exc}") from None
+
+
 def _prepare(run_file: RunFile, label: str, topics: IdIndex, docs: IdIndex,
              allow_unknown_docs: bool) -> PreparedRun:
     """Resolve a run's topics and documents (every topic must be in the snapshot; every
     document too unless `allow_unknown_docs`) and rank its rows in trec_eval's order."""
     import numpy as np
+
+    tag = _run_tag(run_file)
 
     codes, names = run_file.topic_codes()
     name_ids, name_positions = topics.lookup(names)
@@ -372,7 +385,7 @@ def _prepare(run_file: RunFile, label: str, topics: IdIndex, docs: IdIndex,
     # Documents the snapshot lacks have no place in its byte order: compare their strings.
     order_keys = run_file.docs if missing else docs.byte_order(doc_positions)
     order, eval_ranks = trec_eval_order(topic_col, order_keys, run_file.scores)
-    return PreparedRun(run_file.tag, run_file.checksum, len(run_file), topic_col, doc_col,
+    return PreparedRun(tag, run_file.checksum, len(run_file), topic_col, doc_col,
                        run_file.ranks, run_file.scores, eval_ranks, order, missing,
                        [run_file.docs[i] for i in missing])
 

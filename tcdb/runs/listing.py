@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.errors import FieldError, NotFoundError
-from tcdb.operations import Database, Request, Result, argument, operation
+from tcdb.operations import Database, Name, Request, Result, argument, operation
 from tcdb.queries import RUN_COLUMNS, run_rows
 from tcdb.schema import Run, Snapshot
 from tcdb.storage.db import session_scope
@@ -53,8 +53,8 @@ def list_runs(collection: str | None = None, snapshot: str | None = None) -> lis
 class RunsRequest(Request):
     """Which runs to list: all, a collection's, or one snapshot's."""
 
-    collection: str | None = argument(None, help="Only this collection.")
-    snapshot: str | None = argument(None, help="Only this snapshot (of the collection).")
+    collection: Name | None = argument(None, help="Only this collection.")
+    snapshot: Name | None = argument(None, help="Only this snapshot (of the collection).")
 
 
 class RunRow(BaseModel):

@@ -18,6 +18,7 @@ from typing import Any
 
 from tcdb.collections.records import delimiter_of
 from tcdb.errors import FieldError, InputError
+from tcdb.names import BadName, check_name
 from tcdb.vocabulary import RunCategory, RunType
 
 # The table's columns, with the spellings organisers' files use for them.
@@ -34,6 +35,8 @@ COLUMNS: dict[str, str] = {
 }
 TRUE = {"yes", "y", "true", "t", "1"}
 FALSE = {"no", "n", "false", "f", "0"}
+# The columns that are names (of a run, a system, a group), checked as every name is.
+NAMED = frozenset({"tag", "system", "group", "first_stage"})
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ def read_run_metadata(path: Path | str) -> dict[str, RunMetadata]:
         tag = str(row.pop("tag", "") or "").strip()
         if not tag:
             raise error("no run tag (column 'tag')")
+        tag = _parse("tag", tag, error)
         if tag in table:
             raise error(f"run {tag!r} is described twice (first on line {lines[tag]})")
         values = {key: _parse(key, value, error) for key, value in row.items()
@@ -191,4 +195,9 @@ def _parse(key: str, value: Any, error: Any) -> Any:
             raise error(f"submitted {value!r} is not a date (YYYY-MM-DD)") from None
     if not isinstance(value, str | int | float):
         raise error(f"{key} {value!r} is not text")
+    if key in NAMED:  # a name, by the rule every name follows (`tcdb.names`)
+        try:
+            return check_name(str(value).strip())
+        except BadName as exc:
+            raise error(f"{key}: {exc}") from None
     return str(value).strip()

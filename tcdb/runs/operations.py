@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from tcdb.operations import Database, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.vocabulary import RunCategory, RunType
 
 if TYPE_CHECKING:
@@ -32,9 +32,9 @@ class RunMetadataFields(Request):
     stored, or the default for a new run)."""
 
     metadata: Path | None = option(None, metavar="FILE", help=METADATA_HELP)
-    system: str | None = option(None, help="System the runs belong to (default: each run's "
+    system: Name | None = option(None, help="System the runs belong to (default: each run's "
                                 "tag).")
-    group: str | None = option(None, help="Participant group (team).")
+    group: Name | None = option(None, help="Participant group (team).")
     run_type: RunType | None = option(None, metavar="TYPE", help="automatic, manual or "
                                       "feedback.")
     contributed: bool | None = option(
@@ -45,7 +45,7 @@ class RunMetadataFields(Request):
     submitted: dt.date | None = option(None, flag="--date", metavar="YYYY-MM-DD",
                                        help="Submission date.")
     description: str | None = option(None, metavar="TEXT", help="Free text.")
-    first_stage: str | None = option(None, metavar="TAG",
+    first_stage: Name | None = option(None, metavar="TAG",
                                      help="Tag of the run these runs re-rank.")
 
     def given_metadata(self) -> RunMetadata:
@@ -59,8 +59,8 @@ class RunMetadataFields(Request):
 
 
 class _ImportTarget(Request):
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
     files: list[Path] = argument(help="TREC run files (plain or .gz).")
 
 
@@ -158,9 +158,9 @@ class RunChangesResult(Result):
 
 
 class _UpdateTarget(Request):
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    tags: list[str] = argument([], help="Run tags (default: the table's runs).")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    tags: list[Name] = argument([], help="Run tags (default: the table's runs).")
 
 
 class RunUpdateRequest(RunMetadataFields, _UpdateTarget):
@@ -180,9 +180,9 @@ def run_update(request: RunUpdateRequest, db: Database) -> RunChangesResult:
 class RunDeleteRequest(Request):
     """Which stored runs to delete."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    tags: list[str] = argument(help="Run tags.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    tags: list[Name] = argument(help="Run tags.")
 
 
 @operation("run_delete", command="run delete", writes=True)

@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Any, Self
 from pydantic import model_validator
 
 from tcdb.errors import FieldError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_name, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
@@ -34,17 +44,17 @@ MEAN_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "measure", "
 class EvaluateRequest(Request):
     """Which runs to score on which qrels set, with which measures."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
-    qrels: str = qrels_option()
-    runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all).")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    qrels: Name = qrels_option()
+    runs: Names | None = option(None, flag="--run", help="Run tag (repeat; default all).")
     measures: Labels = option(help="ir_measures name, e.g. nDCG@10, AP (repeat).", short="-m")
-    residual_of: str | None = option(
+    residual_of: Name | None = option(
         None, metavar="QRELS",
         help="Remove from every ranking the documents this qrels set judged (NAME, or "
         "SNAPSHOT/NAME of another snapshot) before scoring, as TREC-COVID's residual "
         "evaluation; the scores are kept apart from the run's own.")
-    run_from: str | None = option(
+    run_from: Name | None = option(
         None, metavar="SNAPSHOT_A",
         help="Score runs of this older snapshot on SNAPSHOT's qrels, documents and topics "
         "mapped by identity (what cannot be mapped is reported); stored apart from the "

@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, field_validator
 
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
 from tcdb.scoring.scores import MEAN_COLUMNS, PER_TOPIC_COLUMNS
@@ -80,17 +90,17 @@ def _records(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
 class ScoresRequest(Request):
     """Which runs of one snapshot to score on which qrels set, with which measures."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label (one: per_topic_scores follows topics "
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label (one: per_topic_scores follows topics "
                              "across several).")
-    qrels: str = qrels_option()
+    qrels: Name = qrels_option()
     measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
-    runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all).")
+    runs: Names | None = option(None, flag="--run", help="Run tag (repeat; default all).")
     per_topic: bool = option(False, help="One row per topic.")
     intersection: bool = option(
         False, help="Average over the topics each run answered (default: every qrels topic, "
         "unanswered ones count 0, as trec_eval -c).")
-    residual_of: str | None = option(
+    residual_of: Name | None = option(
         None, metavar="QRELS",
         help="The residual scores: rankings without what this qrels set judged.")
     topics: TopicSet = topic_set_option()  # means over its judged topics, unanswered ones 0
@@ -172,11 +182,11 @@ def scores(request: ScoresRequest, db: Database) -> ScoresResult:
 class PerTopicScoresRequest(Request):
     """One measure's per-topic values of runs across snapshots."""
 
-    collection: str = argument(help="Collection name.")
-    snapshots: Labels = argument(help="Snapshot labels (each with its qrels set of that name).")
-    qrels: str = qrels_option()  # in every snapshot
+    collection: Name = argument(help="Collection name.")
+    snapshots: Names = argument(help="Snapshot labels (each with its qrels set of that name).")
+    qrels: Name = qrels_option()  # in every snapshot
     measure: str = option("nDCG@10", help="Measure.", short="-m")
-    runs: Labels | None = option(None, flag="--run", help="Run tag (repeat; default all; a tag "
+    runs: Names | None = option(None, flag="--run", help="Run tag (repeat; default all; a tag "
                                  "missing from a snapshot is skipped there).")
     intersection: bool = option(False, help="Only the topics each run answered (default: "
                                 "every qrels topic, unanswered ones 0).")
@@ -230,12 +240,12 @@ def per_topic_scores(request: PerTopicScoresRequest, db: Database) -> PerTopicSc
 class ScoresImportRequest(Request):
     """Published per-topic scores, and the run and qrels set they are of."""
 
-    collection: str = argument(help="Collection name.")
-    snapshot: str = argument(help="Snapshot label.")
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
     file: Path = argument(help="trec_eval -q output or ir_measures TSV.")
-    qrels: str = option(help="Qrels set the scores were computed on.")
-    run: str = option(help="Run tag to store them under.")
-    system: str | None = option(None, help="System (default: the tag).")
+    qrels: Name = option(help="Qrels set the scores were computed on.")
+    run: Name = option(help="Run tag to store them under.")
+    system: Name | None = option(None, help="System (default: the tag).")
     replace: bool = option(False, help="Overwrite different stored values.")
 
 

@@ -1,0 +1,82 @@
+"""The one rule for every name a user gives: collections, snapshot labels, qrels sets, pools,
+topic sets, run tags, systems, groups, assessors.
+
+A name is non-empty, has no space at either end, holds no control character (C0 and C1, NUL,
+newline and tab among them), no line or paragraph separator and no bidirectional override or
+isolate, is valid Unicode (no lone surrogate: bytes that were not UTF-8), and is at most
+`MAX_NAME_LENGTH` characters. It is kept in Unicode normal form C, so `café` typed with one
+accented letter or with `e` and a combining accent is one name; names are normalised the same
+way before they are looked up, so either spelling finds it.
+
+Why one rule: both databases must accept and refuse the same names (PostgreSQL refuses NUL
+and what is longer than the column, SQLite stores anything), a name must look like what it
+is on a terminal, and two names that look the same must be the same name.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+# The columns that hold names are VARCHAR(200) (schema: collection.name, snapshot.label,
+# qrels_set.name, pool.name, topic_set.name, run.tag, system.name, system.group_name, …).
+MAX_NAME_LENGTH = 200
+
+# Characters that change how text after them is shown (bidi embeddings, overrides, isolates)
+# or break a line without being a control character.
+_INVISIBLE = frozenset("\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+class BadName(ValueError):
+    """A name breaks the rule; the message says why, in words (no field, no file: the caller
+    names where the name came from)."""
+
+
+def _said(char: str) -> str:
+    """A character as the message shows it: its code point and name, never the raw character
+    (a newline or a bidi override would garble the very line that reports it)."""
+    name = unicodedata.name(char, "").lower()
+    if not name:  # control characters have no name in unicodedata, only an alias
+        name = {"\x00": "NUL", "\t": "tab", "\n": "newline", "\r": "carriage return",
+                "\x1b": "escape"}.get(char, "control character")
+    return f"U+{ord(char):04X} {name}"
+
+
+def check_name(value: str) -> str:
+    """`value` in normal form C if it is a valid name; `BadName` saying why otherwise."""
+    if not isinstance(value, str):
+        raise BadName(f"a name is text, not {type(value).__name__}")
+    if value == "" or value.isspace():
+        raise BadName("a name cannot be empty" if value == "" else
+                      "a name cannot be only spaces")
+    for position, char in enumerate(value, start=1):
+        category = unicodedata.category(char)
+        if category == "Cs":
+            raise BadName(f"not valid Unicode: a lone surrogate U+{ord(char):04X} at "
+                          f"character {position} (bytes that are not UTF-8?)")
+        if category == "Cc" or char in _INVISIBLE:
+            raise BadName(f"a name cannot contain {_said(char)} (character {position})")
+    name = unicodedata.normalize("NFC", value)
+    if name[0].isspace() or name[-1].isspace():
+        end, char = ("start", name[0]) if name[0].isspace() else ("end", name[-1])
+        raise BadName(f"a name cannot {end} with a space: {_said(char)}")
+    if len(name) > MAX_NAME_LENGTH:
+        raise BadName(f"a name is at most {MAX_NAME_LENGTH} characters (this one has "
+                      f"{len(name)})")
+    return name
+
+
+def check_optional_name(value: str | None) -> str | None:
+    """`check_name`, with None (no name given) passed through."""
+    return None if value is None else check_name(value)
+
+
+def made_name(name: str, field: str) -> str:
+    """A name tcdb makes from one the user gave in `field` (`PREFIX-human`, `NAME-it2`), by
+    the same rule; `FieldError` naming that field when it breaks it (mostly: too long)."""
+    from tcdb.errors import FieldError
+
+    try:
+        return check_name(name)
+    except BadName as exc:
+        raise FieldError(field, f"the name it makes ({name[:40]!r}{'…' if len(name) > 40 else ''})"
+                         f" breaks the rule: {exc}") from None
