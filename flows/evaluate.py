@@ -12,15 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow, get_run_logger
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
 
 from tcdb.errors import TcdbError
 from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
-from tcdb.flows.common import Stopwatch
+from tcdb.flows.common import Stopwatch, retry_transient
 from tcdb.flows.state import evaluation_targets
+from tcdb.scoring.parallel import RunValues, ScoringJob
+from tcdb.settings import get_settings
 
 # Used when neither the caller nor the core names measures.
 FALLBACK_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000"]
+# Shares of the runs on a Dask cluster: each share reads the snapshot's document names and the
+# qrels once, so a few more shares than workers balance the load without re-reading much.
+DASK_JOBS = 8
 
 
 def default_measures() -> list[str]:
@@ -43,6 +49,46 @@ def evaluate_one(collection: str, snapshot: str, qrels: str, measures: list[str]
     return result.report.model_dump()
 
 
+def evaluate_on_dask(collection: str, snapshot: str, qrels: str, measures: list[str],
+                     runs: list[str] | None = None, *, dask: str = "local",
+                     jobs: int = DASK_JOBS) -> dict[str, Any]:
+    """The same as `evaluate_one`, scored on a Dask cluster: the core plans what is missing
+    (`plan_evaluation`), Dask workers score about `jobs` shares of the runs as Prefect tasks
+    (prefect-dask's `DaskTaskRunner`), and the core stores the values (`store_evaluation`).
+
+    `dask` is a scheduler's address (`tcp://host:8786`), or `local` for a local cluster of
+    worker processes, one per core.
+    """
+    from prefect_dask import DaskTaskRunner
+
+    from tcdb.scoring.evaluate import plan_evaluation, store_evaluation
+    from tcdb.storage.db import current_url
+
+    plan = plan_evaluation(collection, snapshot, qrels, measures, runs)
+    if not plan.todo:
+        return plan.report.model_dump()
+    runner = (DaskTaskRunner(cluster_kwargs={"processes": True, "threads_per_worker": 1})
+              if dask == "local" else DaskTaskRunner(address=dask))
+    scored = score_on_dask.with_options(task_runner=runner)(plan.jobs(current_url(), jobs))
+    return store_evaluation(plan, scored).model_dump()
+
+
+@task(name="score-runs", retries=2, retry_delay_seconds=5, retry_condition_fn=retry_transient,
+      cache_policy=NO_CACHE)
+def score_runs_task(job: ScoringJob) -> list[tuple[int, RunValues]]:
+    """One share of the runs scored on a worker (`tcdb.scoring.parallel.score_job`)."""
+    from tcdb.scoring.parallel import score_job
+
+    return score_job(job)
+
+
+@flow(name="score-on-dask", validate_parameters=False)
+def score_on_dask(jobs: list[ScoringJob]) -> list[list[tuple[int, RunValues]]]:
+    """Every share as a task on the flow's task runner (a Dask cluster)."""
+    futures = score_runs_task.map(jobs)
+    return [future.result() for future in futures]
+
+
 @flow(name="evaluate", log_prints=True)
 def evaluate(
     collection: str | None = None,
@@ -51,11 +97,15 @@ def evaluate(
     measures: list[str] | None = None,
     runs: list[str] | None = None,
     all_qrels: bool = False,
+    dask: str | None = None,
 ) -> dict[str, Any]:
-    """Compute the missing scores (all complete snapshots, or the ones named)."""
+    """Compute the missing scores (all complete snapshots, or the ones named); on a Dask
+    cluster when `dask` (or the setting `TCDB_DASK_ADDRESS`) names one, `local` for a local
+    cluster."""
     logger = get_run_logger()
     watch = Stopwatch()
     measures = list(measures) if measures else default_measures()
+    dask = dask or get_settings().dask_address
     if collection is not None and snapshot is not None and qrels is not None:
         targets = [(collection, snapshot, qrels)]  # the core names what does not exist
     else:
@@ -65,7 +115,8 @@ def evaluate(
     for coll, snap, qrels_name in targets:
         try:
             with watch.step(f"{coll}/{snap}/{qrels_name}"):
-                report = evaluate_one(coll, snap, qrels_name, measures, runs)
+                report = (evaluate_on_dask(coll, snap, qrels_name, measures, runs, dask=dask)
+                          if dask else evaluate_one(coll, snap, qrels_name, measures, runs))
         except TcdbError as exc:
             logger.error("%s/%s under %s: %s", coll, snap, qrels_name, exc)
             failures.append(exc)

@@ -159,3 +159,47 @@ def test_store_drops_values_of_a_run_replaced_since_the_plan(
     report = store_evaluation(plan, scored)
     assert report.n_computed == len(TAGS) - 1
     assert {tag for tag, _, _ in _stored()} == set(TAGS) - {"r00"}
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """A real Dask cluster: a scheduler and two worker processes on this machine."""
+    from distributed import LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(scope="module")
+def prefect_api():
+    import tcdb.flows  # noqa: F401, I001 - configures Prefect's environment before prefect loads
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+def test_the_evaluate_flow_scores_on_a_dask_cluster(collection: dict[str, Path], prefect_api,
+                                                    dask_cluster: str) -> None:
+    """The flow with a scheduler address scores through prefect-dask's task runner on the
+    cluster's worker processes; the values equal ir_measures' on the files."""
+    from tcdb.flows.evaluate import evaluate
+
+    result = evaluate(collection="c", snapshot="s1", qrels="original", measures=MEASURES,
+                      dask=dask_cluster)
+    (target,) = result["targets"]
+    assert target["n_computed"] == len(TAGS) * len(MEASURES)
+    from distributed import Client
+
+    with Client(dask_cluster) as client:  # the shares ran as tasks on the cluster
+        prefixes = client.run_on_scheduler(
+            lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
+    assert "score_runs_task" in prefixes, prefixes
+    _check(_stored(), collection)
+    again = evaluate(collection="c", snapshot="s1", qrels="original", measures=MEASURES,
+                     dask=dask_cluster)
+    assert again["targets"][0]["n_computed"] == 0
