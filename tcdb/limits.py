@@ -14,10 +14,12 @@ Characters, decided per kind of field:
   too: an id is one column of a whitespace-separated file, and export writes it back as one)
   nor control characters (Unicode category Cc: C0, DEL, C1) — refused with file and line;
 * **free text** (document text, a topic's query, description, narrative and fields, a
-  publication's title and notes): C0 control characters other than tab, newline and carriage
-  return are removed at read. The whitespace ones among them (VT, FF, the separators
-  U+001C-U+001F) become a space, so tokens and the document's content hash stay what they were;
-  the others (NUL among them) are dropped. Text is data: nothing in it is refused.
+  publication's title and notes): the C0 control characters that are not whitespace (NUL,
+  U+0001-U+0008, U+000E-U+001B: NUL cannot be stored on PostgreSQL, and none of them is
+  text) are dropped at read. The whitespace ones (tab, LF, VT, FF, CR, U+001C-U+001F) are kept:
+  they separate words, the reference readers (ir_datasets' TrecDocs) keep them, and they leave
+  the document's content hash and token count as they were. Text is data: nothing in it is
+  refused, and the terminal, CSV and dashboard escape what they show.
 
 Names a user gives (collections, snapshots, qrels sets, run tags, systems, groups) follow their
 own rule (`tcdb.names`), with `NAME_LENGTH` from here.
@@ -45,13 +47,12 @@ YEAR_RANGE = INT32
 
 _SHOWN = 60  # characters of an offending value quoted in a message (a 10 MB id is not echoed)
 
-# C0 controls except tab, LF, CR; and DEL. As bytes for the vectorised checks of the readers.
-_C0_KEPT = "\t\n\r"
-_C0_WHITESPACE = "\x0b\x0c\x1c\x1d\x1e\x1f"
-C0_CONTROL_BYTES = bytes(c for c in (*range(32), 127) if chr(c) not in _C0_KEPT)
-_TEXT_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_TEXT_TABLE = {ord(c): (" " if c in _C0_WHITESPACE else None)
-               for c in map(chr, range(32)) if c not in _C0_KEPT}
+# C0 controls except tab, LF, CR; and DEL: what no id holds and what the run reader's fast path
+# leaves to the line reader. As bytes, for C-speed checks of whole files.
+C0_CONTROL_BYTES = bytes(c for c in (*range(32), 127) if chr(c) not in "\t\n\r")
+# The C0 controls free text loses: those that are not whitespace (str.isspace).
+_TEXT_CONTROLS = re.compile("[\x00-\x08\x0e-\x1b]")
+_TEXT_TABLE = dict.fromkeys(c for c in range(32) if not chr(c).isspace())
 # Whitespace and control characters an identifier may not hold (str.isspace or category Cc).
 _NOT_IN_ID = re.compile(
     "[\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
@@ -94,8 +95,16 @@ def check_length(value: str, what: str, limit: int) -> str:
     such as a model's or a venue's, stored in a VARCHAR column); else `Refused`."""
     if len(value) > limit:
         raise Refused(f"{what} {shown(value)} is longer than {limit} characters")
-    if any(unicode_control(char) for char in value):
-        raise Refused(f"{what} {shown(value)} contains a control character")
+    return check_characters(value, what)
+
+
+def check_characters(value: str, what: str) -> str:
+    """`value` if free of control characters (Unicode Cc: C0, DEL, C1), else `Refused`: for
+    values that are not free text yet may hold spaces (a URL, a label)."""
+    for char in value:
+        if unicode_control(char):
+            raise Refused(f"{what} {shown(value)} contains a control character "
+                          f"(U+{ord(char):04X})")
     return value
 
 
@@ -114,9 +123,8 @@ def unicode_control(char: str) -> bool:
 
 
 def clean_text(text: str) -> str:
-    """Free text as both databases store it: C0 controls other than tab, LF and CR removed
-    (the whitespace ones become a space, NUL and the rest are dropped). Unchanged, and cheap,
-    when there are none."""
+    """Free text as both databases store it: the C0 controls that are not whitespace (NUL
+    among them) dropped. Unchanged, and cheap, when there are none."""
     if _TEXT_CONTROLS.search(text) is None:
         return text
     return text.translate(_TEXT_TABLE)

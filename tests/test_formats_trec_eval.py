@@ -135,7 +135,7 @@ def test_trec_eval_non_numeric_value(tmp_path: Path) -> None:
 
 def test_trec_eval_nan_value(tmp_path: Path) -> None:
     text = _line("map", "301", "0.25") + _line("map", "302", "nan")
-    _expect_error(_write(tmp_path, text), 2, "not finite")
+    _expect_error(_write(tmp_path, text), 2, "not a finite number")
 
 
 def test_ir_measures_non_numeric_value(tmp_path: Path) -> None:

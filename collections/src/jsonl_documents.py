@@ -9,6 +9,11 @@ document: ``human``, ``llm``, …) and ``twin_of`` (the id of the original an LL
 rewritten from, Cocktail's pairs) are kept for source-bias studies. Other keys (BEIR's
 ``metadata``) are ignored. Blank lines are skipped; anything else that is not such an object is
 an error naming the line.
+
+Ids (``_id``, ``twin_of``) are one word of at most 500 characters without control characters
+(`tcdb.limits`), ``source`` a short label; the text and title are free text, their control
+characters that are not whitespace (NUL among them) removed at read (JSON gives them only as
+escapes, so lines without one are not looked at).
 """
 
 from __future__ import annotations
@@ -20,6 +25,15 @@ from typing import Any
 import orjson
 
 from tcdb.errors import InputError
+from tcdb.limits import (
+    DOC_ID_LENGTH,
+    LABEL_LENGTH,
+    Refused,
+    check_characters,
+    check_identifier,
+    check_length,
+    clean_text,
+)
 
 from .compression import count_markers, open_maybe_gzip
 from .records import DocumentRecord
@@ -60,8 +74,31 @@ def read_jsonl_documents(path: Path | str) -> Iterator[DocumentRecord]:
                 yield _record(path, number, raw)
 
 
+# JSON escapes that decode to a C0 control character (a raw one is malformed JSON).
+_CONTROL_ESCAPES = (b"\\u00", b"\\b", b"\\f")
+
+
 def _record(path: Path, line: int, raw: bytes) -> DocumentRecord:
     """One line to one record, with the reason when it cannot be one."""
+    try:
+        record = _parsed(path, line, raw)
+        check_identifier(record.doc_id, "document id", DOC_ID_LENGTH)
+        if record.twin_of is not None:
+            check_identifier(record.twin_of, "twin_of", DOC_ID_LENGTH)
+        if record.url is not None:
+            check_characters(record.url, "url")
+        if record.source is not None:
+            check_length(record.source, "source", LABEL_LENGTH)
+    except Refused as exc:
+        raise InputError(path, line, str(exc)) from None
+    if any(escape in raw for escape in _CONTROL_ESCAPES):
+        return DocumentRecord(record.doc_id, clean_text(record.text), record.url,
+                              record.source, record.twin_of)
+    return record
+
+
+def _parsed(path: Path, line: int, raw: bytes) -> DocumentRecord:
+    """The record a line states, before the limits are checked."""
     try:
         obj: Any = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:

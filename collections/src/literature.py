@@ -4,6 +4,11 @@ One row is one figure of one publication: publication, year, venue, model, categ
 (probabilistic / neural / llm), role (baseline / best), metric, value, cross_validated, notes.
 Every problem is an `InputError` naming the file, the line (a CSV record's first line; a YAML
 item's first line, with its item number) and the reason — before anything is written.
+
+Values are held to `tcdb.limits`: model and venue at most 200 characters, the metric 100, none
+with control characters; publication and notes are free text (control characters that are
+not whitespace dropped). Numbers follow the file's grammar (`tcdb.collections.numeric`): in a
+CSV a year is a decimal integer and a value a finite decimal; YAML types its own numbers.
 """
 
 from __future__ import annotations
@@ -11,13 +16,21 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tcdb.collections.numeric import parse_integer, parse_number_value
 from tcdb.collections.records import delimiter_of
 from tcdb.errors import InputError, NotFoundError
+from tcdb.limits import (
+    MEASURE_LENGTH,
+    NAME_LENGTH,
+    YEAR_RANGE,
+    Refused,
+    check_length,
+    clean_text,
+)
 from tcdb.vocabulary import ModelCategory, ResultRole
 
 FIELDS = ("publication", "year", "venue", "model", "category", "role", "metric", "value",
@@ -213,27 +226,34 @@ def _row(path: Path, line: int, item: int | None, record: dict[str, Any]) -> Rep
             if name in REQUIRED:
                 raise fail(f"missing {name}")
             return None
-        if limit is not None and len(found) > limit:
-            raise fail(f"{name} is longer than {limit} characters")
-        return found
+        if limit is None:
+            return clean_text(found)
+        try:
+            return check_length(found, name, limit)
+        except Refused as exc:
+            raise fail(str(exc)) from None
 
-    publication, model = str(text("publication")), str(text("model", 200))
-    year = _year(str(text("year")), fail)
+    publication, model = str(text("publication")), str(text("model", NAME_LENGTH))
+    raw_year = record.get("year")
+    year = _year(raw_year if isinstance(raw_year, int) and not isinstance(raw_year, bool)
+                 else str(text("year")), fail)
     category = _word(ModelCategory, "category", str(text("category")), fail)
     role = _word(ResultRole, "role", str(text("role")), fail)
-    metric = normalise_metric(str(text("metric", 100)))
+    metric = normalise_metric(str(text("metric", MEASURE_LENGTH)))
     raw_value = record.get("value")
     if isinstance(raw_value, bool):
         raise fail(f"value {raw_value!r} is not a number")
-    value = _value(str(text("value")), metric, fail)
-    return ReportedRow(line, publication, year, text("venue", 200), model, category, role, metric,
-                       value, _flag(record.get("cross_validated"), fail), text("notes"), item)
+    value = _value(raw_value if isinstance(raw_value, int | float) else str(text("value")),
+                   metric, fail)
+    return ReportedRow(line, publication, year, text("venue", NAME_LENGTH), model, category, role,
+                       metric, value, _flag(record.get("cross_validated"), fail), text("notes"),
+                       item)
 
 
-def _year(raw: str, fail: Any) -> int:
+def _year(raw: str | int, fail: Any) -> int:
     try:
-        year = int(raw)
-    except ValueError:
+        year = raw if isinstance(raw, int) else parse_integer(raw, "year", YEAR_RANGE)
+    except Refused:
         raise fail(f"year {raw!r} is not a whole number") from None
     this_year = dt.datetime.now(dt.UTC).year
     if year > this_year:
@@ -251,13 +271,11 @@ def _word(kind: Any, name: str, raw: str, fail: Any) -> Any:
         raise fail(f"unknown {name} {raw!r}: one of {choices}") from None
 
 
-def _value(raw: str, metric: str, fail: Any) -> float:
+def _value(raw: str | float, metric: str, fail: Any) -> float:
     try:
-        value = float(raw)
-    except ValueError:
-        raise fail(f"value {raw!r} is not a number") from None
-    if not math.isfinite(value):
-        raise fail(f"value {raw!r} is not a finite number")
+        value = parse_number_value(raw, "value")
+    except Refused as exc:
+        raise fail(str(exc)) from None
     from tcdb.collections.trec_eval_output import canonical_measure
 
     measured = canonical_measure(metric) is not None and not metric.startswith(COUNT_PREFIX)

@@ -37,8 +37,7 @@ def parse_integer(raw: str | bytes, what: str, bounds: tuple[int, int]) -> int:
     """A decimal integer (optional sign, ASCII digits) within `bounds`; else `Refused`."""
     pattern = INTEGER if isinstance(raw, str) else _INTEGER_BYTES
     if pattern.fullmatch(raw) is None:  # type: ignore[arg-type]
-        raise Refused(f"{what} {shown(_text(raw))} is not an integer (decimal digits with an "
-                      "optional sign)")
+        raise Refused(f"{what} {shown(_text(raw))} is not an integer")
     return check_range(int(raw), what, bounds)
 
 
@@ -48,8 +47,7 @@ def parse_score(raw: str | bytes, what: str = "score") -> float:
     if pattern.fullmatch(raw) is None:  # type: ignore[arg-type]
         if _text(raw).lstrip("+-").lower() in _NOT_FINITE:
             raise Refused(f"{what} {shown(_text(raw))} is not a finite number")
-        raise Refused(f"{what} {shown(_text(raw))} is not a number (a decimal such as 1.5, "
-                      "-2 or 3e-4)")
+        raise Refused(f"{what} {shown(_text(raw))} is not a number")
     value = float(raw)
     if not math.isfinite(value):
         raise Refused(f"{what} {shown(_text(raw))} is not a finite number (beyond the double "

@@ -5,17 +5,22 @@ from a file and scores tcdb computes itself land in the same measure column. tre
 translated by ir_measures' own converter (`ir_measures.parse_trec_measure`), not by a table of
 ours; counts (`num_rel`, `num_ret`, `num_rel_ret`, `num_q`), `runid` and measures ir_measures
 cannot express (`gm_map`, `relstring`, …) are skipped and listed in `skipped`.
+
+Topic ids are held to `tcdb.limits` (one word of at most 200 characters, no control
+characters) and values to trec_eval's own number grammar (`tcdb.collections.numeric`: a finite
+decimal; `nan`, `inf`, `1_0` are refused with file and line).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from tcdb.collections.numeric import parse_score
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
+from tcdb.limits import TOPIC_ID_LENGTH, Refused, check_identifier, shown
 
 AGGREGATE_TOPIC = "all"
 _COUNTS = {"NumQ", "NumRel", "NumRet", "NumRet(rel=1)"}  # bookkeeping, not effectiveness
@@ -98,12 +103,11 @@ def read_trec_eval(path: Path) -> EvalOutput:
             if measure is None:
                 raise InputError(path, number, f"unknown ir_measures measure {raw_measure!r}")
         try:
-            value = float(value_text)
-        except ValueError:
-            reason = f"value {value_text!r} of {raw_measure} for topic {topic!r} is not a number"
+            check_identifier(topic, "topic id", TOPIC_ID_LENGTH)
+            value = parse_score(value_text, "value")
+        except Refused as exc:
+            reason = f"{exc} ({raw_measure}, topic {shown(topic)})"
             raise InputError(path, number, reason) from None
-        if not math.isfinite(value):
-            raise InputError(path, number, f"value {value_text!r} is not finite")
         first = seen.setdefault((measure, topic), number)
         if first != number:
             reason = f"{measure} for topic {topic!r} appears twice (first on line {first})"
