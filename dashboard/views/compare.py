@@ -12,6 +12,7 @@ from tcdb.dashboard import charts, data, leaderboard_data, widgets
 from tcdb.dashboard import columns as c
 from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
+from tcdb.reports.aggregates import figure_said
 
 TESTS = {"paired t-test": "t", "Wilcoxon signed-rank": "wilcoxon", "sign test": "sign",
          "randomisation test": "permutation", "Wilcoxon rank-sum": "ranksum"}
@@ -49,7 +50,8 @@ st.caption(f"{plain(measure)} on qrels {code(qrels)} of {plain(snapshot)}, "
            f"p-values {corrected} across the {len(report.pairs):,} pairs. p: "
            f"{report.tests[f'p_{test}_corrected']}.")
 
-st.subheader("Means with 95 % bootstrap intervals")
+summed = report.aggregate == "sum"  # a count (NumRet…): each run's sum over the topics
+st.subheader(f"{'Sums' if summed else 'Means'} with 95 % bootstrap intervals")
 means = report.runs_frame()
 order = means.sort_values("mean", ascending=False)["run"].tolist()
 y = alt.Y("run:N", sort=order, title=None, axis=alt.Axis(labelLimit=240, labelFontSize=12))
@@ -58,7 +60,8 @@ tooltip = ["run", "system", alt.Tooltip("mean:Q", format=".4f"),
            alt.Tooltip("ci_low:Q", title="95 % low", format=".4f"),
            alt.Tooltip("ci_high:Q", title="95 % high", format=".4f")]
 bars = base.mark_rule(strokeWidth=3, color="#90a4ae").encode(
-    x=alt.X("ci_low:Q", title=f"mean {measure}", scale=alt.Scale(zero=False)), x2="ci_high:Q",
+    x=alt.X("ci_low:Q", title=figure_said(measure, report.aggregate), scale=alt.Scale(
+        zero=False)), x2="ci_high:Q",
     tooltip=tooltip)
 points = base.mark_circle(size=120, color="#1f6fb2", opacity=1).encode(x="mean:Q",
                                                                       tooltip=tooltip)
@@ -66,8 +69,10 @@ values = base.mark_text(align="left", dx=8, dy=-10, fontSize=12).encode(
     x="mean:Q", text=alt.Text("mean:Q", format=".4f"))
 widgets.chart((bars + points + values).properties(height=44 * len(means) + 60), means,
               f"means-{snapshot}-{measure}",
-              caption=f"How to read this: the dot is the run's mean {plain(measure)} over the "
-              f"{report.n_topics:,} topics, the grey bar where 95 % of "
+              caption=f"How to read this: the dot is the run's "
+              f"{'sum of' if summed else 'mean'} {plain(measure)} over the "
+              f"{report.n_topics:,} topics{' (a count, as trec_eval sums it)' if summed else ''}, "
+              "the grey bar where 95 % of "
               f"{report.bootstrap:,} bootstrap resamples of the topics (seed {report.seed}) put "
               "it; overlapping "
               "bars are a hint, not a test — see the matrix below.")
@@ -181,12 +186,14 @@ runs = leaderboard_data.leaderboard_frame(board)
 when = alt.X(**charts.with_room(alt.X("submitted:T", title="submitted", axis=alt.Axis(
     format="%Y-%m-%d", labelAngle=0))))
 step = alt.Chart(runs).mark_line(interpolate="step-after", color="#90a4ae", strokeWidth=2).encode(
-    x=when, y=alt.Y("state_of_the_art:Q", title=f"mean {measure}", scale=alt.Scale(zero=False)),
+    x=when, y=alt.Y("state_of_the_art:Q", title=figure_said(measure, board.aggregate),
+                    scale=alt.Scale(zero=False)),
     tooltip=[alt.Tooltip("state_of_the_art:Q", title="state of the art", format=".4f")])
 kinds = leaderboard_data.KINDS
 marks = charts.named_points(
     runs.assign(_first=(runs["kind"] != kinds[3]).astype(float) * 10 + runs["mean"]), when,
-    alt.Y("mean:Q", title=f"mean {measure}", scale=alt.Scale(zero=False)), "run",
+    alt.Y("mean:Q", title=figure_said(measure, board.aggregate), scale=alt.Scale(zero=False)),
+    "run",
     by="_first", size=110, label_color=alt.value("#37474f"),
     color=alt.Color("kind:N", title=None, sort=kinds, scale=alt.Scale(
         domain=kinds, range=["#c62828", "#ef9a9a", "#1f6fb2", "#90a4ae"]),
@@ -198,7 +205,8 @@ marks = charts.named_points(
              alt.Tooltip("p:Q", title=f"p ({correction})", format=".4f")])
 widgets.chart((step + marks).properties(height=340), runs,
               f"leaderboard-{snapshot}-{measure}-{test}",
-              caption=f"How to read this: each point is a run's mean {plain(measure)} on the "
+              caption=f"How to read this: each point is a run's "
+              f"{'sum of' if board.aggregate == 'sum' else 'mean'} {plain(measure)} on the "
               "date it "
               "was submitted; the grey steps are the state of the art (the best mean so far). A "
               f"diamond is a new SOTA, dark red when the {test_name} against the SOTA it "

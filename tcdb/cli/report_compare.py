@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
 from tcdb.cli.output import console, format_p, print_table, topics_said
+from tcdb.reports.aggregates import aggregate_note, figure_said
 from tcdb.vocabulary import bootstrap_said
 
 if TYPE_CHECKING:
@@ -24,20 +25,25 @@ def show_compare(report: CompareResult) -> None:
     console.print(f"{report.collection} / {report.snapshot} · qrels {report.qrels} · "
                   f"{report.measure} · {report.n_topics} topics{where}", highlight=False,
                   markup=False)
+    summed = aggregate_note(report.measure, report.aggregate, report.n_topics)
+    if summed:
+        console.print(f"{summed}; differences and tests are of per-topic values",
+                      highlight=False, markup=False)
     boot = report.bootstrap
-    print_table(["run", "system", "submitted", "mean", *(["95 % low", "95 % high"] if boot
-                                                          else [])],
+    print_table(["run", "system", "submitted", report.aggregate,
+                 *(["95 % low", "95 % high"] if boot else [])],
                 [[r.run, r.system, r.submitted, r.mean, *([r.ci_low, r.ci_high] if boot else [])]
                  for r in report.runs],
-                title=f"mean {report.measure}" + (
+                title=figure_said(report.measure, report.aggregate) + (
                     f" with 95 % bootstrap intervals ({boot} samples of the topics, seed "
                     f"{report.seed})" if boot else ""))
     pairs = report.pairs
     print_table(["run A", "run B", "A − B", "t CI low", "t CI high", "d", "wins–losses"],
                 [[p.run_a, p.run_b, p.mean_diff, p.diff_t_low, p.diff_t_high, p.effect_size,
                   f"{p.wins}–{p.losses}"] for p in pairs],
-                title="differences (t CI: paired t-test's 95 % interval of A − B; d: Cohen's "
-                "d_z)")
+                title="differences (" + ("A − B: the mean per-topic difference; " if summed
+                                         else "") +
+                "t CI: paired t-test's 95 % interval of A − B; d: Cohen's d_z)")
     if boot:
         print_table(["run A", "run B", "A − B", "A − B 95 % low", "A − B 95 % high"],
                     [[p.run_a, p.run_b, p.mean_diff, p.diff_ci_low, p.diff_ci_high]

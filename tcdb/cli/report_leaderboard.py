@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
 from tcdb.cli.output import console, format_p, print_table, topics_said
+from tcdb.reports.aggregates import aggregate_note, figure_said
 
 if TYPE_CHECKING:
     from tcdb.reports.leaderboard import LeaderboardResult
@@ -24,9 +25,15 @@ def show_leaderboard(report: LeaderboardResult) -> None:
         rows.append([r.submitted, r.run, r.mean, "new" if r.is_sota else "",
                      r.previous_sota or "", format_p(r.p_corrected) if step else "",
                      _yes(r.significant), _yes(r.significant_vs_all)])
-    print_table(["submitted", "run", "mean", "SOTA", "vs SOTA", "p", "sig.", "vs all"], rows,
-                title=f"{report.test} test vs every earlier SOTA, {report.correction} "
-                f"within each family, α = {report.alpha:g}")
+    print_table(["submitted", "run", report.aggregate, "SOTA", "vs SOTA", "p", "sig.",
+                 "vs all"], rows,
+                title=f"{figure_said(report.measure, report.aggregate)}; {report.test} test "
+                f"vs every earlier SOTA, {report.correction} within each family, "
+                f"α = {report.alpha:g}")
+    summed = aggregate_note(report.measure, report.aggregate, report.n_topics)
+    if summed:
+        console.print(f"{report.aggregate}: {summed}; the tests compare per-topic values",
+                      highlight=False, markup=False)
     console.print(f"p: {report.tests['p_corrected']}", highlight=False, markup=False)
     console.print(f"SOTA chain: {' → '.join(report.chain)}; {report.n_significant} of "
                   f"{report.n_steps} steps significant vs the previous SOTA", highlight=False,

@@ -55,10 +55,17 @@ def _show_topic_deltas(report: TopicDeltasResult) -> None:
     print_table(columns, rows, title=f"{report.collection} · {report.system} · "
                 f"{report.measure} · {b} − {a} · {report.n_topics} core topics"
                 f"{_in_set(report.topic_set)}{pivot}")
-    console.print(f"mean Δ {_n(report.mean_delta)} ({report.improved} improved, "
+    console.print(f"mean Δ per topic {_n(report.mean_delta)} ({report.improved} improved, "
                   f"{report.declined} declined, {report.unchanged} unchanged)"
-                  + (f"; pivot mean Δ {_n(report.pivot_mean_delta)}" if report.pivot else ""),
+                  + (f"; pivot mean Δ per topic {_n(report.pivot_mean_delta)}" if report.pivot
+                     else ""),
                   highlight=False, markup=False)
+    if report.sum_delta is not None:  # a count: trec_eval reports its sum over the topics
+        console.print(f"Δ of the sum over the {report.n_topics} topics {_n(report.sum_delta)}"
+                      + (f"; pivot {_n(report.pivot_sum_delta)}"
+                         if report.pivot_sum_delta is not None else "")
+                      + f" ({report.measure} is a count, summed as trec_eval's all line sums "
+                      "it)", highlight=False, markup=False)
     for warning in report.warnings:
         err_console.print(f"warning: {warning}", highlight=False, markup=False)
 

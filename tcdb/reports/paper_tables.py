@@ -14,6 +14,7 @@ from string import ascii_lowercase
 from typing import TYPE_CHECKING, Any
 
 from tcdb.operations.paper import PaperTable, lineage_caption
+from tcdb.reports.aggregates import SUM_WHY, aggregate_note, figure_said
 from tcdb.vocabulary import CORRECTIONS, SIGNIFICANCE_TESTS
 
 if TYPE_CHECKING:
@@ -73,9 +74,10 @@ def compare_paper(result: CompareResult, test: str = "t") -> PaperTable:
         legend = (f"Superscripts: the letters of the runs this run is significantly better "
                   f"than (p < {result.alpha:g}, {how} within each family: {design}).")
     topics = _topics_said(result.topic_set)
-    caption = (f"{result.aggregate.capitalize()} {result.measure} on {result.collection} "
-               f"{result.snapshot}, qrels "
-               f"{result.qrels}, {topics} ({result.n_topics} topics); best in bold. {legend}")
+    figure = figure_said(result.measure, result.aggregate)
+    caption = (f"{figure[0].upper()}{figure[1:]} on {result.collection} {result.snapshot}, "
+               f"qrels {result.qrels}, {topics} ({result.n_topics} topics); best in bold. "
+               f"{legend}{_summed(result.measure, result.aggregate, result.n_topics)}")
     return PaperTable(columns=columns, rows=rows, figures={result.measure: True},
                       marks=[{result.measure: marks[r.run]} for r in result.runs],
                       caption=caption, label="tab:compare", lineage=result.lineage,
@@ -89,6 +91,24 @@ def _topics_said(selection: str | None) -> str:
 
     name = topic_set_name(selection)
     return "every judged topic" if name is None else f"topic set {name}"
+
+
+def _summed(measure: str, aggregate: str, n_topics: int | None = None) -> str:
+    """` NumRet is the sum over the n topics, not the mean (…); significance is tested on
+    per-topic values.` for a count; nothing for a mean."""
+    note = aggregate_note(measure, aggregate, n_topics)
+    return f" {note[0].upper()}{note[1:]}; significance is tested on per-topic values." \
+        if note else ""
+
+
+def _counts_note(measures: list[str]) -> str:
+    """` NumRet, NumRel: sums over the topics, not means (…).` for the counts among `measures`
+    (a table of several measures); nothing when none is a count."""
+    from tcdb.analysis.means import sums_over_topics
+
+    counts = [m for m in measures if sums_over_topics(m)]
+    return (f" {', '.join(counts)}: sums over the topics, not means ({SUM_WHY})."
+            if counts else "")
 
 
 def _bootstrap_note(samples: int, seed: int) -> list[str]:
@@ -105,12 +125,13 @@ def leaderboard_paper(result: LeaderboardResult) -> PaperTable:
     marks = [{m: BETTER if r.is_sota and r.significant else ""} for r in result.runs]
     how = _test(result.test, result.correction)
     topics = _topics_said(result.topic_set)
-    caption = (f"Leaderboard over time: {result.aggregate} {m} on {result.collection} "
-               f"{result.snapshot}, "
+    caption = (f"Leaderboard over time: {figure_said(m, result.aggregate)} on "
+               f"{result.collection} {result.snapshot}, "
                f"qrels {result.qrels}, {topics} ({result.n_topics} topics), in submission "
                f"order; best in bold. {BETTER}: a new state of the art significantly better "
                f"than the one it replaced (p < {result.alpha:g}, {how} within each new entry's "
-               "family of earlier SOTAs; p: corrected).")
+               "family of earlier SOTAs; p: corrected)."
+               f"{_summed(m, result.aggregate, result.n_topics)}")
     return PaperTable(columns=["run", "system", "submitted", m, "SOTA", "replaces", "p"],
                       rows=rows, figures={m: True}, marks=marks, p_columns=["p"],
                       caption=caption, label="tab:leaderboard", lineage=result.lineage)
@@ -186,7 +207,7 @@ def reusability_paper(result: ReusabilityResult) -> PaperTable:
         taus.append(tau)
     caption = (f"Reusability of {result.collection} {result.snapshot}: run rankings under "
                f"qrels {a} vs {b}, topics {result.topics} ({result.n_topics} topics); best "
-               f"scores in bold. {'; '.join(taus)}.")
+               f"scores in bold. {'; '.join(taus)}.{_counts_note(list(result.measures))}")
     return PaperTable(columns=columns, rows=rows,
                       figures={f"score {a}": True, f"score {b}": True}, groups=groups,
                       caption=caption, label="tab:reusability", lineage=result.lineage)
@@ -206,4 +227,5 @@ def means_paper(means: list[Any], caption: str, lineage: Any, label: str) -> Pap
     full = "; ".join(p for p in (caption, lineage_caption(lineage)) if p)
     return PaperTable(columns=["run", "system", *measures], rows=rows,
                       figures=dict.fromkeys(measures, True),
-                      caption=f"{full}; best in bold.", label=label, lineage=lineage)
+                      caption=f"{full}; best in bold.{_counts_note(measures)}", label=label,
+                      lineage=lineage)

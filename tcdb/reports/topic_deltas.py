@@ -12,6 +12,7 @@ run did not answer counts 0).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, field_validator
@@ -75,7 +76,7 @@ class TopicDeltasResult(Result):
     runs: dict[str, str]  # snapshot → run tag
     topic_set: str | None
     n_topics: int
-    mean_delta: float | None
+    mean_delta: float | None  # the mean of the per-topic deltas, for counts (NumRet…) too
     pivot_mean_delta: float | None
     improved: int
     declined: int
@@ -83,6 +84,10 @@ class TopicDeltasResult(Result):
     topics: list[TopicChange]
     warnings: list[str]
     lineage: Lineage | None = None  # what the figures were computed from
+    # A count's change as trec_eval's `all` line would show it: the change of its sum over
+    # these topics (n_topics × mean_delta); None for every other measure.
+    sum_delta: float | None = None
+    pivot_sum_delta: float | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """`topic_a, topic_b, topic_key, score_a, score_b, delta, pivot_a, pivot_b,
@@ -105,7 +110,7 @@ def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult
     nothing of its own.
     """
     from tcdb.analysis import json_float
-    from tcdb.analysis.means import DECIMALS, exact_mean
+    from tcdb.analysis.means import DECIMALS, exact_mean, sums_over_topics
     from tcdb.catalog.topic_sets import topic_set_members
 
     a, b = request.snapshots
@@ -139,6 +144,7 @@ def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult
     rows.sort(key=lambda r: (-r["delta"], natural_key(r["topic"][b])))
     deltas = [r["delta"] for r in rows]
     pivot_deltas = [r["pivot_delta"] for r in rows if r.get("pivot_delta") is not None]
+    counts = sums_over_topics(name)  # also say the change of the sum trec_eval reports
     return TopicDeltasResult(
         collection=request.collection, system=followed, pivot=pivot_label, measure=name,
         snapshots=[a, b], qrels=data.qrels, runs=data.runs[name][followed], topic_set=topics,
@@ -147,6 +153,9 @@ def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult
                           if pivot_deltas else None),
         improved=sum(1 for d in deltas if d > 0), declined=sum(1 for d in deltas if d < 0),
         unchanged=sum(1 for d in deltas if d == 0),
+        sum_delta=round(math.fsum(deltas), DECIMALS) if counts else None,
+        pivot_sum_delta=(round(math.fsum(pivot_deltas), DECIMALS)
+                         if counts and pivot_deltas else None),
         topics=[TopicChange(**row) for row in rows], warnings=data.warnings,
         lineage=lineage_of(request.collection, runs=[
             (label, tag) for system in (followed, pivot_label) if system is not None
