@@ -24,6 +24,7 @@ from sqlmodel import Session
 
 from tcdb.progress import Progress
 from tcdb.queries import read_runs
+from tcdb.schema.enums import QrelsKind
 from tcdb.scoring.measures import parse_measures
 from tcdb.storage.db import bulk_insert
 from tcdb.storage.locks import write_session
@@ -196,7 +197,8 @@ def _plan(session: Session, collection: str, snapshot: str, qrels: str,
         report.n_cached += len(names) - len(missing)
         if not missing:
             continue
-        if run.n_entries + run.n_unresolved == 0:
+        if run.n_entries + run.n_unresolved == 0 or qset.kind == QrelsKind.published:
+            # Nothing to compute with: no ranking, or judgments known only by their scores.
             report.skipped.append(run.tag)
             continue
         todo.setdefault(missing, []).append(run.pk)
@@ -248,9 +250,11 @@ def evaluate_runs(
     total = sum(len(v) for v in todo.values())
     n_workers = worker_count(workers, total)
     n_pairs = n_scores = 0
+    # worker processes start before the progress bar's thread (`score_in_processes`)
+    batches = _scored(conn, snapshot_id, qrels_set_id, residual_of_id, todo, n_workers,
+                      sizes or {})
     with Progress("evaluating runs", total=total, enabled=progress and total > 1) as bar:
-        for scored in _scored(conn, snapshot_id, qrels_set_id, residual_of_id, todo,
-                              n_workers, sizes or {}):
+        for scored in batches:
             pairs, values = _store(conn, snapshot_id, qrels_set_id, residual_of_id,
                                    measure_ids, topics, scored)
             n_pairs += pairs
@@ -262,18 +266,23 @@ def evaluate_runs(
 def _scored(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_id: int,
             todo: dict[tuple[str, ...], list[int]], n_workers: int, sizes: dict[int, int],
             ) -> Iterator[list[tuple[int, RunValues]]]:
-    """Batches of (run id, values): from worker processes, or scored here one run at a time."""
+    """Batches of (run id, values): from worker processes (started now), or scored here one
+    run at a time as the caller asks for them."""
     if n_workers > 1:
         from tcdb.scoring.parallel import ScoringJob, score_in_processes, split_runs
         from tcdb.storage.db import current_url
 
         url = current_url()
-        jobs = [ScoringJob(url, snapshot_id, qrels_set_id, residual_of_id, names, tuple(share))
-                for names, run_ids in todo.items()
-                for share in split_runs({r: sizes.get(r, 1) for r in run_ids}, n_workers)]
-        for _job, scored in score_in_processes(jobs):
-            yield scored
-        return
+        return score_in_processes([
+            ScoringJob(url, snapshot_id, qrels_set_id, residual_of_id, names, tuple(share))
+            for names, run_ids in todo.items()
+            for share in split_runs({r: sizes.get(r, 1) for r in run_ids}, n_workers)])
+    return _scored_here(conn, snapshot_id, qrels_set_id, residual_of_id, todo)
+
+
+def _scored_here(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_id: int,
+                 todo: dict[tuple[str, ...], list[int]],
+                 ) -> Iterator[list[tuple[int, RunValues]]]:
     from tcdb.queries import qrels_of, qrels_records
 
     qrels = qrels_of(conn, qrels_set_id)

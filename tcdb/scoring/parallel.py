@@ -84,21 +84,28 @@ def score_job(job: ScoringJob) -> list[tuple[int, RunValues]]:
                                removed=removed))
 
 
-def score_in_processes(jobs: Sequence[ScoringJob]) -> Iterator[tuple[ScoringJob, list[
-        tuple[int, RunValues]]]]:
-    """Each job in a process of its own, results in the order they finish.
+def score_in_processes(jobs: Sequence[ScoringJob]) -> Iterator[list[tuple[int, RunValues]]]:
+    """Each job in a process of its own; the results in the order they finish.
 
-    Forked where forking is safe (Linux, one thread: nothing to re-import), else started from
-    a fork server; the child forgets the parent's database connections before opening its own.
+    The processes start here, before the caller shows progress or starts any other thread:
+    forked where that is safe (Linux, this the only thread: nothing to re-import), else from a
+    fork server. Each child forgets the parent's database connections and opens its own.
     """
     from tcdb.ingest.readahead import fork_is_safe
 
     context = multiprocessing.get_context("fork" if fork_is_safe() else "forkserver")
-    with ProcessPoolExecutor(max_workers=len(jobs), mp_context=context,
-                             initializer=_fresh_engines) as pool:
-        futures = {pool.submit(score_job, job): job for job in jobs}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+    pool = ProcessPoolExecutor(max_workers=len(jobs), mp_context=context,
+                               initializer=_fresh_engines)
+    futures = [pool.submit(score_job, job) for job in jobs]  # forks every worker now
+
+    def results() -> Iterator[list[tuple[int, RunValues]]]:
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+    return results()
 
 
 def _fresh_engines() -> None:
