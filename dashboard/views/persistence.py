@@ -212,6 +212,61 @@ else:
                   + (f" An ER outside {lo:g} to {hi:g} is drawn on the edge, its value in the "
                      "name." if clipped.any() else ""))
 
+# ------------------------------------------------------------ system rankings across snapshots
+st.subheader("System rankings across snapshots")
+try:
+    rankings = data.run_operation(url, "ranking_across_snapshots", collection=collection,
+                                  snapshots=list(chosen), measures=[measure],
+                                  qrels=list(qrels), topics=topics, compute=False)
+except TcdbError as exc:
+    widgets.show_error(exc)
+    st.stop()
+ranked = rankings.measures[measure]
+pairs = pd.DataFrame([{"earlier": p.earlier, "later": p.later, "τ-b": p.tau_b, "τ-c": p.tau_c,
+                       "τ_AP": p.tau_ap, "topics": p.n_topics, "systems": p.n_systems,
+                       "moved": p.n_changed} for p in ranked.pairs])
+if pairs.empty or pairs["τ-b"].isna().all():
+    st.caption("Fewer than two systems to rank in every chosen snapshot.")
+else:
+    pairs["_label"] = pairs["τ-b"].map(lambda v: "–" if pd.isna(v) else f"{v:.3f}")
+    cell_x = alt.X("later:N", sort=chosen[1:], title="later snapshot",
+                   axis=alt.Axis(labelAngle=0, orient="top"))
+    cell_y = alt.Y("earlier:N", sort=chosen[:-1], title="earlier snapshot")
+    size = 70 * max(1, len(chosen) - 1) + 60
+    cells = alt.Chart(pairs).mark_rect(stroke="white", strokeWidth=2).encode(
+        x=cell_x, y=cell_y,
+        color=alt.Color("τ-b:Q", title="τ-b",
+                        scale=alt.Scale(domain=[-1, 1], scheme="redblue"),
+                        legend=alt.Legend(gradientLength=max(60, size - 110), values=[-1, 0, 1])),
+        tooltip=["earlier", "later", alt.Tooltip("τ-b:Q", format=".4f"),
+                 alt.Tooltip("τ-c:Q", format=".4f"), alt.Tooltip("τ_AP:Q", format=".4f"),
+                 "topics:Q", "systems:Q", alt.Tooltip("moved:Q", title="systems moved")])
+    labels_ = alt.Chart(pairs).mark_text(fontSize=14).encode(
+        x=cell_x, y=cell_y, text="_label:N",
+        color=alt.condition("abs(datum['τ-b']) > 0.6", alt.value("white"),
+                            alt.value("#263238")))
+    widgets.chart((cells + labels_).properties(height=size),
+                  pairs.drop(columns="_label"), f"rankings-{collection}-{measure}",
+                  caption=f"How to read this: one cell per pair of snapshots, Kendall's τ-b "
+                  f"between the systems ranked by their mean {_measure} in the earlier and in "
+                  f"the later snapshot, over {rankings.topics_said} (hover for τ-c, τ_AP with "
+                  "the earlier ranking as truth, and the counts). 1: the same order; 0: no "
+                  "relation; the top row compares each snapshot with "
+                  f"{_first}. Means are rounded first, so equal means tie.")
+    moves = pd.DataFrame([{"later": p.later, "system": m.system, "rank_first": m.rank_earlier,
+                           "rank_later": m.rank_later, "change": m.rank_change}
+                          for p in ranked.pairs if p.against_first
+                          for m in p.largest_changes])
+    if len(moves):
+        st.markdown(f"**Largest rank changes against {_first}**")
+        widgets.table(moves, {
+            "system": c.text("system"),
+            "later": c.text(PERSISTENCE_FIGURES["snapshot"],
+                           f"The later snapshot, compared with {_first}"),
+            "rank_first": c.count(f"rank {first}", f"Rank in {_first} (1 = best)"),
+            "rank_later": c.count("rank later", "Rank in the later snapshot"),
+            "change": c.signed("change", "Places gained (+) or lost (−)")})
+
 # --------------------------------------------------------------------------- per-topic Δ
 st.subheader("Per-topic Δ against the pivot")
 others = [s for s in table["system"].unique() if s != pivot]
