@@ -26,10 +26,14 @@ def is_transient(exc: BaseException | None) -> bool:
     """True for failures worth another try: I/O hiccups and a database that went away.
 
     Bad input (`TcdbError`: InputError, NotFoundError, ConflictError, DatabaseError) is never
-    transient: it fails at once with the same message the CLI prints.
+    transient: it fails at once with the same message the CLI prints. The exception is an
+    error that says so (`transient`): a database the server disconnected or could not yet
+    serve (`DatabaseUnavailableError`: a terminated backend, a restart), which wrote nothing.
     """
-    if exc is None or isinstance(exc, TcdbError):
+    if exc is None:
         return False
+    if isinstance(exc, TcdbError):
+        return bool(getattr(exc, "transient", False))
     if isinstance(exc, OSError):
         return not isinstance(exc, PERMANENT_OS_ERRORS)
     from sqlalchemy.exc import OperationalError

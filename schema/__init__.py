@@ -27,6 +27,7 @@ from tcdb.schema.pools import Pool, PoolEntry, PoolRun
 from tcdb.schema.published import PublishedResult
 from tcdb.schema.qrels import Judgment, QrelsSet, UnresolvedJudgment
 from tcdb.schema.runs import Evaluation, Measure, Run, RunEntry, Score, System, UnresolvedRunEntry
+from tcdb.schema.schema_upgrade import SchemaUpgrade
 from tcdb.schema.topic_sets import TopicSet, TopicSetMember
 
 __all__ = [
@@ -37,4 +38,5 @@ __all__ = [
     "SnapshotChurn", "SnapshotDocument", "SnapshotStatus", "SnapshotTopic", "System", "Topic",
     "TopicIdentity", "TopicMatch",
     "TopicSet", "TopicSetMember", "UnresolvedJudgment", "UnresolvedRunEntry", "metadata",
+    "SchemaUpgrade",
 ]

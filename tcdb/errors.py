@@ -94,4 +94,29 @@ class BusyError(ConflictError):
 
 
 class DatabaseError(TcdbError):
-    """The database cannot be reached, or is not at the schema revision this tcdb expects."""
+    """The database cannot be reached, or is not at the schema revision this tcdb expects, or
+    refused the work (not a database, read-only, full): one line, nothing written.
+
+    `transient`: the same request later may go through (Prefect tasks retry those)."""
+
+    transient = False
+
+
+class DatabaseReadOnlyError(DatabaseError):
+    """The database refuses writes: a read-only file, folder or mount, or a read-only
+    PostgreSQL transaction or role. Nothing was written."""
+
+
+class DatabaseFullError(DatabaseError):
+    """The disk that holds the database is full. Nothing was written."""
+
+
+class DatabaseNewerError(DatabaseError):
+    """The database's schema is at a revision this tcdb does not know: a newer tcdb wrote it."""
+
+
+class DatabaseUnavailableError(DatabaseError):
+    """The server cannot be reached, or ended the connection mid-work (a terminated backend, a
+    restart): nothing was written, and the same request later may well go through."""
+
+    transient = True

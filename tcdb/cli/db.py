@@ -38,10 +38,13 @@ def current() -> None:
     """Print the database's schema revision and the one this tcdb expects."""
     from tcdb.storage import migrate
     from tcdb.storage.db import get_engine
+    from tcdb.storage.guard import known_revisions
 
     rev = migrate.current_revision(get_engine())
     head = migrate.head_revision()
-    state = "up to date" if rev == head else "run `tcdb db upgrade`"
+    state = ("up to date" if rev == head else
+             "newer than this tcdb: upgrade tcdb" if rev and rev not in known_revisions() else
+             "run `tcdb db upgrade`")
     console.print(f"current: {rev or 'none'}  head: {head}  ({state})")
 
 

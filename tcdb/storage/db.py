@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from tcdb.settings import get_settings
 _ENGINES: dict[str, Engine] = {}
 SQLITE_BATCH = 50_000
 SQLITE_BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another one to finish
+SQLITE_BUSY, SQLITE_LOCKED = 5, 6  # result codes: another connection holds the lock
 COPY_CHUNK_ROWS = 65_536  # rows per write: bounded memory, and the server starts early
 
 
@@ -55,10 +56,19 @@ def using_database(url: str | None) -> Iterator[None]:
 
     Why: an operation runs on the database it is handed, and everything it calls, however
     deep, opens sessions on that database, without passing the URL through every function.
+    A fault of that database inside (read-only, full, not a database, a connection ended)
+    leaves as one `DatabaseError` (`tcdb.storage.faults`), whichever front end called.
     """
+    from tcdb.storage.faults import database_fault
+
     token = _CURRENT_URL.set(url or _CURRENT_URL.get())
     try:
         yield
+    except Exception as exc:
+        fault = database_fault(exc)
+        if fault is None or fault is exc:
+            raise
+        raise fault from exc
     finally:
         _CURRENT_URL.reset(token)
 
@@ -135,13 +145,22 @@ def is_postgres(bind: Engine | Connection | Session) -> bool:
 
 def check_connection(engine: Engine) -> None:
     """Fail with one clear line when the server cannot be reached."""
+    from sqlalchemy.exc import DBAPIError
+
+    from tcdb.storage.faults import database_fault
+
     try:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
-    except OperationalError as exc:
+    except DBAPIError as exc:
+        fault = database_fault(exc, mask_url(str(engine.url)))
+        if fault is not None:
+            raise fault from None
+        if not isinstance(exc, OperationalError):
+            raise
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         raise DatabaseError(f"cannot reach the database at {mask_url(str(engine.url))}: "
-                            f"{reason}") from None
+                            f"{reason} (nothing was written)") from None
 
 
 @contextmanager
@@ -149,18 +168,26 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
     """A session whose transaction commits on success and rolls back on any error.
 
     SQLite's "database is locked" (another process kept writing past the busy timeout) becomes
-    one line saying so, not a driver traceback.
+    one line saying so, not a driver traceback; so does a fault of the database itself
+    (`tcdb.storage.faults`: read-only, full, a connection the server ended).
     """
+    from tcdb.storage.faults import database_fault
+
     engine = get_engine(url)
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
             session.commit()
         except BaseException as exc:
-            session.rollback()
+            # a connection the server ended cannot roll back: its transaction is gone already
+            with suppress(Exception):
+                session.rollback()
             if is_locked_error(exc):
                 raise locked_error() from None
-            raise
+            fault = database_fault(exc, mask_url(str(engine.url)))
+            if fault is None or fault is exc:
+                raise
+            raise fault from exc
 
 
 def is_locked_error(exc: BaseException) -> bool:
@@ -168,7 +195,8 @@ def is_locked_error(exc: BaseException) -> bool:
     import sqlite3
 
     orig = exc.orig if isinstance(exc, OperationalError) else exc
-    return isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig)
+    return isinstance(orig, sqlite3.OperationalError) and (
+        (getattr(orig, "sqlite_errorcode", 0) & 0xFF) in (SQLITE_BUSY, SQLITE_LOCKED))
 
 
 def locked_error() -> BusyError:

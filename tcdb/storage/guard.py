@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from tcdb.errors import DatabaseError
+from tcdb.errors import DatabaseError, DatabaseNewerError
 
 _UNGUARDED: contextvars.ContextVar[bool] = contextvars.ContextVar("tcdb_unguarded",
                                                                  default=False)
@@ -39,9 +39,10 @@ def unguarded(*, creating: bool = False) -> Iterator[None]:
 
 
 @cache
-def head_revision() -> str:
-    """The newest migration's revision, read from the migration files themselves: importing
-    alembic for it would cost every command ~0.2 s of start-up (tests check it is alembic's)."""
+def _revision_links() -> dict[str, str | None]:
+    """Each migration's revision → the one it revises, read from the migration files
+    themselves: importing alembic for it would cost every command ~0.2 s of start-up (tests
+    check the head is alembic's)."""
     import re
     from importlib import resources
 
@@ -52,6 +53,18 @@ def head_revision() -> str:
                                     file.read_text(encoding="utf-8"), re.MULTILINE))
             if "revision" in found:
                 links[found["revision"]] = found.get("down_revision")
+    return links
+
+
+def known_revisions() -> frozenset[str]:
+    """Every schema revision this tcdb has a migration for."""
+    return frozenset(_revision_links())
+
+
+@cache
+def head_revision() -> str:
+    """The newest migration's revision (see `_revision_links`)."""
+    links = _revision_links()
     heads = set(links) - set(links.values())
     if len(heads) != 1:
         raise DatabaseError(f"the migrations have {len(heads)} heads: {sorted(heads)}")
@@ -76,8 +89,15 @@ def watch(engine: Any, where: str) -> None:
         except dialect.loaded_dbapi.OperationalError as exc:
             if engine.dialect.name != "postgresql":
                 raise
+            from tcdb.errors import DatabaseUnavailableError
+            from tcdb.storage.faults import database_fault
+
+            fault = database_fault(exc, where)
+            if fault is not None and not isinstance(fault, DatabaseUnavailableError):
+                raise fault from None  # a wrong password, no such database: not transient
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-            raise DatabaseError(f"cannot reach the database at {where}: {reason}") from None
+            raise DatabaseUnavailableError(f"cannot reach the database at {where}: "
+                                           f"{reason} (nothing was written)") from None
 
     @event.listens_for(engine, "checkout")
     def _at_head(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
@@ -103,24 +123,43 @@ def check(dbapi_conn: Any, where: str) -> None:
     if not rows:
         raise DatabaseError(f"no tcdb schema in {where}: run `tcdb db upgrade`")
     current, head = rows[0][0], head_revision()
+    if current not in known_revisions():
+        raise newer_schema(where, current, written_by(dbapi_conn, current))
     if current != head:
         raise DatabaseError(f"{where} is at schema revision {current}, this tcdb expects "
                             f"{head}: run `tcdb db upgrade`")
 
 
+def written_by(dbapi_conn: Any, revision: str) -> str | None:
+    """The tcdb version that brought the database to `revision`, when one recorded it (the
+    `schema_upgrade` table, from revision 0016 on)."""
+    cursor = dbapi_conn.cursor()
+    try:
+        cursor.execute("SELECT revision, tcdb_version FROM schema_upgrade")
+        versions = dict(cursor.fetchall())
+    except Exception:  # noqa: BLE001 - no such table: written before tcdb kept it
+        versions = {}
+    finally:
+        cursor.close()
+        dbapi_conn.rollback()
+    return versions.get(revision)
+
+
+def newer_schema(where: str, revision: str, version: str | None) -> DatabaseNewerError:
+    """The database is at a revision this tcdb has no migration for: a newer tcdb wrote it."""
+    from tcdb import __version__
+
+    by = f"tcdb {version}" if version else "a newer tcdb"
+    return DatabaseNewerError(f"database {where} is newer than this tcdb: {by} brought it to "
+                              f"schema revision {revision}, this tcdb ({__version__}) knows "
+                              f"revisions up to {head_revision()}; upgrade tcdb to use it "
+                              "(nothing was written)")
+
+
 def explain(exc: BaseException) -> str | None:
-    """One line for a database refusal the user can act on, else None (a bug: a traceback).
+    """One line for a fault of the database (`tcdb.storage.faults`: read-only, full, a
+    connection ended, a read-only role…), else None (a bug: a traceback)."""
+    from tcdb.storage.faults import database_fault
 
-    A write under a read-only role (`tcdb db grant-readonly`) is refused by the server; the
-    line says which role and why instead of a driver traceback.
-    """
-    orig = getattr(exc, "orig", None)
-    if orig is None or type(orig).__name__ != "InsufficientPrivilege":
-        return None
-    from sqlalchemy.engine import make_url
-
-    from tcdb.settings import get_settings
-
-    reason = str(orig).strip().splitlines()[0]
-    role = make_url(get_settings().database_url).username or "this role"
-    return f"{reason}: role {role} may only read this database (a read-only role)"
+    fault = database_fault(exc)
+    return None if fault is None else str(fault)

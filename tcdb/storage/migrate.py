@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -9,11 +10,13 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, inspect, text
 
 from tcdb.errors import DatabaseError
-from tcdb.storage.db import check_connection, get_engine
-from tcdb.storage.guard import unguarded
+from tcdb.storage.db import check_connection, get_engine, mask_url
+from tcdb.storage.guard import known_revisions, newer_schema, unguarded
+
+UPGRADES = "schema_upgrade"  # tcdb.schema.SchemaUpgrade
 
 
 def alembic_config(engine: Engine) -> Config:
@@ -34,6 +37,7 @@ def _run(engine: Engine, action: str, revision: str) -> None:
     """
     check_connection(engine)
     config = alembic_config(engine)
+    where = mask_url(str(engine.url))
     with engine.connect() as conn:
         raw = conn.connection.driver_connection
         sqlite = conn.dialect.name == "sqlite"
@@ -45,8 +49,10 @@ def _run(engine: Engine, action: str, revision: str) -> None:
             with conn.begin():
                 if sqlite:
                     conn.exec_driver_sql("BEGIN")
+                before = _refuse_newer(conn, where)
                 config.attributes["connection"] = conn
                 getattr(command, action)(config, revision)
+                _record_upgrade(conn, before)
                 if sqlite:
                     broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
                     if broken:
@@ -56,6 +62,41 @@ def _run(engine: Engine, action: str, revision: str) -> None:
             if sqlite and raw is not None:
                 raw.execute("PRAGMA foreign_keys=ON")
                 raw.isolation_level = ""
+
+
+def _refuse_newer(conn: Connection, where: str) -> str | None:
+    """The database's revision; a revision this tcdb has no migration for (a newer tcdb
+    upgraded it) is refused with one line naming that tcdb, not Alembic's "Can't locate
+    revision"."""
+    current = MigrationContext.configure(conn).get_current_revision()
+    if current is not None and current not in known_revisions():
+        raise newer_schema(where, current, _recorded(conn).get(current))
+    return current
+
+
+def _recorded(conn: Connection) -> dict[str, str]:
+    """Revision → the tcdb version that brought the schema there (`schema_upgrade`)."""
+    if not inspect(conn).has_table(UPGRADES):
+        return {}
+    rows = conn.execute(text(f"SELECT revision, tcdb_version FROM {UPGRADES}")).all()
+    return {str(revision): str(version) for revision, version in rows}
+
+
+def _record_upgrade(conn: Connection, before: str | None) -> None:
+    """Note this tcdb's version against the revision the schema is now at, when it moved there
+    (or nobody noted one): what an older tcdb reads to name the version that wrote it."""
+    from tcdb import __version__
+
+    after = MigrationContext.configure(conn).get_current_revision()
+    if after is None or not inspect(conn).has_table(UPGRADES):
+        return
+    if after == before and after in _recorded(conn):
+        return
+    conn.execute(text(f"DELETE FROM {UPGRADES} WHERE revision = :revision"),
+                 {"revision": after})
+    conn.execute(text(f"INSERT INTO {UPGRADES} (revision, tcdb_version, upgraded_at) "
+                      "VALUES (:revision, :version, :at)"),
+                 {"revision": after, "version": __version__, "at": datetime.now(UTC)})
 
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
