@@ -124,7 +124,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--backends", nargs="+", default=["sqlite", "postgres"])
     args = parser.parse_args()
-    from tcdb.scoring.parallel import available_cores
+    from tcdb.workers import available_cores
 
     folder = Path(tempfile.mkdtemp(prefix="tcdb-bench-eval-"))
     docs, topics, qrels, runs = make_files(folder, args.runs, args.topics, args.depth, args.docs)

@@ -62,13 +62,13 @@ def _both(monkeypatch: pytest.MonkeyPatch, **kwargs: Any
     from tcdb import api
 
     seen: dict[str, Any] = {}
-    fast = simulate.simulate_strategies
+    fast = simulate.simulate_in_processes
 
     def keep(*args: Any) -> tuple[list[Any], dict[str, Any]]:
-        seen["args"], seen["result"] = args, fast(*args)
+        seen["args"], seen["result"] = args[:11], fast(*args)  # all but `workers`
         return seen["result"]
 
-    monkeypatch.setattr(simulate, "simulate_strategies", keep)
+    monkeypatch.setattr(simulate, "simulate_in_processes", keep)
     report = api.pool_simulation("f", "s1", qrels="original", budgets=kwargs.pop("budgets"),
                                  strategies=STRATEGIES, **kwargs)
     return report, seen["args"], seen["result"]
@@ -95,6 +95,18 @@ def test_fast_simulation_equals_the_straightforward_one(
     # the generated case exercises what it should: leave-out changes some pools and scores
     assert any(context["logo_means"][k] != context["means"][k] for k in context["means"])
     assert len({r["relevant_found"] for r in rows}) > 3
+
+
+def test_strategies_in_worker_processes_give_the_same_rows(
+        collection: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each strategy in a worker process of its own: the same rows and means as the
+    straightforward simulation."""
+    report, args, (rows, context) = _both(monkeypatch, budgets=[7, 40, 600], measure="AP",
+                                          per_topic=False, workers=2)
+    expected_rows, expected = reference.simulate_strategies(*args)
+    assert [r.model_dump() for r in report.rows] == rows == expected_rows
+    assert context["means"] == expected["means"]
+    assert context["logo_means"] == expected["logo_means"]
 
 
 def test_leave_out_orders_equal_orders_of_the_reduced_rankings(collection: str) -> None:

@@ -23,7 +23,7 @@ from tcdb.operations import (
     option,
 )
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.pools.simulation import simulate_strategies
+from tcdb.pools.simulation import simulate_in_processes
 from tcdb.pools.strategies import make_strategy, strategy_names
 from tcdb.reports.fields import qrels_option
 from tcdb.vocabulary import TieOrder
@@ -80,6 +80,10 @@ class SimulationRequest(Request):
                                "whole runs).")
     leave_out: bool = option(True, help="Also the leave-one-group-out τ (--no-leave-out: "
                              "skip it, faster).")
+    workers: int | None = option(
+        None, ge=1, metavar="N",
+        help="Worker processes, one strategy each at a time (default: the cores available "
+        "once the runs hold a million entries; 1: in this process). The rows are the same.")
 
 
 class SimulationRow(BaseModel):
@@ -165,9 +169,9 @@ def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResul
                          "with")
     tags = [tag_of[r] for r in run_ids]
     groups = {r.tag: r.group_name or r.tag for r in chosen}
-    rows, context = simulate_strategies(
+    rows, context = simulate_in_processes(
         rankings.topics, rankings.topic_order(), tags, groups, run_dicts, full, made,
-        budgets, request.per_topic, name, request.leave_out)
+        budgets, request.per_topic, name, request.leave_out, request.workers)
     figures: dict[str, Any] = {k: context[k] for k in ("n_runs", "n_groups", "n_topics",
                                                       "relevant_total")}
     return SimulationResult(

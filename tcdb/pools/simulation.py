@@ -204,6 +204,52 @@ def simulate_strategies(
     return rows, context
 
 
+# Below this many run entries a simulation takes seconds: worker processes would not pay.
+PARALLEL_MIN_ENTRIES = 1_000_000
+
+
+def simulate_in_processes(
+    topics: Mapping[str, TopicRanking],
+    topic_order: Sequence[str],
+    run_tags: Sequence[str],
+    groups: Mapping[str, str],
+    runs: Mapping[str, RunDict],
+    qrels: Qrels,
+    strategies: Sequence[Strategy],
+    budgets: Sequence[int],
+    per_topic: bool,
+    measure: str,
+    leave_out: bool = True,
+    workers: int | None = None,
+) -> tuple[list[SimulationRow], dict[str, Any]]:
+    """`simulate_strategies`, each strategy in a worker process (`tcdb.workers`) when there
+    are several and the runs are big enough (or `workers` says how many): a strategy's orders,
+    its leave-one-group-out orders and their scores need nothing from another strategy, so the
+    rows are the same, in the strategies' order."""
+    from tcdb.workers import run_in_processes, worker_count
+
+    entries = sum(len(docs) for run in runs.values() for docs in run.values())
+    n_workers = worker_count(workers, len(strategies),
+                             worth_it=entries >= PARALLEL_MIN_ENTRIES)
+    args = (topics, topic_order, run_tags, groups, runs, qrels, strategies, budgets,
+            per_topic, measure, leave_out)
+    if n_workers == 1:
+        return simulate_strategies(*args)
+    done = dict(run_in_processes(_simulate_one, range(len(strategies)), n_workers, args))
+    rows = [row for k in range(len(strategies)) for row in done[k][0]]
+    context = dict(done[0][1])
+    for key in ("means", "logo_means"):
+        context[key] = {pair: means for k in range(len(strategies))
+                        for pair, means in done[k][1][key].items()}
+    return rows, context
+
+
+def _simulate_one(args: tuple[Any, ...], k: int) -> tuple[list[SimulationRow], dict[str, Any]]:
+    """In a worker: `simulate_strategies` for the k-th strategy alone."""
+    strategies = args[6]
+    return simulate_strategies(*args[:6], [strategies[k]], *args[7:])
+
+
 def _lengths(orders: Mapping[str, Order]) -> dict[str, int]:
     return {t: len(o) for t, o in orders.items()}
 

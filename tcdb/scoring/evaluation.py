@@ -61,6 +61,10 @@ class EvaluateRequest(Request):
         "runs' own scores.")
     # the means over a topic set's judged topics (every topic is still scored and stored)
     topics: TopicSet = topic_set_option()
+    workers: int | None = option(
+        None, ge=1, metavar="N",
+        help="Worker processes scoring runs in parallel (default: the cores available, once "
+        "there are 8 or more runs to score; 1: in this process). The scores are the same.")
 
     @model_validator(mode="after")
     def _one_way(self) -> Self:
@@ -125,7 +129,8 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
             topic_set_topic_ids(session, request.collection, chosen)
     report = store_scores(request.collection, request.snapshot, request.qrels,
                           request.measures, request.runs or None,
-                          residual_of=request.residual_of, progress=sys.stderr.isatty())
+                          residual_of=request.residual_of, progress=sys.stderr.isatty(),
+                          workers=request.workers)
     table = score_table(request.collection, request.snapshot, request.qrels, report.measures,
                         request.runs or None, residual_of=request.residual_of, compute=False,
                         topics=request.topics)

@@ -3,17 +3,14 @@
 Evaluation is CPU-bound in ir_measures (pytrec_eval), one core per process. A `ScoringJob` is
 one worker's share of the runs: the worker opens its own connection, reads the qrels and the
 snapshot's document names once, then its runs' entries, and returns the per-topic values; the
-parent stores everything in bulk (`tcdb.scoring.evaluate`). The same job runs in a local pool
-(`score_in_processes`) or as a Prefect task on a Dask cluster (`flows/evaluate.py`), so both
-give exactly the serial path's values.
+parent stores everything in bulk (`tcdb.scoring.evaluate`). The same job runs in local worker
+processes (`score_in_processes`, `tcdb.workers`) or as a Prefect task on a Dask cluster
+(`flows/evaluate.py`), so both give exactly the serial path's values.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 # A run's per-topic values: measure → {external topic id: value}
@@ -37,22 +34,12 @@ class ScoringJob:
     run_ids: tuple[int, ...]
 
 
-def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def worker_count(requested: int | None, n_runs: int) -> int:
-    """How many processes to score `n_runs` runs with: `requested` (never more than runs), or,
-    when not given, the available cores once there are enough runs to pay for them."""
-    if requested is not None:
-        return max(1, min(requested, n_runs))
-    if n_runs < AUTO_PARALLEL_MIN_RUNS:
-        return 1
-    return max(1, min(available_cores(), n_runs))
+    """How many processes to score `n_runs` runs with: `requested`, or the available cores
+    once there are enough runs to pay for them (`tcdb.workers.worker_count`)."""
+    from tcdb.workers import worker_count as count
+
+    return count(requested, n_runs, worth_it=n_runs >= AUTO_PARALLEL_MIN_RUNS)
 
 
 def split_runs(sizes: Mapping[int, int], n_jobs: int) -> list[list[int]]:
@@ -85,31 +72,11 @@ def score_job(job: ScoringJob) -> list[tuple[int, RunValues]]:
 
 
 def score_in_processes(jobs: Sequence[ScoringJob]) -> Iterator[list[tuple[int, RunValues]]]:
-    """Each job in a process of its own; the results in the order they finish.
+    """Each job in a process of its own (`tcdb.workers`, started now); results as they finish."""
+    from tcdb.workers import run_in_processes
 
-    The processes start here, before the caller shows progress or starts any other thread:
-    forked where that is safe (Linux, this the only thread: nothing to re-import), else from a
-    fork server. Each child forgets the parent's database connections and opens its own.
-    """
-    from tcdb.ingest.readahead import fork_is_safe
-
-    context = multiprocessing.get_context("fork" if fork_is_safe() else "forkserver")
-    pool = ProcessPoolExecutor(max_workers=len(jobs), mp_context=context,
-                               initializer=_fresh_engines)
-    futures = [pool.submit(score_job, job) for job in jobs]  # forks every worker now
-
-    def results() -> Iterator[list[tuple[int, RunValues]]]:
-        try:
-            for future in as_completed(futures):
-                yield future.result()
-        finally:
-            pool.shutdown(cancel_futures=True)
-
-    return results()
+    return (scored for _, scored in run_in_processes(_score, jobs, len(jobs)))
 
 
-def _fresh_engines() -> None:
-    """In a new worker: drop the engines (and pooled connections) inherited from the parent."""
-    from tcdb.storage.db import forget_inherited_engines
-
-    forget_inherited_engines()
+def _score(_shared: None, job: ScoringJob) -> list[tuple[int, RunValues]]:
+    return score_job(job)

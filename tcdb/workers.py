@@ -1,0 +1,77 @@
+"""Worker processes for CPU-bound work (scoring runs, simulating pools): one core each.
+
+Python runs one thread of Python at a time, and ir_measures, the pooling strategies and the
+simulations are mostly Python, so more cores means more processes. The processes start at once
+— before the caller shows progress or starts another thread — forked where that is safe
+(Linux, the calling thread the only one: the children inherit the loaded data and modules
+without pickling or re-importing them), else from a fork server. What every task needs is
+handed to each worker once (`shared`), not with every task; each worker forgets the parent's
+database connections.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, TypeVar
+
+Item = TypeVar("Item")
+Out = TypeVar("Out")
+
+_SHARED: Any = None  # in a worker: what `run_in_processes` handed it
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def worker_count(requested: int | None, n_tasks: int, *, worth_it: bool) -> int:
+    """How many processes for `n_tasks` tasks: `requested` (never more than tasks), or, when
+    not given, the available cores if the work is `worth_it` (big enough to pay for starting
+    processes), else 1 (work in the calling process)."""
+    if requested is not None:
+        return max(1, min(requested, n_tasks))
+    if not worth_it:
+        return 1
+    return max(1, min(available_cores(), n_tasks))
+
+
+def run_in_processes(task: Callable[[Any, Item], Out], items: Sequence[Item], n_workers: int,
+                     shared: Any = None) -> Iterator[tuple[int, Out]]:
+    """`task(shared, item)` for every item in `n_workers` processes: (index, result) pairs in
+    the order they finish. An error in a task re-raises here, and the rest are cancelled."""
+    from tcdb.ingest.readahead import fork_is_safe
+
+    context = multiprocessing.get_context("fork" if fork_is_safe() else "forkserver")
+    pool = ProcessPoolExecutor(max_workers=max(1, min(n_workers, len(items))),
+                               mp_context=context, initializer=_start_worker,
+                               initargs=(shared,))
+    futures = {pool.submit(_call, task, item): i for i, item in enumerate(items)}  # forks now
+
+    def results() -> Iterator[tuple[int, Out]]:
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+    return results()
+
+
+def _start_worker(shared: Any) -> None:
+    """In a new worker: keep what every task needs; drop the parent's database engines."""
+    global _SHARED
+    from tcdb.storage.db import forget_inherited_engines
+
+    _SHARED = shared
+    forget_inherited_engines()
+
+
+def _call(task: Callable[[Any, Item], Out], item: Item) -> Out:
+    return task(_SHARED, item)
