@@ -13,7 +13,8 @@ characters without control characters, refused with file and line otherwise; the
 description, narrative and other fields are free text, whose control characters other than
 tab and newline are removed at read.
 
-Also `normalise_query`, the key that matches LongEval's re-numbered queries across snapshots.
+Also `normalise_query`, the key that matches LongEval's re-numbered queries across snapshots,
+and `match_key`, which applies a collection's rule (normalised, or exact text).
 """
 
 from __future__ import annotations
@@ -77,6 +78,12 @@ def normalise_query(text: str) -> str:
     while end > start and _is_edge_junk(folded[end - 1]):
         end -= 1
     return " ".join(folded[start:end].split())
+
+
+def match_key(text: str, rule: str = "normalised") -> str:
+    """A query's identity under a collection's topic match rule: `normalised` (`normalise_query`)
+    or `exact` (the text as given: "Energy" and "energy" stay two topics)."""
+    return text if rule == "exact" else normalise_query(text)
 
 
 def _is_edge_junk(char: str) -> bool:

@@ -14,7 +14,14 @@ from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, NotFoundError
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
-from tcdb.schema import Collection, DocIdentity, Snapshot, SnapshotStatus, TopicIdentity
+from tcdb.schema import (
+    Collection,
+    DocIdentity,
+    Snapshot,
+    SnapshotStatus,
+    TopicIdentity,
+    TopicMatch,
+)
 from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
@@ -28,6 +35,7 @@ def add_collection(
     doc_identity: str = "doc_id",
     topic_identity: str = "query_id",
     *,
+    topic_match: str = "normalised",
     id_fallback: bool = False,
     grade_min: int | None = None,
     grade_max: int | None = None,
@@ -41,12 +49,14 @@ def add_collection(
     """
     if session is None:
         with session_scope() as own:
-            return add_collection(name, doc_identity, topic_identity, id_fallback=id_fallback,
+            return add_collection(name, doc_identity, topic_identity, topic_match=topic_match,
+                                  id_fallback=id_fallback,
                                   grade_min=grade_min, grade_max=grade_max,
                                   description=description, session=own)
     wanted: dict[str, Any] = {
         "doc_identity": DocIdentity(doc_identity),
         "topic_identity": TopicIdentity(topic_identity),
+        "topic_match": TopicMatch(topic_match),
         "id_fallback": id_fallback,
     }
     collection = session.exec(select(Collection).where(Collection.name == name)).first()
@@ -149,6 +159,7 @@ def list_collections() -> list[dict[str, Any]]:
                 "name": collection.name,
                 "doc_identity": collection.doc_identity.value,
                 "topic_identity": collection.topic_identity.value,
+                "topic_match": collection.topic_match.value,
                 "id_fallback": collection.id_fallback,
                 "grades": [collection.grade_min, collection.grade_max],
                 "description": collection.description,
@@ -179,7 +190,9 @@ def list_snapshots(collection: str | None = None) -> list[dict[str, Any]]:
         return [{
             "collection": name, "label": s.label, "date": s.date, "status": s.status.value,
             "source": s.source, "documents": s.n_documents, "topics": s.n_topics,
-            "judgments": s.n_judgments, "with_text": s.with_text, "ordinal": s.ordinal,
+            "judgments": s.n_judgments, "with_text": s.with_text,
+            "with_documents": s.with_documents, "topics_from_scores": s.topics_from_scores,
+            "ordinal": s.ordinal,
             "completed_at": s.completed_at, "error": s.error,
         } for s, name in session.exec(query).all()]
 
@@ -195,7 +208,11 @@ class CollectionAddRequest(Request):
         DocIdentity.doc_id, help="Documents are the same across snapshots by id or URL.")
     topic_identity: TopicIdentity = option(
         TopicIdentity.query_id,
-        help="Topics are the same by id, or by normalised query text (re-numbered queries).")
+        help="Topics are the same by id, or by query text (re-numbered queries).")
+    topic_match: TopicMatch = option(
+        TopicMatch.normalised,
+        help="With topic_identity text: texts are one topic when equal after normalising "
+        "(case, spacing, compatibility forms, end punctuation), or only when exactly equal.")
     id_fallback: bool = option(False, help="With doc_identity url: key documents without a "
                                "URL by their id.")
     grades: str | None = option(None, metavar="LOW:HIGH", help="Relevance scale LOW:HIGH, "
@@ -225,6 +242,7 @@ class CollectionRow(BaseModel):
     name: str
     doc_identity: str
     topic_identity: str
+    topic_match: str
     id_fallback: bool
     grades: list[int | None]  # [low, high]
     description: str | None
@@ -247,7 +265,8 @@ def _collections_frame(rows: list[CollectionRow]) -> pd.DataFrame:
     return pd.DataFrame([{**r.model_dump(exclude={"grades", "snapshots"}),
                           "grade_min": r.grades[0], "grade_max": r.grades[1],
                           "snapshots": ", ".join(r.snapshots)} for r in rows],
-                        columns=["name", "doc_identity", "topic_identity", "id_fallback",
+                        columns=["name", "doc_identity", "topic_identity", "topic_match",
+                                 "id_fallback",
                                  "description", "grade_min", "grade_max", "snapshots"])
 
 
@@ -256,7 +275,8 @@ def collection_add(request: CollectionAddRequest, db: Database) -> CollectionAdd
     """Create a collection (the same call again is a no-op)."""
     low, high = request.scale()
     add_collection(request.collection, request.doc_identity, request.topic_identity,
-                   id_fallback=request.id_fallback, grade_min=low, grade_max=high,
+                   topic_match=request.topic_match, id_fallback=request.id_fallback,
+                   grade_min=low, grade_max=high,
                    description=request.description)
     (row,) = [r for r in list_collections() if r["name"] == request.collection]
     return CollectionAddResult(collection=CollectionRow(**row))
@@ -305,6 +325,8 @@ class SnapshotRow(BaseModel):
     topics: int | None
     judgments: int | None
     with_text: bool | None
+    with_documents: bool | None  # False: registered without documents (scores only)
+    topics_from_scores: bool | None  # its topics are the ids its imported scores named
     ordinal: int | None
     completed_at: dt.datetime | None
     error: str | None

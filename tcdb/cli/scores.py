@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table, topics_said
+from tcdb.cli.output import console, print_table, safe_text, topics_said
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -131,8 +131,17 @@ def _print_frame(frame: pd.DataFrame, title: str) -> None:
 
 
 def _show_import(report: ScoresImportResult) -> None:
-    console.print(f"run {report.run}: {report.status} · {report.n_scores:,} per-topic values · "
-                  f"measures {', '.join(report.measures)}", highlight=False)
+    for run in report.runs:
+        console.print(f"run {safe_text(run.run)}: {run.status} · {run.n_scores:,} per-topic "
+                      f"values · measures {', '.join(run.measures)}", highlight=False,
+                      markup=False, emoji=False)
+    if report.qrels_kind == "published":
+        console.print(f"qrels set {safe_text(report.qrels)}: published (no judgments; the "
+                      f"scores' source: {safe_text(report.source or '')})", highlight=False,
+                      markup=False, emoji=False, soft_wrap=True)
+    if report.topics_added:
+        console.print(f"{len(report.topics_added):,} topics added to {safe_text(report.snapshot)}"
+                      " from the scores", highlight=False, markup=False, emoji=False)
     if report.skipped:
         console.print(f"not imported (no ir_measures equivalent or counts): "
                       f"{', '.join(sorted(report.skipped))}", highlight=False)

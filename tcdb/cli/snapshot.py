@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 import typer
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table, tick
+from tcdb.cli.output import console, print_table, safe_text, tick
 
 if TYPE_CHECKING:
     from tcdb.catalog.collections import SnapshotsResult
+    from tcdb.ingest.register import SnapshotRegisterResult
     from tcdb.ingest.report import SnapshotIngestResult
     from tcdb.reports.drift import DriftResult, SnapshotDiffResult
     from tcdb.reports.snapshot_stats import SnapshotStatsResult
@@ -35,6 +36,9 @@ def _show_ingest(report: SnapshotIngestResult) -> None:
                       highlight=False, markup=False, emoji=False)
     console.print(f"  {report.n_topics:,} topics, {report.n_judgments:,} judgments",
                   highlight=False)
+    for warning in report.warnings:
+        console.print(f"  warning: {safe_text(warning)}", highlight=False, markup=False,
+                      emoji=False, soft_wrap=True)
     if report.n_repeated or report.n_conflicting:
         console.print(f"  {report.n_repeated:,} repeated document id(s) with the same text kept "
                       f"once; {report.n_conflicting:,} with another text resolved",
@@ -43,12 +47,28 @@ def _show_ingest(report: SnapshotIngestResult) -> None:
 
 def _show_list(result: SnapshotsResult) -> None:
     print_table(["collection", "snapshot", "date", "status", "documents", "topics", "judgments"],
-                [(r.collection, r.label, r.date, r.status, f"{r.documents or 0:,}",
-                  r.topics, f"{r.judgments or 0:,}") for r in result.snapshots])
+                [(r.collection, r.label, r.date, r.status,
+                  f"{r.documents or 0:,}" if r.with_documents is not False else "none (scores)",
+                  "from scores" if r.topics_from_scores and not r.topics else r.topics,
+                  f"{r.judgments or 0:,}") for r in result.snapshots])
 
 
 app.command("ingest")(derive.command("snapshot_ingest", show=_show_ingest))
 app.command("list")(derive.command("snapshots", show=_show_list))
+
+
+def _show_register(result: SnapshotRegisterResult) -> None:
+    where = "its topics come from the scores imported into it" if result.topics_from_scores \
+        else f"{result.n_topics:,} topics"
+    console.print(f"snapshot {safe_text(result.collection)}/{safe_text(result.label)}: "
+                  f"{result.status} without documents; {where}", highlight=False,
+                  markup=False, emoji=False, soft_wrap=True)
+    for warning in result.warnings:
+        console.print(f"  warning: {safe_text(warning)}", highlight=False, markup=False,
+                      emoji=False, soft_wrap=True)
+
+
+app.command("register")(derive.command("snapshot_register", show=_show_register))
 
 
 def _show_diff(report: SnapshotDiffResult) -> None:

@@ -5,7 +5,9 @@ or Ctrl-C leaves nothing, and the snapshot becomes visible (`complete`) only at 
 (an error naming file, line and reason) rolls it back too and leaves no trace: no `failed` row,
 the same row counts in every table; whoever wants a record of failures keeps it where it runs
 (the CLI's exit code, the Prefect flow run). An empty source is bad input. The same source again
-changes nothing; a different source under the same label needs `replace=True`. Two processes
+changes nothing; a different source under the same label needs `replace=True`, except for a
+snapshot registered without documents (`tcdb.ingest.register`), which the ingest fills in place
+(its topics, runs and published scores stay). Two processes
 ingesting one snapshot at once: the second is refused at once (`tcdb.storage.locks`).
 
 Documents keep their identity across snapshots by the collection's rule (id or URL); each
@@ -149,10 +151,16 @@ def ingest_snapshot(
         done = _already_there(session, coll, label, source, fingerprint, replace)
         if done is not None:
             return done
-        _drop_existing(session, coll, label)
-        snap = Snapshot(collection_id=coll.pk, label=label, date=date,
-                        source=source.description, source_fingerprint=fingerprint,
-                        status=SnapshotStatus.ingesting, with_text=with_text)
+        snap = None if replace else _registered(session, coll, label)
+        if snap is None:
+            _drop_existing(session, coll, label)
+            snap = Snapshot(collection_id=coll.pk, label=label, date=date,
+                            source=source.description, source_fingerprint=fingerprint,
+                            status=SnapshotStatus.ingesting, with_text=with_text)
+        else:  # registered without documents: filled in place, its runs and scores kept
+            snap.source, snap.source_fingerprint = source.description, fingerprint
+            snap.date, snap.with_text = date or snap.date, with_text
+            snap.with_documents, snap.topics_from_scores = True, False
         session.add(snap)
         session.flush()
         write_documents(session, coll, snap, source, with_text, report, progress, policy)
@@ -215,7 +223,7 @@ def _already_there(session: Session, coll: Collection, label: str, source: Snaps
     there is work; a complete snapshot from another source needs `replace`."""
     old = session.exec(select(Snapshot).where(
         Snapshot.collection_id == coll.pk, Snapshot.label == label)).first()
-    if old is None or old.status != SnapshotStatus.complete:
+    if old is None or old.status != SnapshotStatus.complete or not old.with_documents:
         return None
     if old.source_fingerprint == fingerprint and not replace:
         return IngestReport(coll.name, label, "unchanged", old.source,
@@ -256,6 +264,16 @@ def _compare_with_previous(session: Session, coll: Collection, snap: Snapshot,
     report.previous_snapshot = previous.label
     report.n_changed_documents = drift["changed"]
     report.n_unchanged_documents = drift["unchanged"]
+
+
+def _registered(session: Session, coll: Collection, label: str) -> Snapshot | None:
+    """The snapshot `label` when it was registered without documents (`tcdb.ingest.register`):
+    an ingest adds its documents, topics and qrels to it rather than replacing it."""
+    found = session.exec(select(Snapshot).where(
+        Snapshot.collection_id == coll.pk, Snapshot.label == label)).first()
+    if found is None or found.with_documents or found.status != SnapshotStatus.complete:
+        return None
+    return found
 
 
 def _drop_existing(session: Session, coll: Collection, label: str) -> None:

@@ -59,6 +59,7 @@ MODULES: list[str] = [
     "tcdb.catalog.collections",
     "tcdb.catalog.sync",
     "tcdb.ingest.snapshot",
+    "tcdb.ingest.register",
 ]
 
 

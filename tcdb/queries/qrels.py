@@ -13,7 +13,9 @@ from tcdb.collections.records import QrelRecord
 from tcdb.schema import (
     Document,
     Judgment,
+    QrelsKind,
     QrelsSet,
+    Score,
     SnapshotDocument,
     SnapshotTopic,
     UnresolvedJudgment,
@@ -26,15 +28,23 @@ if TYPE_CHECKING:
 
 def qrels_topics(bind: Connection | Session, qrels_set_id: int, snapshot_id: int
                  ) -> dict[int, str]:
-    """topic.id → external id of every topic the qrels set judges (the trec_eval -c topic set)."""
+    """topic.id → external id of every topic the qrels set judges (the trec_eval -c topic set).
+
+    A `published` set holds no judgments: its topics are those its scores name (trec_eval
+    reports exactly the topics its qrels judge; `tcdb.scoring.score_import`).
+    """
+    conn = connection_of(bind)
+    kind = conn.execute(select(col(QrelsSet.kind)).where(
+        col(QrelsSet.id) == qrels_set_id)).scalar_one_or_none()
+    source = Score if kind == QrelsKind.published else Judgment
     query = (
-        select(col(Judgment.topic_id), col(SnapshotTopic.external_id))
+        select(col(source.topic_id), col(SnapshotTopic.external_id))
         .distinct()
-        .join(SnapshotTopic, (col(SnapshotTopic.topic_id) == col(Judgment.topic_id))
+        .join(SnapshotTopic, (col(SnapshotTopic.topic_id) == col(source.topic_id))
               & (col(SnapshotTopic.snapshot_id) == snapshot_id))
-        .where(col(Judgment.qrels_set_id) == qrels_set_id)
+        .where(col(source.qrels_set_id) == qrels_set_id)
     )
-    return dict(connection_of(bind).execute(query).tuples().all())
+    return dict(conn.execute(query).tuples().all())
 
 
 def qrels_records(bind: Connection | Session, qrels_set_id: int, snapshot_id: int

@@ -72,7 +72,7 @@ def load_run_scores(
     )
     from tcdb.reports.common import select_topics
     from tcdb.runs import get_runs
-    from tcdb.schema import System
+    from tcdb.schema import QrelsKind, System
     from tcdb.scoring.evaluate import evaluate
     from tcdb.scoring.measures import parse_measures
 
@@ -116,7 +116,9 @@ def load_run_scores(
                            skipped=skipped if skip_unscored else [])
         if ranks:
             relevant = relevant_documents(conn, qset.pk, snap.pk)
-            result.outcome_reason = outcome_reason(judged, relevant, run_list)
+            result.outcome_reason = outcome_reason(judged, relevant, run_list) \
+                if qset.kind != QrelsKind.published else (
+                    f"qrels set {qrels!r} is published scores: it holds no judgments")
             if result.outcome_reason is None:
                 for run in run_list:
                     found = relevant_ranks(conn, run.pk, qset.pk)

@@ -238,45 +238,66 @@ def per_topic_scores(request: PerTopicScoresRequest, db: Database) -> PerTopicSc
 
 
 class ScoresImportRequest(Request):
-    """Published per-topic scores, and the run and qrels set they are of."""
+    """Published per-topic scores, the snapshot they are of, and the qrels set (or source)
+    they were computed with."""
 
     collection: Name = argument(help="Collection name.")
     snapshot: Name = argument(help="Snapshot label.")
-    file: Path = argument(help="trec_eval -q output or ir_measures TSV.")
-    qrels: Name = option(help="Qrels set the scores were computed on.")
-    run: Name = option(help="Run tag to store them under.")
+    file: Path = argument(help="trec_eval -q output, ir_measures TSV, or a tidy table with "
+                          "the columns run, topic, measure, value (several runs).")
+    qrels: Name | None = option(None, help="Qrels set the scores were computed on (default: "
+                                "the snapshot's published set: judgments known only through "
+                                "these scores).")
+    run: Name | None = option(None, help="Run tag to store them under (default: trec_eval's "
+                              "runid line, or every run of a tidy table).")
     system: Name | None = option(None, help="System (default: the tag).")
+    source: str | None = option(None, help="Where published scores come from, e.g. a paper or "
+                                "the organisers' results page (default: the file).")
     replace: bool = option(False, help="Overwrite different stored values.")
 
 
-class ScoresImportResult(Result):
-    """What was stored for the run."""
+class ImportedRun(BaseModel):
+    """One run's part of an import."""
 
-    collection: str
-    snapshot: str
-    qrels: str
     run: str
     status: str  # imported | unchanged | replaced
     measures: list[str]
     n_scores: int
+
+
+class ScoresImportResult(Result):
+    """What was stored, per run and in sum."""
+
+    collection: str
+    snapshot: str
+    qrels: str
+    qrels_kind: str  # original, …, or published (no judgments: the scores' source instead)
+    source: str | None  # where published scores came from
+    run: str | None  # the run, when the file held one
+    status: str  # imported | unchanged | replaced (any run)
+    measures: list[str]
+    n_scores: int
     skipped: list[str]  # measures of the file not imported (no ir_measures equivalent)
+    runs: list[ImportedRun]
+    topics_added: list[str]  # topics a snapshot registered from its scores' ids gained
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per measure imported."""
+        """One row per run and measure imported."""
         import pandas as pd
 
         return pd.DataFrame([{"collection": self.collection, "snapshot": self.snapshot,
-                              "qrels": self.qrels, "run": self.run, "status": self.status,
-                              "measure": m} for m in self.measures],
+                              "qrels": self.qrels, "run": r.run, "status": r.status,
+                              "measure": m} for r in self.runs for m in r.measures],
                             columns=["collection", "snapshot", "qrels", "run", "status",
                                      "measure"])
 
 
 @operation("scores_import", command="scores import", writes=True)
 def scores_import(request: ScoresImportRequest, db: Database) -> ScoresImportResult:
-    """Store published per-topic scores for a run whose file is gone."""
-    from tcdb.scoring.scores import import_scores
+    """Store published per-topic scores for runs whose files are gone (no qrels needed)."""
+    from tcdb.scoring.score_import import import_scores
 
-    report = import_scores(request.collection, request.snapshot, request.qrels, request.run,
-                           request.file, request.system, replace=request.replace)
+    report = import_scores(request.collection, request.snapshot, request.file,
+                           qrels=request.qrels, run=request.run, system=request.system,
+                           source=request.source, replace=request.replace)
     return ScoresImportResult(**report.as_dict())

@@ -13,24 +13,22 @@ computed on demand).
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from tcdb.analysis.means import aggregate
-from tcdb.errors import ConflictError, InputError, NotFoundError
-from tcdb.schema import Evaluation, QrelsSet, Run, Score, Snapshot
+from tcdb.schema import QrelsSet, Run, Snapshot
 from tcdb.sorting import natural_key
-from tcdb.storage.db import bulk_insert, session_scope
+from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tcdb.scoring.score_import import ScoresImportReport
 
 MEAN_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "measure", "value",
                 "n_topics", "n_answered", "source", "topic_set"]
@@ -229,140 +227,21 @@ def _core(collection: str, snapshots: Sequence[str], qrels: str) -> set[int]:
         return set(next(iter(_topic_lists(session, collection, judged, "core").values())))
 
 
-@dataclass
-class ScoresImportReport:
-    """What `import_scores` stored."""
-
-    collection: str
-    snapshot: str
-    qrels: str
-    run: str
-    status: str  # "imported" | "unchanged" | "replaced"
-    measures: list[str] = field(default_factory=list)
-    n_scores: int = 0
-    skipped: list[str] = field(default_factory=list)  # measures of the file not imported
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 def import_scores(
     collection: str,
     snapshot: str,
-    qrels: str,
-    run_tag: str,
+    qrels: str | None,
+    run_tag: str | None,
     path: Path | str,
     system: str | None = None,
     *,
     replace: bool = False,
+    source: str | None = None,
 ) -> ScoresImportReport:
-    """Store published per-topic scores (`trec_eval -q` or ir_measures TSV) for a run whose file
-    is gone: creates the run without entries, and per measure an `imported` evaluation.
+    """Store published per-topic scores for runs whose files are gone
+    (`tcdb.scoring.score_import.import_scores`: `qrels` None stores them under the snapshot's
+    published set)."""
+    from tcdb.scoring.score_import import import_scores as store
 
-    The same values again are a no-op; different values for a stored measure are refused unless
-    `replace`. Every topic must be in the qrels set (trec_eval only reports those), so the
-    `trec_eval -c` means stay right.
-    """
-    from tcdb.catalog.collections import get_snapshot
-    from tcdb.collections.runs import checksum_file
-    from tcdb.collections.trec_eval_output import read_trec_eval
-    from tcdb.judging.qrels import get_qrels_set
-    from tcdb.queries import qrels_topics, topic_ids
-    from tcdb.runs import get_system
-    from tcdb.scoring.measures import measure_id
-
-    path = Path(path)
-    if not path.exists():
-        raise NotFoundError(f"scores file not found: {path}")
-    output = read_trec_eval(path)
-    if not output.per_topic:
-        raise InputError(path, None, "no per-topic scores of a known measure (was the file "
-                         "written with trec_eval -q?)")
-    with session_scope() as session:
-        snap = get_snapshot(session, collection, snapshot)
-        qset = get_qrels_set(session, snap, qrels)
-        topics = topic_ids(session, snap.pk)
-        judged = qrels_topics(session, qset.pk, snap.pk)
-        values: dict[str, dict[int, float]] = {}
-        for measure, topic, value in output.per_topic:
-            topic_id = topics.get(topic)
-            if topic_id is None or topic_id not in judged:
-                where = "is not in snapshot" if topic_id is None else "has no judgments in"
-                target = f"{snapshot!r}" if topic_id is None else f"qrels set {qrels!r}"
-                raise InputError(path, _line_of(path, topic, output.source_format),
-                                 f"topic {topic!r} {where} {target}")
-            if math.isnan(value):
-                raise InputError(path, _line_of(path, topic, output.source_format),
-                                 f"{measure} for topic {topic!r} is NaN")
-            values.setdefault(measure, {})[topic_id] = value
-        run = session.exec(select(Run).where(
-            Run.snapshot_id == snap.pk, Run.tag == run_tag)).first()
-        if run is not None and run.n_entries + run.n_unresolved > 0:
-            raise ConflictError(f"run {run_tag!r} of {snapshot!r} has its entries stored: "
-                                "`tcdb evaluate` computes its scores")
-        if run is None:
-            system_row = get_system(session, snap.collection_id, system or run_tag,
-                                    explicit=system is not None)
-            run = Run(snapshot_id=snap.pk, system_id=system_row.pk, tag=run_tag,
-                      checksum=checksum_file(path), source=str(path.resolve()),
-                      description="per-topic scores imported from evaluation output")
-            session.add(run)
-            session.flush()
-        assert run.id is not None and qset.id is not None
-        mids = {name: measure_id(session, name) for name in values}
-        report = ScoresImportReport(collection, snapshot, qrels, run_tag, "imported",
-                                    sorted(values), skipped=sorted(output.skipped))
-        stored = _stored(session, run.id, qset.id, list(mids.values()))
-        different = sorted(m for m in values if mids[m] in stored and stored[mids[m]] != values[m])
-        fresh = [m for m in values if mids[m] not in stored]
-        if different and not replace:
-            raise ConflictError(f"run {run_tag!r} already has different {qrels!r} scores for "
-                                f"{', '.join(different)}: pass --replace to overwrite them")
-        for name in different:
-            mid = mids[name]
-            session.execute(delete(Score).where(
-                col(Score.run_id) == run.id, col(Score.qrels_set_id) == qset.id,
-                col(Score.measure_id) == mid, col(Score.residual_of_id) == 0))
-            session.execute(delete(Evaluation).where(
-                col(Evaluation.run_id) == run.id, col(Evaluation.qrels_set_id) == qset.id,
-                col(Evaluation.measure_id) == mid, col(Evaluation.residual_of_id) == 0))
-        write = {m: values[m] for m in [*fresh, *different]}
-        if not write:
-            report.status = "unchanged"
-            return report
-        if different:
-            report.status = "replaced"
-        now = dt.datetime.now(dt.UTC)
-        report.n_scores = bulk_insert(
-            session, "score", ["run_id", "qrels_set_id", "measure_id", "topic_id", "value"],
-            [(run.id, qset.id, mids[m], t, v) for m, by_topic in write.items()
-             for t, v in by_topic.items()])
-        bulk_insert(session, "evaluation", ["run_id", "qrels_set_id", "measure_id", "source",
-                                            "n_topics", "computed_at"],
-                    [(run.id, qset.id, mids[m], "imported", len(v), now)
-                     for m, v in write.items()])
-        return report
-
-
-def _stored(session: Session, run_id: int, qrels_set_id: int, mids: list[int]
-            ) -> dict[int, dict[int, float]]:
-    """measure id → {topic id: value} already stored for the run and qrels set."""
-    from tcdb.queries import evaluations, score_rows
-
-    stored: dict[int, dict[int, float]] = {
-        mid: {} for _, mid in evaluations(session, qrels_set_id, [run_id], mids)}
-    for _, mid, topic_id, value in score_rows(session, qrels_set_id, [run_id], mids):
-        stored.setdefault(mid, {})[topic_id] = value
-    return stored
-
-
-def _line_of(path: Path, topic: str, source_format: str) -> int | None:
-    """The first line of an evaluation output naming `topic` (the reader keeps no lines)."""
-    from tcdb.collections.runs import read_text
-
-    column = 1 if source_format == "trec_eval" else 0
-    for number, line in enumerate(read_text(path).split("\n"), start=1):
-        parts = line.split()
-        if len(parts) == 3 and parts[column] == topic:
-            return number
-    return None
+    return store(collection, snapshot, path, qrels=qrels, run=run_tag, system=system,
+                 source=source, replace=replace)
