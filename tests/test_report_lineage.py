@@ -60,6 +60,8 @@ def _requests(seed: Seeded) -> dict[str, dict[str, Any]]:
         "persistence": {"collection": COLLECTION, "snapshots": both, "pivot": "bm25"},
         "per_topic_deltas": {"collection": COLLECTION, "snapshots": both, "pivot": "bm25"},
         "ranking_agreement": {"collection": COLLECTION, "system": "bm25", "snapshots": both},
+        "ranking_across_snapshots": {"collection": COLLECTION, "snapshots": both,
+                                     "measures": ["AP"]},
         "topic_deltas": {"collection": COLLECTION, "system": "bm25", "snapshots": both,
                          "measure": "AP"},
         "snapshot_diff": {"collection": COLLECTION, "snapshots": both},
@@ -79,7 +81,8 @@ def _requests(seed: Seeded) -> dict[str, dict[str, Any]]:
 # what each report reads besides the collection
 READS_QRELS = {"source_bias", "reusability", "leave_out", "assessor_agreement", "pool_simulation",
                "persistence", "per_topic_deltas", "topic_deltas", "snapshot_diff", "drift",
-               "snapshot_stats", "compare", "leaderboard", "subset_ci", "literature_report"}
+               "snapshot_stats", "compare", "leaderboard", "subset_ci", "literature_report",
+               "ranking_across_snapshots"}
 READS_RUNS = READS_QRELS - {"snapshot_diff", "drift"} | {"ranking_agreement"}
 
 

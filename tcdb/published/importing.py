@@ -18,7 +18,7 @@ from sqlmodel import col
 
 from tcdb.collections.results_table import PublishedTable, read_results_table
 from tcdb.errors import ConflictError, InputError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import Database, Labels, Name, Request, Result, argument, operation, option
 from tcdb.schema import PublishedResult, Snapshot, SnapshotStatus, System
 from tcdb.schema.base import stored_id, utcnow
 from tcdb.storage.db import bulk_insert, is_integrity_error
@@ -34,7 +34,7 @@ FILE_HELP = ("CSV or TSV with a header: team, run and snapshot columns (found by
 class ResultsImportRequest(Request):
     """Which results table to store for which collection, and how to read its columns."""
 
-    collection: str = argument(help="The collection the table reports on.")
+    collection: Name = argument(help="The collection the table reports on.")
     file: Path = argument(help=FILE_HELP)
     snapshot_column: str | None = option(None, metavar="NAME", help="The column naming the "
                                          "snapshot (default: snapshot, version, …).")

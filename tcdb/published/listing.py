@@ -17,7 +17,17 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from tcdb.errors import FieldError, NotFoundError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.schema import PublishedResult, Snapshot, System
 from tcdb.schema.base import stored_id
 
@@ -109,9 +119,9 @@ def published_means(session: Session, collection: str, snapshots: Sequence[str] 
 class ResultsRequest(Request):
     """Which published figures to list."""
 
-    collection: str = argument(help="Collection name.")
+    collection: Name = argument(help="Collection name.")
     measures: Labels | None = option(None, short="-m", help="Only this measure (repeat).")
-    snapshots: Labels | None = option(None, flag="--snapshots", short="-s",
+    snapshots: Names | None = option(None, flag="--snapshots", short="-s",
                                       help="Only these snapshots (repeat).")
 
 

@@ -16,7 +16,17 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, field_validator
 
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.published.listing import TableSource
 
 if TYPE_CHECKING:
@@ -28,9 +38,9 @@ LONGEVAL_CHANGE = "(ARP later − ARP first) / ARP first, as LongEval's overview
 class ResultsOverTimeRequest(Request):
     """Which measures, snapshots and systems of the published results to follow."""
 
-    collection: str = argument(help="Collection name.")
+    collection: Name = argument(help="Collection name.")
     measures: Labels = option(["nDCG@10"], short="-m", help="Measure (repeat).")
-    snapshots: Labels | None = option(None, flag="--snapshots", short="-s",
+    snapshots: Names | None = option(None, flag="--snapshots", short="-s",
                                       help="Snapshots, first one first (default: every one with "
                                       "published results, in the collection's order).")
 

@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, field_validator
 
 from tcdb.errors import FieldError
-from tcdb.operations import Database, Labels, Request, Result, argument, operation, option
+from tcdb.operations import (
+    Database,
+    Labels,
+    Name,
+    Names,
+    Request,
+    Result,
+    argument,
+    operation,
+    option,
+)
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.published.listing import TableSource
 from tcdb.reports.fields import topics_option
@@ -41,19 +51,19 @@ PAIR_COLUMNS = ["measure", "earlier", "later", "against_first", "n_systems", "n_
 class RankingsRequest(Request):
     """Which snapshots, measures and source of means the rankings compare."""
 
-    collection: str = argument(help="Collection name.")
-    snapshots: Labels | None = option(
+    collection: Name = argument(help="Collection name.")
+    snapshots: Names | None = option(
         None, flag="--snapshots", short="-s", help="Snapshots, first one first (repeat, or "
         "space-separated; default: every complete one, or every one with published results).")
     measures: Labels = option(["nDCG@10"], short="-m", help="Measure (repeat).")
     source: Literal["scores", "results"] = option(
         "scores", flag="--from", metavar="scores|results", help="Rank by means of per-topic "
         "scores (scores) or by an imported results table's figures (results).")
-    qrels: Labels | dict[str, str] = option(
+    qrels: Names | dict[Name, Name] = option(
         ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
         "per snapshot in order (--from scores).")
-    topics: str = topics_option()
-    systems: Labels | None = option(None, flag="--system", help="Only this system (repeat).")
+    topics: Name = topics_option()
+    systems: Names | None = option(None, flag="--system", help="Only this system (repeat).")
     largest: int = option(LARGEST_CHANGES, ge=1, le=1000,
                           help="Systems whose rank changed most, listed per pair.")
     compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
@@ -300,12 +310,13 @@ def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
             skipped=[SkippedSystem(system=s["system"], reason=s["reason"])
                      for s in data.skipped[measure]])
     selection = request.topics
-    said = ("the topics both snapshots of a pair have and judge" if selection == "all" else
-            "the core topics (judged in every chosen snapshot)" if selection == "core" else
-            f"the topics of set {selection!r} both snapshots of a pair have and judge")
+    topics_said = ("the topics both snapshots of a pair have and judge" if selection == "all" else
+                   "the core topics (judged in every chosen snapshot)" if selection == "core"
+                   else f"the topics of set {selection!r} both snapshots of a pair have and "
+                   "judge")
     return RankingsResult(
         collection=request.collection, source="scores", snapshots=labels, qrels=data.qrels,
-        topics=selection, topics_said=said, measures=measures,
+        topics=selection, topics_said=topics_said, measures=measures,
         lineage=lineage_of(request.collection, runs=[
             (label, tag) for by_system in data.runs.values() for tags in by_system.values()
             for label, tag in tags.items()], qrels=list(data.qrels.items()),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+import unicodedata
 from collections.abc import Mapping, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass
@@ -274,11 +275,19 @@ def _ir_metadata(files: list[Path], explicit: Path | str | None) -> list[IrMetad
 
 
 def _checked_tag(ir: IrMetadata | None, file: Path, tag: str) -> IrMetadata | None:
-    """The ir_metadata, if its `tag` (when given) is the run's."""
-    if ir is not None and ir.tag is not None and ir.tag != tag:
-        where = file if ir.source == "header" else Path(ir.source)
+    """The ir_metadata, if its `tag` (when given) is the run's and its team is a name by the
+    rule every name follows (`tcdb.names`: it becomes the run's group)."""
+    if ir is None:
+        return ir
+    where = file if ir.source == "header" else Path(ir.source)
+    if ir.tag is not None and unicodedata.normalize("NFC", ir.tag) != tag:
         raise InputError(where, ir.tag_line, f"ir_metadata tag {ir.tag!r} is not the run's tag "
                          f"{tag!r}")
+    if ir.team is not None:
+        try:
+            check_name(ir.team)
+        except BadName as exc:
+            raise InputError(where, None, f"ir_metadata team: {exc}") from None
     return ir
 
 
@@ -288,7 +297,8 @@ def _ir_given(ir: IrMetadata | None) -> RunMetadata:
         return RunMetadata()
     automatic = ir.automatic
     return RunMetadata(
-        group=ir.team, description=ir.description,
+        group=check_name(ir.team) if ir.team is not None else None,
+        description=ir.description,
         category=RunCategory(ir.category) if ir.category else None,
         run_type=None if automatic is None else
         (RunType.automatic if automatic else RunType.manual))

@@ -109,7 +109,8 @@ def _api_calls() -> list[tuple[str, dict[str, Any]]]:
 
 # Importers check their whole file before they open the database (bad input writes nothing
 # and names file, line and reason): their own tests cover them.
-FILE_FIRST = {"scores_import", "literature_import", "topic_set_import", "qrels_import"}
+FILE_FIRST = {"scores_import", "literature_import", "topic_set_import", "qrels_import",
+              "results_import"}
 # A spec that exists: a missing one is refused before the database is opened.
 SHIPPED_SPEC = str(Path(__file__).resolve().parents[2] / "collections" / "specs" /
                    "longeval-web.yaml")
