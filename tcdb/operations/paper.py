@@ -149,14 +149,36 @@ def _is_measure(name: str) -> bool:
 
 # ---- Markdown ---------------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+# Inline syntax of CommonMark/GFM and Pandoc's Markdown: code, emphasis, links and images, HTML
+# and autolinks, entities, table cells, strikethrough and Pandoc's sub/superscript and math.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~^$&])")
+# Where a single character turns text into a link or a citation: GFM links bare `http://`,
+# `www.` and `user@host` addresses, Pandoc reads `@key` as a citation, GitHub `:name:` as
+# an emoji; escaping that character leaves the text as it was.
+_MD_LINKS = re.compile(r"(?i):(?=//)|(?<=\bwww)\.|@|:(?=[a-z0-9_+-]+:)")
+# What starts a block at a line's start (a note under the table): heading, quote, list
+# (1. a) (a) i.), rule or setext underline, Pandoc's definition, table and title lines.
+_MD_BLOCK = re.compile(r"^(?:[-+*#>=:|%]|\(?[0-9A-Za-z]{1,9}[.)])")
 
 
 def markdown_text(text: str) -> str:
-    """Data as Markdown text: every character Markdown would read as syntax escaped, so a name
-    cannot become a link, an image or a table cell; control characters as escapes."""
+    """Data as Markdown text (GitHub and Pandoc): every character Markdown would read as syntax
+    backslash-escaped — which both render as the character itself — so a name is never a
+    link, an image, HTML, emphasis, a table cell or math; control characters as escapes."""
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return _MD_LINKS.sub(lambda m: "\\" + m.group(), text)
+
+
+def markdown_line(text: str) -> str:
+    """`markdown_text` for text at the start of a line (a note): also no block may start
+    there (`- x`, `# x`, `1. x`, `> x`…); leading spaces (a code block) are dropped."""
+    text = markdown_text(text.lstrip())
+    block = _MD_BLOCK.match(text)
+    if block is None:
+        return text
+    end = block.end() - 1  # the character that makes it a block: escape it
+    return text[:end] + "\\" + text[end:]
 
 
 def to_markdown(table: PaperTable) -> str:
@@ -188,7 +210,7 @@ def to_markdown(table: PaperTable) -> str:
         out.append("| " + " | ".join(cells) + " |")
     footer = table.footer()
     if footer:
-        out += [""] + [markdown_text(note) + "  " for note in footer]
+        out += [""] + [markdown_line(note) + "  " for note in footer]
     if table.lineage is not None:
         out += ["", "<!-- lineage"] + [_comment_safe(line) for line in table.lineage.lines()]
         out.append("-->")
@@ -209,18 +231,21 @@ def _numeric_column(table: PaperTable, j: int) -> bool:
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
           "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
           "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-          "|": r"\textbar{}", "Δ": r"$\Delta$", "τ": r"$\tau$", "α": r"$\alpha$",
+          "|": r"\textbar{}", "[": "{[}", "]": "{]}", "*": "{*}", "`": r"\textasciigrave{}",
+          "Δ": r"$\Delta$", "τ": r"$\tau$", "α": r"$\alpha$",
           "−": "--", "–": "--", "×": r"$\times$", "…": r"\ldots{}", "≥": r"$\geq$",
           "≤": r"$\leq$", "†": r"\dag{}", "‡": r"\ddag{}", "·": r"$\cdot$", "→": r"$\to$",
           "σ": r"$\sigma$", "≠": r"$\neq$", "±": r"$\pm$"}
-_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX))
+_LATEX_RE = re.compile("|".join([r"-(?=-)", *(re.escape(k) for k in _LATEX)]))
 
 
 def latex_text(text: str) -> str:
-    """Data as LaTeX text: the ten special characters and a few symbols (Δ, τ, α, †) escaped
-    or spelt as commands, control characters as visible escapes."""
+    """Data as LaTeX text: the ten special characters (`& % $ # _ { } ~ ^ \\`) escaped, and
+    what would otherwise not print as typed — `< > |` (OT1 has no such glyphs), `[ ] *` (read
+    as an argument of the `\\\\` before a row), `` ` `` and `--` (ligatures) — spelt so it does;
+    a few symbols (Δ, τ, α, †) as commands, control characters as visible escapes."""
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return _LATEX_RE.sub(lambda m: _LATEX[m.group()], text)
+    return _LATEX_RE.sub(lambda m: _LATEX.get(m.group(), "-{}"), text)  # -{}- is no dash
 
 
 def to_latex(table: PaperTable) -> str:
