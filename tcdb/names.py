@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import unicodedata
 
-# The columns that hold names are VARCHAR(200) (schema: collection.name, snapshot.label,
+from tcdb.limits import NAME_LENGTH
+
+# The columns that hold names are VARCHAR(NAME_LENGTH) (schema: collection.name, snapshot.label,
 # qrels_set.name, pool.name, topic_set.name, run.tag, system.name, system.group_name, …).
-MAX_NAME_LENGTH = 200
+MAX_NAME_LENGTH = NAME_LENGTH
 
 # Characters that change how text after them is shown (bidi embeddings, overrides, isolates)
 # or break a line without being a control character.

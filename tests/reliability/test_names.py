@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.builders import write_documents, write_qrels_file, write_run_file, write_topics
 from tests.reliability.rows import database_state
@@ -181,6 +183,23 @@ def test_a_system_in_a_metadata_table_breaking_the_rule_is_refused_naming_its_li
             f"{meta}:2", bad.reason, what="system: ")
 
 
+@pytest.mark.parametrize("bad", [b for b in BAD if b.id in ("nul", "escape", "bidi-override",
+                                                             "too-long")],
+                         ids=lambda b: b.id)
+def test_a_team_in_ir_metadata_breaking_the_rule_is_refused_naming_the_file(
+        bad: Bad, world: World, database_url: str, cli, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """ir_metadata's team becomes the run's group: a name, by the same rule."""
+    import json
+
+    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
+    meta = tmp_path / "r2.yaml"
+    meta.write_text(f"tag: r2\nactor:\n  team: {json.dumps(bad.name)}\n", encoding="utf-8")
+    refused(cli, database_url, ["run", "import", COLLECTION, SNAPSHOT,
+                                str(run_file(tmp_path, "r2")), "--ir-metadata", str(meta)],
+            str(meta), bad.reason, what="ir_metadata team: ")
+
+
 def test_a_spec_names_its_collection_and_labels_by_the_rule(
         world: World, database_url: str, cli, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -323,3 +342,26 @@ def test_names_that_look_like_markup_are_stored_and_printed_as_given(
 
         truncate_all(database_url)
         world_again(world, database_url)
+
+
+# ------------------------------------------------------------ the rule itself, on any text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.characters(codec=None), max_size=220))
+def test_any_text_is_a_name_in_nfc_or_refused_saying_why(text: str) -> None:
+    """Whatever text is given, the rule either refuses it (a reason, never another exception)
+    or returns a name that keeps every promise, the same for the text's NFD spelling."""
+    from tcdb.names import BadName, check_name
+
+    try:
+        name = check_name(text)
+    except BadName as exc:
+        assert str(exc) and "\n" not in str(exc)
+        return
+    assert name == unicodedata.normalize("NFC", text)
+    assert name and name == name.strip() and not name[0].isspace() and not name[-1].isspace()
+    assert len(name) <= 200
+    assert not any(unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in name)
+    assert not any("\u202a" <= c <= "\u202e" or "\u2066" <= c <= "\u2069" for c in name)
+    assert check_name(unicodedata.normalize("NFD", text)) == name
