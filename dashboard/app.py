@@ -21,6 +21,7 @@ PAGES = [
     ("reusability", "Reusability", ":material/recycling:"),
     ("pools", "Pools", ":material/inventory_2:"),
     ("compare", "Compare runs", ":material/compare_arrows:"),
+    ("diff_runs", "Diff runs", ":material/splitscreen:"),
     ("source_bias", "Source bias", ":material/smart_toy:"),
     ("literature", "Literature", ":material/menu_book:"),
 ]

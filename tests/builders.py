@@ -125,6 +125,7 @@ PAGES = {
     "reusability": "Reusability",
     "pools": "Assessment pools",
     "compare": "Compare runs",
+    "diff_runs": "Diff runs",
     "source_bias": "Source bias",
     "literature": "Literature",
 }

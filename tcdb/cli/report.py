@@ -271,6 +271,11 @@ from tcdb.cli.report_compare import compare  # noqa: E402
 from tcdb.cli.report_leaderboard import leaderboard  # noqa: E402
 
 app.command("compare")(compare)
+
+# Two runs topic by topic, one topic's rankings side by side (its own module).
+from tcdb.cli.report_diff_runs import diff_runs  # noqa: E402
+
+app.command("diff-runs")(diff_runs)
 app.command("leaderboard")(leaderboard)
 
 # Assessor agreement on a pool (its own module, beside the pool commands' reports).

@@ -42,6 +42,7 @@ MODULES: list[str] = [
     "tcdb.reports.drift",
     "tcdb.reports.snapshot_stats",
     "tcdb.reports.compare",
+    "tcdb.reports.diff_runs",
     "tcdb.reports.leaderboard",
     "tcdb.reports.subset",
     "tcdb.literature.reported",
