@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tcdb.collections.compression import open_maybe_gzip
+from tcdb.collections.files import open_input
 from tcdb.errors import InputError
 
 START = "ir_metadata.start"
@@ -182,7 +182,7 @@ def read_header(path: Path | str) -> IrMetadata | None:
     """The ir_metadata block among the run file's leading `#` lines, or None if it has none."""
     file = Path(path)
     lines: list[tuple[int, str]] = []
-    with open_maybe_gzip(file) as stream:
+    with open_input(file) as stream:  # gzip, bz2, xz by their magic bytes; bounded
         for number, raw in enumerate(stream, start=1):
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
@@ -210,9 +210,8 @@ def read_side_file(path: Path | str) -> IrMetadata:
     """A YAML file of one run's ir_metadata: the whole file, or the lines between its
     `ir_metadata.start` and `ir_metadata.end` lines (commented or not) when it has them."""
     file = Path(path)
-    if not file.is_file():
-        raise InputError(file, None, "ir_metadata file not found")
-    raw = file.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    with open_input(file) as stream:
+        raw = stream.read().removeprefix(b"\xef\xbb\xbf")
     lines = [(n, _decode(file, n, line)) for n, line in enumerate(raw.split(b"\n"), start=1)]
     if lines and lines[-1][1] == "":
         lines.pop()
@@ -293,9 +292,11 @@ def parse(file: Path, first: int, lines: list[str], source: str) -> IrMetadata:
                     "ir_metadata must be a mapping of the PRIMAD sections")
     known = ", ".join(GENERAL + SECTIONS)
     tag_line = None
-    for key, value in _pairs(node, error, ""):
+    for key_node, _ in node.value:
+        key = str(getattr(key_node, "value", ""))
         if key not in SCHEMA:
-            raise error(value.start_mark, f"{key!r} is not an ir_metadata section ({known})")
+            raise error(key_node.start_mark, f"{key!r} is not an ir_metadata section ({known})")
+    for key, value in _pairs(node, error, ""):
         if key == "tag":
             tag_line = first + value.start_mark.line
         _check(value, SCHEMA[key], key, error)
