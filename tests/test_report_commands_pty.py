@@ -44,6 +44,7 @@ REPORTS: dict[tuple[str, ...], list[str]] = {
     ("report", "compare"): ["dash", "2024-03", "-m", "AP"],
     ("report", "leaderboard"): ["dash", "2024-03", "-m", "AP"],
     ("report", "subset"): ["dash", "2024-03", "--topics", "sub"],
+    ("report", "rankings"): ["dash", *SNAPSHOTS, "-m", "AP"],
 }
 SKIPPED: dict[tuple[str, ...], str] = {}  # command → why its data cannot be seeded cheaply
 OTHERS: dict[tuple[str, ...], list[str]] = {
