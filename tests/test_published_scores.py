@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,23 @@ from tests.builders import write_documents, write_qrels_file, write_run_file, wr
 from tests.published_scores import SNAPSHOTS, SYSTEMS, scores, write_tidy, write_trec_eval
 
 C = "irc"
+README = Path(__file__).parents[1] / "README.md"
+
+
+def readme_block() -> tuple[list[list[str]], list[str]]:
+    """The `tcdb …` commands of the README's published-scores block (continuations joined),
+    and the rows of the persistence table printed after it."""
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- published-scores: begin -->\n```bash\n(.*?)```", text, re.S)
+    assert block, "the README lost its published-scores block"
+    lines = block.group(1).replace("\\\n", " ").splitlines()
+    commands = [shlex.split(line, comments=True) for line in lines
+                if line.strip() and not line.lstrip().startswith("#")]
+    shown = re.search(r"The persistence report:\n\n```\n(.*?)```", text[block.end():], re.S)
+    assert shown, "the README lost the persistence report of its published-scores example"
+    rows = [line for line in shown.group(1).splitlines()
+            if line.split(" ")[0] in SYSTEMS]
+    return commands, rows
 
 
 def _universe(label: str) -> list[str]:
@@ -109,6 +128,32 @@ def test_readme_example_persistence_equals_numpy_scipy_and_repro_eval(published:
                          "--qrels", "published", "-m", "nDCG@10")
     assert code == 0, err
     assert "monot5" in out and "2022-09" in out
+
+
+def test_readme_block_runs_as_written_and_prints_its_table(db: str, tmp_path: Path, cli,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    commands, rows = readme_block()
+    assert [c[:3] for c in commands].count(["tcdb", "scores", "import"]) == len(SNAPSHOTS)
+    for label, path in write_tidy(tmp_path / "generated").items():
+        path.rename(tmp_path / f"scores-{label}.csv")
+    monkeypatch.chdir(tmp_path)
+    outputs = []
+    for command in commands:
+        assert command[0] == "tcdb"
+        code, out, err = cli(*command[1:])
+        assert code == 0, f"{shlex.join(command)}: {err}"
+        outputs.append(out)
+    printed = [line for line in outputs[-1].splitlines() if line.split(" ")[0] in SYSTEMS]
+    assert [r.split() for r in printed] == [r.split() for r in rows]
+    assert len(rows) == 2 * len(SYSTEMS)
+    for row in rows:  # ARP and RΔ as printed, against numpy on the generated scores
+        system, label, arp_first, arp, delta = row.replace(" (pivot)", "").split()[:5]
+        first = _vector(SNAPSHOTS[0], system, "ndcg_cut_10")
+        later = _vector(label, system, "ndcg_cut_10")
+        assert float(arp_first) == pytest.approx(sum(first.values()) / len(first), abs=5e-5)
+        assert float(arp) == pytest.approx(sum(later.values()) / len(later), abs=5e-5)
+        assert float(delta) == pytest.approx(float(arp_first) - float(arp), abs=2e-4)
 
 
 def test_compare_subset_and_topic_deltas_read_published_scores(published: Path) -> None:
