@@ -12,11 +12,10 @@ import gzip
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
 
 from tcdb.errors import TcdbError
 
-from .files import compression_of, open_input, write_output
+from .files import InputStream, compression_of, open_input, write_output
 
 GZIP_MAGIC = b"\x1f\x8b"
 _COUNT_BLOCK = 16 << 20
@@ -31,7 +30,7 @@ def is_gzip(path: Path) -> bool:
         return compression_of(probe.read(16)) is not None
 
 
-def open_maybe_gzip(path: Path) -> BinaryIO:
+def open_maybe_gzip(path: Path) -> InputStream:
     """Open for binary reading, decompressing gzip, bz2 or xz (recognised by magic bytes);
     a path that is no readable file, or a bomb, is an `InputError` (`files.open_input`)."""
     return open_input(path)

@@ -5,7 +5,7 @@ reading; gzip, bz2 and xz are read transparently (told apart by their magic byte
 names), other compressed formats are named and refused; decompression is streamed and bounded
 (`TCDB_MAX_EXPANDED_BYTES`, `TCDB_MAX_EXPANSION_RATIO`, and per line `TCDB_MAX_LINE_BYTES`), so a
 decompression bomb is refused with one line instead of filling memory. A pipe (FIFO) is read as
-a file where a file is read once.
+a file where a file is read once (documents), and refused where it is read more than once.
 
 Output: `--out` is checked before any work (its folder exists, it is not a directory, it can be
 written) and written to a temporary file in the same folder that is renamed over it, so a full
@@ -26,7 +26,6 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
 from tcdb.errors import FieldError, InputError
 
@@ -85,9 +84,9 @@ def check_input(path: Path | str, *, pipe: bool = True) -> Path:
         raise InputError(path, None, "is a directory, not a file")
     if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
         if not pipe:
-            raise InputError(path, None, "is a pipe or device, which can be read only once, "
-                             "and this file is read twice (to checksum it, then to parse it): "
-                             "save it to a file first")
+            raise InputError(path, None, "is a pipe or a device, which can be read only once, "
+                             "and tcdb reads this file more than once (to check or checksum "
+                             "it, then to store it): save it to a file first")
     elif not stat.S_ISREG(mode):
         raise InputError(path, None, "not a regular file (a socket or block device)")
     if not os.access(path, os.R_OK):
@@ -152,7 +151,7 @@ class _Prefixed(io.RawIOBase):
 class _Counting(io.RawIOBase):
     """A raw stream that counts the (compressed) bytes read through it."""
 
-    def __init__(self, raw: BinaryIO | io.RawIOBase) -> None:
+    def __init__(self, raw: io.RawIOBase | io.BufferedIOBase) -> None:
         self.raw = raw
         self.count = 0
 
@@ -160,7 +159,7 @@ class _Counting(io.RawIOBase):
         return True
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        n = self.raw.readinto(buffer) or 0  # type: ignore[attr-defined]
+        n = self.raw.readinto(buffer) or 0
         self.count += n
         return n
 
@@ -172,7 +171,7 @@ class _Counting(io.RawIOBase):
 class _Bounded(io.RawIOBase):
     """A decompressor's output, refused once it expands past what one file may expand to."""
 
-    def __init__(self, stream: BinaryIO, packed: _Counting, path: Path, kind: str,
+    def __init__(self, stream: io.BufferedIOBase, packed: _Counting, path: Path, kind: str,
                  limits: tuple[int, int]) -> None:
         self.stream = stream
         self.packed = packed
@@ -186,7 +185,7 @@ class _Bounded(io.RawIOBase):
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         try:
-            n = self.stream.readinto(buffer)  # type: ignore[attr-defined]
+            n = self.stream.readinto(buffer)
         except lzma.LZMAError as exc:  # the other decompressors raise OSError or EOFError
             raise OSError(f"corrupt xz data: {exc}") from None
         self.count += n
@@ -223,14 +222,14 @@ def _limits() -> tuple[int, int, int]:
     return s.max_expanded_bytes, s.max_expansion_ratio, s.max_line_bytes
 
 
-_DECOMPRESSORS: dict[str, Callable[[BinaryIO], BinaryIO]] = {
-    "gzip": lambda f: gzip.GzipFile(fileobj=f, mode="rb"),  # type: ignore[dict-item]
-    "bz2": lambda f: bz2.BZ2File(f, "rb"),  # type: ignore[dict-item]
-    "xz": lambda f: lzma.LZMAFile(f, "rb"),  # type: ignore[dict-item]  # noqa: SIM115
+_DECOMPRESSORS: dict[str, Callable[[io.BufferedReader], io.BufferedIOBase]] = {
+    "gzip": lambda f: gzip.GzipFile(fileobj=f, mode="rb"),
+    "bz2": lambda f: bz2.BZ2File(f, "rb"),
+    "xz": lambda f: lzma.LZMAFile(f, "rb"),  # noqa: SIM115
 }
 
 
-def _content(path: Path, raw: io.RawIOBase | BinaryIO, head: bytes) -> InputStream:
+def _content(path: Path, raw: io.RawIOBase | io.BytesIO, head: bytes) -> InputStream:
     """The stream of a file's content from its raw stream (positioned at its start)."""
     max_bytes, ratio, max_line = _limits()
     kind = compression_of(head)
@@ -241,7 +240,7 @@ def _content(path: Path, raw: io.RawIOBase | BinaryIO, head: bytes) -> InputStre
         raise InputError(path, None, f"compressed as {kind}, which tcdb does not read; "
                          "decompress it first")
     packed = _Counting(raw)
-    stream = _DECOMPRESSORS[kind](io.BufferedReader(packed))  # type: ignore[arg-type]
+    stream = _DECOMPRESSORS[kind](io.BufferedReader(packed))
     return InputStream(_Bounded(stream, packed, path, kind, (max_bytes, ratio)), path,
                        max_line=max_line)
 
@@ -272,9 +271,12 @@ def _read_head(raw: io.RawIOBase) -> bytes:
     return head
 
 
-def read_input(path: Path | str, *, pipe: bool = True) -> tuple[bytes, bytes]:
+def read_input(path: Path | str, *, pipe: bool = False) -> tuple[bytes, bytes]:
     """(the file's bytes as stored, its content without a UTF-8 BOM) for readers that parse a
-    whole file at once: decompressed in chunks and bounded like `open_input`."""
+    whole file at once: decompressed in chunks and bounded like `open_input`.
+
+    These files (runs, qrels, topics, scores…) are read more than once (a checksum, a format
+    sniff, then the parse), so a pipe is refused unless the caller reads it once (`pipe`)."""
     path = check_input(path, pipe=pipe)
     try:
         with open(path, "rb") as handle:

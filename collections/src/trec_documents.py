@@ -187,6 +187,9 @@ def _pieces(path: Path) -> Iterator[str]:
             end = chunk.rfind(b"\n") + 1
             if end == 0:
                 rest += chunk
+                if len(rest) > stream.max_line:  # a file without newlines is not read whole
+                    raise InputError(path, _line_of_byte(path, offset), "line longer than "
+                                     f"{stream.max_line:,} bytes (TCDB_MAX_LINE_BYTES)")
                 continue
             start = 0
             if rest:
@@ -211,8 +214,11 @@ def _decode(path: Path, data: bytes | memoryview, offset: int) -> str:
         raise InputError(path, line, f"bytes 0x{bad} are not valid UTF-8") from exc
 
 
-def _line_of_byte(path: Path, offset: int) -> int:
-    """The 1-based line holding byte `offset` of the file (read again; errors only)."""
+def _line_of_byte(path: Path, offset: int) -> int | None:
+    """The 1-based line holding byte `offset` of the file (read again; errors only). None for
+    a pipe, which cannot be read again."""
+    if not path.is_file():
+        return None
     line = 1
     with open_maybe_gzip(path) as stream:
         while offset > 0 and (chunk := stream.read(min(_BLOCK_SIZE, offset))):
@@ -221,8 +227,11 @@ def _line_of_byte(path: Path, offset: int) -> int:
     return line
 
 
-def _line_of_char(path: Path, offset: int) -> int:
-    """The 1-based line holding character `offset` of the decoded file (errors only)."""
+def _line_of_char(path: Path, offset: int) -> int | None:
+    """The 1-based line holding character `offset` of the decoded file (errors only). None
+    for a pipe, which cannot be read again."""
+    if not path.is_file():
+        return None
     line = 1
     for piece in _pieces(path):
         if offset <= len(piece):
