@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlmodel import select
 
@@ -25,6 +26,9 @@ from tcdb.ingest.topics import write_topics
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.schema import Snapshot, SnapshotStatus, TopicIdentity
 from tcdb.storage.locks import ingest_lock_name, write_session
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REGISTERED = "registered without documents"
 
@@ -52,6 +56,14 @@ class SnapshotRegisterResult(Result):
     n_topics: int
     n_ambiguous_topics: int
     warnings: list[str]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the snapshot, what it was registered from, its topics (warnings joined)."""
+        import pandas as pd
+
+        row = self.model_dump(exclude={"warnings"})
+        row["warnings"] = "; ".join(self.warnings)
+        return pd.DataFrame([row])
 
 
 @operation("snapshot_register", command="snapshot register", writes=True)
