@@ -87,9 +87,17 @@ class Request(BaseModel):
 
 
 def field_error(exc: ValidationError) -> FieldError:
-    """pydantic's first complaint as one `FieldError`: the field, and why in plain words."""
-    first = exc.errors()[0]
-    field = ".".join(str(part) for part in first["loc"] if not isinstance(part, int)) or "request"
+    """pydantic's first complaint as one `FieldError`: the field, and why in plain words.
+
+    A field of several kinds (`Names | dict[Name, Name]`) is named alone, without pydantic's
+    name of the kind; its complaint is the one about the value (a name that breaks the rule)
+    rather than that the value is not of some other kind.
+    """
+    errors = exc.errors()
+    loc = errors[0]["loc"]
+    same = [e for e in errors if e["loc"][:1] == loc[:1]]
+    first = next((e for e in same if e["type"] == "value_error"), errors[0])
+    field = str(loc[0]) if loc and isinstance(loc[0], str) else "request"
     reason = first["msg"]
     if reason.startswith("Value error, "):
         reason = reason.removeprefix("Value error, ")

@@ -229,6 +229,11 @@ def test_names_are_refused_by_the_api_naming_the_parameter(world: World, databas
         api.scores(collection=COLLECTION, snapshot=SNAPSHOT, runs=["r1", " r1"],
                    measures=["AP"])
     assert caught.value.field == "runs" and "start with a space" in caught.value.reason
+    for qrels in ({"s1": "a\u2066b", "s2": "original"}, ["original", "a\u2066b"]):
+        with pytest.raises(FieldError) as caught:  # a map or a list: the field, named alone
+            api.persistence(collection=COLLECTION, snapshots=["s1", "s2"], pivot="r1",
+                            qrels=qrels)
+        assert caught.value.field == "qrels" and "U+2066" in caught.value.reason
     assert database_state(database_url) == before
 
 
