@@ -75,7 +75,7 @@ def test_older_revision_is_refused(cli, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.sqlite'}"
     assert cli("--database-url", url, "db", "upgrade")[0] == 0
     with get_engine(url).begin() as conn:
-        conn.execute(text("UPDATE alembic_version SET version_num = '0000'"))
+        conn.execute(text("UPDATE alembic_version SET version_num = '0001'"))  # an older one
     get_engine(url).dispose()  # as another process would: its connections were checked
     code, _, err = cli("--database-url", url, "info")
     assert code == 1 and "run `tcdb db upgrade`" in err
