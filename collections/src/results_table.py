@@ -13,13 +13,14 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tcdb.collections.numeric import parse_score
 from tcdb.collections.records import delimiter_of
 from tcdb.errors import FieldError, InputError, NotFoundError
+from tcdb.limits import Refused
 
 # The names each identity column goes by in published tables (compared case-folded, with
 # spaces and dashes as underscores).
@@ -197,12 +198,10 @@ def _row(path: Path, line: int, header: list[str], roles: list[str | None], cell
         if text.lower() in NO_VALUE:
             table.n_missing += 1
             continue
-        try:
-            value = float(text)
-        except ValueError:
-            raise InputError(path, line, f"column {name!r}: {text!r} is not a number") from None
-        if math.isinf(value) or math.isnan(value):
-            raise InputError(path, line, f"column {name!r}: {text!r} is not a finite number")
+        try:  # the one number grammar of tcdb's readers (no `1_0`, `nan`)
+            value = parse_score(text, f"column {name!r}:")
+        except Refused as exc:
+            raise InputError(path, line, str(exc)) from None
         if value < 0 or (value > 1 and not sums_over_topics(role)):
             bound = "at least 0" if sums_over_topics(role) else "between 0 and 1"
             raise InputError(path, line, f"column {name!r}: {role} is {bound}, not {text}")

@@ -116,13 +116,14 @@ def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
 
 
 def _number(path: Path, line: int, column: str, text: str) -> float:
+    """A finite decimal, by the one number grammar of tcdb's readers (no `1_0`, `nan`)."""
+    from tcdb.collections.numeric import parse_score
+    from tcdb.limits import Refused
+
     try:
-        value = float(text.strip())
-    except ValueError:
-        raise InputError(path, line, f"{column} {text.strip()!r} is not a number") from None
-    if not math.isfinite(value):
-        raise InputError(path, line, f"{column} {text.strip()!r} is not a finite number")
-    return value
+        return parse_score(text.strip(), column)
+    except Refused as exc:
+        raise InputError(path, line, str(exc)) from None
 
 
 def set_name(model: str, prefix: str) -> str:
