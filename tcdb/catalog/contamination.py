@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from tcdb.catalog.topic_sets import TopicSetResult
 from tcdb.collections.records import delimiter_of
 from tcdb.errors import FieldError, InputError, NotFoundError
+from tcdb.names import BadName, check_name, made_name
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 
 if TYPE_CHECKING:
@@ -83,6 +84,10 @@ def read_contamination(path: Path, threshold: float | None = None) -> list[Verdi
         topic = fields[at["topic"]].strip()
         if not model or not topic:
             raise InputError(path, line, "empty " + ("model" if not model else "topic"))
+        try:  # a model is a name (its set's for_model, and part of the set's name)
+            model = check_name(model)
+        except BadName as exc:
+            raise InputError(path, line, f"model: {exc}") from None
         score = _number(path, line, "score", fields[at["score"]])
         own = fields[at["threshold"]].strip() if "threshold" in at else ""
         if own:
@@ -128,8 +133,6 @@ def _number(path: Path, line: int, column: str, text: str) -> float:
 
 def set_name(model: str, prefix: str) -> str:
     """`<prefix>-<model>`, the model's spaces as dashes so the name is one shell word."""
-    from tcdb.names import made_name
-
     return made_name(prefix + "-" + re.sub(r"\s+", "-", model), "prefix")
 
 

@@ -200,6 +200,24 @@ def test_a_team_in_ir_metadata_breaking_the_rule_is_refused_naming_the_file(
             str(meta), bad.reason, what="ir_metadata team: ")
 
 
+@pytest.mark.parametrize("bad", [b for b in BAD if b.id not in (*TABLE_SHAPES, "tab")],
+                         ids=lambda b: b.id)  # a tab separates a TSV's columns
+def test_a_model_in_a_contamination_table_breaking_the_rule_is_refused_naming_its_line(
+        bad: Bad, world: World, database_url: str, cli, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model names its topic set (PREFIX-MODEL) and is kept as the set's model."""
+    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
+    table = tmp_path / "quiz.tsv"
+    table.write_bytes(f"model\ttopic\tscore\nok\tq1\t0.1\n{bad.name}\tq2\t0.9\n"
+                      .encode("utf-8", "surrogateescape"))
+    refused(cli, database_url, ["topics", "set", "import", COLLECTION, SNAPSHOT, str(table),
+                                "--threshold", "0.5"], f"{table}:3", bad.reason, what="model: ")
+    table.write_text(f"model\ttopic\tscore\n{'m' * 195}\tq1\t0.1\n", encoding="utf-8")
+    refused(cli, database_url, ["topics", "set", "import", COLLECTION, SNAPSHOT, str(table),
+                                "--threshold", "0.5"], "--prefix",
+            "breaks the rule: a name is at most 200 characters")  # PREFIX-MODEL, too long
+
+
 def test_a_spec_names_its_collection_and_labels_by_the_rule(
         world: World, database_url: str, cli, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
