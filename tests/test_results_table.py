@@ -67,7 +67,10 @@ def _raw(path: Path, column: str) -> dict[str, dict[tuple[str, str], float]]:
 
 
 def test_longeval_table_imports_and_its_rankings_match_scipy(db: str, tmp_path: Path) -> None:
-    _snapshots(tmp_path)
+    """Into snapshots registered without documents: a results table needs no corpus."""
+    api.collection_add(COLLECTION)
+    for label in SNAPSHOTS:
+        api.snapshot_register(COLLECTION, label)
     path = _table(tmp_path)
     result = api.results_import(COLLECTION, path)
     assert (result.status, result.n_rows, result.n_added) == ("added", 24, 24 * 6)
@@ -158,7 +161,9 @@ BAD = [
     ("team,run,snapshot,nDCG@10\nCIR,,2023-03,0.3\n", 2, "run ''"),
     ("team,run,snapshot,nDCG@10\nCIR,\x1b[31mrun1,2023-03,0.3\n", 2, "U+001B"),
     ("team,run,snapshot,nDCG@10\nCIR,run1,2023-03,0.3\nCIR,run2,2099-01,0.3\n", 3,
-     "snapshot '2099-01' is not a complete snapshot of 'longeval-web'"),
+     "snapshot '2099-01' is not a complete snapshot of 'longeval-web' (complete: 2023-03, "
+     "2023-04, 2023-05); register it first, without documents: `tcdb snapshot register "
+     "longeval-web 2099-01`"),
 ]
 
 

@@ -2,7 +2,10 @@
 
 Atomic and idempotent, as every import: the whole table is read and checked first
 (`tcdb.collections.results_table`), its snapshots must exist, and nothing is written on any
-error; a figure already stored with the same value is left alone (the same file twice is
+error. A results table needs no corpus: its snapshots may be registered without documents
+(`tcdb snapshot register`). A snapshot the collection lacks is refused at the first line naming
+it, not registered on the fly, so a mistyped label (2023-3 for 2023-03) never becomes a
+snapshot; a figure already stored with the same value is left alone (the same file twice is
 `unchanged`), one stored with another value is refused unless `replace`. Each (team, run) is
 the collection's system (group, name), created when new, so a published figure lines up with
 the same system's runs and two groups' `run1` stay apart.
@@ -152,9 +155,9 @@ def _snapshot_ids(conn: Connection, collection_id: int, collection: str,
             state = f" (status {status})" if known else ""
             raise InputError(table.path, row.line, f"snapshot {row.snapshot!r} is not a "
                              f"complete snapshot of {collection!r}{state} (complete: {listed}); "
-                             f"add it first: `tcdb snapshot ingest {collection} "
-                             f"{row.snapshot} …` (or register it without documents where "
-                             "tcdb offers `tcdb snapshot register`)")
+                             f"register it first, without documents: `tcdb snapshot register "
+                             f"{collection} {row.snapshot}` (or ingest it with `tcdb snapshot "
+                             "ingest`)")
         out[row.snapshot] = known[0]
     return out
 
