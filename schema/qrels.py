@@ -28,7 +28,10 @@ class QrelsSet(Keyed, SQLModel, table=True):
     method: str | None = Field(default=None, max_length=NAME_LENGTH)  # how made: file, expand, …
     description: str | None = Field(default=None, sa_column=Column(Text))
     source: str | None = Field(default=None, sa_column=Column(Text))  # file path or ir_datasets id
-    checksum: str | None = Field(default=None, max_length=CHECKSUM_LENGTH)
+    checksum: str | None = Field(default=None, max_length=CHECKSUM_LENGTH)  # of its file
+    # sha256 of its judgments as lineage defines it (`tcdb.operations.lineage`), kept when the
+    # set is written so a report's lineage reads it instead of hashing every judgment
+    judgments_checksum: str | None = Field(default=None, max_length=CHECKSUM_LENGTH)
     n_judgments: int = 0
     created_at: datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
 

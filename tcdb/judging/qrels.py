@@ -119,6 +119,10 @@ def create_qrels_set(session: Session, snapshot: Snapshot, name: str, kind: Qrel
                 ["qrels_set_id", "topic_id", "document_id", "grade", "iteration"], resolved)
     bulk_insert(session, "judgment_unresolved",
                 ["qrels_set_id", "topic_id", "external_doc_id", "grade", "iteration"], unresolved)
+    from tcdb.operations.lineage import qrels_checksum  # kept for every report's lineage
+
+    qrels.judgments_checksum, _ = qrels_checksum(session, qrels.pk, snapshot.pk)
+    session.add(qrels)
     return qrels
 
 

@@ -212,14 +212,22 @@ def _qrels(session: Session, collection: str, snapshot: str, name: str) -> Qrels
         return QrelsLineage(snapshot=snapshot, name=name, kind="unknown", n_judgments=0,
                             checksum="", file_checksum=None)
     qset, _ = row
-    checksum, n = qrels_checksum(session, qset.pk, qset.snapshot_id)
+    checksum = qset.judgments_checksum
+    if checksum is None:  # a set stored before sets kept it: hash it once, keep it
+        checksum, _ = qrels_checksum(session, qset.pk, qset.snapshot_id)
+        _remember(session, qset.pk, checksum)
     return QrelsLineage(snapshot=snapshot, name=name, kind=str(getattr(qset.kind, "value",
                                                                          qset.kind)),
-                        n_judgments=n, checksum=checksum, file_checksum=qset.checksum)
+                        n_judgments=qset.n_judgments, checksum=checksum,
+                        file_checksum=qset.checksum)
 
 
 def qrels_checksum(session: Session, qrels_set_id: int, snapshot_id: int) -> tuple[str, int]:
-    """(sha256 of the sorted `topic\\tdoc\\tgrade` lines, number of judgments)."""
+    """(sha256 of the sorted `topic\\tdoc\\tgrade` lines, number of judgments).
+
+    Reads every judgment: a qrels set keeps the result (`qrels_set.judgments_checksum`, written
+    by `tcdb.judging.qrels.create_qrels_set` and when a pooled set grows) for lineage to read.
+    """
     from tcdb.queries.qrels import qrels_records
 
     lines = sorted(f"{r.topic_id}\t{r.doc_id}\t{r.grade}\n".encode()
@@ -230,12 +238,47 @@ def qrels_checksum(session: Session, qrels_set_id: int, snapshot_id: int) -> tup
     return digest.hexdigest(), len(lines)
 
 
+def _remember(session: Session, qrels_set_id: int, checksum: str) -> None:
+    """Store a checksum computed for a set that had none, if the database takes the write now.
+
+    On its own short connection, so the report's reading transaction stays a read: a
+    read-only database or role, or another process holding the write lock, only means the
+    next report hashes the set again (never that it waits or fails)."""
+    from sqlalchemy import update
+    from sqlalchemy.exc import SQLAlchemyError
+    from sqlmodel import col
+
+    from tcdb.schema import QrelsSet
+
+    bind = session.get_bind()
+    engine = getattr(bind, "engine", bind)
+    try:
+        with engine.connect() as conn:
+            sqlite = conn.dialect.name == "sqlite"
+            if sqlite:  # no waiting for another writer
+                conn.exec_driver_sql("PRAGMA busy_timeout = 0")
+            else:
+                conn.exec_driver_sql("SET LOCAL lock_timeout = '200ms'")
+            try:
+                conn.execute(update(QrelsSet).where(col(QrelsSet.id) == qrels_set_id,
+                                                    col(QrelsSet.judgments_checksum).is_(None))
+                             .values(judgments_checksum=checksum))
+                conn.commit()
+            finally:
+                if sqlite:  # the pooled connection waits as configured again
+                    from tcdb.storage.db import SQLITE_BUSY_TIMEOUT_MS
+
+                    conn.rollback()
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+    except (SQLAlchemyError, OSError):
+        return
+
+
 def _topics(session: Session, collection: str, selection: str | None) -> TopicsLineage:
     from sqlmodel import col, select
 
-    from tcdb.schema import Collection, Topic, TopicSet, TopicSetMember
-
     from tcdb.reports.fields import topic_set_name
+    from tcdb.schema import Collection, Topic, TopicSet, TopicSetMember
 
     name = topic_set_name(selection)  # `set:core` is the topic set named core
     if name is None:
