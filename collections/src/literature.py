@@ -31,6 +31,7 @@ from tcdb.limits import (
     check_length,
     clean_text,
 )
+from tcdb.names import BadName, check_name
 from tcdb.vocabulary import ModelCategory, ResultRole
 
 FIELDS = ("publication", "year", "venue", "model", "category", "role", "metric", "value",
@@ -233,6 +234,12 @@ def _row(path: Path, line: int, item: int | None, record: dict[str, Any]) -> Rep
         except Refused as exc:
             raise fail(str(exc)) from None
 
+    given = record.get("model")
+    if isinstance(given, str) and given.strip():
+        try:  # a model is a name, looked up and shown as one (`tcdb.names`): in NFC
+            record = {**record, "model": check_name(given.strip())}
+        except BadName as exc:
+            raise fail(f"model: {exc}") from None
     publication, model = str(text("publication")), str(text("model", NAME_LENGTH))
     raw_year = record.get("year")
     year = _year(raw_year if isinstance(raw_year, int) and not isinstance(raw_year, bool)

@@ -218,6 +218,25 @@ def test_a_model_in_a_contamination_table_breaking_the_rule_is_refused_naming_it
             "breaks the rule: a name is at most 200 characters")  # PREFIX-MODEL, too long
 
 
+@pytest.mark.parametrize("bad", [b for b in BAD if b.id not in TABLE_SHAPES], ids=lambda b: b.id)
+def test_a_model_in_a_literature_table_breaking_the_rule_is_refused_naming_its_line(
+        bad: Bad, world: World, database_url: str, cli, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import csv
+    import io
+
+    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["publication", "year", "model", "category", "role", "metric", "value"])
+    writer.writerow(["A 2020", 2020, "BM25", "probabilistic", "baseline", "AP", "0.2"])
+    writer.writerow(["A 2020", 2020, bad.name, "neural", "best", "AP", "0.3"])
+    papers = tmp_path / "papers.csv"
+    papers.write_bytes(buffer.getvalue().encode("utf-8", "surrogateescape"))
+    refused(cli, database_url, ["literature", "import", str(papers), COLLECTION],
+            f"{papers}:3", bad.reason, what="model: ")
+
+
 def test_a_spec_names_its_collection_and_labels_by_the_rule(
         world: World, database_url: str, cli, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
