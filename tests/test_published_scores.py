@@ -92,6 +92,13 @@ def test_readme_example_persistence_equals_numpy_scipy_and_repro_eval(published:
         assert session.execute(select(func.count()).select_from(Judgment)).scalar_one() == 0
         assert {r.n_entries for r in session.execute(select(Run)).scalars()} == {0}
 
+    from tcdb import api
+
+    figures = api.snapshot_stats(C, snapshots=list(SNAPSHOTS))
+    assert [(s.with_documents, s.documents, s.runs) for s in figures.per_snapshot] == [
+        (False, 0, [])] * 3  # runs of published scores have no rankings, not empty ones
+    code, out, err = cli("snapshot", "stats", C, *SNAPSHOTS)
+    assert code == 0 and out.count("none (scores)") == 3 and "empty" not in out, err
     code, out, err = cli("report", "persistence", C, "-s", *SNAPSHOTS, "--pivot", "bm25",
                          "--qrels", "published", "-m", "nDCG@10", "-m", "AP", "--json")
     assert code == 0, err

@@ -113,7 +113,8 @@ def _show_stats(report: SnapshotStatsResult) -> None:
     grades = sorted({g for s in snaps for g in s.judgments_by_grade})
     print_table(["snapshot", "documents", "queries", "tokens mean", "min", "max", "counted",
                  *[f"grade {g}" for g in grades], "no relevant", "unjudged"],
-                [[s.label, s.documents, s.queries, s.tokens.mean, s.tokens.min, s.tokens.max,
+                [[s.label, s.documents if s.with_documents else "none (scores)", s.queries,
+                  s.tokens.mean, s.tokens.min, s.tokens.max,
                   s.tokens.n_with_text, *[s.judgments_by_grade.get(g, 0) for g in grades],
                   len(s.topics_without_relevant), s.unjudged_topics] for s in snaps],
                 title=f"{report.collection} · {report.present_in_all} documents in all "

@@ -83,6 +83,7 @@ class SnapshotFigures(BaseModel):
 
     label: str
     documents: int
+    with_documents: bool = True  # False: registered without documents (published scores)
     queries: int
     tokens: TokenLengths
     qrels: str | None  # the designated original qrels set
@@ -188,7 +189,8 @@ def snapshot_stats(request: SnapshotStatsRequest, db: Database) -> SnapshotStats
                     by_grade[grade] = by_grade.get(grade, 0) + n
             order = sorted(names, key=lambda t: natural_key(names[t][0]))
             listed = session.execute(select(col(Run.id), col(Run.tag)).where(
-                col(Run.snapshot_id) == snap.pk).order_by(col(Run.tag))).all() \
+                col(Run.snapshot_id) == snap.pk,  # runs of published scores have no rankings
+                col(Run.n_entries) + col(Run.n_unresolved) > 0).order_by(col(Run.tag))).all() \
                 if request.rankings else []
             lengths = ranking_lengths(conn, [int(r[0]) for r in listed])
             read_runs += [(snap.label, str(r[1])) for r in listed]
@@ -197,6 +199,7 @@ def snapshot_stats(request: SnapshotStatsRequest, db: Database) -> SnapshotStats
                 "n_with_text": None, "mean": None, "min": None, "max": None}
             per_snapshot.append(SnapshotFigures(
                 label=snap.label, documents=snap.n_documents, queries=len(names),
+                with_documents=snap.with_documents,
                 tokens=TokenLengths(**lengths_of),
                 qrels=qset.name if qset is not None else None,
                 judgments_by_grade=dict(sorted(by_grade.items())),
