@@ -366,8 +366,14 @@ class _UrlTable(dict[str, str]):
 def _tsv_urls(path: Path) -> _UrlTable:
     """id → URL from LongEval 2023's urls.txt (``id<TAB>url``), parsed as the extension does."""
     urls = _UrlTable()
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
+    from tcdb.collections.files import open_input
+
+    with open_input(path) as lines:  # a directory, compressed, an endless line: files' rule
+        for number, raw in enumerate(lines, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(path, number, "not UTF-8 text") from None
             parts = line.strip().split("\t")
             if len(parts) != 2:
                 raise InputError(path, number, "expected 'id<TAB>url'")

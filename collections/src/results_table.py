@@ -68,9 +68,11 @@ def read_results_table(path: Path | str, *, snapshot_column: str | None = None,
                        ignore_columns: Sequence[str] = ()) -> PublishedTable:
     """Every row of a results table, checked; an InputError at the first bad one."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise NotFoundError(f"results table not found: {path}")
-    raw = path.read_bytes()
+    from tcdb.collections.files import read_input
+
+    _, raw = read_input(path)  # a directory, a pipe, gzip/bz2/xz: files.open_input's rule
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -118,7 +118,9 @@ def load_spec(path: Path | str) -> CollectionSpec:
         else:
             raise NotFoundError(f"collection spec not found: {path}")
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506
+        from tcdb.collections.files import read_input_text
+
+        data = yaml.load(read_input_text(path), Loader=_LineLoader)  # noqa: S506
     except UnicodeDecodeError as exc:
         raise InputError(path, None, f"not UTF-8 text: {exc.reason}") from None
     except yaml.MarkedYAMLError as exc:
