@@ -69,3 +69,17 @@ def test_snapshot_list_and_collection_list_show_the_rule(db: str, cli) -> None:
     code, out, err = cli("collection", "list", "--json")
     assert code == 0, err
     assert json.loads(out)[0]["topic_match"] == "normalised"
+
+
+def test_a_collection_spec_declares_the_rule(db: str, tmp_path: Path) -> None:
+    from tcdb import api
+    from tcdb.errors import InputError
+
+    spec = tmp_path / "web.yaml"
+    spec.write_text(f"name: {C}\ntopic_identity: text\ntopic_match: exact\nsnapshots: []\n")
+    api.collection_sync(spec)
+    assert api.collections().collections[0].topic_match == "exact"
+    spec.write_text(f"name: {C}\ntopic_identity: text\ntopic_match: loose\n")
+    with pytest.raises(InputError) as caught:
+        api.collection_sync(spec)
+    assert caught.value.line == 3 and "topic_match" in caught.value.reason

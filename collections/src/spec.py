@@ -8,6 +8,7 @@ ingested. Example::
     name: longeval-web
     doc_identity: url          # or doc_id
     topic_identity: text       # or query_id
+    topic_match: normalised    # or exact: which query texts are one topic (with text)
     id_fallback: true          # a document without a URL keeps its id as key
     grades: [0, 2]
     snapshots:
@@ -93,6 +94,7 @@ class CollectionSpec:
     path: Path
     doc_identity: str = "doc_id"
     topic_identity: str = "query_id"
+    topic_match: str = "normalised"
     id_fallback: bool = False
     grade_min: int | None = None
     grade_max: int | None = None
@@ -141,7 +143,8 @@ def load_spec(path: Path | str) -> CollectionSpec:
         raise InputError(path, _line(data, "grades"), "`grades` is [lowest, highest]: two "
                          "integers")
     for key, allowed in (("doc_identity", ("doc_id", "url")),
-                         ("topic_identity", ("query_id", "text"))):
+                         ("topic_identity", ("query_id", "text")),
+                         ("topic_match", ("normalised", "exact"))):
         if key in data and data[key] not in allowed:
             raise InputError(path, _line(data, key),
                              f"`{key}` must be one of {', '.join(allowed)}")
@@ -160,6 +163,7 @@ def load_spec(path: Path | str) -> CollectionSpec:
         path=path,
         doc_identity=data.get("doc_identity", "doc_id"),
         topic_identity=data.get("topic_identity", "query_id"),
+        topic_match=data.get("topic_match", "normalised"),
         id_fallback=bool(data.get("id_fallback", False)),
         grade_min=grades[0] if grades else None,
         grade_max=grades[1] if grades else None,

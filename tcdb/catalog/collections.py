@@ -174,8 +174,9 @@ def sync_spec(path: Path | str) -> CollectionSpec:
 
     spec = load_spec(Path(path))
     add_collection(spec.name, spec.doc_identity, spec.topic_identity,
-                   id_fallback=spec.id_fallback, grade_min=spec.grade_min,
-                   grade_max=spec.grade_max, description=spec.description)
+                   topic_match=spec.topic_match, id_fallback=spec.id_fallback,
+                   grade_min=spec.grade_min, grade_max=spec.grade_max,
+                   description=spec.description)
     return spec
 
 
