@@ -158,13 +158,17 @@ def _read(path: Path, run: str | None) -> tuple[dict[str, _RunScores], set[str]]
 
 
 def _runid(path: Path) -> str | None:
-    """The tag of trec_eval's `runid all TAG` line."""
+    """The tag of trec_eval's `runid all TAG` line, a name by the rule (`tcdb.names`)."""
     from tcdb.collections.runs import read_text
+    from tcdb.names import BadName, check_name
 
-    for line in read_text(path).split("\n"):
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
         parts = line.split()
         if len(parts) == 3 and parts[0] == "runid" and parts[1] == "all":
-            return parts[2]
+            try:
+                return check_name(parts[2])
+            except BadName as exc:
+                raise InputError(path, number, f"run tag: {exc}") from None
     return None
 
 

@@ -237,6 +237,21 @@ def test_a_model_in_a_literature_table_breaking_the_rule_is_refused_naming_its_l
             f"{papers}:3", bad.reason, what="model: ")
 
 
+@pytest.mark.parametrize("bad", [b for b in BAD if b.in_run_file],
+                         ids=lambda b: b.id)
+def test_a_runid_in_trec_eval_output_breaking_the_rule_is_refused_naming_its_line(
+        bad: Bad, world: World, database_url: str, cli, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """trec_eval -q output names its run on its `runid all TAG` line: a run tag."""
+    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
+    scores = tmp_path / "r9.eval"
+    scores.write_text(f"map\tq1\t0.5000\nmap\tq2\t0.2500\nrunid\tall\t{bad.name}\n",
+                      encoding="utf-8")
+    refused(cli, database_url, ["scores", "import", COLLECTION, SNAPSHOT, str(scores),
+                                "--qrels", "original"], f"{scores}:3", bad.reason,
+            what="run tag: ")
+
+
 def test_a_spec_names_its_collection_and_labels_by_the_rule(
         world: World, database_url: str, cli, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
