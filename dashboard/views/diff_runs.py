@@ -17,6 +17,7 @@ from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 
 UNJUDGED = "unjudged"
+SNIPPET = 100  # characters of text: what a table cell shows whole on a wide screen
 
 
 @st.cache_data(ttl=data.TTL, show_spinner=False)
@@ -25,7 +26,7 @@ def _diff(url: str, collection: str, snapshot: str, run_a: str, run_b: str, meas
     """The `diff_runs` operation, read only (`compute=False`)."""
     return data.run_operation(url, "diff_runs", collection=collection, snapshot=snapshot,
                               run_a=run_a, run_b=run_b, measure=measure, qrels=qrels,
-                              topic=topic, depth=depth, compute=False)
+                              topic=topic, depth=depth, snippet=SNIPPET, compute=False)
 
 
 def _describe(side: str, row: pd.Series) -> None:
@@ -162,9 +163,9 @@ for column, side, tag, other in ((left, "a", run_a, "B"), (right, "b", run_b, "A
             "other": c.count(f"rank in {other}", f"Where run {other} ranks this document")})
 st.markdown("**The documents' text**")
 widgets.table(_texts(result), {
-    "document": c.text("document", width=130),
-    "rank_a": c.count("A", f"Rank in {plain(run_a)}", width=60),
-    "rank_b": c.count("B", f"Rank in {plain(run_b)}", width=60),
-    "grade": c.text("grade", width=80),
-    # the rest of the row: a document's first words are what tells two rankings apart
-    "text": c.text("text", "The start of the document's text as stored", width=1100)})
+    "document": c.text("document", width=100),
+    "rank_a": c.count("A", f"Rank in {plain(run_a)}", width=45),
+    "rank_b": c.count("B", f"Rank in {plain(run_b)}", width=45),
+    "grade": c.text("grade", width=60),
+    # fits a 1024 px window (a table never scrolls sideways), wider ones stretch it
+    "text": c.text("text", "The start of the document's text as stored", width=360)})
