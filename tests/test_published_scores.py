@@ -22,7 +22,7 @@ from scipy import stats
 from sqlalchemy import func, select
 
 from tcdb.errors import ConflictError, FieldError, InputError
-from tcdb.schema import Judgment, QrelsSet, Run, Score, Snapshot
+from tcdb.schema import Judgment, QrelsSet, Run, Score, Snapshot, SnapshotTopic
 from tcdb.storage.db import session_scope
 from tests.builders import write_documents, write_qrels_file, write_run_file, write_topics
 from tests.published_scores import SNAPSHOTS, SYSTEMS, scores, write_tidy, write_trec_eval
@@ -220,6 +220,10 @@ def test_tidy_csv_stores_the_same_values_as_trec_eval_files(db: str, tmp_path: P
     assert got == pytest.approx(want, abs=1e-12)
     again = api.scores_import(C, "2022-06", tidy["2022-06"])
     assert again.status == "unchanged" and again.n_scores == 0
+    one = api.scores_import(C, "2022-07", tidy["2022-07"], run="d2q")
+    assert [r.run for r in one.runs] == ["d2q"] and one.run == "d2q"
+    with pytest.raises(FieldError, match="no rows of run 'bm26'"):
+        api.scores_import(C, "2022-07", tidy["2022-07"], run="bm26")
 
 
 def test_tidy_csv_is_validated_whole_and_read_as_written(db: str, tmp_path: Path) -> None:
@@ -300,6 +304,9 @@ def test_documents_and_qrels_ingested_later_keep_the_published_scores(db: str,
     with session_scope() as session:
         snap = session.execute(select(Snapshot)).scalar_one()
         assert (snap.with_documents, snap.topics_from_scores, snap.n_topics) == (True, False, 3)
+        texts = dict(session.execute(select(SnapshotTopic.external_id, SnapshotTopic.query))
+                     .tuples().all())
+        assert texts == {"1": "first", "2": "second", "3": "third"}  # ids got their texts
         kinds = dict(session.execute(select(QrelsSet.name, QrelsSet.kind)).tuples().all())
         assert {k: v.value for k, v in kinds.items()} == {"published": "published",
                                                          "original": "original"}
