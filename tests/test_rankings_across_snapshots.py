@@ -150,3 +150,35 @@ def test_persistence_page_draws_the_rankings_report(seeded) -> None:
     assert drawn["τ-b"].tolist() == pytest.approx([p.tau_b for p in pairs])
     assert drawn["τ_AP"].tolist() == pytest.approx([p.tau_ap for p in pairs])
     assert any("System rankings across snapshots" in h.value for h in at.subheader)
+
+
+def test_persistence_page_ranks_by_a_published_results_table(seeded, tmp_path: Path) -> None:
+    """With a results table imported for the same systems (team = the runs' group), the page
+    offers to rank by it, and draws the report from the table's figures."""
+    import streamlit as st
+
+    from tests.dashboard_pages import chart_with, open_page
+
+    folder, data = seeded
+    runs = api.runs(COLLECTION, data.labels[0]).runs
+    lines = ["team,run,snapshot,nDCG@10"]
+    for j, label in enumerate(data.labels):
+        for k, run in enumerate(sorted(runs, key=lambda r: r.run)):
+            lines.append(f"{run.group or ''},{run.run},{label},{(k * 7 + j * 3) % 10 / 20:.2f}")
+    table = tmp_path / "published.csv"
+    table.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    imported = api.results_import(COLLECTION, table)
+    assert imported.n_new_systems == 0  # the runs' own systems
+    st.cache_data.clear()
+    at = open_page("persistence", collection=COLLECTION, pivot="bm25", measure="nDCG@10",
+                   snapshots=",".join(data.labels), rank_by="published results table")
+    drawn = chart_with(at, "earlier", "later", "τ-b", "τ_AP")
+    report = api.ranking_across_snapshots(COLLECTION, snapshots=data.labels,
+                                          measures=["nDCG@10"], source="results")
+    assert drawn["τ-b"].tolist() == pytest.approx(
+        [p.tau_b for p in report.measures["nDCG@10"].pairs])
+    x = [float(line.split(",")[3]) for line in lines[1:] if f",{data.labels[0]}," in line]
+    y = [float(line.split(",")[3]) for line in lines[1:] if f",{data.labels[-1]}," in line]
+    first_last = next(p for p in report.measures["nDCG@10"].pairs
+                      if (p.earlier, p.later) == (data.labels[0], data.labels[-1]))
+    assert first_last.tau_b == pytest.approx(stats.kendalltau(x, y, variant="b").statistic)

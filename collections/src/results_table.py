@@ -4,8 +4,10 @@ column per measure, each cell the run's aggregate (LongEval publishes ~70 ir_mea
 The header names the columns. The team, run and snapshot columns are found by their usual
 names (or named by the caller); every other column must be a measure ir_measures parses, in
 any case (`ndcg@10`, `P_10`, `map` → nDCG@10, P@10, AP), or be named to be left out. An empty
-cell (or `-`, `NA`) is a figure the table does not give: counted, not stored. Every problem is
-an `InputError` naming the file, the line and the reason, found before anything is written.
+cell (or `-`, `NA`) is a figure the table does not give: counted, not stored; an empty team
+is a run of no known group (a system without a group, as `run import` makes one). Every
+problem is an `InputError` naming the file, the line and the reason, found before anything is
+written.
 """
 
 from __future__ import annotations
@@ -189,6 +191,9 @@ def _row(path: Path, line: int, header: list[str], roles: list[str | None], cell
     values: dict[str, float] = {}
     for name, role, cell in zip(header, roles, cells, strict=True):
         if role is None:
+            continue
+        if role == "team" and not cell.strip():
+            ids[role] = ""  # a run of no known group (an organiser's baseline)
             continue
         if role in ("team", "run", "snapshot"):
             try:

@@ -214,10 +214,26 @@ else:
 
 # ------------------------------------------------------------ system rankings across snapshots
 st.subheader("System rankings across snapshots")
+RANK_BY = {"per-topic scores": "scores", "published results table": "results"}
+try:  # offer the organiser's published figures when a results table gives them all
+    published = data.run_operation(url, "results", collection=collection,
+                                   measures=[measure], snapshots=list(chosen))
+    rank_by = widgets.select("Rank systems by", list(RANK_BY), "rank_by", sidebar=False,
+                             help="per-topic scores: the means of the runs' scores on the "
+                             "qrels above; published results table: the figures an organiser "
+                             "published (`tcdb results import`)") if published.figures \
+        else "per-topic scores"
+except TcdbError:
+    rank_by = "per-topic scores"
 try:
-    rankings = data.run_operation(url, "ranking_across_snapshots", collection=collection,
-                                  snapshots=list(chosen), measures=[measure],
-                                  qrels=list(qrels), topics=topics, compute=False)
+    if RANK_BY[rank_by or "per-topic scores"] == "results":
+        rankings = data.run_operation(url, "ranking_across_snapshots", collection=collection,
+                                      snapshots=list(chosen), measures=[measure],
+                                      source="results")
+    else:
+        rankings = data.run_operation(url, "ranking_across_snapshots", collection=collection,
+                                      snapshots=list(chosen), measures=[measure],
+                                      qrels=list(qrels), topics=topics, compute=False)
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
@@ -233,6 +249,9 @@ else:
                    axis=alt.Axis(labelAngle=0, orient="top"))
     cell_y = alt.Y("earlier:N", sort=chosen[:-1], title="earlier snapshot")
     size = 70 * max(1, len(chosen) - 1) + 60
+    ranked_by = (f"their published {_measure} (an imported results table)"
+                 if rankings.source == "results" else
+                 f"their mean {_measure} over {rankings.topics_said}")
     cells = alt.Chart(pairs).mark_rect(stroke="white", strokeWidth=2).encode(
         x=cell_x, y=cell_y,
         color=alt.Color("τ-b:Q", title="τ-b",
@@ -248,8 +267,8 @@ else:
     widgets.chart((cells + labels_).properties(height=size),
                   pairs.drop(columns="_label"), f"rankings-{collection}-{measure}",
                   caption=f"How to read this: one cell per pair of snapshots, Kendall's τ-b "
-                  f"between the systems ranked by their mean {_measure} in the earlier and in "
-                  f"the later snapshot, over {rankings.topics_said} (hover for τ-c, τ_AP with "
+                  f"between the systems ranked by {ranked_by} in the earlier and in the later "
+                  "snapshot (hover for τ-c, τ_AP with "
                   "the earlier ranking as truth, and the counts). 1: the same order; 0: no "
                   "relation; the top row compares each snapshot with "
                   f"{_first}. Means are rounded first, so equal means tie.")
