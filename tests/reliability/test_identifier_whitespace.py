@@ -143,3 +143,31 @@ def test_what_is_stored_exports_and_reads_back(cli, use_db: str, world: World,
     assert_accepted(cli, ["qrels", "export", "c", "ws", "original", "--out", str(out)])
     assert sorted((r.topic_id, r.doc_id, r.grade) for r in read_qrels(out)) == [
         ("q1", "d-1", 1), ("q1", "é_2", 0), ("q1", "字.3", 2)]
+
+
+TRICKY = "ab1é字\x00\x01\x1b\x1c\x7f\x85\x9f\xa0\u2003\u3000\u200b\u2028#"
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.tuples(st.text(TRICKY, min_size=1, max_size=4),
+                              st.text(TRICKY, min_size=1, max_size=4)),
+                    min_size=1, max_size=8, unique=True),
+       rank=st.sampled_from(["1", "0x1", "+1", "1_0", "2147483648"]))
+def test_the_run_fast_path_never_vouches_for_what_the_line_reader_refuses(
+    ids: list[tuple[str, str]], rank: str
+) -> None:
+    """The vectorised reader checks whole columns; whenever it returns rows, the line reader
+    (the reference, which names the bad line) returns the same rows."""
+    from tcdb.collections.runs import _parse_fast, _parse_slow
+    from tcdb.errors import InputError
+
+    data = "".join(f"{topic} Q0 {doc} {rank} 1.0 t\n" for topic, doc in ids).encode()
+    fast = _parse_fast(data)
+    try:
+        slow = _parse_slow(Path("x"), data)
+    except InputError:
+        assert fast is None
+        return
+    if fast is not None:
+        assert fast[:3] == slow[:3]
+        assert fast[3].tolist() == slow[3].tolist() and fast[5].tolist() == slow[5].tolist()
