@@ -42,6 +42,8 @@ from tcdb.reports.fields import topics_option
 if TYPE_CHECKING:
     import pandas as pd
 
+    from tcdb.operations.paper import PaperTable
+
 LARGEST_CHANGES = 5
 TAU_AP_TRUTH = "the earlier snapshot's ranking"
 PAIR_COLUMNS = ["measure", "earlier", "later", "against_first", "n_systems", "n_topics",
@@ -152,6 +154,22 @@ class RankingsResult(Result):
     measures: dict[str, RankingsMeasure]
     tables: list[TableSource] = []  # the results tables the means came from (results)
     lineage: Lineage | None = None
+
+    def paper_table(self) -> PaperTable:
+        """The pairs' τ, captioned with where the means come from: the topics each pair's
+        means are over, or the results tables (file and sha256) they were published in."""
+        from tcdb.operations.paper import frame_table, lineage_caption
+
+        source = (f"means: {self.topics_said}" if self.source == "scores" else
+                  "published figures from " + ", ".join(
+                      f"{t.source} (sha256 {t.checksum})" for t in self.tables))
+        lineage = lineage_caption(self.lineage) if self.source == "scores" else \
+            "measures " + ", ".join(self.measures)
+        caption = (f"Kendall's τ-b and τ-c (scipy, two-sided p) and τ_AP (truth: "
+                   f"{self.tau_ap_truth}) between the system rankings of each pair of snapshots "
+                   f"of {self.collection}; {source}; {lineage}.")
+        return frame_table(self.to_frame(), caption=caption, lineage=self.lineage,
+                           label="tab:rankings")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure × pair of snapshots: τ-b and τ-c with scipy's p, τ_AP, and how
