@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tcdb.errors import InputError
-from tcdb.limits import DOC_ID_LENGTH, Refused, check_identifier, clean_text, has_control_bytes
+from tcdb.limits import DOC_ID_LENGTH, Refused, check_identifier, clean_text, needs_cleaning
 
 from .compression import count_markers, open_maybe_gzip
 from .records import DocumentRecord
@@ -274,7 +274,7 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
     carry_dirty = False  # whether it may hold control characters
     before = 0  # characters of the file before the current piece
     for piece in _pieces(path):
-        dirty = has_control_bytes(piece.encode("utf-8"))  # ~0.5 ns a byte: most pieces have none
+        dirty = needs_cleaning(piece.encode("utf-8"))  # ~0.5 ns a byte: most pieces have none
         pos = 0
         for end in _doc_ends(piece, 0):
             doc = carry + piece[pos:end] if carry else piece[pos:end]
