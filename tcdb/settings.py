@@ -39,5 +39,15 @@ def get_settings() -> Settings:
 
 @lru_cache(maxsize=8)
 def _settings(_variables: tuple[tuple[str, str], ...]) -> Settings:
-    """Cached per value of the variables, so a changed variable is never missed."""
-    return Settings()
+    """Cached per value of the variables, so a changed variable is never missed. A bad value
+    is one line naming its variable (`TCDB_MAX_LINE_BYTES: input should be …`)."""
+    from pydantic import ValidationError
+
+    from tcdb.errors import TcdbError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        name = "TCDB_" + str(problem["loc"][0]).upper() if problem["loc"] else "TCDB_*"
+        raise TcdbError(f"{name}: {problem['msg'][:1].lower()}{problem['msg'][1:]}") from None

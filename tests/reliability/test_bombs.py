@@ -182,3 +182,21 @@ def test_a_bomb_keeps_memory_bounded(kind: str, world: World, database_url: str,
     assert figures["code"] == 1, done.stderr
     assert "decompression bomb" in done.stderr, done.stderr
     assert figures["peak"] < 1024 * MiB, figures  # decompressed whole: over 2 GiB
+
+
+@pytest.mark.parametrize(("variable", "value", "reason"), [
+    ("TCDB_MAX_LINE_BYTES", "abc", "valid integer"),
+    ("TCDB_MAX_EXPANDED_BYTES", "0", "greater than 0"),
+    ("TCDB_MAX_EXPANSION_RATIO", "-5", "greater than 0"),
+])
+def test_a_bad_bound_is_one_line_naming_its_variable(
+        variable: str, value: str, reason: str, world: World, database_url: str, cli,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
+    monkeypatch.setenv(variable, value)
+    before = database_state(database_url)
+    code, _out, err = cli(*INPUTS["run"](world, world.run))
+    assert code == 1, err
+    message = one_error_line(err)
+    assert message.startswith(f"{variable}: ") and reason in message, message
+    assert database_state(database_url) == before
