@@ -255,3 +255,25 @@ def test_hostile_names_are_escaped_on_the_terminal(db: str, tmp_path: Path, cli)
     code, out, err = cli("results", "import", COLLECTION, path)
     assert code != 0 and f"{path}:3:" in err and "U+202E" in err
     assert "\u202e" not in err
+
+
+def test_hostile_names_are_data_in_every_output(db: str, tmp_path: Path, cli) -> None:
+    """Formula and HTML names import as they are, come back exactly in --json, and are
+    neutralised in CSV (a spreadsheet does not evaluate them)."""
+    _snapshots(tmp_path)
+    api.results_import(COLLECTION, _table(tmp_path))
+    code, out, err = cli("results", "list", COLLECTION, "-m", "AP", "--json")
+    assert code == 0, err
+    teams = {f["team"] for f in json.loads(out)["figures"]}
+    runs = {f["run"] for f in json.loads(out)["figures"]}
+    assert FORMULA in teams and HTML in runs and "@SUM(1+1)" in runs
+    code, out, err = cli("results", "list", COLLECTION, "-m", "AP", "--format", "csv")
+    assert code == 0, err
+    cells = [cell for row in csv.reader(out.splitlines()) for cell in row]
+    assert "'" + FORMULA in cells and "'@SUM(1+1)" in cells
+    assert FORMULA not in cells and "@SUM(1+1)" not in cells
+    code, out, err = cli("report", "rankings", COLLECTION, "--from", "results", "-m", "AP",
+                         "--json")
+    assert code == 0, err
+    systems = {r["system"] for r in json.loads(out)["measures"]["AP"]["systems"]}
+    assert {f"{FORMULA}/run1", HTML, "@SUM(1+1)"} <= systems
