@@ -172,9 +172,10 @@ def run(argv: list[str] | None = None) -> int:
     one line saying what was written.
     """
     from tcdb.cli import interrupt
-    from tcdb.cli.output import err_console
+    from tcdb.cli.output import encode_anything, err_console
     from tcdb.errors import TcdbError
 
+    encode_anything()
     try:
         args = hoist_global_options(sys.argv[1:] if argv is None else list(argv))
     except ValueError as exc:
@@ -201,7 +202,9 @@ def run(argv: list[str] | None = None) -> int:
         message = explain(exc)
         if message is None:
             raise
-        print_error(message)
+        from tcdb.errors import cut
+
+        print_error(cut(message))  # a driver's message may quote a whole value: cut it too
         return 1
     return 0
 

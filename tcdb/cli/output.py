@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -38,6 +39,17 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # Inside JSON strings: C0 controls are escaped by `json.dumps` already, the rest are not.
 _JSON_CONTROL = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def encode_anything() -> None:
+    """Let stdout and stderr write a character their encoding lacks as its escape (`\\xe9`)
+    instead of failing: a result printed after its change was committed must never end in a
+    traceback (`café` or `✓` on an ASCII-only terminal or pipe)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # not a text stream we may change
+                reconfigure(errors="backslashreplace")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -83,7 +95,12 @@ def _default(value: Any) -> Any:
 def print_json(obj: Any) -> None:
     text = json.dumps(json_safe(obj), default=_default, indent=2, ensure_ascii=False)
     # Such characters occur only inside strings, where `\uXXXX` is the same character.
-    sys.stdout.write(_JSON_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    text = _JSON_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):  # an ASCII-only pipe: JSON's own escapes
+        text = json.dumps(json_safe(obj), default=_default, indent=2, ensure_ascii=True)
+    sys.stdout.write(text)
     sys.stdout.write("\n")
 
 

@@ -422,3 +422,33 @@ def test_any_text_is_a_name_in_nfc_or_refused_saying_why(text: str) -> None:
     assert not any(unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in name)
     assert not any("\u202a" <= c <= "\u202e" or "\u2066" <= c <= "\u2069" for c in name)
     assert check_name(unicodedata.normalize("NFD", text)) == name
+
+
+@pytest.mark.parametrize("json_output", [False, True], ids=["table", "json"])
+def test_a_name_prints_on_an_ascii_only_output_after_its_commit(
+        json_output: bool, world: World, database_url: str) -> None:
+    """A pipe or terminal that cannot encode `ï` (or the ✓) shows it as an escape; --json
+    uses JSON's own; the command that stored the name never ends in a traceback."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    name = "naïve ✓"
+    env = {**os.environ, "TCDB_DATABASE_URL": database_url, "PYTHONIOENCODING": "ascii"}
+    try:
+        done = subprocess.run([sys.executable, "-m", "tcdb", "collection", "add", name,
+                               *(["--json"] if json_output else [])],
+                              capture_output=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert b"Traceback" not in done.stderr
+        out = done.stdout.decode("ascii")
+        if json_output:
+            assert json.loads(out)["collection"]["name"] == name
+        else:
+            assert "na\\xefve \\u2713" in out
+    finally:
+        from tcdb.storage.db import truncate_all
+
+        truncate_all(database_url)
+        world_again(world, database_url)
