@@ -28,10 +28,13 @@ EMPTY_HELP = (
 # `-`, `+`, `#`, `>`, `=` and `1.` start a block only at a line's start (see `plain`).
 _INLINE_SPECIALS = re.compile(r"([\\`*_~\[\]<>&$:|!])")
 _LINE_START = re.compile(r"^([-+#>=]|\d+[.)])")
-# Where escaping is not enough: GFM links a bare address (`http://`, `www.`, `a@b.c`) and
-# Streamlit draws `:material/icon:` even when their punctuation is escaped.
-_AUTOLINK = re.compile(r"(?i)(?<=:)(?=[\w/])|(?<=\bwww)(?=\.)|(?<=[\w.+-]@)(?=[\w-]+\.\w)")
-WORD_JOINER = "\u2060"  # invisible, unbreakable: splits `http://` so it links nowhere
+# Streamlit turns `:material/x:` into an icon by rewriting the source before it parses it: an
+# escaped slash keeps the text.
+_ICON = re.compile(r"(?i)(?<=material)/")
+# Where escaping is not enough: after parsing, GFM links a bare address (`http://`, `www.`,
+# `a@b.c`) and Streamlit draws `:material_x:` / `:name:` in the text, escaped or not. A word
+# holding one is shown as an inline code span instead, which neither touches.
+_TRANSFORMED_ANYWAY = re.compile(r"(?i)://|www\.|@[\w-]+\.[\w-]|:[\w+-]+:")
 
 
 def plain(text: object) -> str:
@@ -39,13 +42,16 @@ def plain(text: object) -> str:
     element that renders Markdown — titles, captions, alerts, labels, metrics, help.
 
     Streamlit renders Markdown there: `![x](http://host/pixel.png)` would fetch a remote image
-    on page load, `[text](url)` become a link. Every special is backslash-escaped, line breaks
-    become spaces, and an invisible word joiner breaks bare URLs and e-mail addresses (GFM
-    links them even when escaped). Tables, charts, `st.text` and `st.code` show text as it is.
+    on page load, `[text](url)` become a link. Every special is backslash-escaped and line
+    breaks become spaces; a word Markdown would link (or Streamlit draw as an icon) however it
+    is escaped is shown in an inline code span. The page shows, and a reader copies, exactly
+    the text — no invisible character is added. Tables, charts, `st.text` and `st.code` show
+    text as it is.
     """
-    line = " ".join(str(text).split())
-    line = _AUTOLINK.sub(WORD_JOINER, line)
-    line = _INLINE_SPECIALS.sub(r"\\\1", line)
+    words = [code(word) if _TRANSFORMED_ANYWAY.search(word) else
+             _ICON.sub("\\/", _INLINE_SPECIALS.sub(r"\\\1", word))
+             for word in str(text).split()]
+    line = " ".join(words)
     return _LINE_START.sub(lambda m: m.group(1)[:-1] + "\\" + m.group(1)[-1], line)
 
 

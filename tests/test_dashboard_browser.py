@@ -439,7 +439,9 @@ def test_hostile_names_stay_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert not problems, problems
     assert not requested, requested
     assert not dialogs, dialogs
-    shown = texts["overview"].replace("\u2060", "")
+    # exactly the text, as a reader sees and copies it: nothing invisible added
+    assert not [name for name, text in texts.items() if "\u2060" in text]
+    shown = texts["overview"]
     assert DESCRIPTION in " ".join(shown.split()), shown[:2000]
     # The runs picker: chosen tags as chips, the others as options, each as plain text.
     assert options and all(tag in options or tag in chips for tag in TAGS.values()), (
