@@ -251,7 +251,7 @@ def _remember(session: Session, qrels_set_id: int, checksum: str) -> None:
     from tcdb.schema import QrelsSet
 
     bind = session.get_bind()
-    engine = getattr(bind, "engine", bind)
+    engine = bind.engine  # an Engine's .engine is itself
     try:
         with engine.connect() as conn:
             sqlite = conn.dialect.name == "sqlite"
