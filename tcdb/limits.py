@@ -18,8 +18,9 @@ Characters, decided per kind of field:
   U+0001-U+0008, U+000E-U+001B: NUL cannot be stored on PostgreSQL, and none of them is
   text) are dropped at read. The whitespace ones (tab, LF, VT, FF, CR, U+001C-U+001F) are kept:
   they separate words, the reference readers (ir_datasets' TrecDocs) keep them, and they leave
-  the document's content hash and token count as they were. Text is data: nothing in it is
-  refused, and the terminal, CSV and dashboard escape what they show.
+  the document's content hash and token count as they were. (TREC SGML documents are read as
+  TrecDocs reads them: its markup parser has already made U+FFFD of a NUL.) Text is data:
+  nothing in it is refused, and the terminal, CSV and dashboard escape what they show.
 
 Names a user gives (collections, snapshots, qrels sets, run tags, systems, groups) follow their
 own rule (`tcdb.names`), with `NAME_LENGTH` from here.

@@ -28,7 +28,8 @@ bytes raise `InputError` (TrecDocs replaces them with U+FFFD), a document withou
 
 As for every source (`tcdb.limits`): a document id is one word of at most 500 characters
 without control characters (else `InputError` naming its <DOCNO> line), and the text's control
-characters that are not whitespace are removed (a NUL cannot be stored on PostgreSQL).
+characters that are not whitespace are removed after the markup is read (a NUL cannot be
+stored on PostgreSQL; lxml has already made U+FFFD of it, as in TrecDocs' text).
 """
 
 from __future__ import annotations
@@ -278,7 +279,6 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
         pos = 0
         for end in _doc_ends(piece, 0):
             doc = carry + piece[pos:end] if carry else piece[pos:end]
-            in_tag = state.in_tag
             try:
                 record = _document(doc, state)
                 check_identifier(record.doc_id, "document id", DOC_ID_LENGTH)
@@ -288,11 +288,8 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
             except Refused as exc:
                 offset = before + pos - len(carry) + max(doc.find("<DOCNO>"), 0)
                 raise InputError(path, _line_of_char(path, offset), str(exc)) from None
-            if (dirty or carry_dirty) and (cleaned := clean_text(doc)) is not doc:
-                # Read again without them, so the markup's text is as if they were never there
-                # (lxml would turn a NUL into U+FFFD); the tags, and so the state, are the same.
-                state.in_tag = in_tag
-                record = DocumentRecord(doc_id=record.doc_id, text=_document(cleaned, state).text)
+            if dirty or carry_dirty:
+                record = DocumentRecord(doc_id=record.doc_id, text=clean_text(record.text))
             carry, carry_dirty = "", False
             yield record
             pos = end + 7
