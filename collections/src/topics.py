@@ -10,8 +10,8 @@
 
 Every shape is held to the same rules (`tcdb.limits`): a topic id is one word of at most 200
 characters without control characters, refused with file and line otherwise; the query,
-description, narrative and other fields are free text, whose control characters other than
-tab and newline are removed at read.
+description, narrative and other fields are free text, whose control characters that are not
+whitespace (NUL among them) are removed at read.
 
 Also `normalise_query`, the key that matches LongEval's re-numbered queries across snapshots,
 and `match_key`, which applies a collection's rule (normalised, or exact text).
