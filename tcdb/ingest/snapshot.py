@@ -86,7 +86,8 @@ class SnapshotIngestRequest(Request):
         given = (self.irds is not None) + (self.docs is not None) + (self.cocktail is not None)
         if given != 1:
             raise FieldError("irds/docs", "give either irds (an ir_datasets id) or docs (a "
-                             "path), or cocktail (a folder)")
+                             "path), or cocktail (a folder); a snapshot without documents is "
+                             "registered with `tcdb snapshot register`")
         if self.cocktail is not None and (self.topics_file or self.qrels_file):
             raise FieldError("cocktail", "a Cocktail dataset folder holds its documents, "
                              "topics and qrels: give it alone")
