@@ -69,7 +69,8 @@ def evaluate_on_dask(collection: str, snapshot: str, qrels: str, measures: list[
         return plan.report.model_dump()
     runner = (DaskTaskRunner(cluster_kwargs={"processes": True, "threads_per_worker": 1})
               if dask == "local" else DaskTaskRunner(address=dask))
-    scored = score_on_dask.with_options(task_runner=runner)(plan.jobs(current_url(), jobs))
+    scored = score_on_dask.with_options(task_runner=runner)(  # type: ignore[arg-type]
+        plan.jobs(current_url(), jobs))
     return store_evaluation(plan, scored).model_dump()
 
 

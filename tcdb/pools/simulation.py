@@ -246,8 +246,10 @@ def simulate_in_processes(
 
 def _simulate_one(args: tuple[Any, ...], k: int) -> tuple[list[SimulationRow], dict[str, Any]]:
     """In a worker: `simulate_strategies` for the k-th strategy alone."""
-    strategies = args[6]
-    return simulate_strategies(*args[:6], [strategies[k]], *args[7:])
+    (topics, topic_order, run_tags, groups, runs, qrels, strategies, budgets, per_topic,
+     measure, leave_out) = args
+    return simulate_strategies(topics, topic_order, run_tags, groups, runs, qrels,
+                               [strategies[k]], budgets, per_topic, measure, leave_out)
 
 
 def _lengths(orders: Mapping[str, Order]) -> dict[str, int]:
