@@ -47,6 +47,16 @@ def readme_block() -> tuple[list[list[str]], list[str]]:
     return commands, rows
 
 
+def readme_rankings() -> list[list[str]]:
+    """The pairs table of the rankings report the README prints after the persistence one."""
+    text = README.read_text(encoding="utf-8")
+    shown = re.search(r"system rankings across snapshots, from per-topic scores\n(.*?)largest",
+                      text, re.S)
+    assert shown, "the README lost the rankings report of its published-scores example"
+    return [line.split() for line in shown.group(1).splitlines()
+            if line[:4].isdigit()]
+
+
 def _universe(label: str) -> list[str]:
     """The topics the snapshot's published scores name (any system, any measure)."""
     named = {t for (snap, _), by in scores().items() if snap == label
@@ -151,8 +161,24 @@ def test_readme_block_runs_as_written_and_prints_its_table(db: str, tmp_path: Pa
         code, out, err = cli(*command[1:])
         assert code == 0, f"{shlex.join(command)}: {err}"
         outputs.append(out)
-    printed = [line for line in outputs[-1].splitlines() if line.split(" ")[0] in SYSTEMS]
+    persistence = outputs[[c[:3] for c in commands].index(["tcdb", "report", "persistence"])]
+    printed = [line for line in persistence.splitlines() if line.split(" ")[0] in SYSTEMS]
     assert [r.split() for r in printed] == [r.split() for r in rows]
+    rankings = outputs[[c[:3] for c in commands].index(["tcdb", "report", "rankings"])]
+    pairs = [line.split() for line in rankings.split("largest")[0].splitlines()
+             if line[:4].isdigit()]
+    assert pairs == readme_rankings()
+    for earlier, later, n_systems, n_topics, tau_b, p_b, tau_c, _tau_ap, _moved in pairs:
+        # τ against scipy on the generated scores: means over the topics both snapshots name
+        common = sorted(set(_universe(earlier)) & set(_universe(later)))
+        means = [[round(sum(_vector(label, system, "ndcg_cut_10")[t] for t in common)
+                        / len(common), 12) for system in SYSTEMS] for label in (earlier, later)]
+        expected_b = stats.kendalltau(*means, variant="b")
+        expected_c = stats.kendalltau(*means, variant="c")
+        assert (int(n_systems), int(n_topics)) == (len(SYSTEMS), len(common))
+        assert float(tau_b) == pytest.approx(expected_b.statistic, abs=5e-5)
+        assert float(p_b) == pytest.approx(expected_b.pvalue, abs=5e-5)
+        assert float(tau_c) == pytest.approx(expected_c.statistic, abs=5e-5)
     assert len(rows) == 2 * len(SYSTEMS)
     for row in rows:  # ARP and RΔ as printed, against numpy on the generated scores
         system, label, arp_first, arp, delta = row.replace(" (pivot)", "").split()[:5]
