@@ -154,8 +154,15 @@ def test_cli_says_sum_for_a_count_and_mean_otherwise(seeded: Seeded, cli: Any) -
         assert "mean AP" in out and "summed" not in out and "the sum over" not in out
 
 
-def test_papers_name_counts_as_sums_in_scores_tables(seeded: Seeded) -> None:
+def test_papers_name_counts_as_sums_in_scores_tables(seeded: Seeded, cli: Any) -> None:
+    import json
+
     first = seeded.labels[0]
+    code, out, err = cli("scores", COLLECTION, first, "-m", "AP", "-m", "NumRet(rel=1)",
+                         "--json")
+    assert code == 0, err
+    assert {(m["measure"], m["aggregate"]) for m in json.loads(out)["means"]} == {
+        ("AP", "mean"), ("NumRet(rel=1)", "sum")}
     table = api.scores(COLLECTION, first, measures=["AP", "NumRet(rel=1)"]).paper_table()
     assert "NumRet(rel=1): sums over the topics, not means" in table.caption
     table = api.scores(COLLECTION, first, measures=["AP"]).paper_table()

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, computed_field, field_validator
 
 from tcdb.operations import (
     Database,
@@ -57,6 +57,15 @@ class MeanScore(BaseModel):
     n_answered: int | None  # of them, those the run answered (None: runs of another snapshot)
     source: str | None  # ir_measures, or where imported scores came from
     topic_set: str | None  # the topic set the mean is over (None: every qrels topic)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def aggregate(self) -> str:
+        """What `value` is: "sum" over the topics for a count (NumRet…, as trec_eval's all
+        line), else "mean" — in the JSON of `scores` and `evaluate`."""
+        from tcdb.analysis.means import aggregate_word
+
+        return aggregate_word(self.measure)
 
 
 class TopicScore(BaseModel):
