@@ -224,11 +224,20 @@ class CollectionAddRequest(Request):
     @classmethod
     def _scale(cls, value: str | None) -> str | None:
         if value:
-            try:
-                low, high = (int(v) for v in value.split(":"))
-            except ValueError:
-                raise ValueError("write the scale as LOW:HIGH, e.g. 0:2") from None
-        return value or None
+            from tcdb.collections.numeric import parse_integer
+            from tcdb.limits import GRADE_RANGE, Refused
+
+            parts = value.split(":")
+            if len(parts) != 2:
+                raise ValueError("write the scale as LOW:HIGH, e.g. 0:2")
+            try:  # grades as the qrels' grammar reads them, within SMALLINT
+                low, high = (parse_integer(v.strip(), "grade", GRADE_RANGE) for v in parts)
+            except Refused as exc:
+                raise ValueError(f"{exc}; write the scale as LOW:HIGH, e.g. 0:2") from None
+            if low > high:
+                raise ValueError(f"the lowest grade {low} is above the highest {high}")
+            return f"{low}:{high}"
+        return None
 
     def scale(self) -> tuple[int | None, int | None]:
         if not self.grades:
