@@ -17,9 +17,11 @@ in sorted order, where the extension follows the directory's order).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +192,19 @@ class IrdsSource:
             return self._fast_documents(plan)
         return self._irds_documents()
 
+    def document_parts(self) -> list[Callable[[], Iterator[DocumentRecord]]] | None:
+        """The documents of local LongEval files as one part per file, in `documents()`'s order
+        (their concatenation is `documents()`), for readers in parallel over the files; None
+        when they are one stream (ir_datasets' own iteration, or a single file). The URL mapping
+        is opened by the first part a process reads, so parts may run in processes of their
+        own."""
+        plan = self._fast_plan()
+        if plan is None or len(plan.files) < 2:
+            return None
+        urls = _once_per_process(plan.urls) if plan.urls is not None else None
+        return [partial(self._fast_documents, replace(plan, files=[file], urls=urls))
+                for file in plan.files]
+
     def _irds_documents(self) -> Iterator[DocumentRecord]:
         for doc in self.dataset.docs_iter():
             url = getattr(doc, "url", None)
@@ -332,6 +347,20 @@ def _trec_files(root: Path) -> list[Path]:
         and not any(".pklz4" in part or part.startswith(".")
                     for part in p.relative_to(root).parts)
     )
+
+
+def _once_per_process(open_urls: Callable[[], UrlLookup]) -> Callable[[], UrlLookup]:
+    """The URL mapping opened once in each process that reads parts, not once per part (2023's
+    urls.txt is read whole)."""
+    opened: dict[int, UrlLookup] = {}
+
+    def get() -> UrlLookup:
+        pid = os.getpid()
+        if pid not in opened:
+            opened[pid] = open_urls()
+        return opened[pid]
+
+    return get
 
 
 def _sqlite_urls(db: Path) -> UrlLookup:

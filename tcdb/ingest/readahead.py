@@ -8,6 +8,12 @@ is used only where forking is safe: on Linux, from a process with no other threa
 holding a lock at fork time would leave the child stuck). Elsewhere — under Prefect's worker
 threads, on macOS or Windows — the same producer runs in a thread. `TCDB_READER=thread` (or
 `process`) overrides the choice.
+
+A source made of several independent parts (a LongEval snapshot is many files) may be read by
+several such processes at once (`read_parts_ahead`), each taking every k-th part; the consumer
+takes the parts' items back in the parts' order, so what it sees is the same sequence as one
+reader's, errors included. `TCDB_READERS` sets how many (default: the cores available; 1 reads
+with one process, as above).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import pickle
 import queue
 import sys
 import threading
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, Literal, TypeVar
 
 T = TypeVar("T")
@@ -38,6 +44,36 @@ def read_ahead(produce: Callable[[], Iterable[T]], *, mode: Mode | None = None,
     return _in_thread(iter(produce()), depth, name)
 
 
+def read_parts_ahead(parts: Sequence[Callable[[], Iterable[T]]],
+                     combine: Callable[[Iterator[T]], Iterator[Any]], *, readers: int,
+                     depth: int = 2, name: str = "tcdb-reader") -> Generator[Any, None, None]:
+    """`combine` of the items of every part, in the parts' order, the parts produced by
+    `readers` forked processes at once (part i by process i mod `readers`).
+
+    Only where a forked reader would run (`read_ahead`'s rule); the caller falls back to
+    `read_ahead` otherwise. `combine` runs in the consumer's background thread.
+    """
+    source = _PartsReader(parts, min(readers, len(parts)), name)
+    return _in_thread(combine(source), depth, name, owner=source)
+
+
+def parallel_readers(n_parts: int, mode: Mode | None = None) -> int:
+    """How many reader processes to run over a source of `n_parts` parts: `TCDB_READERS`, else
+    the cores available; 1 when the reader is not a forked process or there is one part."""
+    mode = mode or _mode_from_environment()
+    if n_parts < 2 or not (mode == "process" or (mode == "auto" and fork_is_safe())):
+        return 1
+    value = os.environ.get("TCDB_READERS", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise ValueError(f"TCDB_READERS must be a whole number ≥ 1, not {value!r}")
+        wanted = int(value)
+    else:
+        wanted = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else os.cpu_count() or 1
+    return max(1, min(wanted, n_parts))
+
+
 def fork_is_safe() -> bool:
     """Forking copies only the calling thread: safe on Linux when it is the only thread."""
     return sys.platform.startswith("linux") and threading.active_count() == 1
@@ -50,9 +86,11 @@ def _mode_from_environment() -> Mode:
     return value  # type: ignore[return-value]
 
 
-def _in_thread(items: Iterator[T], depth: int = 2,
-               name: str = "tcdb-reader") -> Generator[T, None, None]:
-    """Run an iterator in a background thread, `depth` items ahead; its errors re-raise here."""
+def _in_thread(items: Iterator[T], depth: int = 2, name: str = "tcdb-reader",
+               owner: Any = None) -> Generator[T, None, None]:
+    """Run an iterator in a background thread, `depth` items ahead; its errors re-raise here.
+    `owner` (default: the iterator) is what `cancel()` and `close()` stop at the end."""
+    owner = items if owner is None else owner
     slots: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=depth)
     stop = threading.Event()
 
@@ -83,7 +121,7 @@ def _in_thread(items: Iterator[T], depth: int = 2,
             yield value
     finally:
         stop.set()
-        cancel = getattr(items, "cancel", None)
+        cancel = getattr(owner, "cancel", None)
         if cancel is not None:  # a reader process: stop it, or the thread waits on it
             cancel()
         while thread.is_alive():
@@ -91,7 +129,7 @@ def _in_thread(items: Iterator[T], depth: int = 2,
                 slots.get_nowait()
             except queue.Empty:
                 thread.join(timeout=0.1)
-        close = getattr(items, "close", None)
+        close = getattr(owner, "close", None)
         if close is not None:
             close()
 
@@ -104,13 +142,17 @@ class _ChildReader(Iterator[T]):
     so memory holds a few items, not the whole source.
     """
 
-    def __init__(self, produce: Callable[[], Iterable[T]], name: str) -> None:
+    def __init__(self, produce: Callable[[], Iterable[T]], name: str,
+                 siblings: Sequence[_ChildReader[Any]] = ()) -> None:
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
         self._receiver, sender = context.Pipe(duplex=False)
+        # The child closes every reading end it inherits, its siblings' too: a reading end
+        # left open in another process would keep a writer waiting after the consumer died.
+        inherited = [self._receiver, *(s._receiver for s in siblings)]
         self._child = context.Process(target=_produce_into, name=name, daemon=True,
-                                      args=(produce, sender, self._receiver))
+                                      args=(produce, sender, inherited))
         self._child.start()
         sender.close()
         self._name = name
@@ -140,7 +182,8 @@ class _ChildReader(Iterator[T]):
         self._receiver.close()
 
 
-def _produce_into(produce: Callable[[], Iterable[Any]], sender: Any, receiver: Any) -> None:
+def _produce_into(produce: Callable[[], Iterable[Any]], sender: Any,
+                  inherited: Sequence[Any]) -> None:
     """The child's whole life: items, then "done" or the error, each one pickled message.
 
     A broken pipe means the consumer stopped early (or died); the child then just ends. For
@@ -149,7 +192,8 @@ def _produce_into(produce: Callable[[], Iterable[Any]], sender: Any, receiver: A
     import gc
     import signal
 
-    receiver.close()
+    for receiver in inherited:
+        receiver.close()
     # The heap inherited from the parent outlives this short-lived child anyway: keep the
     # collector's full passes off it (they walked all of it, copying its pages on write;
     # freezing it cut the reader's CPU by 11 %).
@@ -168,3 +212,53 @@ def _produce_into(produce: Callable[[], Iterable[Any]], sender: Any, receiver: A
             except Exception:  # noqa: BLE001 - an error that does not pickle still gets through
                 message = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
         sender.send_bytes(message)
+
+
+_END = "end"  # what a reader sends after the last item of each of its parts
+
+
+class _PartsReader(Iterator[T]):
+    """The consumer's end of several forked readers over a source's parts, in the parts' order.
+
+    Reader k produces parts k, k + n, k + 2n, …, each followed by an end mark; the consumer
+    takes part 0's items from reader 0, part 1's from reader 1, and so on, so the items and
+    the first error come in the order one reader would give them.
+    """
+
+    def __init__(self, parts: Sequence[Callable[[], Iterable[T]]], readers: int,
+                 name: str) -> None:
+        self._n_parts = len(parts)
+        self._readers: list[_ChildReader[tuple[str, Any]]] = []
+        try:
+            for k in range(readers):
+                mine = parts[k::readers]
+                self._readers.append(_ChildReader(lambda mine=mine: _marked(mine),
+                                                  f"{name}-{k}", self._readers))
+        except BaseException:
+            self.close()
+            raise
+        self._part = 0
+
+    def __next__(self) -> T:
+        while self._part < self._n_parts:
+            kind, value = next(self._readers[self._part % len(self._readers)])
+            if kind != _END:
+                return value  # type: ignore[no-any-return]
+            self._part += 1
+        self.close()
+        raise StopIteration
+
+    def cancel(self) -> None:
+        for reader in self._readers:
+            reader.cancel()
+
+    def close(self) -> None:
+        for reader in self._readers:
+            reader.close()
+
+
+def _marked(parts: Sequence[Callable[[], Iterable[T]]]) -> Iterator[tuple[str, Any]]:
+    for part in parts:
+        for item in part():
+            yield "item", item
+        yield _END, None
