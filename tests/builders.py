@@ -264,29 +264,3 @@ def seed_collection(
         api.literature_import(shipped, COLLECTION)  # the Literature page's trend chart
     return Seeded(COLLECTION, labels, systems, contributing, n_docs, churn, topics, pool, last,
                   {"pool_size": pooled.n_documents, "leave_out": leave_out})
-
-
-# ------------------------------------------------------------------ repro_eval's public data
-
-
-def repro_eval_anchors() -> Path:
-    """The per-topic scores and qrels of Breuer et al. (SIGIR 2020) that repro_eval's own
-    measures are checked against: read in place, never copied into the repository.
-
-    `TCDB_REPRO_EVAL_ANCHORS`, else `shared/anchors/repro_eval` in a folder that holds the
-    checkout. Missing: skip, except under CI=true, where it is a failure.
-    """
-    import os
-
-    import pytest
-
-    here = Path(__file__).resolve()
-    candidates = [Path(p) for p in [os.environ.get("TCDB_REPRO_EVAL_ANCHORS")] if p]
-    candidates += [folder / "shared" / "anchors" / "repro_eval" for folder in here.parents[1:]]
-    for folder in candidates:
-        if (folder / "per_topic_scores").is_dir():
-            return folder
-    where = ", ".join(str(c) for c in candidates[:3]) + ", …"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"repro_eval anchors are required under CI=true; looked in {where}")
-    pytest.skip(f"repro_eval anchors not found (looked in {where})")

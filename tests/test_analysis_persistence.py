@@ -1,4 +1,9 @@
-"""Persistence measures: fidelity to repro_eval 0.5.0 on real data, planted effects, bootstrap."""
+"""Persistence measures: fidelity to repro_eval 0.5.0, planted effects, bootstrap.
+
+The repro_eval fidelity tests run on per-topic scores that repro_eval's own evaluators computed
+from generated runs and qrels (`tests.repro_eval_data`), and also on Breuer et al.'s real ones
+where `../shared/anchors/repro_eval` is present.
+"""
 
 from __future__ import annotations
 
@@ -14,14 +19,16 @@ from repro_eval.measure.statistics import ttest
 
 from tcdb.analysis.bootstrap import persistence_ci
 from tcdb.analysis.persistence import per_topic_deltas, persistence_table
-from tests.builders import repro_eval_anchors
+from tests.repro_eval_data import Anchors, sources
+from tests.repro_eval_data import anchors as load_anchors
 
 MEASURES = ["ap", "p10", "ndcg10", "ndcg100", "ndcg1000"]
 
 
-def _anchors() -> Path:
-    """The per-topic anchor scores (see `tests.builders.repro_eval_anchors`)."""
-    return repro_eval_anchors() / "per_topic_scores"
+@pytest.fixture(params=sources())
+def anchors(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Anchors:
+    """Generated per-topic scores, and the real ones where present."""
+    return load_anchors(request.param, tmp_path_factory.getbasetemp() / "repro_eval")
 
 
 def _column(path: Path, column: str) -> dict[int, float]:
@@ -43,21 +50,21 @@ def _frame(series: dict[tuple[str, str], dict[int, float]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["system", "snapshot", "topic", "value"])
 
 
-def _constellations(measure: str) -> list[str]:
-    base = pd.read_csv(_anchors() / f"rpd_wcrobust04_{measure}.csv", nrows=0).columns
-    adv = pd.read_csv(_anchors() / f"rpd_wcrobust0405_{measure}.csv", nrows=0).columns
+def _constellations(root: Path, measure: str) -> list[str]:
+    base = pd.read_csv(root / f"rpd_wcrobust04_{measure}.csv", nrows=0).columns
+    adv = pd.read_csv(root / f"rpd_wcrobust0405_{measure}.csv", nrows=0).columns
     base_n = {c.rsplit("_", 1)[1] for c in base if c != "Row"}
     adv_n = {c.rsplit("_", 1)[1] for c in adv if c != "Row"}
     return sorted(base_n & adv_n, key=int)
 
 
 @pytest.mark.parametrize("measure", MEASURES)
-def test_er_dri_pvalues_equal_repro_eval(measure: str) -> None:
-    root = _anchors()
+def test_er_dri_pvalues_equal_repro_eval(measure: str, anchors: Anchors) -> None:
+    root = anchors.scores
     org_base = _column(root / f"org_wcrobust04_{measure}.csv", "WCrobust04")
     org_adv = _column(root / f"org_wcrobust0405_{measure}.csv", "WCrobust0405")
-    constellations = _constellations(measure)
-    assert len(constellations) >= 50
+    constellations = _constellations(root, measure)
+    assert len(constellations) >= anchors.min_constellations
     for n in constellations:
         rpd_base = _column(root / f"rpd_wcrobust04_{measure}.csv", f"rpd_wcrobust04_{n}")
         rpd_adv = _column(root / f"rpd_wcrobust0405_{measure}.csv", f"rpd_wcrobust0405_{n}")
@@ -90,9 +97,9 @@ def test_er_dri_pvalues_equal_repro_eval(measure: str) -> None:
         json.dumps(table)
 
 
-def test_baseline_only_constellations_pvalues_equal_repro_eval() -> None:
+def test_baseline_only_constellations_pvalues_equal_repro_eval(anchors: Anchors) -> None:
     """Constellations re-implemented for the baseline only still get repro_eval's p-values."""
-    root = _anchors()
+    root = anchors.scores
     for measure in MEASURES:
         org = _column(root / f"org_wcrobust04_{measure}.csv", "WCrobust04")
         columns = pd.read_csv(root / f"rpd_wcrobust04_{measure}.csv", nrows=0).columns[1:]
@@ -104,12 +111,13 @@ def test_baseline_only_constellations_pvalues_equal_repro_eval() -> None:
             assert record["p_value"]["s2"] == pytest.approx(expected, abs=1e-9, rel=0)
 
 
-def test_paired_pvalues_on_core_topics_equal_repro_eval() -> None:
+def test_paired_pvalues_on_core_topics_equal_repro_eval(anchors: Anchors) -> None:
     """`paired`: repro_eval's `ttest(..., rpd=True)` (scipy's ttest_rel) on the topics both
-    snapshots share — Core17's 50 and a Core18 re-implementation's 25 have 25 in common."""
+    snapshots share — Core17's 50 and a Core18 re-implementation's 25 have 25 in common (in
+    the generated data 24 and 12 have 8)."""
     from scipy import stats
 
-    root = _anchors()
+    root = anchors.scores
     checked = 0
     for measure in MEASURES:
         org = _column(root / f"org_wcrobust04_{measure}.csv", "WCrobust04")
@@ -121,7 +129,7 @@ def test_paired_pvalues_on_core_topics_equal_repro_eval() -> None:
             core = [t for t in org if t in rpd]
             expected = ttest(_nested({t: org[t] for t in core}),
                              _nested({t: rpd[t] for t in core}), rpd=True)["m"]
-            assert record["n_paired"]["s2"] == len(core) == 25
+            assert record["n_paired"]["s2"] == len(core) == anchors.n_shared_topics
             assert record["p_value_paired"]["s2"] == pytest.approx(expected, abs=1e-9, rel=0)
             assert record["p_value_paired"]["s2"] == pytest.approx(
                 stats.ttest_rel([org[t] for t in core], [rpd[t] for t in core]).pvalue,
