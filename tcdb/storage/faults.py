@@ -67,18 +67,12 @@ def database_fault(exc: BaseException, where: str | None = None) -> DatabaseErro
 
 
 def _driver_error(exc: BaseException) -> BaseException:
-    """The driver's own exception, under SQLAlchemy's wrapper and any `raise … from`."""
+    """The driver's own exception: SQLAlchemy's `orig`, or `exc` itself (the bulk writer calls
+    the driver directly)."""
     from sqlalchemy.exc import DBAPIError
 
-    seen: set[int] = set()
-    while id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, DBAPIError) and exc.orig is not None:
-            return exc.orig
-        cause = exc.__cause__ or exc.__context__
-        if cause is None or not isinstance(exc, DBAPIError | sqlite3.Error):
-            break
-        exc = cause
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return exc.orig
     return exc
 
 
