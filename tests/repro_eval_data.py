@@ -28,6 +28,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 # file suffix → ir_measures name (repro_eval 0.5.0 names measures as ir_measures does)
 MEASURES = {"ap": "AP", "p10": "P@10", "ndcg10": "nDCG@10", "ndcg100": "nDCG@100",
@@ -121,19 +122,16 @@ def _write_qrels(path: Path, qrels: Mapping[str, Mapping[str, int]]) -> Path:
 
 
 def _write_run(path: Path, tag: str, run: Mapping[str, Mapping[str, float]]) -> Path:
-    """`topic Q0 doc rank score tag`, highest score first, ties in trec_eval's order."""
+    """`topic Q0 doc rank score tag`, highest score first; tied documents in ascending id
+    order, as many systems write them: trec_eval ignores the rank column and puts them in
+    descending order (so does repro_eval's `break_ties`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = []
     for topic, docs in run.items():
-        ranked = sorted(docs.items(), key=lambda item: (-item[1], _desc(item[0])))
+        ranked = sorted(docs.items(), key=lambda item: (-item[1], item[0]))
         lines += [f"{topic} Q0 {d} {r} {s:.1f} {tag}\n" for r, (d, s) in enumerate(ranked, 1)]
     path.write_text("".join(lines))
     return path
-
-
-def _desc(doc: str) -> list[int]:
-    """Sort key placing document ids in descending order."""
-    return [-ord(c) for c in doc]
 
 
 def write_anchors(folder: Path, seed: int = 2020) -> Anchors:
@@ -163,6 +161,14 @@ def write_anchors(folder: Path, seed: int = 2020) -> Anchors:
     return Anchors("generated", folder, **GENERATED)
 
 
+def only_measures(evaluator: Any) -> Any:
+    """The evaluator set to compute the five measures of the files (not all of trec_eval's)."""
+    import ir_measures
+
+    evaluator.measures = [ir_measures.parse_measure(name) for name in MEASURES.values()]
+    return evaluator
+
+
 def complete(scores: dict[str, dict[str, float]],
              qrels: Mapping[str, object]) -> dict[str, dict[str, float]]:
     """repro_eval's per-topic scores with 0 for each judged topic the run did not answer
@@ -180,16 +186,16 @@ def _write_scores(folder: Path, qrels: dict[str, dict[str, dict[str, int]]],
     folder.mkdir(parents=True, exist_ok=True)
     columns: dict[str, dict[str, dict[str, dict[str, float]]]] = {}  # file stem → column → scores
     for system, stem in FILES.items():
-        same = RpdEvaluator(qrels_orig_path=str(qrels_path["core17"]),
-                            run_b_orig_path=str(original[system]))
+        same = only_measures(RpdEvaluator(qrels_orig_path=str(qrels_path["core17"]),
+                                          run_b_orig_path=str(original[system])))
         same.evaluate()
         assert same.run_b_orig_score is not None
         org = complete(same.run_b_orig_score, qrels["core17"])
         columns[f"org_{stem}"] = {system: org}
         columns[f"rpl_{stem}"] = {system: org}
         columns[f"rpd_{stem}"] = {}
-        other = RplEvaluator(qrels_orig_path=str(qrels_path["core17"]),
-                             qrels_rpl_path=str(qrels_path["core18"]))
+        other = only_measures(RplEvaluator(qrels_orig_path=str(qrels_path["core17"]),
+                                           qrels_rpl_path=str(qrels_path["core18"])))
         for n in sorted(rep["rpl"][system], key=str):  # the real files' column order: 1, 10, 2 …
             columns[f"rpl_{stem}"][f"rpl_{stem}_{n}"] = complete(
                 same.evaluate(run_path=str(rep["rpl"][system][n])), qrels["core17"])
