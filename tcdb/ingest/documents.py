@@ -9,7 +9,7 @@ documents in the same order — so ids, versions and every figure stored are the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
@@ -114,7 +114,7 @@ def document_parts(source: SnapshotSource) -> list[Callable[[], Iterator[Documen
 
 
 def _read_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
-                  with_text: bool) -> Iterator[Batch]:
+                  with_text: bool) -> Generator[Batch, None, None]:
     """The prepared batches, read ahead by one process (or thread), or by several over the
     source's parts, the batches then the same as one reader's."""
     parts = document_parts(source)
