@@ -78,7 +78,7 @@ CONSTELLATIONS = 8
 DOCS_PER_TOPIC = 60
 RUN_LENGTH = 40
 GENERATED = dict(n_original_topics=len(CORE17), n_other_topics=len(CORE18),
-                 n_shared_topics=8, min_constellations=CONSTELLATIONS)
+                 n_shared_topics=len(set(CORE17) & set(CORE18)), min_constellations=CONSTELLATIONS)
 
 
 def _qrels(rng: random.Random, topics: list[str], collection: str) -> dict[str, dict[str, int]]:
