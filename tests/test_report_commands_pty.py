@@ -45,6 +45,7 @@ REPORTS: dict[tuple[str, ...], list[str]] = {
     ("report", "leaderboard"): ["dash", "2024-03", "-m", "AP"],
     ("report", "subset"): ["dash", "2024-03", "--topics", "sub"],
     ("report", "rankings"): ["dash", *SNAPSHOTS, "-m", "AP"],
+    ("report", "diff-runs"): ["dash", "2024-03", "bm25", "sys001", "-m", "AP"],
 }
 SKIPPED: dict[tuple[str, ...], str] = {}  # command → why its data cannot be seeded cheaply
 OTHERS: dict[tuple[str, ...], list[str]] = {

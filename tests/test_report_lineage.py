@@ -62,6 +62,8 @@ def _requests(seed: Seeded) -> dict[str, dict[str, Any]]:
         "ranking_agreement": {"collection": COLLECTION, "system": "bm25", "snapshots": both},
         "ranking_across_snapshots": {"collection": COLLECTION, "snapshots": both,
                                      "measures": ["AP"]},
+        "diff_runs": {"collection": COLLECTION, "snapshot": first, "run_a": "bm25",
+                      "run_b": seed.systems[1], "measure": "AP"},
         "topic_deltas": {"collection": COLLECTION, "system": "bm25", "snapshots": both,
                          "measure": "AP"},
         "snapshot_diff": {"collection": COLLECTION, "snapshots": both},
@@ -82,7 +84,7 @@ def _requests(seed: Seeded) -> dict[str, dict[str, Any]]:
 READS_QRELS = {"source_bias", "reusability", "leave_out", "assessor_agreement", "pool_simulation",
                "persistence", "per_topic_deltas", "topic_deltas", "snapshot_diff", "drift",
                "snapshot_stats", "compare", "leaderboard", "subset_ci", "literature_report",
-               "ranking_across_snapshots"}
+               "ranking_across_snapshots", "diff_runs"}
 READS_RUNS = READS_QRELS - {"snapshot_diff", "drift"} | {"ranking_agreement"}
 
 

@@ -120,7 +120,8 @@ ALSO: dict[str, dict[str, Any]] = {"snapshot_ingest": {"docs": str(Path(SHIPPED_
                                    "collection_sync": {"spec": SHIPPED_SPEC},
                                    "pool_build": {"all_runs": True, "depth": 10},
                                    "pool_export": {"format": "trec"},
-                                   "topic_set_create": {"topic_ids": ["1"]}}
+                                   "topic_set_create": {"topic_ids": ["1"]},
+                                   "diff_runs": {"run_a": "r1", "run_b": "r2"}}
 
 
 def test_every_command_and_api_function_says_run_db_upgrade(
