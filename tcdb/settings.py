@@ -18,9 +18,6 @@ class Settings(BaseSettings):
 
     database_url: str = Field(default=DEFAULT_DATABASE_URL)
     echo_sql: bool = False
-    # The Dask scheduler the evaluate flow scores runs on (`TCDB_DASK_ADDRESS`:
-    # `tcp://host:8786`, or `local` for a local cluster); unset, the flow scores in-process.
-    dask_address: str | None = None
     # What one compressed input file may expand to (`TCDB_MAX_EXPANDED_BYTES`), and, beyond its
     # first 64 MiB, how many times its compressed size (`TCDB_MAX_EXPANSION_RATIO`): real text
     # compresses 3-20 times, a decompression bomb a thousand. Past either it is refused.
@@ -29,6 +26,9 @@ class Settings(BaseSettings):
     # What one line of an input file read line by line may hold (`TCDB_MAX_LINE_BYTES`): a JSONL
     # document is one line, and web pages reach a few MiB.
     max_line_bytes: int = Field(default=16 << 20, gt=0)
+    # The Dask scheduler the evaluate flow scores runs on (`TCDB_DASK_ADDRESS`:
+    # `tcp://host:8786`, or `local` for a local cluster); unset, the flow scores in-process.
+    dask_address: str | None = None
 
 
 def get_settings() -> Settings:
