@@ -20,7 +20,6 @@ from tcdb.api import snapshot_diff
 from tcdb.catalog.collections import add_collection
 from tcdb.collections.demo.longeval_files import (
     LongEvalSnapshot,
-    longeval_web_layout,
     write_longeval_web,
 )
 from tcdb.collections.ir_datasets_source import IrdsSource
@@ -184,7 +183,3 @@ def test_readers_setting_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TCDB_READERS", "8")
     assert parallel_readers(4, mode="process") == 4
 
-
-def test_layout_files_are_the_parts(home: Path) -> None:
-    layout = longeval_web_layout(home)
-    assert len(list(layout.trec_dir("2022-06").glob("part-*.trec"))) == 6
