@@ -119,10 +119,11 @@ def create_qrels_set(session: Session, snapshot: Snapshot, name: str, kind: Qrel
                 ["qrels_set_id", "topic_id", "document_id", "grade", "iteration"], resolved)
     bulk_insert(session, "judgment_unresolved",
                 ["qrels_set_id", "topic_id", "external_doc_id", "grade", "iteration"], unresolved)
-    from tcdb.operations.lineage import qrels_checksum  # kept for every report's lineage
-
-    qrels.judgments_checksum, _ = qrels_checksum(session, qrels.pk, snapshot.pk)
-    session.add(qrels)
+    # `judgments_checksum` stays empty: the first report's lineage hashes the judgments and
+    # keeps the result. Hashing here would query judgments against a snapshot whose documents
+    # this transaction is still writing — at ingest on PostgreSQL, with planner statistics that
+    # do not know the snapshot yet, a plan that scans its membership once per judgment (hours
+    # at 1.5 M documents).
     return qrels
 
 

@@ -213,7 +213,7 @@ def _qrels(session: Session, collection: str, snapshot: str, name: str) -> Qrels
                             checksum="", file_checksum=None)
     qset, _ = row
     checksum = qset.judgments_checksum
-    if checksum is None:  # a set stored before sets kept it: hash it once, keep it
+    if checksum is None:  # a set no report has read since it was written: hash it, keep it
         checksum, _ = qrels_checksum(session, qset.pk, qset.snapshot_id)
         _remember(session, qset.pk, checksum)
     return QrelsLineage(snapshot=snapshot, name=name, kind=str(getattr(qset.kind, "value",
@@ -226,7 +226,7 @@ def qrels_checksum(session: Session, qrels_set_id: int, snapshot_id: int) -> tup
     """(sha256 of the sorted `topic\\tdoc\\tgrade` lines, number of judgments).
 
     Reads every judgment: a qrels set keeps the result (`qrels_set.judgments_checksum`, written
-    by `tcdb.judging.qrels.create_qrels_set` and when a pooled set grows) for lineage to read.
+    by the first report's lineage after the set was created or, a pooled set, grew).
     """
     from tcdb.queries.qrels import qrels_records
 
