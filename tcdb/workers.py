@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
@@ -48,10 +49,11 @@ def run_in_processes(task: Callable[[Any, Item], Out], items: Sequence[Item], n_
     the order they finish. An error in a task re-raises here, and the rest are cancelled."""
     from tcdb.ingest.readahead import fork_is_safe
 
-    context = multiprocessing.get_context("fork" if fork_is_safe() else "forkserver")
+    fork = fork_is_safe()
+    context = multiprocessing.get_context("fork" if fork else "forkserver")
     pool = ProcessPoolExecutor(max_workers=max(1, min(n_workers, len(items))),
                                mp_context=context, initializer=_start_worker,
-                               initargs=(shared,))
+                               initargs=(shared, os.getpid() if fork else None))
     futures = {pool.submit(_call, task, item): i for i, item in enumerate(items)}  # forks now
 
     def results() -> Iterator[tuple[int, Out]]:
@@ -64,13 +66,34 @@ def run_in_processes(task: Callable[[Any, Item], Out], items: Sequence[Item], n_
     return results()
 
 
-def _start_worker(shared: Any) -> None:
-    """In a new worker: keep what every task needs; drop the parent's database engines."""
+def _start_worker(shared: Any, parent: int | None) -> None:
+    """In a new worker: die with the process that started it (a killed parent cannot shut its
+    pool down: the workers would wait forever and hold its pipes open), keep what every task
+    needs, drop the parent's database engines."""
     global _SHARED
     from tcdb.storage.db import forget_inherited_engines
 
+    _die_with_parent(parent)
     _SHARED = shared
     forget_inherited_engines()
+
+
+def _die_with_parent(parent: int | None) -> None:
+    """Linux: SIGKILL when the parent process ends (prctl PR_SET_PDEATHSIG). A forked worker
+    whose parent (`parent`) ended before the request exits at once; a fork server's worker
+    dies with the fork server, which ends with the process that started it."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    try:
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def _call(task: Callable[[Any, Item], Out], item: Item) -> Out:

@@ -203,3 +203,54 @@ def test_the_evaluate_flow_scores_on_a_dask_cluster(collection: dict[str, Path],
     again = evaluate(collection="c", snapshot="s1", qrels="original", measures=MEASURES,
                      dask=dask_cluster)
     assert again["targets"][0]["n_computed"] == 0
+
+
+WORKERS_THEN_WAIT = """
+import multiprocessing, sys, time
+from tcdb.workers import run_in_processes
+results = run_in_processes(__import__("tests.test_parallel_evaluation").test_parallel_evaluation
+                           .sleep_task, [1, 2], 2)
+print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+time.sleep(600)
+"""
+
+
+def sleep_task(_shared: object, item: int) -> int:
+    import time
+
+    time.sleep(600)
+    return item
+
+
+def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
+    """A SIGKILLed tcdb cannot shut its pool down: its workers must not outlive it (they would
+    wait forever, holding its pipes open)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    parent = subprocess.Popen([sys.executable, "-c", WORKERS_THEN_WAIT], cwd=root,
+                              stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    workers = [int(p) for p in parent.stdout.readline().split()]
+    assert len(workers) == 2
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    alive = set(workers)
+    for _ in range(200):  # the kernel delivers SIGKILL to the orphans; wait until it has
+        alive = {pid for pid in alive if _alive(pid)}
+        if not alive:
+            break
+        time.sleep(0.1)
+    assert not alive, f"workers {sorted(alive)} outlived their killed parent"
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, killed and not yet reaped by init, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
