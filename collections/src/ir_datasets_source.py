@@ -20,12 +20,24 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from tcdb.errors import InputError, NotFoundError
+from tcdb.limits import (
+    DOC_ID_LENGTH,
+    GRADE_RANGE,
+    ITERATION_LENGTH,
+    TOPIC_ID_LENGTH,
+    Refused,
+    check_characters,
+    check_identifier,
+    check_range,
+    clean_text,
+)
 
 from .fingerprint import file_fingerprint
 from .records import DocumentRecord, QrelRecord, TopicRecord
@@ -206,14 +218,29 @@ class IrdsSource:
                 for file in plan.files]
 
     def _irds_documents(self) -> Iterator[DocumentRecord]:
-        for doc in self.dataset.docs_iter():
+        """ir_datasets' records held to the limits every file reader applies (ids one word
+        within their column, text without NUL: `tcdb.limits`), refused naming the dataset
+        and the record's position."""
+        for number, doc in enumerate(self.dataset.docs_iter(), start=1):
             url = getattr(doc, "url", None)
             # A dataset whose documents carry who wrote them (and the original rewritten).
             source, twin = getattr(doc, "source", None), getattr(doc, "twin_of", None)
-            yield DocumentRecord(doc_id=str(doc.doc_id), text=_default_text(doc),
-                                 url=url if isinstance(url, str) and url else None,
-                                 source=source if isinstance(source, str) and source else None,
-                                 twin_of=str(twin) if twin not in (None, "") else None)
+            with self._record(number, "document"):
+                yield DocumentRecord(
+                    doc_id=check_identifier(str(doc.doc_id), "document id", DOC_ID_LENGTH),
+                    text=clean_text(_default_text(doc)),
+                    url=check_characters(url, "URL") if isinstance(url, str) and url else None,
+                    source=source if isinstance(source, str) and source else None,
+                    twin_of=(check_identifier(str(twin), "twin_of", DOC_ID_LENGTH)
+                             if twin not in (None, "") else None))
+
+    @contextmanager
+    def _record(self, number: int, kind: str) -> Iterator[None]:
+        """A value beyond `tcdb.limits` as bad input: the dataset and the record's number."""
+        try:
+            yield
+        except Refused as exc:
+            raise InputError(self.dataset_id, None, f"{kind} {number}: {exc}") from None
 
     def _fast_documents(self, plan: _FastPlan) -> Iterator[DocumentRecord]:
         """The TREC files read directly, URLs looked up a chunk of documents at a time."""
@@ -290,26 +317,38 @@ class IrdsSource:
         return self._topics()
 
     def _topics(self) -> Iterator[TopicRecord]:
-        for query in self.dataset.queries_iter():
+        for number, query in enumerate(self.dataset.queries_iter(), start=1):
             values = query._asdict() if hasattr(query, "_asdict") else {}
-            fields = {k: v for k, v in values.items() if k != "query_id" and isinstance(v, str)}
-            yield TopicRecord(
-                topic_id=str(query.query_id),
-                query=_default_text(query),
-                description=_str_or_none(values.get("description")),
-                narrative=_str_or_none(values.get("narrative")),
-                fields=fields,
-            )
+            fields = {k: clean_text(v) for k, v in values.items()
+                      if k != "query_id" and isinstance(v, str)}
+            description, narrative = (_str_or_none(values.get(k))
+                                      for k in ("description", "narrative"))
+            with self._record(number, "query"):
+                yield TopicRecord(
+                    topic_id=check_identifier(str(query.query_id), "topic id",
+                                              TOPIC_ID_LENGTH),
+                    query=clean_text(_default_text(query)),
+                    description=None if description is None else clean_text(description),
+                    narrative=None if narrative is None else clean_text(narrative),
+                    fields=fields,
+                )
 
     def qrels(self) -> Iterator[QrelRecord] | None:
         """The judgments, or None when the dataset has none (e.g. LongEval test snapshots)."""
         if not self.dataset.has_qrels():
             return None
-        return (
-            QrelRecord(topic_id=str(q.query_id), doc_id=str(q.doc_id), grade=int(q.relevance),
-                       iteration=_iteration(q))
-            for q in self.dataset.qrels_iter()
-        )
+        return self._qrels()
+
+    def _qrels(self) -> Iterator[QrelRecord]:
+        for number, q in enumerate(self.dataset.qrels_iter(), start=1):
+            iteration = _iteration(q)
+            with self._record(number, "judgment"):
+                yield QrelRecord(
+                    topic_id=check_identifier(str(q.query_id), "topic id", TOPIC_ID_LENGTH),
+                    doc_id=check_identifier(str(q.doc_id), "document id", DOC_ID_LENGTH),
+                    grade=check_range(int(q.relevance), "grade", GRADE_RANGE),
+                    iteration=(None if iteration is None else
+                               check_identifier(iteration, "iteration", ITERATION_LENGTH)))
 
     def documents_count_hint(self) -> int | None:
         """For local LongEval files (read directly), their ``</DOC>`` lines counted without
