@@ -204,7 +204,37 @@ def check_database(url: str | None = None) -> list[Finding]:
                                         _example(conn, check.example_sql)))
         if conn.dialect.name == "sqlite":
             findings.extend(_sqlite_foreign_keys(conn))
+        findings.extend(_names_against_the_rule(conn))
         conn.rollback()
+    return findings
+
+
+# Columns holding names a user gave (`tcdb.names`): small tables, read whole.
+NAME_COLUMNS: list[tuple[str, str]] = [
+    ("collection", "name"), ("snapshot", "label"), ("qrels_set", "name"), ("pool", "name"),
+    ("topic_set", "name"), ("run", "tag"), ("run", "group_name"), ("system", "name"),
+    ("system", "group_name"),
+]
+
+
+def _names_against_the_rule(conn: Connection) -> list[Finding]:
+    """Names stored before the naming rule (`tcdb.names`) that break it: every command looks
+    names up by the rule, so such a row cannot be reached (rename or re-create it)."""
+    from tcdb.names import BadName, check_name
+
+    findings = []
+    for table, column in NAME_COLUMNS:
+        bad = []
+        for (value,) in conn.execute(text(f"SELECT {column} FROM {table} "
+                                          f"WHERE {column} IS NOT NULL AND {column} <> ''")):
+            try:
+                if check_name(value) != value:
+                    bad.append(f"{value!r}: not in Unicode normal form C")
+            except BadName as exc:
+                bad.append(f"{value!r}: {exc}")
+        if bad:
+            findings.append(Finding(table, f"{column} breaks the naming rule (tcdb.names): "
+                                    "no command can look it up", len(bad), bad[0]))
     return findings
 
 

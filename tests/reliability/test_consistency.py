@@ -185,6 +185,10 @@ CASES: list[tuple[str, list[str], set[tuple[str, str]]]] = [
         f"UPDATE score SET qrels_set_id = {QRELS.format('original', 's2')} WHERE run_id = "
         f"{RUN.format('r1')} AND measure_id = {MEASURE.format('P@5')}"],
      {("evaluation", "qrels set is of another snapshot")}),
+    ("names stored before the naming rule", [
+        "UPDATE run SET tag = ' padded' WHERE tag = 'r2'",
+        "UPDATE qrels_set SET name = 'cafe\u0301' WHERE name = 'expanded'"],
+     {("run", "tag breaks the naming rule"), ("qrels_set", "name breaks the naming rule")}),
 ]
 
 
