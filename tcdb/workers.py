@@ -14,8 +14,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import types
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 Item = TypeVar("Item")
@@ -35,10 +37,17 @@ def available_cores() -> int:
 def worker_count(requested: int | None, n_tasks: int, *, worth_it: bool) -> int:
     """How many processes for `n_tasks` tasks: `requested` (never more than tasks), or, when
     not given, the available cores if the work is `worth_it` (big enough to pay for starting
-    processes), else 1 (work in the calling process)."""
+    processes) and this process can fork them, else 1 (work in the calling process).
+
+    Why not a fork server by default: a process with threads (the dashboard, a Prefect
+    worker) cannot fork safely, and a fork server's workers re-run its `__main__` — under
+    Streamlit the dashboard's script. There parallel work is asked for (`workers=N`) or
+    orchestrated (Dask, `flows/evaluate.py`)."""
+    from tcdb.ingest.readahead import fork_is_safe
+
     if requested is not None:
         return max(1, min(requested, n_tasks))
-    if not worth_it:
+    if not worth_it or not fork_is_safe():
         return 1
     return max(1, min(available_cores(), n_tasks))
 
@@ -54,7 +63,8 @@ def run_in_processes(task: Callable[[Any, Item], Out], items: Sequence[Item], n_
     pool = ProcessPoolExecutor(max_workers=max(1, min(n_workers, len(items))),
                                mp_context=context, initializer=_start_worker,
                                initargs=(shared, os.getpid() if fork else None))
-    futures = {pool.submit(_call, task, item): i for i, item in enumerate(items)}  # forks now
+    with _no_main_to_rerun(not fork):
+        futures = {pool.submit(_call, task, item): i for i, item in enumerate(items)}
 
     def results() -> Iterator[tuple[int, Out]]:
         try:
@@ -64,6 +74,25 @@ def run_in_processes(task: Callable[[Any, Item], Out], items: Sequence[Item], n_
             pool.shutdown(cancel_futures=True)
 
     return results()
+
+
+@contextmanager
+def _no_main_to_rerun(active: bool) -> Iterator[None]:
+    """While workers start from a fork server: `__main__` as a module without a file.
+
+    A fork server's child runs the parent's `__main__` script again before its task, unless
+    that has no file; in a dashboard the script is Streamlit's page, which must not run in a
+    worker. The tasks live in tcdb's modules, so the workers need nothing of `__main__`.
+    """
+    if not active:
+        yield
+        return
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _start_worker(shared: Any, parent: int | None) -> None:

@@ -166,8 +166,13 @@ def dask_cluster():
     """A real Dask cluster: a scheduler and two worker processes on this machine."""
     from distributed import LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+    from tcdb.workers import _no_main_to_rerun
+
+    # Dask spawns its workers, which would run this process's `__main__` again: under
+    # pytest-xdist, after a dashboard test, that is Streamlit's page script
+    with _no_main_to_rerun(True):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
     try:
         yield cluster.scheduler_address
     finally:

@@ -83,7 +83,8 @@ class SimulationRequest(Request):
     workers: int | None = option(
         None, ge=1, metavar="N",
         help="Worker processes, one strategy each at a time (default: the cores available "
-        "once the runs hold a million entries; 1: in this process). The rows are the same.")
+        "once the runs hold a million entries, from a command line or script; 1: in this "
+        "process). The rows are the same.")
 
 
 class SimulationRow(BaseModel):

@@ -64,7 +64,8 @@ class EvaluateRequest(Request):
     workers: int | None = option(
         None, ge=1, metavar="N",
         help="Worker processes scoring runs in parallel (default: the cores available, once "
-        "there are 8 or more runs to score; 1: in this process). The scores are the same.")
+        "there are 8 or more runs to score, from a command line or script; 1: in this "
+        "process). The scores are the same.")
 
     @model_validator(mode="after")
     def _one_way(self) -> Self:
