@@ -324,6 +324,9 @@ def test_every_page_works_as_the_read_only_role(seeded: Seeded, seeded_url: tupl
                     "runs": ",".join(seeded.systems[:3])},
         "source_bias": {"collection": COLLECTION},
         "literature": {"collection": COLLECTION, "metric": "nDCG@10", "reference": "0.45"},
+        "diff_runs": {"collection": COLLECTION, "snapshot": seeded.labels[0],
+                      "run_a": seeded.systems[0], "run_b": seeded.systems[1],
+                      "measure": "AP"},
     }
     assert set(visits) == set(PAGES)
 
