@@ -113,12 +113,10 @@ class EvaluationPlan:
 
     def jobs(self, url: str, n_jobs: int) -> list[ScoringJob]:
         """The work in about `n_jobs` shares per set of missing measures."""
-        from tcdb.scoring.parallel import ScoringJob, split_runs
+        from tcdb.scoring.parallel import make_jobs
 
-        return [ScoringJob(url, self.snapshot_id, self.qrels_set_id, self.residual_of_id,
-                           names, tuple(share))
-                for names, run_ids in self.todo.items()
-                for share in split_runs({r: self.sizes[r] for r in run_ids}, n_jobs)]
+        return make_jobs(url, self.snapshot_id, self.qrels_set_id, self.residual_of_id,
+                         self.todo, self.sizes, n_jobs)
 
 
 def plan_evaluation(collection: str, snapshot: str, qrels: str, measures: Sequence[str],
@@ -269,28 +267,35 @@ def _scored(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_i
     """Batches of (run id, values): from worker processes (started now), or scored here one
     run at a time as the caller asks for them."""
     if n_workers > 1:
-        from tcdb.scoring.parallel import ScoringJob, score_in_processes, split_runs
+        from tcdb.scoring.parallel import make_jobs, score_in_processes
         from tcdb.storage.db import current_url
 
-        url = current_url()
-        return score_in_processes([
-            ScoringJob(url, snapshot_id, qrels_set_id, residual_of_id, names, tuple(share))
-            for names, run_ids in todo.items()
-            for share in split_runs({r: sizes.get(r, 1) for r in run_ids}, n_workers)])
+        return score_in_processes(make_jobs(current_url(), snapshot_id, qrels_set_id,
+                                            residual_of_id, todo, sizes, n_workers))
     return _scored_here(conn, snapshot_id, qrels_set_id, residual_of_id, todo)
+
+
+def removed_by(conn: Connection, residual_of_id: int, snapshot_id: int
+               ) -> dict[str, set[str]] | None:
+    """Topic → the documents a residual evaluation removes (those `residual_of_id` judged),
+    or None when the evaluation is not residual (0)."""
+    from tcdb.queries import qrels_records
+
+    if not residual_of_id:
+        return None
+    removed: dict[str, set[str]] = {}
+    for record in qrels_records(conn, residual_of_id, snapshot_id):
+        removed.setdefault(record.topic_id, set()).add(record.doc_id)
+    return removed
 
 
 def _scored_here(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_id: int,
                  todo: dict[tuple[str, ...], list[int]],
                  ) -> Iterator[list[tuple[int, RunValues]]]:
-    from tcdb.queries import qrels_of, qrels_records
+    from tcdb.queries import qrels_of
 
     qrels = qrels_of(conn, qrels_set_id)
-    removed: dict[str, set[str]] | None = None
-    if residual_of_id:
-        removed = {}
-        for record in qrels_records(conn, residual_of_id, snapshot_id):
-            removed.setdefault(record.topic_id, set()).add(record.doc_id)
+    removed = removed_by(conn, residual_of_id, snapshot_id)
     for names, run_ids in todo.items():
         for pair in score_runs(conn, snapshot_id, run_ids, names, qrels, removed=removed):
             yield [pair]

@@ -54,19 +54,25 @@ def split_runs(sizes: Mapping[int, int], n_jobs: int) -> list[list[int]]:
     return [sorted(share) for share in shares if share]
 
 
+def make_jobs(url: str, snapshot_id: int, qrels_set_id: int, residual_of_id: int,
+              todo: Mapping[tuple[str, ...], Sequence[int]], sizes: Mapping[int, int],
+              n_jobs: int) -> list[ScoringJob]:
+    """The runs to score (missing measures → run ids) in about `n_jobs` shares per set of
+    missing measures, shared out by their entries (`split_runs`)."""
+    return [ScoringJob(url, snapshot_id, qrels_set_id, residual_of_id, names, tuple(share))
+            for names, run_ids in todo.items()
+            for share in split_runs({r: sizes.get(r, 1) for r in run_ids}, n_jobs)]
+
+
 def score_job(job: ScoringJob) -> list[tuple[int, RunValues]]:
     """Score one job's runs in this process (a pool worker, a Dask worker, or the caller)."""
-    from tcdb.queries import qrels_of, qrels_records
-    from tcdb.scoring.evaluate import score_runs
+    from tcdb.queries import qrels_of
+    from tcdb.scoring.evaluate import removed_by, score_runs
     from tcdb.storage.db import get_engine
 
     with get_engine(job.url).connect() as conn:
         qrels = qrels_of(conn, job.qrels_set_id)
-        removed: dict[str, set[str]] | None = None
-        if job.residual_of_id:
-            removed = {}
-            for record in qrels_records(conn, job.residual_of_id, job.snapshot_id):
-                removed.setdefault(record.topic_id, set()).add(record.doc_id)
+        removed = removed_by(conn, job.residual_of_id, job.snapshot_id)
         return list(score_runs(conn, job.snapshot_id, job.run_ids, job.measures, qrels,
                                removed=removed))
 
