@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from tests.reliability.refusals import World, build_world
+
 _ROWS: list[dict[str, object]] = []
 
 
@@ -24,3 +26,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     rows = sorted(_ROWS, key=lambda r: (str(r["operation"]), str(r["database"])))
     terminalreporter.write_sep("=", "kill suite: figures per operation and database")
     terminalreporter.write_line(format_table(rows))
+
+
+# The starting database of the input-class tests (`tests.reliability.refusals`); a module that
+# needs another one defines its own `world`.
+@pytest.fixture(scope="module")
+def world(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> World:
+    return build_world(database_url, tmp_path_factory.mktemp("world"))
+
+
+@pytest.fixture
+def use_db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The module's database made the default for one test."""
+    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
+    return database_url

@@ -14,7 +14,6 @@ import json
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
@@ -24,7 +23,6 @@ from tests.reliability.refusals import (
     World,
     assert_accepted,
     assert_refused,
-    build_world,
     write,
 )
 
@@ -36,17 +34,6 @@ SETTINGS = settings(max_examples=8, deadline=None, derandomize=True,
 CONTROLS = st.sampled_from(["\x00", "\x01", "\x08", "\x1b", "\x7f", "\x9f", "\x80"])
 ASCII_CONTROLS = st.sampled_from(["\x00", "\x01", "\x08", "\x1b", "\x7f"])  # TrecDocs splits C1
 _labels = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def world(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(database_url, tmp_path_factory.mktemp("world"))
-
-
-@pytest.fixture
-def use_db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
-    return database_url
 
 
 def _id_with(char: str, where: int, base: str) -> str:

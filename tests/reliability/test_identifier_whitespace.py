@@ -22,7 +22,6 @@ from tests.reliability.refusals import (
     World,
     assert_accepted,
     assert_refused,
-    build_world,
     write,
 )
 
@@ -34,17 +33,6 @@ ANY_SPACE = st.sampled_from([" ", "  ", "\u00a0", "\u2003", "\u3000", "\u2028", 
                              "\u202f", "\x1c", "\x1f", "\x85"])
 # Whitespace that the whitespace-split formats (run, TREC qrels) do not split on.
 UNSPLIT = st.sampled_from(["\u00a0", "\u2003", "\u3000", "\u202f", "\u205f", "\u1680"])
-
-
-@pytest.fixture(scope="module")
-def world(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(database_url, tmp_path_factory.mktemp("world"))
-
-
-@pytest.fixture
-def use_db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
-    return database_url
 
 
 def _inside(space: str, left: str, right: str) -> str:

@@ -13,7 +13,6 @@ import itertools
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
@@ -23,7 +22,6 @@ from tests.reliability.refusals import (
     World,
     assert_accepted,
     assert_refused,
-    build_world,
     write,
 )
 
@@ -35,17 +33,6 @@ TOPIC_ID, DOC_ID, ITERATION = 200, 500, 32
 INT32_MAX, SMALLINT_MAX = 2**31 - 1, 2**15 - 1
 LETTERS = st.sampled_from(["q", "é", "字"])  # lengths are characters, not bytes
 _labels = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def world(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(database_url, tmp_path_factory.mktemp("world"))
-
-
-@pytest.fixture
-def use_db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
-    return database_url
 
 
 def _refused(cli, url: str, world: World, reader: str, name: str, content: str, line: int,

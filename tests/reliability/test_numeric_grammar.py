@@ -27,7 +27,6 @@ from tests.reliability.refusals import (
     World,
     assert_accepted,
     assert_refused,
-    build_world,
     write,
 )
 
@@ -110,17 +109,6 @@ FIELDS = {  # field -> (reader, file name, content with {} for the value, line, 
                         "publication,year,model,category,role,metric,value\n"
                         "P,{},BM25,probabilistic,baseline,AP,0.2\n", 2, "year", False),
 }
-
-
-@pytest.fixture(scope="module")
-def world(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(database_url, tmp_path_factory.mktemp("world"))
-
-
-@pytest.fixture
-def use_db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
-    return database_url
 
 
 @SETTINGS
