@@ -7,7 +7,8 @@ batch. Then, each step in a fresh process whose own peak RSS (VmHWM, plus the in
 reader) is printed: ir_datasets-longeval iterating the first snapshot (the baseline), ingest of
 each snapshot into PostgreSQL through `IrdsSource`, `snapshot diff`, `snapshot stats` of the
 first two, 50 runs × 100 topics imported and evaluated per snapshot, and the persistence
-report over the three (cold, warm).
+report over the three (cold, warm). Each ingest prints the disk it added to the database beside
+its document files' size: unchanged texts are stored once, so later snapshots add less.
 
 Ingest also prints CPU per document: the client's (its process and its reader process) and
 PostgreSQL's (the backends serving the step, read from /proc, and the WAL writer, checkpointer
@@ -110,8 +111,9 @@ class Generated:
         return str((s + 1) * 1_000 + t)  # re-numbered per snapshot; aligned by query text
 
 
-def write_collection(gen: Generated, home: Path) -> int:
-    """The three snapshots in ir-datasets-longeval's layout; returns the bytes of documents.
+def write_collection(gen: Generated, home: Path) -> list[int]:
+    """The three snapshots in ir-datasets-longeval's layout; returns each one's bytes of
+    documents.
 
     `write_longeval_web` writes the skeleton (all 15 snapshot folders, metadata, queries,
     qrels, the URL table); the documents are streamed here in its format, since its writer
@@ -128,12 +130,22 @@ def write_collection(gen: Generated, home: Path) -> int:
                  for d, g in zip(gen.judged[t], gen.grades[t], strict=True)]
         snapshots[label] = LongEvalSnapshot(documents=(), queries=topics, qrels=qrels)
     layout = write_longeval_web(home, snapshots)
-    total = 0
     with sqlite3.connect(layout.url_db) as mapping:
-        for s, label in enumerate(LABELS):
-            total += _write_documents(gen, s, layout.trec_dir(label), mapping, label)
+        sizes = [_write_documents(gen, s, layout.trec_dir(label), mapping, label)
+                 for s, label in enumerate(LABELS)]
     mapping.close()
-    return total
+    return sizes
+
+
+def database_bytes(url: str) -> int:
+    """The database's size on disk (every table, index and TOAST file)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        size = int(conn.execute(text("SELECT pg_database_size(current_database())")).scalar_one())
+    engine.dispose()
+    return size
 
 
 def _write_documents(gen: Generated, s: int, folder: Path, mapping: sqlite3.Connection,
@@ -296,7 +308,8 @@ def one_scale(n: int, depth: int, keep: Path | None) -> dict[str, Any]:
     try:
         t0 = time.perf_counter()
         gen = Generated(n)
-        size = write_collection(gen, home)
+        sizes = write_collection(gen, home)
+        size = sum(sizes)
         for s, label in enumerate(LABELS):
             write_runs(gen, s, runs / label, depth)
         os.sync()  # the generator's dirty pages must not compete with the steps' writes
@@ -312,9 +325,11 @@ def one_scale(n: int, depth: int, keep: Path | None) -> dict[str, Any]:
             env["TCDB_DATABASE_URL"] = url
             os.environ["TCDB_DATABASE_URL"] = url
             add_collection(COLLECTION, "url", "text", id_fallback=True, grade_min=0, grade_max=2)
-            for label in LABELS:
+            for s, label in enumerate(LABELS):
+                disk = database_bytes(url)
                 r = steps[f"ingest {label}"] = run_step([__file__, "--step", "ingest", label],
                                                         env)[1]
+                r["disk_bytes"], r["text_bytes"] = database_bytes(url) - disk, sizes[s]
                 docs = r["docs"]
                 _show(f"ingest {label}", r, f"{docs / r['seconds']:>9,.0f} docs/s",
                       f"+ reader {r['reader_rss_mb']:.0f} MB; CPU µs/doc: client "
@@ -322,6 +337,10 @@ def one_scale(n: int, depth: int, keep: Path | None) -> dict[str, Any]:
                       f"{1e6 * r['reader_cpu'] / docs:.0f}, PostgreSQL backend "
                       f"{1e6 * r['backend_cpu'] / docs:.0f} + WAL/checkpoint/bgwriter "
                       f"{1e6 * r['background_cpu'] / docs:.0f}")
+                print(f"  {'':<34}disk +{r['disk_bytes'] / 1e9:.2f} GB for "
+                      f"{r['text_bytes'] / 1e9:.2f} GB of document files "
+                      f"({r['disk_bytes'] / r['text_bytes']:.2f}×; "
+                      f"{r['new_contents']:,} new texts of {docs:,})")
             r = steps["diff"] = run_step([__file__, "--step", "diff", "-"], env)[1]
             for s, d in enumerate(r["diffs"]):
                 expected = gen.expected_drift(s)
