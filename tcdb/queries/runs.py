@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -87,10 +88,11 @@ def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
               depth: int | None = None) -> Iterator[tuple[int, RunDict]]:
     """Each run as ir_measures' dict of dicts {topic: {doc: score}}, with external ids.
 
-    Entries come in batches of runs, one Core query (or COPY on PostgreSQL) per batch, ordered by
-    run and topic; unresolved entries (documents the snapshot lacks) are merged in. With
-    `depth`, only each topic's top `depth` in trec_eval's order (`eval_rank`, both kinds of
-    entries counted): what a measure with that cutoff sees (`tcdb.scoring.measures.ranking_depth`).
+    Entries come in batches of runs, one query per batch (on PostgreSQL a row per run and
+    topic, `_read_entries_arrays`), ordered by run and topic; unresolved entries (documents the
+    snapshot lacks) are merged in. With `depth`, only each topic's top `depth` in trec_eval's
+    order (`eval_rank`, both kinds of entries counted): what a measure with that cutoff sees
+    (`tcdb.scoring.measures.ranking_depth`).
     """
     if not run_ids:
         return
@@ -147,7 +149,7 @@ def _read_entries(conn: Connection, run_ids: Sequence[int], depth: int | None = 
     """(run, topic, document, score) columns of the runs' entries, ordered by run and topic;
     with `depth`, each topic's entries up to that `eval_rank` (the runs are of `snapshot_id`)."""
     if is_postgres(conn):
-        return _read_entries_copy(conn, run_ids, depth, snapshot_id)
+        return _read_entries_arrays(conn, run_ids, depth, snapshot_id)
     # SQLite: the driver's own tuples straight into one array. SQLAlchemy's Row objects cost
     # twice the fetch itself (bench/runs.py: evaluation 1.7× → 1.1× ir_measures' time).
     raw = conn.connection.driver_connection
@@ -164,50 +166,45 @@ def _read_entries(conn: Connection, run_ids: Sequence[int], depth: int | None = 
     return ids_part[:, 0], ids_part[:, 1], ids_part[:, 2], table[:, 3].copy()
 
 
-def _read_entries_copy(conn: Connection, run_ids: Sequence[int], depth: int | None = None,
-                       snapshot_id: int = 0
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """PostgreSQL: `COPY (SELECT …) TO STDOUT` parsed by pyarrow — several times faster than
-    materialising a Python row per entry. Same transaction as the caller. With `depth`, one
-    index range scan of (run, topic, eval_rank) per run and topic reads only the top rows."""
-    import io
-
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
+def _read_entries_arrays(conn: Connection, run_ids: Sequence[int], depth: int | None = None,
+                         snapshot_id: int = 0
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """PostgreSQL: one row per (run, topic) holding its documents and scores as arrays
+    (`array_agg`), fetched in binary. A row per entry, even by COPY, costs the client ~0.5 µs
+    of Python per entry in psycopg's message loop and the server a float's text form; this
+    costs a fifth of that client CPU (bench/evaluate_parallel.py). Same transaction as the
+    caller. With `depth`, one index range scan of (run, topic, eval_rank) per run and topic
+    reads only the top rows. Within a topic the entries come in no particular order."""
     ids = ",".join(str(int(r)) for r in run_ids)
     if depth is None:
-        select_sql = (f"SELECT run_id, topic_id, document_id, score FROM run_entry "
-                      f"WHERE run_id IN ({ids}) ORDER BY run_id, topic_id")
+        entries = ("SELECT run_id, topic_id, document_id, score FROM run_entry "
+                   f"WHERE run_id IN ({ids})")
     else:
-        select_sql = (
+        entries = (
             "SELECT e.run_id, e.topic_id, e.document_id, e.score"
             f" FROM unnest(ARRAY[{ids}]::bigint[]) AS r(id)"
             " CROSS JOIN (SELECT topic_id FROM snapshot_topic"
             f"  WHERE snapshot_id = {int(snapshot_id)}) t"
             " CROSS JOIN LATERAL (SELECT run_id, topic_id, document_id, score FROM run_entry"
             "  WHERE run_id = r.id AND topic_id = t.topic_id"
-            f"  AND eval_rank <= {int(depth)}) e ORDER BY e.run_id, e.topic_id")
-    sql = f"COPY ({select_sql}) TO STDOUT"
+            f"  AND eval_rank <= {int(depth)}) e")
+    # both aggregates read the group's rows in the same order: the arrays are aligned
+    sql = (f"SELECT e.run_id, e.topic_id, array_agg(e.document_id), array_agg(e.score) "
+           f"FROM ({entries}) e GROUP BY e.run_id, e.topic_id ORDER BY e.run_id, e.topic_id")
     raw = conn.connection.driver_connection
     assert raw is not None
-    buffer = io.BytesIO()
-    with raw.cursor() as cursor, cursor.copy(sql) as copy:
-        for block in copy:
-            buffer.write(block)
-    data = buffer.getvalue()
-    if not data:
-        empty = np.empty(0, dtype=np.int64)
-        return empty, empty, empty, np.empty(0, dtype=np.float64)
-    names = ["run", "topic", "doc", "score"]
-    table = pcsv.read_csv(
-        pa.BufferReader(data),
-        read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
-        parse_options=pcsv.ParseOptions(delimiter="\t", quote_char=False),
-        convert_options=pcsv.ConvertOptions(column_types={
-            "run": pa.int64(), "topic": pa.int64(), "doc": pa.int64(), "score": pa.float64()}),
-    )
-    run, topic, doc, score = (table.column(n).to_numpy() for n in names)
+    with raw.cursor(binary=True) as cursor:
+        cursor.execute(sql)
+        rows = cursor.fetchall()
+    count = len(rows)
+    lengths = np.fromiter((len(r[2]) for r in rows), dtype=np.int64, count=count)
+    n = int(lengths.sum())
+    run = np.repeat(np.fromiter((r[0] for r in rows), dtype=np.int64, count=count), lengths)
+    topic = np.repeat(np.fromiter((r[1] for r in rows), dtype=np.int64, count=count), lengths)
+    doc = np.fromiter(itertools.chain.from_iterable(r[2] for r in rows), dtype=np.int64,
+                      count=n)
+    score = np.fromiter(itertools.chain.from_iterable(r[3] for r in rows), dtype=np.float64,
+                        count=n)
     return run, topic, doc, score
 
 
