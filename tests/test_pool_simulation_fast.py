@@ -97,10 +97,10 @@ def test_fast_simulation_equals_the_straightforward_one(
     assert len({r["relevant_found"] for r in rows}) > 3
 
 
-def test_strategies_in_worker_processes_give_the_same_rows(
+def test_worker_processes_give_the_same_rows(
         collection: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each strategy in a worker process of its own: the same rows and means as the
-    straightforward simulation."""
+    """Orders and pooled subsets made per strategy, runs scored per share of the topics, in
+    two worker processes: the same rows and means as the straightforward simulation."""
     report, args, (rows, context) = _both(monkeypatch, budgets=[7, 40, 600], measure="AP",
                                           per_topic=False, workers=2)
     expected_rows, expected = reference.simulate_strategies(*args)
@@ -147,6 +147,33 @@ def test_leave_out_orders_equal_orders_of_the_reduced_rankings(collection: str) 
     assert checked > 10_000
 
 
+def test_rankings_and_runs_from_one_read_equal_two_reads(collection: str) -> None:
+    """What the simulation reads once (trec_eval's order, whole runs) equals `load_rankings`
+    and `read_runs` each reading the entries."""
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.pools.rankings import load_rankings, load_rankings_and_runs
+    from tcdb.queries.runs import read_runs
+    from tcdb.runs import get_runs
+    from tcdb.storage.db import session_scope
+
+    with session_scope() as session:
+        snap = get_snapshot(session, "f", "s1")
+        run_ids = [r.pk for r in get_runs(session, snap)]
+        conn = session.connection()
+        rankings, runs = load_rankings_and_runs(conn, snap.pk, run_ids)
+        expected = load_rankings(conn, snap.pk, run_ids, "trec_eval", False)
+        expected_runs = dict(read_runs(conn, snap.pk, run_ids))
+    assert runs == expected_runs
+    assert (rankings.run_ids, rankings.topic_ids, rankings.doc_ids) == (
+        expected.run_ids, expected.topic_ids, expected.doc_ids)
+    assert rankings.topics.keys() == expected.topics.keys()
+    for topic, ranking in rankings.topics.items():
+        for got, want in zip(ranking.runs, expected.topics[topic].runs, strict=True):
+            assert list(got.docs) == list(want.docs)
+            assert list(got.ranks) == list(want.ranks)
+    assert sum(len(r.docs) for t in rankings.topics.values() for r in t.runs) > 1000
+
+
 def test_round_robin_lengths_equal_the_document_by_document_cut() -> None:
     from tcdb.pools.strategies import cut
 
@@ -180,7 +207,8 @@ def test_pooled_scores_equal_one_evaluation_per_subset(measure: str,
     runs = {f"r{r}": {str(t): {f"d{i}": float(rng.choice(range(8)))
                                for i in rng.sample(range(80), rng.choice([3, 40]))}
                       for t in range(1, 7) if (r, t) != (2, 3)} for r in range(5)}
-    scores = PooledScores(runs, qrels, measure, 5)
+    scores = PooledScores(runs, qrels, measure, 5, workers=2 if measure in ("AP", "Bpref")
+                          else 1)  # two measures also scored in shares of the topics
     wanted = []
     for _ in range(12):
         orders = {t: rng.sample(list(docs) + [f"x{i}" for i in range(5)], 40)

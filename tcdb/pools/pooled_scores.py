@@ -30,6 +30,8 @@ from tcdb.analysis.means import trec_eval_mean
 
 RunDict = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
+# A pooled subset: per topic its judged documents that count (codes), and the relevant found.
+Subset = tuple[list[tuple[str, np.ndarray]], int]
 
 # Measures whose value depends only on where the relevant documents are and how many there are:
 # documents ranked below a run's last relevant one cannot change them.
@@ -61,9 +63,10 @@ def judged_only(measure: str) -> bool:
 class PooledScores:
     """Collects pooled subsets (`add`), scores them all on first use, gives means (`means`)."""
 
-    def __init__(self, runs: Mapping[str, RunDict], qrels: Qrels, measure: str, n_topics: int
-                 ) -> None:
+    def __init__(self, runs: Mapping[str, RunDict], qrels: Qrels, measure: str, n_topics: int,
+                 workers: int = 1) -> None:
         self.runs, self.qrels, self.measure, self.n_topics = runs, qrels, measure, n_topics
+        self.workers = workers  # processes scoring shares of the topics (1: this one)
         self.relevant_only = relevant_only(measure)
         self.drop_zero = self.relevant_only and not judged_only(measure)
         self.names = {t: list(g) for t, g in qrels.items()}
@@ -82,12 +85,20 @@ class PooledScores:
             cuts: Sequence[Mapping[str, int]], tags: Sequence[str]) -> list[tuple[int, int]]:
         """For each cut (per topic, how many of its order are judged): a handle to the means of
         the runs `tags` on that pooled subset, and how many relevant documents it holds."""
+        return self.add_subsets(self.subsets(orders, cuts), tags)
+
+    def subsets(self, orders: Mapping[str, Sequence[str] | np.ndarray],
+                cuts: Sequence[Mapping[str, int]]) -> list[Subset]:
+        """For each cut, the pooled subset it judges — per topic the judged documents that
+        count (as sorted codes into the complete qrels) — and the relevant documents in it.
+        Reads only the complete qrels: a worker process can do it (`add_subsets` then keeps
+        it here)."""
         longest = {t: max((c.get(t, 0) for c in cuts), default=0) for t in orders}
         codes = {t: self._codes(t, orders[t][:n]) for t, n in longest.items()
                  if n and t in self.code_of}
         result = []
         for lengths in cuts:
-            queries, found = [], 0
+            judged_sets, found = [], 0
             for topic, n in lengths.items():
                 if not n or topic not in codes:
                     continue
@@ -98,7 +109,16 @@ class PooledScores:
                 if self.drop_zero:
                     judged = judged[grades != 0]
                 if len(judged):
-                    queries.append(self._query(topic, judged))
+                    judged_sets.append((topic, judged))
+            result.append((judged_sets, found))
+        return result
+
+    def add_subsets(self, subsets: Sequence[Subset], tags: Sequence[str]
+                    ) -> list[tuple[int, int]]:
+        """`add` for subsets made by `subsets`."""
+        result = []
+        for judged_sets, found in subsets:
+            queries = [self._query(topic, judged) for topic, judged in judged_sets]
             for tag in tags:
                 wanted = self.wanted.setdefault(tag, {})
                 for q in queries:
@@ -131,21 +151,57 @@ class PooledScores:
                 for tag in tags}
 
     def _score(self) -> None:
-        """Every wanted (run, query), topic by topic, each (run, query) a query of its own
-        ("query:run"); one evaluator and one call per `ENTRIES_PER_CALL` run entries or so
-        (they are all in memory at once)."""
-        import ir_measures
+        """Every wanted (run, query): topic by topic here, or, with `workers` above 1, shares
+        of the topics in worker processes (`tcdb.workers`) — trec_eval scores each query on its
+        own, so a topic's values need nothing from another topic's."""
+        from tcdb.workers import run_in_processes
 
-        parsed = ir_measures.parse_measure(self.measure)
         tags = list(self.wanted)
         by_topic: dict[str, dict[int, list[int]]] = {}
         for i, tag in enumerate(tags):
             for q in self.wanted[tag]:
                 by_topic.setdefault(self.queries[q][0], {}).setdefault(i, []).append(q)
+        self.wanted = {}
+        shares = self._shares(tags, by_topic)
+        if len(shares) < 2:
+            found = self._score_topics(tags, by_topic, sorted(by_topic))
+        else:
+            found = {}
+            for _, values in run_in_processes(_score_share, shares, self.workers,
+                                              shared=(self, tags, by_topic)):
+                found.update(values)
+        self.values.update(found)
+
+    def _shares(self, tags: list[str], by_topic: dict[str, dict[int, list[int]]]
+                ) -> list[list[str]]:
+        """The topics in up to 4 shares per worker of about equal work (a topic's run entries
+        times its queries per run), the largest topics first to the lightest share."""
+        if self.workers < 2 or len(by_topic) < 2:
+            return [sorted(by_topic)]
+        work = {topic: sum(len(queries) * len(self.runs.get(tags[i], {}).get(topic, ()))
+                           for i, queries in per_run.items())
+                for topic, per_run in by_topic.items()}
+        shares: list[list[str]] = [[] for _ in range(min(4 * self.workers, len(by_topic)))]
+        load = [0] * len(shares)
+        for topic in sorted(work, key=lambda t: -work[t]):
+            lightest = load.index(min(load))
+            shares[lightest].append(topic)
+            load[lightest] += work[topic]
+        return [sorted(share) for share in shares if share]
+
+    def _score_topics(self, tags: list[str], by_topic: dict[str, dict[int, list[int]]],
+                      topics: list[str]) -> dict[tuple[str, int], float]:
+        """The wanted (run, query) values of `topics`, each (run, query) a query of its own
+        ("query:run"); one evaluator and one call per `ENTRIES_PER_CALL` run entries or so
+        (they are all in memory at once)."""
+        import ir_measures
+
+        parsed = ir_measures.parse_measure(self.measure)
+        found: dict[tuple[str, int], float] = {}
         qrels: Qrels = {}
         run: RunDict = {}
         size = 0
-        for topic in sorted(by_topic):
+        for topic in topics:
             judgments: dict[int, dict[str, int]] = {}
             for i, queries in by_topic[topic].items():
                 for q, (docs, judged) in self._run(tags[i], topic, queries).items():
@@ -157,17 +213,11 @@ class PooledScores:
                     run[f"{q}:{i}"] = docs
                     size += len(docs)
             if size >= ENTRIES_PER_CALL:
-                self._evaluate(ir_measures.evaluator([parsed], qrels), run, tags)
+                _evaluate(ir_measures.evaluator([parsed], qrels), run, tags, found)
                 qrels, run, size = {}, {}, 0
         if run:
-            self._evaluate(ir_measures.evaluator([parsed], qrels), run, tags)
-        self.wanted = {}
-
-    def _evaluate(self, evaluator: Any, run: RunDict, tags: list[str]) -> None:
-        for metric in evaluator.iter_calc(run):
-            if metric.query_id in run:
-                q, i = map(int, metric.query_id.split(":"))
-                self.values[(tags[i], q)] = float(metric.value)
+            _evaluate(ir_measures.evaluator([parsed], qrels), run, tags, found)
+        return found
 
     def _judgments(self, topic: str, judged: np.ndarray) -> dict[str, int]:
         names, grades = self.names[topic], self.grades[topic]
@@ -229,3 +279,19 @@ class PooledScores:
         if len(self.labels) < n:
             self.labels += [f"{i:07d}" for i in range(len(self.labels), max(n, 1024))]
         return self.labels
+
+
+def _evaluate(evaluator: Any, run: RunDict, tags: list[str],
+              found: dict[tuple[str, int], float]) -> None:
+    """One ir_measures call; each value under its (run tag, query)."""
+    for metric in evaluator.iter_calc(run):
+        if metric.query_id in run:
+            q, i = map(int, metric.query_id.split(":"))
+            found[(tags[i], q)] = float(metric.value)
+
+
+def _score_share(shared: tuple[PooledScores, list[str], dict[str, dict[int, list[int]]]],
+                 topics: list[str]) -> dict[tuple[str, int], float]:
+    """In a worker: the values of one share of the topics."""
+    scores, tags, by_topic = shared
+    return scores._score_topics(tags, by_topic, topics)

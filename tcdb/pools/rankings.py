@@ -15,6 +15,7 @@ from sqlalchemy import Connection, text
 
 from tcdb.pools.sql import bounds_with, ranked_sql, runs_list
 from tcdb.pools.strategies import RunRanking, TopicRanking
+from tcdb.queries.runs import RunDict, read_runs
 from tcdb.sorting import natural_key
 from tcdb.storage.db import int_rows, is_postgres
 
@@ -51,6 +52,24 @@ def load_rankings(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     # integers only, written into the query so that `int_rows` reads it without Row objects
     sql = sql.replace(":snapshot_id", str(int(snapshot_id))).replace(":depth", str(k))
     table = np.asarray(int_rows(conn, sql, 4), dtype=np.int64).reshape(-1, 4)
+    return _rankings(conn, snapshot_id, run_ids, table)
+
+
+def load_rankings_and_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int]
+                           ) -> tuple[Rankings, dict[int, RunDict]]:
+    """`load_rankings` in trec_eval's order of whole runs without entries the snapshot lacks,
+    and the runs as `read_runs` gives them — from one read of the entries, not two: that
+    order is the stored `eval_rank`, read beside each entry's score."""
+    run_ids = list(run_ids)
+    tables: list[np.ndarray] = []
+    runs = dict(read_runs(conn, snapshot_id, run_ids, ranks_into=tables))
+    table = (np.concatenate(tables) if tables else np.empty((0, 4), dtype=np.int64))
+    return _rankings(conn, snapshot_id, run_ids, table), runs
+
+
+def _rankings(conn: Connection, snapshot_id: int, run_ids: list[int], table: np.ndarray
+              ) -> Rankings:
+    """The rankings from a table of (run, topic, document, position) rows in any order."""
     topic_names: dict[int, str] = dict(conn.execute(text(
         "SELECT topic_id, external_id FROM snapshot_topic WHERE snapshot_id = :s"),
         {"s": snapshot_id}).tuples().all())

@@ -82,7 +82,7 @@ class SimulationRequest(Request):
                              "skip it, faster).")
     workers: int | None = option(
         None, ge=1, metavar="N",
-        help="Worker processes, one strategy each at a time (default: the cores available "
+        help="Worker processes scoring shares of the topics (default: the cores available "
         "once the runs hold a million entries, from a command line or script; 1: in this "
         "process). The rows are the same.")
 
@@ -137,7 +137,7 @@ def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResul
     a run's group is its `group_name` (a run without one is a group of its own).
     """
     from tcdb.judging.qrels import get_qrels_set
-    from tcdb.pools.rankings import load_rankings
+    from tcdb.pools.rankings import load_rankings, load_rankings_and_runs
     from tcdb.queries.qrels import qrels_of
     from tcdb.queries.runs import read_runs
     from tcdb.runs import get_runs
@@ -157,11 +157,15 @@ def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResul
                              f"runs (snapshot {request.snapshot!r} has {len(chosen)} chosen)")
         conn = session.connection()
         run_ids = [r.pk for r in chosen]
-        rankings = load_rankings(conn, snap.pk, run_ids, tie_order,
-                                 any(r.n_unresolved for r in chosen), depth)
+        unresolved = any(r.n_unresolved for r in chosen)
+        if tie_order == TieOrder.trec_eval and depth is None and not unresolved:
+            rankings, by_id = load_rankings_and_runs(conn, snap.pk, run_ids)  # one read
+        else:
+            rankings = load_rankings(conn, snap.pk, run_ids, tie_order, unresolved, depth)
+            by_id = dict(read_runs(conn, snap.pk, run_ids))
         full = qrels_of(conn, qset.pk)
         tag_of = {r.pk: r.tag for r in chosen}
-        run_dicts = {tag_of[run_id]: run for run_id, run in read_runs(conn, snap.pk, run_ids)}
+        run_dicts = {tag_of[run_id]: run for run_id, run in by_id.items()}
         lineage = lineage_of(request.collection,
                              runs=[(snap.label, tag_of[r]) for r in run_ids],
                              qrels=[(snap.label, qset.name)], measures=[name], session=session)

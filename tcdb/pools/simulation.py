@@ -20,7 +20,7 @@ import pandas as pd
 
 from tcdb.analysis.means import aggregate
 from tcdb.analysis.rank_correlation import tau_ap, tau_b
-from tcdb.pools.pooled_scores import PooledScores, relevant_only
+from tcdb.pools.pooled_scores import PooledScores, Subset, relevant_only
 from tcdb.pools.strategies import Judge, Strategy, TopicRanking, describe
 from tcdb.pools.strategies.base import cut_lengths, is_relevant
 from tcdb.pools.strategies.leave_out import Order, aggregates, orders_without
@@ -144,38 +144,45 @@ def simulate_strategies(
     per_topic: bool,
     measure: str,
     leave_out: bool = True,
+    workers: int = 1,
 ) -> tuple[list[SimulationRow], dict[str, Any]]:
     """Rows per (strategy, budget), and the full-qrels figures they are measured against.
 
     `run_tags` name the runs of the rankings in their order; `groups` maps a tag to its group.
     Each strategy orders each topic once for all runs and once per left-out group, and every
-    pooled set is scored by one `PooledScores`.
+    pooled set is scored by one `PooledScores` (in `workers` processes).
     """
     n_topics = len(qrels)
-    scores = PooledScores(runs, qrels, measure, n_topics)
+    scores = PooledScores(runs, qrels, measure, n_topics, workers)
     # the complete qrels: one more subset, the one pools that find everything judge too
     ((complete, _),) = scores.add({t: list(docs) for t, docs in qrels.items()},
                                   [{t: len(docs) for t, docs in qrels.items()}], list(runs))
     total_relevant = sum(is_relevant(g) for docs in qrels.values() for g in docs.values())
-    limit = max(budgets)
     by_group: dict[str, list[int]] = {}
     for i, tag in enumerate(run_tags):
         by_group.setdefault(groups.get(tag) or tag, []).append(i)
     logo = leave_out and len(by_group) > 1
+    # the orders and pooled subsets of each strategy, and of each without every group in turn
+    units = [(k, True) for k in range(len(strategies)) if logo]
+    units += [(k, False) for k in range(len(strategies))]
+    shared = (scores, topics, topic_order, qrels, strategies, budgets, per_topic,
+              list(by_group.values()))
+    if workers > 1 and len(units) > 1:
+        from tcdb.workers import run_in_processes
+
+        done = dict(run_in_processes(_pooled_sets, units, workers, shared))
+    else:
+        done = {i: _pooled_sets(shared, unit) for i, unit in enumerate(units)}
+    made = {unit: done[i] for i, unit in enumerate(units)}
     planned = []
-    for strategy in strategies:
-        orders = orders_for_budget(strategy, topics, qrels, limit, per_topic)
-        cuts = [cut_lengths(_lengths(orders), b, per_topic, topic_order) for b in budgets]
-        main = scores.add(orders, cuts, [t for t in run_tags if t in runs])
+    for k, strategy in enumerate(strategies):
+        ((cuts, subsets),) = made[(k, False)]
+        main = scores.add_subsets(subsets, [t for t in run_tags if t in runs])
         left: list[list[int]] = []
-        if logo:
-            for (members, left_orders) in zip(by_group.values(), _left_out_orders(
-                    strategy, topics, qrels, limit, per_topic, list(by_group.values())),
-                    strict=True):
-                left_cuts = [cut_lengths(_lengths(left_orders), b, per_topic, topic_order)
-                             for b in budgets]
-                tags = [run_tags[i] for i in members if run_tags[i] in runs]
-                left.append([h for h, _ in scores.add(left_orders, left_cuts, tags)])
+        for members, (_, left_subsets) in zip(by_group.values(), made.get((k, True), []),
+                                              strict=logo):
+            tags = [run_tags[i] for i in members if run_tags[i] in runs]
+            left.append([h for h, _ in scores.add_subsets(left_subsets, tags)])
         planned.append((strategy, cuts, main, left))
     full = scores.means(complete)
     rows: list[SimulationRow] = []
@@ -222,34 +229,33 @@ def simulate_in_processes(
     leave_out: bool = True,
     workers: int | None = None,
 ) -> tuple[list[SimulationRow], dict[str, Any]]:
-    """`simulate_strategies`, each strategy in a worker process (`tcdb.workers`) when there
-    are several and the runs are big enough (or `workers` says how many): a strategy's orders,
-    its leave-one-group-out orders and their scores need nothing from another strategy, so the
-    rows are the same, in the strategies' order."""
-    from tcdb.workers import run_in_processes, worker_count
+    """`simulate_strategies`, its runs scored in worker processes (`tcdb.workers`) when the
+    runs are big enough (or `workers` says how many): each scores a share of the topics of
+    every pooled set, the orders and means stay here, so the rows are the same."""
+    from tcdb.workers import worker_count
 
     entries = sum(len(docs) for run in runs.values() for docs in run.values())
-    n_workers = worker_count(workers, len(strategies),
-                             worth_it=entries >= PARALLEL_MIN_ENTRIES)
-    args = (topics, topic_order, run_tags, groups, runs, qrels, strategies, budgets,
-            per_topic, measure, leave_out)
-    if n_workers == 1:
-        return simulate_strategies(*args)
-    done = dict(run_in_processes(_simulate_one, range(len(strategies)), n_workers, args))
-    rows = [row for k in range(len(strategies)) for row in done[k][0]]
-    context = dict(done[0][1])
-    for key in ("means", "logo_means"):
-        context[key] = {pair: means for k in range(len(strategies))
-                        for pair, means in done[k][1][key].items()}
-    return rows, context
+    n_workers = worker_count(workers, len(qrels), worth_it=entries >= PARALLEL_MIN_ENTRIES)
+    return simulate_strategies(topics, topic_order, run_tags, groups, runs, qrels, strategies,
+                               budgets, per_topic, measure, leave_out, n_workers)
 
 
-def _simulate_one(args: tuple[Any, ...], k: int) -> tuple[list[SimulationRow], dict[str, Any]]:
-    """In a worker: `simulate_strategies` for the k-th strategy alone."""
-    (topics, topic_order, run_tags, groups, runs, qrels, strategies, budgets, per_topic,
-     measure, leave_out) = args
-    return simulate_strategies(topics, topic_order, run_tags, groups, runs, qrels,
-                               [strategies[k]], budgets, per_topic, measure, leave_out)
+def _pooled_sets(shared: tuple[Any, ...], unit: tuple[int, bool]
+                 ) -> list[tuple[list[dict[str, int]], list[Subset]]]:
+    """The k-th strategy's cuts at every budget and the pooled subsets they judge: of its
+    orders over all runs, or (`unit` = (k, True)) of its orders without each group in turn.
+    Pure over the loaded data: a worker process can make them."""
+    scores, topics, topic_order, qrels, strategies, budgets, per_topic, left_out = shared
+    k, leaving_out = unit
+    strategy, limit = strategies[k], max(budgets)
+    order_sets = (_left_out_orders(strategy, topics, qrels, limit, per_topic, left_out)
+                  if leaving_out else
+                  [orders_for_budget(strategy, topics, qrels, limit, per_topic)])
+    made = []
+    for orders in order_sets:
+        cuts = [cut_lengths(_lengths(orders), b, per_topic, topic_order) for b in budgets]
+        made.append((cuts, scores.subsets(orders, cuts)))
+    return made
 
 
 def _lengths(orders: Mapping[str, Order]) -> dict[str, int]:

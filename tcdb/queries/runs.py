@@ -85,7 +85,8 @@ def runs_frame(bind: Connection | Session, **filters: Any) -> pd.DataFrame:
 
 
 def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
-              depth: int | None = None) -> Iterator[tuple[int, RunDict]]:
+              depth: int | None = None, ranks_into: list[np.ndarray] | None = None
+              ) -> Iterator[tuple[int, RunDict]]:
     """Each run as ir_measures' dict of dicts {topic: {doc: score}}, with external ids.
 
     Entries come in batches of runs, one query per batch (on PostgreSQL a row per run and
@@ -93,6 +94,9 @@ def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     snapshot lacks) are merged in. With `depth`, only each topic's top `depth` in trec_eval's
     order (`eval_rank`, both kinds of entries counted): what a measure with that cutoff sees
     (`tcdb.scoring.measures.ranking_depth`).
+
+    With `ranks_into`, each batch's (run, topic, document, eval_rank) table is appended to it:
+    the rankings in trec_eval's order from the same read (`tcdb.pools.rankings`).
     """
     if not run_ids:
         return
@@ -105,7 +109,10 @@ def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     for start in range(0, len(ordered), RUNS_PER_BATCH):
         batch = ordered[start:start + RUNS_PER_BATCH]
         runs: dict[int, RunDict] = {r: {} for r in batch}
-        run_col, topic_col, doc_col, score_col = _read_entries(conn, batch, depth, snapshot_id)
+        run_col, topic_col, doc_col, score_col, rank_col = _read_entries(
+            conn, batch, depth, snapshot_id, ranks_into is not None)
+        if ranks_into is not None and rank_col is not None:
+            ranks_into.append(np.column_stack((run_col, topic_col, doc_col, rank_col)))
         if len(doc_col):
             position = np.searchsorted(doc_keys, doc_col)
             position[position >= len(doc_keys)] = 0
@@ -144,31 +151,36 @@ def _document_names(conn: Connection, snapshot_id: int) -> tuple[np.ndarray, np.
     return keys, names
 
 
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]
+
+
 def _read_entries(conn: Connection, run_ids: Sequence[int], depth: int | None = None,
-                  snapshot_id: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(run, topic, document, score) columns of the runs' entries, ordered by run and topic;
-    with `depth`, each topic's entries up to that `eval_rank` (the runs are of `snapshot_id`)."""
+                  snapshot_id: int = 0, with_ranks: bool = False) -> Columns:
+    """(run, topic, document, score, eval_rank if `with_ranks`) columns of the runs' entries,
+    ordered by run and topic; with `depth`, each topic's entries up to that `eval_rank` (the
+    runs are of `snapshot_id`)."""
     if is_postgres(conn):
-        return _read_entries_arrays(conn, run_ids, depth, snapshot_id)
+        return _read_entries_arrays(conn, run_ids, depth, snapshot_id, with_ranks)
     # SQLite: the driver's own tuples straight into one array. SQLAlchemy's Row objects cost
     # twice the fetch itself (bench/runs.py: evaluation 1.7× → 1.1× ir_measures' time).
     raw = conn.connection.driver_connection
     assert raw is not None
     ids = ",".join(str(int(r)) for r in run_ids)
     within = "" if depth is None else f" AND eval_rank <= {int(depth)}"
-    rows = raw.execute("SELECT run_id, topic_id, document_id, score FROM run_entry "
+    rank = ", eval_rank" if with_ranks else ""
+    rows = raw.execute(f"SELECT run_id, topic_id, document_id, score{rank} FROM run_entry "
                        f"WHERE run_id IN ({ids}){within} ORDER BY run_id, topic_id").fetchall()
     if not rows:
         empty = np.empty(0, dtype=np.int64)
-        return empty, empty, empty, np.empty(0, dtype=np.float64)
+        return empty, empty, empty, np.empty(0, dtype=np.float64), empty if with_ranks else None
     table = np.array(rows, dtype=np.float64)  # ids are far below 2**53: exact as floats
     ids_part = table[:, :3].astype(np.int64)
-    return ids_part[:, 0], ids_part[:, 1], ids_part[:, 2], table[:, 3].copy()
+    ranks = table[:, 4].astype(np.int64) if with_ranks else None
+    return ids_part[:, 0], ids_part[:, 1], ids_part[:, 2], table[:, 3].copy(), ranks
 
 
 def _read_entries_arrays(conn: Connection, run_ids: Sequence[int], depth: int | None = None,
-                         snapshot_id: int = 0
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                         snapshot_id: int = 0, with_ranks: bool = False) -> Columns:
     """PostgreSQL: one row per (run, topic) holding its documents and scores as arrays
     (`array_agg`), fetched in binary. A row per entry, even by COPY, costs the client ~0.5 µs
     of Python per entry in psycopg's message loop and the server a float's text form; this
@@ -177,19 +189,21 @@ def _read_entries_arrays(conn: Connection, run_ids: Sequence[int], depth: int | 
     reads only the top rows. Within a topic the entries come in no particular order."""
     ids = ",".join(str(int(r)) for r in run_ids)
     if depth is None:
-        entries = ("SELECT run_id, topic_id, document_id, score FROM run_entry "
+        entries = ("SELECT run_id, topic_id, document_id, score, eval_rank FROM run_entry "
                    f"WHERE run_id IN ({ids})")
     else:
         entries = (
-            "SELECT e.run_id, e.topic_id, e.document_id, e.score"
+            "SELECT e.run_id, e.topic_id, e.document_id, e.score, e.eval_rank"
             f" FROM unnest(ARRAY[{ids}]::bigint[]) AS r(id)"
             " CROSS JOIN (SELECT topic_id FROM snapshot_topic"
             f"  WHERE snapshot_id = {int(snapshot_id)}) t"
-            " CROSS JOIN LATERAL (SELECT run_id, topic_id, document_id, score FROM run_entry"
+            " CROSS JOIN LATERAL (SELECT run_id, topic_id, document_id, score, eval_rank"
+            "  FROM run_entry"
             "  WHERE run_id = r.id AND topic_id = t.topic_id"
             f"  AND eval_rank <= {int(depth)}) e")
-    # both aggregates read the group's rows in the same order: the arrays are aligned
-    sql = (f"SELECT e.run_id, e.topic_id, array_agg(e.document_id), array_agg(e.score) "
+    # the aggregates read the group's rows in the same order: the arrays are aligned
+    rank = ", array_agg(e.eval_rank)" if with_ranks else ""
+    sql = (f"SELECT e.run_id, e.topic_id, array_agg(e.document_id), array_agg(e.score){rank} "
            f"FROM ({entries}) e GROUP BY e.run_id, e.topic_id ORDER BY e.run_id, e.topic_id")
     raw = conn.connection.driver_connection
     assert raw is not None
@@ -205,7 +219,9 @@ def _read_entries_arrays(conn: Connection, run_ids: Sequence[int], depth: int | 
                       count=n)
     score = np.fromiter(itertools.chain.from_iterable(r[3] for r in rows), dtype=np.float64,
                         count=n)
-    return run, topic, doc, score
+    ranks = (np.fromiter(itertools.chain.from_iterable(r[4] for r in rows), dtype=np.int64,
+                         count=n) if with_ranks else None)
+    return run, topic, doc, score, ranks
 
 
 def load_top_k(conn: Connection, snapshot_id: int, run_ids: Sequence[int], depth: int
