@@ -100,5 +100,7 @@ def _rankings(conn: Connection, snapshot_id: int, run_ids: list[int], table: np.
                 per_run[position[int(runs[c])]] = RunRanking(docs[a + c:a + d],
                                                              table[a + c:a + d, 3])
             topics[topic] = TopicRanking(topic, tuple(per_run))
-        used_docs = dict(zip(docs.tolist(), table[:, 2].tolist(), strict=True))
+        used = np.unique(table[:, 2])  # a document per id, not per entry
+        used_docs = dict(zip(names[np.searchsorted(keys, used)].tolist(), used.tolist(),
+                             strict=True))
     return Rankings(run_ids, topics, {str(n): t for t, n in topic_names.items()}, used_docs)
