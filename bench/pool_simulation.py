@@ -9,7 +9,8 @@ relevant found, τ-b, τ_AP and the leave-one-group-out τ — reading the runs 
 database included.
 
 Goals, on PostgreSQL at the default size: ≤ 60 s in one process (issue 24); ≤ 30 s on two cores
-(issue 34: each strategy in a worker process, `--workers 2`). Both are timed in the same run,
+(issue 34: orders per strategy and scores per share of the topics in worker processes,
+`--workers 2`). Both are timed in the same run,
 printed as ratios to their goal (≤ 1.00 meets it), with the speed-up of the workers.
 `--compare` also times the straightforward simulation this one replaced
 (`tests/pool_simulation_reference.py`, on the same loaded runs and qrels; reading them from the
