@@ -53,6 +53,8 @@ _SHOWN = 60  # characters of an offending value quoted in a message (a 10 MB id 
 _TEXT_CONTROLS = re.compile("[\x00-\x08\x0e-\x1b]")
 _TEXT_TABLE = dict.fromkeys(c for c in range(32) if not chr(c).isspace())
 _TEXT_CONTROL_BYTES = bytes(_TEXT_TABLE)
+# Control characters (Unicode category Cc: C0, DEL, C1), as `unicode_control` decides one.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
 # Whitespace and control characters an identifier may not hold (str.isspace or category Cc).
 _NOT_IN_ID = re.compile(
     "[\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
@@ -98,10 +100,10 @@ def check_length(value: str, what: str, limit: int) -> str:
 def check_characters(value: str, what: str) -> str:
     """`value` if free of control characters (Unicode Cc: C0, DEL, C1), else `Refused`: for
     values that are not free text yet may hold spaces (a URL, a label)."""
-    for char in value:
-        if unicode_control(char):
-            raise Refused(f"{what} {shown(value)} contains a control character "
-                          f"(U+{ord(char):04X})")
+    bad = _CONTROLS.search(value)  # what `unicode_control` says, in one C-speed pass
+    if bad is not None:
+        raise Refused(f"{what} {shown(value)} contains a control character "
+                      f"(U+{ord(bad.group()):04X})")
     return value
 
 

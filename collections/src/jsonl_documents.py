@@ -91,7 +91,9 @@ def _record(path: Path, line: int, raw: bytes) -> DocumentRecord:
             check_length(record.source, "source", LABEL_LENGTH)
     except Refused as exc:
         raise InputError(path, line, str(exc)) from None
-    if any(escape in raw for escape in _CONTROL_ESCAPES):
+    # A line without a backslash has no escape: one memchr-speed look instead of three
+    # searches for a short needle (~10 µs for a 5 KB line).
+    if b"\\" in raw and any(escape in raw for escape in _CONTROL_ESCAPES):
         return DocumentRecord(record.doc_id, clean_text(record.text), record.url,
                               record.source, record.twin_of)
     return record

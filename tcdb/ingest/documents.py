@@ -9,8 +9,9 @@ documents in the same order — so ids, versions and every figure stored are the
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice, repeat
@@ -54,6 +55,43 @@ class Batch:
 Fragment = tuple[list[Member], list[Version]]
 
 
+class TokenTotals:
+    """A snapshot's token totals (`snapshot.tokens_*`: memberships counted, tokens, min, max),
+    summed as its memberships are written from the count each one's version has in the
+    database — what `live_token_totals` reads back afterwards with a join over all of the
+    snapshot's versions (~2 µs a document on PostgreSQL, and the whole `content` heap to
+    read). Not `exact` once a membership written before is replaced (`--on-duplicate last`):
+    the caller then asks the database.
+    """
+
+    __slots__ = ("counted", "exact", "high", "low", "total")
+
+    def __init__(self) -> None:
+        self.counted, self.total = 0, 0
+        self.low: int | None = None
+        self.high: int | None = None
+        self.exact = True
+
+    def add(self, counts: list[int]) -> None:
+        if not counts:
+            return
+        self.counted += len(counts)
+        self.total += sum(counts)
+        low, high = min(counts), max(counts)
+        self.low = low if self.low is None else min(self.low, low)
+        self.high = high if self.high is None else max(self.high, high)
+
+    def state(self) -> tuple[int, int, int | None, int | None, bool]:
+        return self.counted, self.total, self.low, self.high, self.exact
+
+    def restore(self, state: tuple[int, int, int | None, int | None, bool]) -> None:
+        self.counted, self.total, self.low, self.high, self.exact = state
+
+    def totals(self) -> tuple[int, int, int | None, int | None] | None:
+        """(counted, total, min, max) as `live_token_totals` gives them, or None if not exact."""
+        return (self.counted, self.total, self.low, self.high) if self.exact else None
+
+
 def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
                     with_text: bool) -> Iterator[Batch]:
     """Normalise and hash documents batch by batch: pure Python, no database and no ORM
@@ -74,7 +112,13 @@ def prepare_fragments(records: Iterable[DocumentRecord], where: str, by_url: boo
         members: list[Member] = []
         versions: list[Version] = []
         for record in chunk:
-            key = _document_key(record, by_url, id_fallback, where)
+            url = record.url
+            if by_url and url:  # _document_key, inline: the loop runs once per document
+                key = url
+            elif not by_url or id_fallback:
+                key = record.doc_id
+            else:
+                key = _document_key(record, by_url, id_fallback, where)  # raises
             digest, length, n_tokens = version_of(record.text)
             if record.source is not None:
                 check_label(record.source, where, None)
@@ -133,6 +177,27 @@ def _part_fragments(part: Callable[[], Iterable[DocumentRecord]], where: str, by
     return prepare_fragments(part(), where, by_url, id_fallback, with_text)
 
 
+class Guess:
+    """Whether a batch's keys and versions are taken to be new and written without looking
+    them up (PostgreSQL only): once a batch's lookup found none of them — a collection's first
+    snapshot, texts no snapshot had — the next batches skip that lookup (~1 µs of the
+    server's time a document for keys, ~1.6 for hashes, and the client's building of the
+    arrays). A wrong guess breaks a unique constraint inside the batch's savepoint: the batch is
+    rolled back and written again with its lookups, and nothing is guessed again in this
+    ingest, so a wrong guess costs one batch once.
+    """
+
+    __slots__ = ("contents", "documents", "enabled")
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.documents = False
+        self.contents = False
+
+    def off(self) -> None:
+        self.enabled = self.documents = self.contents = False
+
+
 class Repeats:
     """Document ids a snapshot's source gives more than once, and what became of them.
 
@@ -169,30 +234,56 @@ class Repeats:
 
 def write_documents(session: Session, coll: Collection, snap: Snapshot,
                     source: SnapshotSource, with_text: bool, report: IngestReport,
-                    progress: bool, on_duplicate: OnDuplicate = OnDuplicate.error) -> None:
+                    progress: bool, on_duplicate: OnDuplicate = OnDuplicate.error,
+                    ) -> tuple[int, int, int | None, int | None] | None:
     """Write membership, documents and versions; reading and hashing the next batches runs
-    ahead, in a process or a thread, while this one is in the database."""
+    ahead, in a process or a thread, while this one is in the database. Returns the
+    snapshot's token totals (`TokenTotals`), None when the database must be asked."""
     conn = session.connection()
     by_url, id_fallback = coll.doc_identity == DocIdentity.url, bool(coll.id_fallback)
     batches = _read_batches(source, by_url, id_fallback, with_text)
     bar = Progress(f"ingest {coll.name}/{snap.label}", enabled=progress, unit="docs",
                    transient=False)
     repeats = Repeats(on_duplicate, source.description)
-    with closing(batches), bar:
+    tokens = TokenTotals()
+    guess = Guess(enabled=is_postgres(conn))
+    with closing(batches), bar, _collector_off_the_old_heap():
         if progress:  # counting reads the files once more: only for a bar someone watches
             bar.set_total(source.documents_count_hint())
         for batch in batches:
             report.n_documents += _write_batch(conn, coll, snap, batch, source.description,
-                                               report, repeats)
+                                               report, repeats, tokens, guess)
             bar.advance(len(batch.members))
     repeats.check()
     report.n_repeated = repeats.n_identical
     report.n_conflicting = repeats.n_conflicting
     check_twins(conn, snap, source.description)
+    return tokens.totals()
+
+
+@contextmanager
+def _collector_off_the_old_heap() -> Iterator[None]:
+    """Keep the cyclic garbage collector's full passes off the objects that exist before the
+    writing starts (the ORM, the drivers: most of the heap), and give them back after.
+
+    Each batch unpickles ~10,000 tuples, which set off collections; a full one walked the
+    whole heap (~2 µs per document at 50,000 documents, bench/ingest.py). What the batches
+    leave behind is collected as before. A process that froze objects of its own (a server
+    preloading its code) is left as it is: unfreezing would undo its freeze too.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _write_batch(conn: Connection, coll: Collection, snap: Snapshot, batch: Batch,
-                 where: str, report: IngestReport, repeats: Repeats) -> int:
+                 where: str, report: IngestReport, repeats: Repeats,
+                 tokens: TokenTotals | None = None, guess: Guess | None = None) -> int:
     """One batch's documents, versions and memberships; returns the memberships written.
 
     Repeats within the batch are settled first. Repeats of ids written by earlier batches are
@@ -201,14 +292,17 @@ def _write_batch(conn: Connection, coll: Collection, snap: Snapshot, batch: Batc
     the lookup costs microseconds and a failed statement may leave rows behind, looks first.
     A key two different ids share (two documents, one URL) stays an error naming both.
     """
+    tokens = TokenTotals() if tokens is None else tokens
+    guess = Guess(enabled=False) if guess is None else guess
     members = _settle_within(batch.members, repeats)
     postgres = is_postgres(conn)
     if not postgres:
-        members = _settle_earlier(conn, snap, members, repeats)
+        members = _settle_earlier(conn, snap, members, repeats, tokens)
     savepoint = conn.begin_nested() if postgres else None
     counted = (report.n_new_documents, report.n_new_contents)
+    summed = tokens.state()
     try:
-        _insert_members(conn, coll, snap, members, batch.contents, report)
+        _insert_members(conn, coll, snap, members, batch.contents, report, tokens, guess)
     except Exception as exc:
         if not is_integrity_error(exc) or savepoint is None:
             if is_integrity_error(exc):
@@ -216,10 +310,12 @@ def _write_batch(conn: Connection, coll: Collection, snap: Snapshot, batch: Batc
             raise
         savepoint.rollback()
         report.n_new_documents, report.n_new_contents = counted  # the rollback undid them
-        members = _settle_earlier(conn, snap, members, repeats)
+        tokens.restore(summed)
+        guess.off()  # a repeat, or a guess that was wrong: look everything up from now on
+        members = _settle_earlier(conn, snap, members, repeats, tokens)
         savepoint = conn.begin_nested()
         try:
-            _insert_members(conn, coll, snap, members, batch.contents, report)
+            _insert_members(conn, coll, snap, members, batch.contents, report, tokens, guess)
         except Exception as again:
             if not is_integrity_error(again):
                 raise
@@ -249,7 +345,7 @@ def _settle_within(members: list[Member], repeats: Repeats) -> list[Member]:
 
 
 def _settle_earlier(conn: Connection, snap: Snapshot, members: list[Member],
-                    repeats: Repeats) -> list[Member]:
+                    repeats: Repeats, tokens: TokenTotals) -> list[Member]:
     """Members whose external id an earlier batch wrote: identical ones dropped; differing
     ones dropped (first, error) or replacing the earlier membership (last)."""
     earlier = {external: (bytes(digest), label, twin) for external, digest, label, twin in rows_in(
@@ -273,6 +369,7 @@ def _settle_earlier(conn: Connection, snap: Snapshot, members: list[Member],
                 replaced.append(external)
                 kept.append(member)
     if replaced:
+        tokens.exact = False  # the replaced memberships' counts are in the sums
         conn.execute(delete(SnapshotDocument).where(
             col(SnapshotDocument.snapshot_id) == snap.pk,
             col(SnapshotDocument.external_id).in_(replaced)))
@@ -280,14 +377,17 @@ def _settle_earlier(conn: Connection, snap: Snapshot, members: list[Member],
 
 
 def _insert_members(conn: Connection, coll: Collection, snap: Snapshot, members: list[Member],
-                    contents: dict[bytes, Version],
-                    report: IngestReport) -> None:
-    document_of = _resolve_documents(conn, coll.pk, [m[1] for m in members], report)
-    content_of = _resolve_contents(conn, {m[2]: contents[m[2]] for m in members}, report)
+                    contents: dict[bytes, Version], report: IngestReport,
+                    tokens: TokenTotals, guess: Guess) -> None:
+    document_of = _resolve_documents(conn, coll.pk, [m[1] for m in members], report, guess)
+    content_of, stored_tokens = _resolve_contents(
+        conn, {m[2]: contents[m[2]] for m in members}, report, guess)
+    tokens.add([stored_tokens.get(digest, contents[digest][1]) for _, _, digest, _, _ in members])
+    snapshot_id = snap.pk  # an ORM attribute: read once, not once per row
     bulk_insert(conn, "snapshot_document",
                 ["snapshot_id", "document_id", "external_id", "content_id", "source_label",
                  "twin_of"],
-                [(snap.pk, document_of[key], external, content_of[digest], label, twin)
+                [(snapshot_id, document_of[key], external, content_of[digest], label, twin)
                  for external, key, digest, label, twin in members])
 
 
@@ -327,11 +427,17 @@ def _document_key(record: DocumentRecord, by_url: bool, id_fallback: bool, where
 
 
 def _resolve_documents(conn: Connection, collection_id: int, keys: list[str],
-                       report: IngestReport) -> dict[str, int]:
-    """key → document.id, creating the documents this collection has not seen before."""
-    found = pairs_in(conn, select(col(Document.key), col(Document.id)).where(
-        col(Document.collection_id) == collection_id), col(Document.key), keys)
-    missing = list(dict.fromkeys(k for k in keys if k not in found))
+                       report: IngestReport, guess: Guess) -> dict[str, int]:
+    """key → document.id, creating the documents this collection has not seen before (all of
+    them, unlooked-up, when `guess` says so)."""
+    if guess.documents:
+        found: dict[str, int] = {}
+        missing = list(dict.fromkeys(keys))
+    else:
+        found = pairs_in(conn, select(col(Document.key), col(Document.id)).where(
+            col(Document.collection_id) == collection_id), col(Document.key), keys)
+        guess.documents = guess.enabled and not found
+        missing = list(dict.fromkeys(k for k in keys if k not in found))
     if missing:
         ids = _new_ids(conn, "document", len(missing))
         bulk_insert(conn, "document", ["id", "collection_id", "key"],
@@ -341,21 +447,30 @@ def _resolve_documents(conn: Connection, collection_id: int, keys: list[str],
     return found
 
 
-def _resolve_contents(conn: Connection, contents: dict[bytes, Version],
-                      report: IngestReport) -> dict[bytes, int]:
-    """hash → content.id, storing each text once however many snapshots share it."""
+def _resolve_contents(conn: Connection, contents: dict[bytes, Version], report: IngestReport,
+                      guess: Guess) -> tuple[dict[bytes, int], dict[bytes, int]]:
+    """hash → content.id, storing each text once however many snapshots share it (all of them
+    as new, unlooked-up, when `guess` says so); and the token counts stored before that differ
+    from this batch's (hash → the stored count)."""
     hashes = list(contents)
     found: dict[bytes, int] = {}
+    stored_tokens: dict[bytes, int] = {}
     fill: list[dict[str, Any]] = []
-    known = rows_in(conn, select(col(Content.hash), col(Content.id), col(Content.text).is_(None),
-                                 col(Content.n_tokens).is_(None)),
-                    col(Content.hash), hashes)
-    for digest, content_id, text_missing, tokens_missing in known:
+    if guess.contents:
+        known = []
+    else:
+        known = rows_in(conn, select(col(Content.hash), col(Content.id),
+                                     col(Content.text).is_(None), col(Content.n_tokens)),
+                        col(Content.hash), hashes)
+        guess.contents = guess.enabled and not known
+    for digest, content_id, text_missing, stored in known:
         digest = bytes(digest)
         found[digest] = content_id
         _, n_tokens, body = contents[digest]
-        if (text_missing and body is not None) or tokens_missing:
+        if (text_missing and body is not None) or stored is None:
             fill.append({"cid": content_id, "t": body, "n": n_tokens})
+        elif stored != n_tokens:
+            stored_tokens[digest] = stored
     if fill:  # an earlier --no-text ingest left these without text, or one before migration
         # 0011 without a token count: the text is kept if there was one
         conn.execute(update(Content).where(col(Content.id) == bindparam("cid"))
@@ -368,7 +483,7 @@ def _resolve_contents(conn: Connection, contents: dict[bytes, Version],
                     ((i, h, *contents[h]) for i, h in zip(ids, missing, strict=True)))
         found.update(zip(missing, ids, strict=True))
         report.n_new_contents += len(missing)
-    return found
+    return found, stored_tokens
 
 
 _SEQUENCES: dict[str, str] = {}  # table → its id sequence (the same name in every database)

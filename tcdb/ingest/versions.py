@@ -27,6 +27,9 @@ _ASCII_WHITESPACE = bytes(c for c in range(128) if chr(c).isspace())
 
 
 _TO_SPACE = bytes.maketrans(_ASCII_WHITESPACE, b" " * len(_ASCII_WHITESPACE))
+# The rest of them but space and newline: a text holding none (most do) needs only its
+# newlines replaced, ~15x cheaper than translating every byte.
+_RARE_WHITESPACE = tuple(chr(c) for c in _ASCII_WHITESPACE if c not in b" \n")
 
 
 # Finds a run of spaces twice as fast as `b"  " in data` (sre's literal-prefix search).
@@ -38,7 +41,8 @@ def version_of(text: str) -> tuple[bytes, int, int]:
     `content_hash(normalise_text(text))`, its length and `len(text.split())`.
 
     The hot path of ingest. For ASCII text — most of a web crawl — the same normalisation runs
-    on bytes: one C-speed translate of every whitespace character to a space, and a split and
+    on bytes: newlines replaced by spaces (or, in a text holding tabs, CRs or other ASCII
+    whitespace, one C-speed translate of every whitespace character to a space), and a split and
     join only when runs of spaces remain inside (tested equal to the reference on every ASCII
     whitespace character). The tokens are counted here, in the reader, rather than by reading
     every text when `tcdb snapshot stats` asks (`content.n_tokens`, migration 0011): the split
@@ -49,7 +53,14 @@ def version_of(text: str) -> tuple[bytes, int, int]:
         words = unicodedata.normalize("NFC", text).split()
         normalised = " ".join(words)
         return content_hash(normalised), len(normalised), len(words)
-    data = text.encode("ascii").translate(_TO_SPACE).strip(b" ")
+    data = text.encode("ascii")
+    for char in _RARE_WHITESPACE:  # one memchr-speed look each: ~0.03 µs for 5 KB
+        if char in text:
+            data = data.translate(_TO_SPACE)
+            break
+    else:
+        data = data.replace(b"\n", b" ")
+    data = data.strip(b" ")
     if _SPACE_RUN.search(data):
         tokens = data.split()
         data = b" ".join(tokens)
