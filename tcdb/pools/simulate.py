@@ -82,9 +82,9 @@ class SimulationRequest(Request):
                              "skip it, faster).")
     workers: int | None = option(
         None, ge=1, metavar="N",
-        help="Worker processes scoring shares of the topics (default: the cores available "
-        "once the runs hold a million entries, from a command line or script; 1: in this "
-        "process). The rows are the same.")
+        help="Worker processes making the strategies' pools and scoring shares of the "
+        "topics (default: the cores available once the runs hold a million entries, from a "
+        "command line or script; 1: in this process). The rows are the same.")
 
 
 class SimulationRow(BaseModel):
