@@ -159,3 +159,38 @@ def test_a_wrong_guess_is_written_again_with_lookups(
     assert n_contents == len(texts)  # each text once
     assert sorted(keys) == sorted({d for d, _ in first + second})
     assert wrong == ([True] if db.startswith("postgresql") else [])  # the guess was made
+
+
+def test_messages_read_straight_into_a_reused_buffer() -> None:
+    """`_receive` reads what `Connection.send_bytes` sent, larger and smaller messages in
+    turn into one buffer, and an early end of the pipe is an EOFError."""
+    import multiprocessing
+    import os
+
+    from tcdb.ingest.readahead import _receive
+
+    sizes = [0, 1, 5, 16_385, 300_000, 7, 200_000, 300_001]
+    messages = [os.urandom(n) for n in sizes]
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+
+    def send() -> None:
+        for message in messages:
+            sender.send_bytes(message)
+        sender.send_bytes(b"cut short")  # header says 9 bytes; the pipe ends after them
+        os.write(sender.fileno(), (1000).to_bytes(4, "big") + b"only a few")
+
+    child = context.Process(target=send)
+    child.start()
+    sender.close()
+    buffer = bytearray()
+    for message in messages:
+        buffer, size = _receive(receiver, buffer)
+        assert bytes(buffer[:size]) == message
+    assert len(buffer) == max(sizes)
+    buffer, size = _receive(receiver, buffer)
+    assert bytes(buffer[:size]) == b"cut short"
+    child.join()
+    with pytest.raises(EOFError):
+        _receive(receiver, buffer)
+    receiver.close()
