@@ -15,7 +15,7 @@ from sqlalchemy import Connection, text
 
 from tcdb.pools.sql import bounds_with, ranked_sql, runs_list
 from tcdb.pools.strategies import RunRanking, TopicRanking
-from tcdb.queries.runs import RunDict, read_runs
+from tcdb.queries.runs import RunDict, places_in, read_runs
 from tcdb.sorting import natural_key
 from tcdb.storage.db import int_rows, is_postgres
 
@@ -82,7 +82,7 @@ def _rankings(conn: Connection, snapshot_id: int, run_ids: list[int], table: np.
     position = {r: i for i, r in enumerate(run_ids)}
     order = np.lexsort((table[:, 3], table[:, 0], table[:, 1]))  # topic, run, position
     table = table[order]
-    docs = names[np.searchsorted(keys, table[:, 2])] if len(table) else names[:0]
+    docs = names[places_in(keys, table[:, 2])] if len(table) else names[:0]
     topics: dict[str, TopicRanking] = {}
     used_docs: dict[str, int] = {}
     if len(table):
@@ -101,6 +101,6 @@ def _rankings(conn: Connection, snapshot_id: int, run_ids: list[int], table: np.
                                                              table[a + c:a + d, 3])
             topics[topic] = TopicRanking(topic, tuple(per_run))
         used = np.unique(table[:, 2])  # a document per id, not per entry
-        used_docs = dict(zip(names[np.searchsorted(keys, used)].tolist(), used.tolist(),
+        used_docs = dict(zip(names[places_in(keys, used)].tolist(), used.tolist(),
                              strict=True))
     return Rankings(run_ids, topics, {str(n): t for t, n in topic_names.items()}, used_docs)

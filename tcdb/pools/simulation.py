@@ -162,11 +162,15 @@ def simulate_strategies(
     for i, tag in enumerate(run_tags):
         by_group.setdefault(groups.get(tag) or tag, []).append(i)
     logo = leave_out and len(by_group) > 1
-    # the orders and pooled subsets of each strategy, and of each without every group in turn
-    units = [(k, True) for k in range(len(strategies)) if logo]
-    units += [(k, False) for k in range(len(strategies))]
+    # the orders and pooled subsets of each strategy (k, None), and of each without every
+    # group in turn, in as many parts (k, part) as there are workers: the biggest units first
+    left_out = list(by_group.values())
+    parts = max(1, min(workers, len(left_out))) if logo else 0
+    units: list[tuple[int, int | None]] = [(k, p) for k in range(len(strategies))
+                                           for p in range(parts)]
+    units += [(k, None) for k in range(len(strategies))]
     shared = (scores, topics, topic_order, qrels, strategies, budgets, per_topic,
-              list(by_group.values()))
+              [left_out[p::parts] for p in range(parts)])
     if workers > 1 and len(units) > 1:
         from tcdb.workers import run_in_processes
 
@@ -176,10 +180,14 @@ def simulate_strategies(
     made = {unit: done[i] for i, unit in enumerate(units)}
     planned = []
     for k, strategy in enumerate(strategies):
-        ((cuts, subsets),) = made[(k, False)]
+        ((cuts, subsets),) = made[(k, None)]
         main = scores.add_subsets(subsets, [t for t in run_tags if t in runs])
         left: list[list[int]] = []
-        for members, (_, left_subsets) in zip(by_group.values(), made.get((k, True), []),
+        # each group's sets, back in the groups' order
+        without: list[tuple[list[dict[str, int]], list[Subset]]] = [([], [])] * len(left_out)
+        for p in range(parts):
+            without[p::parts] = made[(k, p)]
+        for members, (_, left_subsets) in zip(left_out, without if logo else [],
                                               strict=logo):
             tags = [run_tags[i] for i in members if run_tags[i] in runs]
             left.append([h for h, _ in scores.add_subsets(left_subsets, tags)])
@@ -240,17 +248,18 @@ def simulate_in_processes(
                                budgets, per_topic, measure, leave_out, n_workers)
 
 
-def _pooled_sets(shared: tuple[Any, ...], unit: tuple[int, bool]
+def _pooled_sets(shared: tuple[Any, ...], unit: tuple[int, int | None]
                  ) -> list[tuple[list[dict[str, int]], list[Subset]]]:
     """The k-th strategy's cuts at every budget and the pooled subsets they judge: of its
-    orders over all runs, or (`unit` = (k, True)) of its orders without each group in turn.
-    Pure over the loaded data: a worker process can make them."""
-    scores, topics, topic_order, qrels, strategies, budgets, per_topic, left_out = shared
-    k, leaving_out = unit
+    orders over all runs (`unit` = (k, None)), or of its orders without each group of the
+    p-th part of the groups in turn (`unit` = (k, p)). Pure over the loaded data: a worker
+    process can make them."""
+    scores, topics, topic_order, qrels, strategies, budgets, per_topic, parts = shared
+    k, part = unit
     strategy, limit = strategies[k], max(budgets)
-    order_sets = (_left_out_orders(strategy, topics, qrels, limit, per_topic, left_out)
-                  if leaving_out else
-                  [orders_for_budget(strategy, topics, qrels, limit, per_topic)])
+    order_sets = ([orders_for_budget(strategy, topics, qrels, limit, per_topic)]
+                  if part is None else
+                  _left_out_orders(strategy, topics, qrels, limit, per_topic, parts[part]))
     made = []
     for orders in order_sets:
         cuts = [cut_lengths(_lengths(orders), b, per_topic, topic_order) for b in budgets]
