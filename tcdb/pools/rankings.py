@@ -80,8 +80,7 @@ def _rankings(conn: Connection, snapshot_id: int, run_ids: list[int], table: np.
     names = np.empty(len(doc_rows), dtype=object)
     names[:] = [e for _, e in doc_rows]
     position = {r: i for i, r in enumerate(run_ids)}
-    order = np.lexsort((table[:, 3], table[:, 0], table[:, 1]))  # topic, run, position
-    table = table[order]
+    table = table[_by_topic_run_position(table)]
     docs = names[places_in(keys, table[:, 2])] if len(table) else names[:0]
     topics: dict[str, TopicRanking] = {}
     used_docs: dict[str, int] = {}
@@ -104,3 +103,16 @@ def _rankings(conn: Connection, snapshot_id: int, run_ids: list[int], table: np.
         used_docs = dict(zip(names[places_in(keys, used)].tolist(), used.tolist(),
                              strict=True))
     return Rankings(run_ids, topics, {str(n): t for t, n in topic_names.items()}, used_docs)
+
+
+def _by_topic_run_position(table: np.ndarray) -> np.ndarray:
+    """The order of the rows by topic, run and position. Rows read run by run usually come
+    sorted by (run, topic, position) already: then a stable sort by topic alone gives it,
+    ~10× faster than sorting by three keys."""
+    run, topic, position = table[:, 0], table[:, 1], table[:, 3]
+    if len(table) > 1:
+        d_run, d_topic, d_position = np.diff(run), np.diff(topic), np.diff(position)
+        if np.all((d_run > 0) | ((d_run == 0) & ((d_topic > 0)
+                                                 | ((d_topic == 0) & (d_position > 0))))):
+            return np.argsort(topic, kind="stable")
+    return np.lexsort((position, run, topic))
