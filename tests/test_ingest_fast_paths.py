@@ -126,17 +126,17 @@ def test_a_wrong_guess_is_written_again_with_lookups(
     """A snapshot whose first batch holds only new keys and texts, the next one a key (or a
     text) stored before: on PostgreSQL that batch's guess fails and it is written again with
     lookups; the rows are those SQLite (which never guesses) writes."""
-    from tcdb.ingest import documents
+    from tcdb.ingest import batch_state, documents
 
     monkeypatch.setattr(documents, "BATCH", 2)
     wrong: list[bool] = []
-    off = documents.Guess.off
+    off = batch_state.Guess.off
 
-    def noted(guess: documents.Guess) -> None:
+    def noted(guess: batch_state.Guess) -> None:
         wrong.append(guess.documents or guess.contents)
         off(guess)
 
-    monkeypatch.setattr(documents.Guess, "off", noted)
+    monkeypatch.setattr(batch_state.Guess, "off", noted)
     add_collection("old")
     old = [(f"o{i}", f"old text {i}") for i in range(4)]
     ingest_snapshot("old", "s0", LocalSource(_write(tmp_path / "old.trec", old)))
