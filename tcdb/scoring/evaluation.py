@@ -10,7 +10,7 @@ with `run_from` the runs of an older snapshot carried over by identity
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 from pydantic import model_validator
 
@@ -30,7 +30,7 @@ from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_name, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
 from tcdb.scoring.evaluate import EvaluationReport
-from tcdb.scoring.score_operations import MeanScore
+from tcdb.scoring.score_operations import MeanScore, records
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -109,11 +109,6 @@ class EvaluateResult(Result):
         return pd.DataFrame([m.model_dump() for m in self.means], columns=MEAN_COLUMNS)
 
 
-def _plain(value: Any) -> Any:
-    """A numpy scalar as its Python value (pydantic takes Python numbers)."""
-    return value.item() if hasattr(value, "item") else value
-
-
 @operation("evaluate", command="evaluate", writes=True)
 def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
     """Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."""
@@ -132,11 +127,11 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
                           request.measures, request.runs or None,
                           residual_of=request.residual_of, progress=sys.stderr.isatty(),
                           workers=request.workers)
+    # the runs this call evaluated: a run imported meanwhile is not among the means
     table = score_table(request.collection, request.snapshot, request.qrels, report.measures,
-                        request.runs or None, residual_of=request.residual_of, compute=False,
-                        topics=request.topics)
-    means = [MeanScore(**{k: _plain(v) for k, v in row.items()})
-             for row in table[MEAN_COLUMNS].to_dict("records")]
+                        request.runs or report.runs or None, residual_of=request.residual_of,
+                        compute=False, topics=request.topics)
+    means = [MeanScore(**row) for row in records(table, MEAN_COLUMNS)]
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=None, residual_of=request.residual_of,
                           topics=request.topics, report=report, means=means, unmapped={},

@@ -84,7 +84,7 @@ class TopicScore(BaseModel):
     answered: bool
 
 
-def _records(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
+def records(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
     """A score frame's rows as dicts of Python values (NaN kept as a float)."""
     rows: list[dict[str, Any]] = frame[columns].to_dict("records")
     for row in rows:
@@ -171,8 +171,8 @@ def scores(request: ScoresRequest, db: Database) -> ScoresResult:
                         request.runs or None, request.per_topic, request.intersection,
                         residual_of=request.residual_of, compute=request.compute,
                         topics=request.topics)
-    means = [] if request.per_topic else [MeanScore(**r) for r in _records(frame, MEAN_COLUMNS)]
-    per_topic = [TopicScore(**r) for r in _records(frame, PER_TOPIC_COLUMNS)] \
+    means = [] if request.per_topic else [MeanScore(**r) for r in records(frame, MEAN_COLUMNS)]
+    per_topic = [TopicScore(**r) for r in records(frame, PER_TOPIC_COLUMNS)] \
         if request.per_topic else []
     rows: list[MeanScore | TopicScore] = [*means, *per_topic]
     return ScoresResult(collection=request.collection, snapshot=request.snapshot,
@@ -236,7 +236,7 @@ def per_topic_scores(request: PerTopicScoresRequest, db: Database) -> PerTopicSc
     frame = table(request.collection, request.snapshots, request.qrels, request.measure,
                   request.runs or None, intersection=request.intersection,
                   compute=request.compute, topics=request.topics)
-    rows = [TopicScore(**r) for r in _records(frame, PER_TOPIC_COLUMNS)]
+    rows = [TopicScore(**r) for r in records(frame, PER_TOPIC_COLUMNS)]
     return PerTopicScoresResult(
         collection=request.collection, qrels=request.qrels, measure=request.measure,
         topics=request.topics, scores=rows,
