@@ -53,7 +53,7 @@ _SHOWN = 60  # characters of an offending value quoted in a message (a 10 MB id 
 _TEXT_CONTROLS = re.compile("[\x00-\x08\x0e-\x1b]")
 _TEXT_TABLE = dict.fromkeys(c for c in range(32) if not chr(c).isspace())
 _TEXT_CONTROL_BYTES = bytes(_TEXT_TABLE)
-# Control characters (Unicode category Cc: C0, DEL, C1), as `unicode_control` decides one.
+# Control characters (Unicode category Cc: C0, DEL, C1).
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
 # Whitespace and control characters an identifier may not hold (str.isspace or category Cc).
 _NOT_IN_ID = re.compile(
@@ -100,7 +100,7 @@ def check_length(value: str, what: str, limit: int) -> str:
 def check_characters(value: str, what: str) -> str:
     """`value` if free of control characters (Unicode Cc: C0, DEL, C1), else `Refused`: for
     values that are not free text yet may hold spaces (a URL, a label)."""
-    bad = _CONTROLS.search(value)  # what `unicode_control` says, in one C-speed pass
+    bad = _CONTROLS.search(value)
     if bad is not None:
         raise Refused(f"{what} {shown(value)} contains a control character "
                       f"(U+{ord(bad.group()):04X})")
@@ -113,12 +113,6 @@ def check_range(value: int, what: str, bounds: tuple[int, int]) -> int:
     if not low <= value <= high:
         raise Refused(f"{what} {value} is out of range [{low}, {high}]")
     return value
-
-
-def unicode_control(char: str) -> bool:
-    """Whether a character is a control character (Unicode category Cc)."""
-    code = ord(char)
-    return code < 32 or 127 <= code < 160
 
 
 def clean_text(text: str) -> str:

@@ -15,12 +15,13 @@ import multiprocessing
 import os
 import sys
 import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 Item = TypeVar("Item")
+K = TypeVar("K", int, str)  # what `share_out` shares out: run ids, topic ids
 Out = TypeVar("Out")
 
 _SHARED: Any = None  # in a worker: what `run_in_processes` handed it
@@ -50,6 +51,18 @@ def worker_count(requested: int | None, n_tasks: int, *, worth_it: bool) -> int:
     if not worth_it or not fork_is_safe():
         return 1
     return max(1, min(available_cores(), n_tasks))
+
+
+def share_out(work: Mapping[K, int], n_shares: int) -> list[list[K]]:
+    """Items (item → its work) in up to `n_shares` shares of about equal work: the largest
+    first to the lightest share (longest-processing-time), each share in item order."""
+    shares: list[list[K]] = [[] for _ in range(max(1, n_shares))]
+    load = [0] * len(shares)
+    for item in sorted(work, key=lambda i: (-work[i], i)):
+        lightest = load.index(min(load))
+        shares[lightest].append(item)
+        load[lightest] += work[item]
+    return [sorted(share) for share in shares if share]
 
 
 def run_in_processes(task: Callable[[Any, Item], Out], items: Sequence[Item], n_workers: int,

@@ -176,18 +176,14 @@ class PooledScores:
                 ) -> list[list[str]]:
         """The topics in up to 4 shares per worker of about equal work (a topic's run entries
         times its queries per run), the largest topics first to the lightest share."""
+        from tcdb.workers import share_out
+
         if self.workers < 2 or len(by_topic) < 2:
             return [sorted(by_topic)]
         work = {topic: sum(len(queries) * len(self.runs.get(tags[i], {}).get(topic, ()))
                            for i, queries in per_run.items())
                 for topic, per_run in by_topic.items()}
-        shares: list[list[str]] = [[] for _ in range(min(4 * self.workers, len(by_topic)))]
-        load = [0] * len(shares)
-        for topic in sorted(work, key=lambda t: -work[t]):
-            lightest = load.index(min(load))
-            shares[lightest].append(topic)
-            load[lightest] += work[topic]
-        return [sorted(share) for share in shares if share]
+        return share_out(work, 4 * self.workers)
 
     def _score_topics(self, tags: list[str], by_topic: dict[str, dict[int, list[int]]],
                       topics: list[str]) -> dict[tuple[str, int], float]:

@@ -15,7 +15,7 @@ from sqlalchemy import Connection, text
 
 from tcdb.pools.sql import bounds_with, ranked_sql, runs_list
 from tcdb.pools.strategies import RunRanking, TopicRanking
-from tcdb.queries.runs import RunDict, places_in, read_runs
+from tcdb.queries.runs import RunDict, document_names, places_in, read_runs
 from tcdb.sorting import natural_key
 from tcdb.storage.db import int_rows, is_postgres
 
@@ -52,7 +52,7 @@ def load_rankings(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     # integers only, written into the query so that `int_rows` reads it without Row objects
     sql = sql.replace(":snapshot_id", str(int(snapshot_id))).replace(":depth", str(k))
     table = np.asarray(int_rows(conn, sql, 4), dtype=np.int64).reshape(-1, 4)
-    return _rankings(conn, snapshot_id, run_ids, table)
+    return _rankings(conn, snapshot_id, run_ids, table, document_names(conn, snapshot_id))
 
 
 def load_rankings_and_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int]
@@ -61,24 +61,21 @@ def load_rankings_and_runs(conn: Connection, snapshot_id: int, run_ids: Sequence
     and the runs as `read_runs` gives them — from one read of the entries, not two: that
     order is the stored `eval_rank`, read beside each entry's score."""
     run_ids = list(run_ids)
+    documents = document_names(conn, snapshot_id)
     tables: list[np.ndarray] = []
-    runs = dict(read_runs(conn, snapshot_id, run_ids, ranks_into=tables))
+    runs = dict(read_runs(conn, snapshot_id, run_ids, ranks_into=tables, documents=documents))
     table = (np.concatenate(tables) if tables else np.empty((0, 4), dtype=np.int64))
-    return _rankings(conn, snapshot_id, run_ids, table), runs
+    return _rankings(conn, snapshot_id, run_ids, table, documents), runs
 
 
-def _rankings(conn: Connection, snapshot_id: int, run_ids: list[int], table: np.ndarray
-              ) -> Rankings:
-    """The rankings from a table of (run, topic, document, position) rows in any order."""
+def _rankings(conn: Connection, snapshot_id: int, run_ids: list[int], table: np.ndarray,
+              documents: tuple[np.ndarray, np.ndarray]) -> Rankings:
+    """The rankings from a table of (run, topic, document, position) rows in any order and
+    the snapshot's documents (`document_names`)."""
     topic_names: dict[int, str] = dict(conn.execute(text(
         "SELECT topic_id, external_id FROM snapshot_topic WHERE snapshot_id = :s"),
         {"s": snapshot_id}).tuples().all())
-    doc_rows = conn.execute(text(
-        "SELECT document_id, external_id FROM snapshot_document WHERE snapshot_id = :s "
-        "ORDER BY document_id"), {"s": snapshot_id}).tuples().all()
-    keys = np.fromiter((d for d, _ in doc_rows), dtype=np.int64, count=len(doc_rows))
-    names = np.empty(len(doc_rows), dtype=object)
-    names[:] = [e for _, e in doc_rows]
+    keys, names = documents
     position = {r: i for i, r in enumerate(run_ids)}
     table = table[_by_topic_run_position(table)]
     docs = names[places_in(keys, table[:, 2])] if len(table) else names[:0]

@@ -86,7 +86,8 @@ def runs_frame(bind: Connection | Session, **filters: Any) -> pd.DataFrame:
 
 
 def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
-              depth: int | None = None, ranks_into: list[np.ndarray] | None = None
+              depth: int | None = None, ranks_into: list[np.ndarray] | None = None,
+              documents: tuple[np.ndarray, np.ndarray] | None = None
               ) -> Iterator[tuple[int, RunDict]]:
     """Each run as ir_measures' dict of dicts {topic: {doc: score}}, with external ids.
 
@@ -97,11 +98,12 @@ def read_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     (`tcdb.scoring.measures.ranking_depth`).
 
     With `ranks_into`, each batch's (run, topic, document, eval_rank) table is appended to it:
-    the rankings in trec_eval's order from the same read (`tcdb.pools.rankings`).
+    the rankings in trec_eval's order from the same read (`tcdb.pools.rankings`), which
+    passes the snapshot's `documents` (`document_names`) it read already.
     """
     if not run_ids:
         return
-    doc_keys, doc_names = _document_names(conn, snapshot_id)
+    doc_keys, doc_names = documents or document_names(conn, snapshot_id)
     topic_names = dict(conn.execute(select(col(SnapshotTopic.topic_id),
                                            col(SnapshotTopic.external_id))
                                     .where(col(SnapshotTopic.snapshot_id) == snapshot_id))
@@ -158,7 +160,7 @@ def places_in(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.where(keys[place] == values, place, -1)
 
 
-def _document_names(conn: Connection, snapshot_id: int) -> tuple[np.ndarray, np.ndarray]:
+def document_names(conn: Connection, snapshot_id: int) -> tuple[np.ndarray, np.ndarray]:
     """The snapshot's document ids (sorted int64) and their external ids (object array)."""
     rows = conn.execute(select(col(SnapshotDocument.document_id), col(SnapshotDocument.external_id))
                         .where(col(SnapshotDocument.snapshot_id) == snapshot_id)

@@ -42,26 +42,16 @@ def worker_count(requested: int | None, n_runs: int) -> int:
     return count(requested, n_runs, worth_it=n_runs >= AUTO_PARALLEL_MIN_RUNS)
 
 
-def split_runs(sizes: Mapping[int, int], n_jobs: int) -> list[list[int]]:
-    """Runs (id → entries) in `n_jobs` shares of about equal entries: the largest run first
-    to the lightest share (longest-processing-time), each share in run order."""
-    shares: list[list[int]] = [[] for _ in range(max(1, n_jobs))]
-    load = [0] * len(shares)
-    for run_id in sorted(sizes, key=lambda r: (-sizes[r], r)):
-        lightest = load.index(min(load))
-        shares[lightest].append(run_id)
-        load[lightest] += sizes[run_id]
-    return [sorted(share) for share in shares if share]
-
-
 def make_jobs(url: str, snapshot_id: int, qrels_set_id: int, residual_of_id: int,
               todo: Mapping[tuple[str, ...], Sequence[int]], sizes: Mapping[int, int],
               n_jobs: int) -> list[ScoringJob]:
     """The runs to score (missing measures → run ids) in about `n_jobs` shares per set of
-    missing measures, shared out by their entries (`split_runs`)."""
+    missing measures, shared out by their entries (`tcdb.workers.share_out`)."""
+    from tcdb.workers import share_out
+
     return [ScoringJob(url, snapshot_id, qrels_set_id, residual_of_id, names, tuple(share))
             for names, run_ids in todo.items()
-            for share in split_runs({r: sizes.get(r, 1) for r in run_ids}, n_jobs)]
+            for share in share_out({r: sizes.get(r, 1) for r in run_ids}, n_jobs)]
 
 
 def score_job(job: ScoringJob) -> list[tuple[int, RunValues]]:
