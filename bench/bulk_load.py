@@ -1,5 +1,5 @@
-"""Bulk writer vs. ORM: 1,000,000 run_entry rows through `tcdb.storage.db.bulk_insert` (COPY binary
-on PostgreSQL, executemany on SQLite) beside 50,000 through `session.add_all`, in one run.
+"""Bulk writer vs. ORM: 1,000,000 run_entry rows through `tcdb.storage.bulk.bulk_insert` (COPY
+binary on PostgreSQL, executemany on SQLite) beside 50,000 through `session.add_all`, in one run.
 
 Goal (issue 2): on PostgreSQL ≥ 300,000 rows/s and ≥ 40× the add_all rate.
 
@@ -19,7 +19,8 @@ from sqlalchemy import func, select, text
 from sqlmodel import Session  # noqa: E402
 
 from tcdb.schema import Collection, RunEntry  # noqa: E402
-from tcdb.storage.db import bulk_insert, get_engine  # noqa: E402
+from tcdb.storage.bulk import bulk_insert
+from tcdb.storage.db import get_engine
 
 N_TOPICS, N_DOCS = 100, 1000
 

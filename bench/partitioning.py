@@ -1,7 +1,7 @@
 """Declarative partitioning of `run_entry` on PostgreSQL: what it costs and what it buys.
 
 Each variant gets a throw-away database holding only a `run_entry` (today's columns and key,
-no foreign keys), loaded with the same synthetic rows by `tcdb.storage.db.bulk_insert_columns`
+no foreign keys), loaded with the same synthetic rows by `tcdb.storage.bulk.bulk_insert_columns`
 (binary COPY), one transaction per run as `tcdb run import` writes them:
 
   (a) plain        today's table, key (run_id, topic_id, eval_rank)
@@ -59,7 +59,7 @@ from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
-from tcdb.storage.db import bulk_insert_columns  # noqa: E402
+from tcdb.storage.bulk import bulk_insert_columns  # noqa: E402
 
 COLUMNS = """run_id integer NOT NULL, topic_id integer NOT NULL, document_id integer NOT NULL,
              rank integer NOT NULL, eval_rank integer NOT NULL, score double precision NOT NULL"""
@@ -335,7 +335,7 @@ def main() -> None:
     if args.score_rows:
         print()
         print(f"score writes: {args.score_rows:,} rows through "
-              "tcdb.storage.db.bulk_insert_columns, "
+              "tcdb.storage.bulk.bulk_insert_columns, "
               f"100,000 per transaction, into a migrated tcdb database")
         for backend in ("postgres", "sqlite"):
             seconds = bench_scores(backend, args.score_rows)

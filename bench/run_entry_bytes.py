@@ -94,7 +94,7 @@ def load(pg: psycopg.Connection, conninfo_url: str, variant: str,
     from sqlalchemy import create_engine
     from sqlalchemy.pool import NullPool
 
-    from tcdb.storage.db import bulk_insert_columns
+    from tcdb.storage.bulk import bulk_insert_columns
 
     seconds = 0.0
     engine = create_engine(conninfo_url, poolclass=NullPool)

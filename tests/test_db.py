@@ -8,7 +8,8 @@ from sqlmodel import Session
 
 from tcdb.errors import DatabaseError
 from tcdb.schema import Collection, Document, SnapshotStatus
-from tcdb.storage.db import bulk_insert, bulk_insert_columns, get_engine, mask_url, normalise_url
+from tcdb.storage.bulk import bulk_insert, bulk_insert_columns
+from tcdb.storage.db import get_engine, mask_url, normalise_url
 
 
 def _collection(session: Session) -> int:
@@ -67,7 +68,7 @@ def test_bulk_insert_columns_writes_numpy_columns_exactly(db: str) -> None:
     extreme integers and floats included, across more rows than one COPY chunk."""
     import numpy as np
 
-    from tcdb.storage.db import COPY_CHUNK_ROWS
+    from tcdb.storage.bulk import COPY_CHUNK_ROWS
 
     n = COPY_CHUNK_ROWS + 1_234
     rng = np.random.default_rng(3)

@@ -32,7 +32,8 @@ from tcdb.operations import (
 )
 from tcdb.queries import core_topic_ids
 from tcdb.schema import Collection, SnapshotTopic, TopicSet, TopicSetMember
-from tcdb.storage.db import bulk_insert, session_scope
+from tcdb.storage.bulk import bulk_insert
+from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -31,7 +31,8 @@ from tcdb.ingest.versions import version_of
 from tcdb.progress import Progress
 from tcdb.queries import pairs_in, rows_in
 from tcdb.schema import Collection, Content, DocIdentity, Document, Snapshot, SnapshotDocument
-from tcdb.storage.db import bulk_insert, is_integrity_error, is_postgres
+from tcdb.storage.bulk import bulk_insert
+from tcdb.storage.db import is_integrity_error, is_postgres
 from tcdb.vocabulary import OnDuplicate
 
 BATCH = 5_000

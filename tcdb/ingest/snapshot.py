@@ -38,7 +38,8 @@ from tcdb.queries import UNLABELLED, documents_per_source
 from tcdb.queries.churn import count_churn, drift_counts
 from tcdb.queries.snapshot_stats import live_token_totals
 from tcdb.schema import Collection, Snapshot, SnapshotDocument, SnapshotStatus
-from tcdb.storage.db import bulk_insert, get_engine, session_scope
+from tcdb.storage.bulk import bulk_insert
+from tcdb.storage.db import get_engine, session_scope
 from tcdb.storage.locks import ingest_lock_name, write_session
 from tcdb.vocabulary import OnDuplicate
 

@@ -15,7 +15,7 @@ from tcdb.errors import InputError
 from tcdb.ingest.report import IngestReport
 from tcdb.queries import pairs_in
 from tcdb.schema import Collection, Snapshot, SnapshotTopic, Topic, TopicIdentity
-from tcdb.storage.db import bulk_insert
+from tcdb.storage.bulk import bulk_insert
 
 
 def write_topics(session: Session, coll: Collection, snap: Snapshot,

@@ -31,7 +31,7 @@ from tcdb.schema import (
     Snapshot,
 )
 from tcdb.sorting import natural_key
-from tcdb.storage.db import bulk_insert
+from tcdb.storage.bulk import bulk_insert
 from tcdb.storage.locks import write_session
 from tcdb.vocabulary import JudgmentFormat, Prefer
 

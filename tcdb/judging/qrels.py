@@ -26,7 +26,8 @@ from tcdb.schema import (
     QrelsSet,
     Snapshot,
 )
-from tcdb.storage.db import bulk_insert, session_scope
+from tcdb.storage.bulk import bulk_insert
+from tcdb.storage.db import session_scope
 from tcdb.storage.locks import write_session
 
 

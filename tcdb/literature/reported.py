@@ -33,7 +33,8 @@ from tcdb.operations import Database, Name, Request, argument, operation, option
 from tcdb.operations.lineage import lineage_of
 from tcdb.reports.fields import QRELS_DEFAULT, qrels_option
 from tcdb.schema import ReportedResult
-from tcdb.storage.db import bulk_insert, is_integrity_error, session_scope
+from tcdb.storage.bulk import bulk_insert
+from tcdb.storage.db import is_integrity_error, session_scope
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -17,7 +17,7 @@ from sqlalchemy import Connection
 from tcdb.pools.rankings import Rankings
 from tcdb.pools.sql import ENTRY_COLUMNS
 from tcdb.pools.strategies import Strategy, TopicRanking, cut
-from tcdb.storage.db import bulk_insert
+from tcdb.storage.bulk import bulk_insert
 
 Grades = Mapping[str, Mapping[str, int]]  # topic → document → grade (external ids)
 

@@ -24,7 +24,8 @@ from tcdb.pools.sql import create_bounds, drop_bounds, pool_sql, ranked_sql, run
 from tcdb.pools.strategies import Strategy, describe, make_strategy
 from tcdb.runs import get_runs
 from tcdb.schema import Pool, PoolEntry, QrelsSet, Run, Snapshot
-from tcdb.storage.db import bulk_insert, is_postgres
+from tcdb.storage.bulk import bulk_insert
+from tcdb.storage.db import is_postgres
 from tcdb.vocabulary import TieOrder
 
 RUN_CHOICE = "runs/contributed/not_contributed/all_runs"

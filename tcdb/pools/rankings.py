@@ -17,7 +17,8 @@ from tcdb.pools.sql import bounds_with, ranked_sql, runs_list
 from tcdb.pools.strategies import RunRanking, TopicRanking
 from tcdb.queries.runs import RunDict, document_names, places_in, read_runs
 from tcdb.sorting import natural_key
-from tcdb.storage.db import int_rows, is_postgres
+from tcdb.storage.bulk import int_rows
+from tcdb.storage.db import is_postgres
 
 ALL = 1_000_000_000  # "no depth": every entry of every run (and + 1 stays an integer)
 

@@ -24,7 +24,8 @@ from tcdb.errors import ConflictError, InputError
 from tcdb.operations import Database, Labels, Name, Request, Result, argument, operation, option
 from tcdb.schema import PublishedResult, Snapshot, SnapshotStatus, System
 from tcdb.schema.base import stored_id, utcnow
-from tcdb.storage.db import bulk_insert, is_integrity_error
+from tcdb.storage.bulk import bulk_insert
+from tcdb.storage.db import is_integrity_error
 
 if TYPE_CHECKING:
     import pandas as pd

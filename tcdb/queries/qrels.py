@@ -20,7 +20,8 @@ from tcdb.schema import (
     SnapshotTopic,
     UnresolvedJudgment,
 )
-from tcdb.storage.db import connection_of, int_rows
+from tcdb.storage.bulk import int_rows
+from tcdb.storage.db import connection_of
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -23,7 +23,8 @@ from tcdb.schema import (
     System,
     UnresolvedRunEntry,
 )
-from tcdb.storage.db import connection_of, int_rows, is_postgres
+from tcdb.storage.bulk import int_rows
+from tcdb.storage.db import connection_of, is_postgres
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -10,7 +10,8 @@ from sqlmodel import Session, col
 
 from tcdb.schema import Evaluation, Measure, Score
 from tcdb.schema.base import stored_id
-from tcdb.storage.db import connection_of, int_rows
+from tcdb.storage.bulk import int_rows
+from tcdb.storage.db import connection_of
 
 # (run id, measure id) → {topic id: value}: stored per-topic scores, or scores made in memory
 ScoreMap = dict[tuple[int, int], dict[int, float]]

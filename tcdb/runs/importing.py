@@ -34,7 +34,7 @@ from tcdb.runs.metadata import RunMetadata, read_run_metadata, run_metadata
 from tcdb.runs.systems import get_system, system_name
 from tcdb.runs.trec_eval_order import trec_eval_order
 from tcdb.schema import Run, RunCategory, RunType
-from tcdb.storage.db import bulk_insert, bulk_insert_columns
+from tcdb.storage.bulk import bulk_insert, bulk_insert_columns
 from tcdb.storage.housekeeping import clear_run
 from tcdb.storage.locks import write_session
 

@@ -30,7 +30,7 @@ from sqlalchemy import Connection, text
 from tcdb.errors import FieldError
 from tcdb.scoring.measures import parse_measures
 from tcdb.sorting import natural_key
-from tcdb.storage.db import bulk_insert
+from tcdb.storage.bulk import bulk_insert
 from tcdb.storage.locks import write_session
 from tcdb.vocabulary import MAPPED_SCORES_SOURCE
 

@@ -26,7 +26,7 @@ from tcdb.progress import Progress
 from tcdb.queries import read_runs
 from tcdb.schema.enums import QrelsKind
 from tcdb.scoring.measures import parse_measures
-from tcdb.storage.db import bulk_insert
+from tcdb.storage.bulk import bulk_insert
 from tcdb.storage.locks import write_session
 
 if TYPE_CHECKING:

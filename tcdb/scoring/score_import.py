@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.schema import Collection, Evaluation, QrelsKind, QrelsSet, Run, Score, Snapshot
-from tcdb.storage.db import bulk_insert
+from tcdb.storage.bulk import bulk_insert
 
 PUBLISHED = "published"  # the name of the published set when none is given
 
