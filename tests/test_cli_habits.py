@@ -287,7 +287,7 @@ def test_a_repeat_that_replaces_an_earlier_batch_counts_once(db: str, tmp_path: 
     """`--on-duplicate last` across batches replaces the earlier row: the summary counts the
     snapshot's documents, not the rows written on the way."""
     from tcdb.ingest import ingest_snapshot
-    from tcdb.ingest.documents import BATCH
+    from tcdb.ingest.batches import BATCH
 
     add_collection("c")
     path = tmp_path / "docs.jsonl"

@@ -142,7 +142,7 @@ def test_the_same_document_twice_writes_nothing(db: str, tmp_path: Path, batch: 
                                                 reader: str) -> None:
     """Within one write batch or across batches (the database's unique constraint finds it):
     one id with two different texts."""
-    monkeypatch.setattr("tcdb.ingest.documents.BATCH", batch)
+    monkeypatch.setattr("tcdb.ingest.batches.BATCH", batch)
     add_collection("c")
     docs = tmp_path / "docs.trec"
     docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\n<TEXT>{t}</TEXT>\n</DOC>\n"
@@ -160,7 +160,7 @@ def test_a_failed_write_stops_the_reader(db: str, tmp_path: Path,
 
     from tcdb.ingest import documents
 
-    monkeypatch.setattr("tcdb.ingest.documents.BATCH", 1)
+    monkeypatch.setattr("tcdb.ingest.batches.BATCH", 1)
     written = documents._insert_members
 
     def refuse_the_third(*args: object, **kwargs: object) -> None:
@@ -187,7 +187,7 @@ def test_a_failed_write_stops_the_reader(db: str, tmp_path: Path,
 def test_two_documents_with_one_url_write_nothing(db: str, tmp_path: Path, batch: int,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A collection kept by URL cannot hold two documents of one snapshot under one URL."""
-    monkeypatch.setattr("tcdb.ingest.documents.BATCH", batch)
+    monkeypatch.setattr("tcdb.ingest.batches.BATCH", batch)
     add_collection("web", "url")
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps({"_id": d, "text": d, "url": u}) + "\n"

@@ -108,7 +108,7 @@ def test_token_totals_summed_while_writing_equal_the_database(
         db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on_duplicate: str) -> None:
     """Repeats within and across batches, identical and conflicting, a text shared by two
     ids: the stored totals are what the memberships give."""
-    monkeypatch.setattr("tcdb.ingest.documents.BATCH", 3)
+    monkeypatch.setattr("tcdb.ingest.batches.BATCH", 3)
     add_collection("c")
     docs = [("a", "one two"), ("b", "three"), ("a", "one two"), ("c", "x y z w"),
             ("d", "shared text here"), ("b", "three  changed words"), ("e", "shared text here"),
@@ -126,9 +126,9 @@ def test_a_wrong_guess_is_written_again_with_lookups(
     """A snapshot whose first batch holds only new keys and texts, the next one a key (or a
     text) stored before: on PostgreSQL that batch's guess fails and it is written again with
     lookups; the rows are those SQLite (which never guesses) writes."""
-    from tcdb.ingest import batch_state, documents
+    from tcdb.ingest import batch_state, batches
 
-    monkeypatch.setattr(documents, "BATCH", 2)
+    monkeypatch.setattr(batches, "BATCH", 2)
     wrong: list[bool] = []
     off = batch_state.Guess.off
 

@@ -25,7 +25,7 @@ from tcdb.collections.demo.longeval_files import (
 from tcdb.collections.ir_datasets_source import IrdsSource
 from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 from tcdb.errors import InputError
-from tcdb.ingest import documents, ingest_snapshot
+from tcdb.ingest import batches, ingest_snapshot
 from tcdb.ingest.readahead import fork_is_safe, parallel_readers, read_parts_ahead
 from tests.databases import create_database
 
@@ -107,7 +107,7 @@ def _rows(url: str) -> dict[str, list[tuple[object, ...]]]:
 
 def test_parallel_readers_store_every_row_as_one_reader(
         db: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(documents, "BATCH", 4)  # inherited by the forked readers
+    monkeypatch.setattr(batches, "BATCH", 4)  # inherited by the forked readers
     parts = IrdsSource("longeval-web/2022-06").document_parts()
     assert parts is not None and len(parts) == 6  # 17 documents, 3 a file
     monkeypatch.setenv("TCDB_READER", "process")
@@ -134,7 +134,7 @@ def test_parallel_readers_store_every_row_as_one_reader(
 def test_the_text_kept_for_a_version_is_its_first_documents(
         db: str, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """1003 and 1004 normalise alike: the version keeps 1003's text, read in any way."""
-    monkeypatch.setattr(documents, "BATCH", 4)
+    monkeypatch.setattr(batches, "BATCH", 4)
     rows = _ingest(db, 3, monkeypatch)["rows"]
     texts = [row for row in rows["content"] if "same words" in str(row) and "v2" not in str(row)]
     assert len(texts) == 1 and texts[0][-1] == "\n\nsame words   spaced\tdifferently\n\n"
@@ -164,12 +164,12 @@ def test_a_later_parts_error_comes_after_every_earlier_item() -> None:
 
 
 def test_rebatching_fragments_gives_one_readers_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(documents, "BATCH", 4)
+    monkeypatch.setattr(batches, "BATCH", 4)
     members = [(str(i), str(i), bytes([i % 3]), None, None) for i in range(11)]
     versions = [(i, i, f"text {i}") for i in range(11)]
-    one = [documents._batch(members[a:a + 4], versions[a:a + 4]) for a in range(0, 11, 4)]
+    one = [batches._batch(members[a:a + 4], versions[a:a + 4]) for a in range(0, 11, 4)]
     pieces = [(members[a:b], versions[a:b]) for a, b in ((0, 2), (2, 3), (3, 9), (9, 11))]
-    many = list(documents.rebatched(pieces))
+    many = list(batches.rebatched(pieces))
     assert [(b.members, b.contents) for b in many] == [(b.members, b.contents) for b in one]
     assert one[0].contents[bytes([1])] == (1, 1, "text 1")  # the first of its hash
 
