@@ -12,13 +12,8 @@ import pytest
 from ir_datasets.formats import TrecDocs
 
 from tcdb.collections.records import DocumentRecord
-from tcdb.collections.trec_documents import (
-    _canonical,
-    _FileState,
-    _plain_text,
-    markup_text,
-    read_trec_documents,
-)
+from tcdb.collections.trec_documents import _canonical, read_trec_documents
+from tcdb.collections.trec_markup import FileState, _plain_text, markup_text
 from tcdb.errors import InputError
 
 
@@ -130,7 +125,7 @@ def test_random_markup_equals_trecdocs(tmp_path: Path, seed: int) -> None:
 
 def test_plain_documents_skip_the_html_parser() -> None:
     # the speed of the reader rests on these paths; they must agree with BeautifulSoup
-    state = _FileState()
+    state = FileState()
     doc = "<DOC>\n<DOCNO> 42 </DOCNO>\n<TEXT>\nsome text\nmore\n</TEXT>\n"
     assert _canonical(doc, state) == DocumentRecord("42", "\n\nsome text\nmore\n\n")
     markup = "<TEXT>\n  plain text, no markup\n\nsecond paragraph \n</TEXT>\n<LP>\nlead\n</LP>\n"

@@ -17,8 +17,6 @@ in sorted order, where the extension follows the directory's order).
 
 from __future__ import annotations
 
-import os
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -42,6 +40,7 @@ from tcdb.limits import (
 from .fingerprint import file_fingerprint
 from .records import DocumentRecord, QrelRecord, TopicRecord
 from .trec_documents import count_trec_documents, read_trec_documents
+from .url_tables import UrlLookup, once_per_process, sqlite_urls, tsv_urls
 
 __all__ = ["LONGEVAL_FAMILIES", "IrdsSource", "load_dataset", "longeval_family",
            "longeval_snapshots"]
@@ -130,7 +129,6 @@ def _refuse_unknown_snapshot(family: str, dataset_id: str) -> None:
                             f"{', '.join(known)})")
 
 
-UrlLookup = Callable[[list[str]], dict[str, str]]  # ids → the URLs of those that have one
 URL_CHUNK = 2_000
 
 
@@ -213,7 +211,7 @@ class IrdsSource:
         plan = self._fast_plan()
         if plan is None or len(plan.files) < 2:
             return None
-        urls = _once_per_process(plan.urls) if plan.urls is not None else None
+        urls = once_per_process(plan.urls) if plan.urls is not None else None
         return [partial(self._fast_documents, replace(plan, files=[file], urls=urls))
                 for file in plan.files]
 
@@ -290,7 +288,7 @@ class IrdsSource:
                 root=root,
                 files=_trec_files(root),
                 map_id=lambda raw: raw.strip("doc"),
-                urls=(lambda: _sqlite_urls(db)) if db is not None else None,
+                urls=(lambda: sqlite_urls(db)) if db is not None else None,
                 url_key_is_mapped=True,
                 url_file=db,
             )
@@ -303,7 +301,7 @@ class IrdsSource:
                 root=root,
                 files=_trec_files(root),
                 map_id=(lambda raw: id_map.get(raw)) if id_map else (lambda raw: raw),
-                urls=(lambda: _tsv_urls(urls_txt).get_many) if urls_txt is not None else None,
+                urls=(lambda: tsv_urls(urls_txt).get_many) if urls_txt is not None else None,
                 url_key_is_mapped=False,
                 url_file=urls_txt,
             )
@@ -391,67 +389,6 @@ def _trec_files(root: Path) -> list[Path]:
         and not any(".pklz4" in part or part.startswith(".")
                     for part in p.relative_to(root).parts)
     )
-
-
-def _once_per_process(open_urls: Callable[[], UrlLookup]) -> Callable[[], UrlLookup]:
-    """The URL mapping opened once in each process that reads parts, not once per part (2023's
-    urls.txt is read whole)."""
-    opened: dict[int, UrlLookup] = {}
-
-    def get() -> UrlLookup:
-        pid = os.getpid()
-        if pid not in opened:
-            opened[pid] = open_urls()
-        return opened[pid]
-
-    return get
-
-
-def _sqlite_urls(db: Path) -> UrlLookup:
-    """id → URL from LongEval web's collection_db.db, looked up by its primary key per chunk.
-
-    The mapping covers every snapshot of the collection (millions of rows): reading it whole
-    would make an ingest's memory grow with the collection, not with a batch.
-    """
-    if not db.is_file():
-        raise NotFoundError(f"LongEval URL mapping does not exist: {db}")
-    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False)
-
-    def lookup(ids: list[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for start in range(0, len(ids), 500):  # under SQLite's bound-parameter limit
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update((str(i), u) for i, u in connection.execute(
-                f"SELECT id, url FROM mapping WHERE id IN ({marks})", chunk))
-        return found
-
-    return lookup
-
-
-class _UrlTable(dict[str, str]):
-    """A URL mapping held in memory (LongEval 2023's urls.txt, one snapshot's documents)."""
-
-    def get_many(self, ids: list[str]) -> dict[str, str]:
-        return {i: self[i] for i in ids if i in self}
-
-
-def _tsv_urls(path: Path) -> _UrlTable:
-    """id → URL from LongEval 2023's urls.txt (``id<TAB>url``), parsed as the extension does."""
-    urls = _UrlTable()
-    from tcdb.collections.files import open_input
-
-    with open_input(path) as lines:  # a directory, compressed, an endless line: files' rule
-        for number, raw in enumerate(lines, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(path, number, "not UTF-8 text") from None
-            parts = line.strip().split("\t")
-            if len(parts) != 2:
-                raise InputError(path, number, "expected 'id<TAB>url'")
-            urls[parts[0]] = parts[1]
-    return urls
 
 
 def _iteration(qrel: Any) -> str | None:

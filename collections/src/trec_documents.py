@@ -6,6 +6,8 @@ the very same line-based selection rules as `TrecDocs._parser_bs` (the default, 
 and then turns the selected markup into text with a few string operations whenever the markup is
 plain (no entities, no HTML, only the TREC content tags); only documents with real markup go
 through BeautifulSoup, so the text is the same, byte for byte, as `TrecDocs` gives.
+This module splits files into documents and decodes them; the per-document rules (which lines
+are markup, and their text) are in `trec_markup`.
 
 What `TrecDocs` does (and so what this reader does):
 
@@ -34,7 +36,6 @@ stored on PostgreSQL; lxml has already made U+FFFD of it, as in TrecDocs' text).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -45,31 +46,14 @@ from tcdb.limits import DOC_ID_LENGTH, Refused, check_identifier, clean_text, ne
 
 from .compression import count_markers, open_maybe_gzip
 from .records import DocumentRecord
+from .trec_markup import FileState, collapse, docno, markup_text, select_fast, select_lines
 
-__all__ = [
-    "CONTENT_TAGS", "count_trec_documents", "iter_document_files", "markup_text",
-    "read_trec_documents",
-]
+__all__ = ["count_trec_documents", "iter_document_files", "read_trec_documents"]
 
-# The content tags of ir_datasets' TrecDocs (taken from Anserini's TrecCollection).
-CONTENT_TAGS: tuple[str, ...] = (
-    "TEXT", "HEADLINE", "TITLE", "HL", "HEAD", "TTL", "DD", "DATE", "LP", "LEADPARA",
-)
-
-_OPEN_TAG = re.compile("<(?:" + "|".join(CONTENT_TAGS) + ")>")
-_CLOSE_TAG = re.compile("</(?:" + "|".join(CONTENT_TAGS) + ")>")
 # Line separators of str.splitlines other than "\n": a document holding one of them takes the
 # exact (slower) line path, since a tag may then start a "line" that is not after a "\n".
 _EXOTIC_SEPARATORS: tuple[str, ...] = tuple("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _SEPARATORS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
-# Tags lxml treats as unknown inline elements: markup made of only these (and plain text) gets
-# its text without a parser. TITLE, HEAD and DD are real HTML elements that lxml moves around.
-_PLAIN_TAG = re.compile(r"<(/?)(TEXT|HEADLINE|HL|TTL|DATE|LP|LEADPARA|DOC|DOCNO)>")
-# What libxml2 or BeautifulSoup rewrites in text (found by trying every code point): NUL, CR,
-# entities and markup. Any of them sends the document through BeautifulSoup. (Plain `in` tests:
-# a regex character class is ten times slower here.)
-_NOT_PLAIN: tuple[str, ...] = ("&", "\r", "\x00")
-_ASCII_SPACES = " \n\t\x0c\r"  # BeautifulSoup's whitespace, for collapsing blank strings
 _BLOCK_SIZE = 8 << 20
 
 
@@ -106,68 +90,6 @@ def iter_document_files(paths: Path | str | Iterable[Path | str]) -> Iterator[Pa
 def _hidden(path: Path, root: Path) -> bool:
     """Whether a file below `root` is hidden (a dot file or inside a dot folder)."""
     return any(part.startswith(".") for part in path.relative_to(root).parts)
-
-
-def markup_text(markup: str) -> str:
-    """The text BeautifulSoup(lxml) gets from TrecDocs' wrapped markup, computed fast when plain."""
-    text = _plain_text(markup)
-    if text is None:
-        text = _soup_text(f"<OUTER>\n{markup}\n</OUTER>")
-    return text
-
-
-def _plain_text(markup: str) -> str | None:
-    """Text of markup made only of plain text and unknown tags, or None when a parser is needed.
-
-    TrecDocs wraps the markup in "<OUTER>\n" … "\n</OUTER>"; lxml splits the text at every tag and
-    BeautifulSoup collapses each whitespace-only string to "\n" (if it holds one) or " ". Stray or
-    crossed end tags are ignored by lxml, which would merge strings, so anything not properly
-    nested also goes to the parser. The wrapper is added to the first and last strings instead of
-    copying the whole markup once more.
-    """
-    for char in _NOT_PLAIN:
-        if char in markup:
-            return None
-    parts: list[str] = []
-    stack: list[str] = []
-    pos = 0
-    lt = markup.find("<")
-    while lt != -1:
-        match = _PLAIN_TAG.match(markup, lt)
-        if match is None:
-            return None
-        if match.group(1):
-            if not stack or stack[-1] != match.group(2):
-                return None
-            stack.pop()
-        else:
-            stack.append(match.group(2))
-        if pos == 0:
-            parts.append(_collapse("\n" + markup[:lt]))
-        elif lt > pos:
-            parts.append(_collapse(markup[pos:lt]))
-        pos = match.end()
-        lt = markup.find("<", pos)
-    if stack:
-        return None
-    if pos == 0:
-        return _collapse("\n" + markup + "\n")
-    parts.append(_collapse(markup[pos:] + "\n"))
-    return "".join(parts)
-
-
-def _collapse(string: str) -> str:
-    """BeautifulSoup's rule for one string: whitespace-only becomes one newline or one space."""
-    if not string.isspace() or string.strip(_ASCII_SPACES):  # isspace() stops at the first letter
-        return string
-    return "\n" if "\n" in string else " "
-
-
-def _soup_text(wrapped: str) -> str:
-    """The exact TrecDocs computation, for documents that hold real markup or entities."""
-    from bs4 import BeautifulSoup
-
-    return BeautifulSoup(wrapped, "lxml").get_text()
 
 
 def _pieces(path: Path) -> Iterator[tuple[str, int]]:
@@ -273,15 +195,6 @@ def _doc_ends(text: str, start: int) -> Iterator[int]:
         pos = text.find("</DOC>\n", pos + 1)
 
 
-class _FileState:
-    """What TrecDocs keeps across the documents of one file: the content-region counter."""
-
-    __slots__ = ("in_tag",)
-
-    def __init__(self) -> None:
-        self.in_tag = 0
-
-
 class _MissingDocno(Exception):
     """A document without <DOCNO>, at `offset` characters into it (its <DOC> line, if any)."""
 
@@ -292,7 +205,7 @@ class _MissingDocno(Exception):
 
 def _read_file(path: Path) -> Iterator[DocumentRecord]:
     """Split one file into documents (TrecDocs' rules) and yield their records."""
-    state = _FileState()
+    state = FileState()
     carry = ""  # the start of a document that goes on in the next piece
     carry_kind = _PLAIN  # what the pieces it came from hold (`_kind_of`)
     before = 0  # characters of the file before the current piece
@@ -326,23 +239,23 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
         raise InputError(path, where, "document not closed by a </DOC> line (truncated file?)")
 
 
-def _document(doc: str, state: _FileState, plain: bool = False) -> DocumentRecord:
+def _document(doc: str, state: FileState, plain: bool = False) -> DocumentRecord:
     """One document: the lines between two "</DOC>" lines, the closing line excluded. `plain`:
     its bytes are ASCII with no control character but "\\n" (`_kind_of`), so no other line
     separator needs looking for."""
     if not plain and any(char in doc for char in _EXOTIC_SEPARATORS):
-        doc_id, markup = _select_lines(doc, state)
+        doc_id, markup = select_lines(doc, state)
     else:
         record = _canonical(doc, state)
         if record is not None:
             return record
-        doc_id, markup = _select_fast(doc, state)
+        doc_id, markup = select_fast(doc, state)
     if doc_id is None:
         raise _MissingDocno(max(doc.find("<DOC>"), 0))
     return DocumentRecord(doc_id=doc_id, text=markup_text(markup))
 
 
-def _canonical(doc: str, state: _FileState) -> DocumentRecord | None:
+def _canonical(doc: str, state: FileState) -> DocumentRecord | None:
     """The common shape, ``<DOC>/<DOCNO>/<TEXT>`` lines around plain text, in one go (or None).
 
     Its markup is ``<TEXT>\\n`` + body + ``</TEXT>\\n``, whose text is "\\n" + the collapsed
@@ -357,67 +270,5 @@ def _canonical(doc: str, state: _FileState) -> DocumentRecord | None:
     for char in ("<", "&", "\x00"):
         if char in inner:
             return None
-    return DocumentRecord(_docno(doc[6 : eol + 1]), f"\n{_collapse(inner)}\n")  # positional:
+    return DocumentRecord(docno(doc[6 : eol + 1]), f"\n{collapse(inner)}\n")  # positional:
     # a frozen dataclass's keywords cost ~0.3 µs a document more
-
-
-def _docno(line: str) -> str:
-    """The id on a <DOCNO> line, exactly as TrecDocs takes it."""
-    return line.replace("<DOCNO>", "").replace("</DOCNO>\n", "").strip()
-
-
-def _tag_line(line: str, state: _FileState, pieces: list[str]) -> None:
-    """TrecDocs' handling of one line that is neither <DOCNO> nor </DOC>."""
-    if state.in_tag:
-        pieces.append(line)
-    if line.startswith("</") and _CLOSE_TAG.match(line):
-        state.in_tag -= 1
-    if line.startswith("<") and _OPEN_TAG.match(line):
-        state.in_tag += 1
-        if state.in_tag == 1:
-            pieces.append(line)
-
-
-def _select_fast(doc: str, state: _FileState) -> tuple[str | None, str]:
-    """Id and markup of a document whose only line separator is "\\n".
-
-    Only lines starting with "<" can change the state, so the text lines between two of them are
-    copied as one slice instead of being looked at one by one.
-    """
-    doc_id: str | None = None
-    pieces: list[str] = []
-    size = len(doc)
-    seg = 0
-    if doc.startswith("<"):
-        p = 0
-    else:
-        q = doc.find("\n<")
-        p = q + 1 if q != -1 else -1
-    while p != -1:
-        if state.in_tag and p > seg:
-            pieces.append(doc[seg:p])
-        e = doc.find("\n", p)
-        e = size if e == -1 else e + 1
-        line = doc[p:e]
-        if line.startswith("<DOCNO>"):
-            doc_id = _docno(line)
-        else:
-            _tag_line(line, state, pieces)
-        seg = e
-        q = doc.find("\n<", e - 1) if e < size else -1
-        p = q + 1 if q != -1 else -1
-    if state.in_tag and seg < size:
-        pieces.append(doc[seg:])
-    return doc_id, "".join(pieces)
-
-
-def _select_lines(doc: str, state: _FileState) -> tuple[str | None, str]:
-    """Id and markup line by line with str.splitlines, exactly as TrecDocs' codecs reader splits."""
-    doc_id: str | None = None
-    pieces: list[str] = []
-    for line in doc.splitlines(keepends=True):
-        if line.startswith("<DOCNO>"):
-            doc_id = _docno(line)
-        else:
-            _tag_line(line, state, pieces)
-    return doc_id, "".join(pieces)
