@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tcdb.collections.run_parsing import parse_fast
 from tcdb.collections.runs import (
     RunFile,
-    _parse_fast,
     _parse_slow,
     checksum_file,
     read_run,
@@ -114,7 +114,7 @@ def test_whitespace_variants_blank_lines_and_crlf(tmp_path: Path) -> None:
 def test_blank_lines_keep_line_numbers_on_the_fast_path(tmp_path: Path) -> None:
     text = "1 Q0 a 1 1.0 t\n\n\n1 Q0 b 2 0.5 t\n\n2 Q0 a 1 0.1 t"
     data = text.encode()
-    fast = _parse_fast(data)
+    fast = parse_fast(data)
     assert fast is not None
     assert fast[5].tolist() == [1, 4, 6]
     assert read_run(_write(tmp_path, text)).lines.tolist() == [1, 4, 6]
@@ -251,7 +251,7 @@ def test_fast_and_reference_readers_agree(
             out.append(end)
         out.append(sep.join([topic, "Q0", doc, str(i), f"{1.0 / (i + 1)!r}", "tag"]) + end)
     data = ("".join(out) + trailing).encode()
-    fast = _parse_fast(data)
+    fast = parse_fast(data)
     slow = _parse_slow(Path("x"), data)
     assert fast is not None
     assert fast[0] == slow[0] and fast[1] == slow[1] and fast[2] == slow[2]

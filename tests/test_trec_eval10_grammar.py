@@ -82,7 +82,8 @@ def _judgments(url: str, name: str) -> list[tuple[str, str, int]]:
 def test_the_fast_and_line_readers_agree_on_comments(
     rows: list[tuple[str, int]], comments: list[tuple[int, str]], extra: bool
 ) -> None:
-    from tcdb.collections.runs import _parse_fast, _parse_slow
+    from tcdb.collections.run_parsing import parse_fast
+    from tcdb.collections.runs import _parse_slow
 
     lines = [f"{topic} Q0 d{doc} {i + 1} {1.0 / (i + 1)!r} t" + (" x y" if extra else "")
              for i, (topic, doc) in enumerate(rows)]
@@ -95,7 +96,7 @@ def test_the_fast_and_line_readers_agree_on_comments(
     slow = _parse_slow(Path("x"), data)
     assert slow[5].tolist() == [n + 1 for n in expected_lines]  # 1-based, comments counted
     assert slow[2] == [f"d{doc}" for _topic, doc in rows]
-    fast = _parse_fast(data)
+    fast = parse_fast(data)
     if fast is not None:
         assert fast[:3] == slow[:3]
         for a, b in zip(fast[3:6], slow[3:6], strict=True):

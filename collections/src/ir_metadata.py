@@ -5,9 +5,9 @@ Research goal, Implementation, Method, Actor, Data — as YAML, either in the ru
 (comment lines between `# ir_metadata.start` and `# ir_metadata.end`, as repro_eval writes them)
 or in a file beside the run. This module finds that YAML (scanning only the run file's leading
 comment lines: a million-line run costs a few lines), checks it (it parses, its top-level keys
-are the schema's, its known fields have the schema's types), and keeps its text byte for byte so
-that `tcdb run export` writes the same block back. Bad YAML is an `InputError` naming the file
-and the line; nothing is imported.
+are the schema's, its known fields have the schema's types: `ir_metadata_schema`), and keeps its
+text byte for byte so that `tcdb run export` writes the same block back. Bad YAML is an
+`InputError` naming the file and the line; nothing is imported.
 
 What reports use is read off as plain fields: the system's description (`research goal` →
 `description`, LongEval's template), its category (`method` → `category`, or the ranking stages'
@@ -17,76 +17,28 @@ names), its platform (`platform` → `software` → `retrieval toolkit`, else `l
 
 from __future__ import annotations
 
-import datetime as dt
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tcdb.collections.files import open_input
+from tcdb.collections.ir_metadata_schema import (
+    CATEGORIES,
+    GENERAL,
+    SCHEMA,
+    SECTIONS,
+    check,
+    json_safe,
+    pairs,
+)
 from tcdb.errors import InputError
 
 START = "ir_metadata.start"
 END = "ir_metadata.end"
 SIDE_SUFFIXES = (".yaml", ".yml", ".ir_metadata")
-# The run's general information, then the six PRIMAD components (the schema's own spelling).
-GENERAL = ("schema-version", "run-version", "tag")
-SECTIONS = ("platform", "research goal", "implementation", "method", "actor", "data")
 HEADER_SCAN_LIMIT = 100_000  # leading comment lines scanned at most: a header, not a run
 
-# Value kinds of the schema's checklists (https://www.ir-metadata.org/metadata/overview/).
-TEXT = "text"  # a scalar (!!str; a number or a date is accepted: `commit: 9548123` is an int)
-INT = "int"
-BOOL = "bool"
-NUMBER = "number"
-LIST = "list"  # a sequence of scalars
-LIST_OF_MAPS = "list of mappings"
-MAP = "mapping"
-LIBRARIES = "libraries"  # a sequence of scalars, or one per language (`python: [...]`)
-
-Schema = dict[str, "str | Schema"]
-SCHEMA: Schema = {
-    "schema-version": TEXT, "run-version": TEXT, "tag": TEXT,
-    "platform": {
-        "hardware": {
-            "cpu": {"model": TEXT, "architecture": TEXT, "operation mode": TEXT,
-                    "number of cores": INT},
-            "gpu": {"model": TEXT, "architecture": TEXT, "number of cores": INT,
-                    "memory": TEXT},
-            "ram": TEXT,
-        },
-        "operating system": {"kernel": TEXT, "distribution": TEXT},
-        "software": {"libraries": LIBRARIES, "retrieval toolkit": LIST},
-    },
-    "research goal": {
-        "description": TEXT,
-        "venue": {"name": TEXT, "year": INT},
-        "publication": {"dblp": TEXT, "doi": TEXT, "arxiv": TEXT, "url": TEXT,
-                        "abstract": TEXT},
-        "evaluation": {"reported measures": LIST, "reported_measures": LIST, "baseline": LIST,
-                       "significance test": LIST_OF_MAPS},
-    },
-    "implementation": {
-        "executable": {"cmd": TEXT},
-        "source": {"lang": LIST, "repository": TEXT, "commit": TEXT},
-    },
-    "method": {
-        "automatic": BOOL, "score ties": TEXT, "category": TEXT,
-        "indexing": {"tokenizer": TEXT, "stemmer": TEXT, "stopwords": TEXT},
-        "retrieval": LIST_OF_MAPS,
-    },
-    "actor": {"name": TEXT, "orcid": TEXT, "team": TEXT, "fields": LIST, "mail": TEXT,
-              "role": TEXT, "degree": TEXT, "github": TEXT, "twitter": TEXT},
-    "data": {"test collection": MAP, "training data": LIST_OF_MAPS, "other": LIST_OF_MAPS},
-}
-# A ranking stage of `method` → `retrieval`.
-STAGE: Schema = {"name": TEXT, "method": TEXT, "reranks": TEXT, "interpolates": LIST,
-                 "ensembles": LIST, "weight": NUMBER}
-
-# `method` → `category` in tcdb's vocabulary (tcdb.vocabulary.RunCategory), with its synonyms.
-CATEGORIES = {"lexical": "lexical", "sparse": "lexical", "statistical": "lexical",
-              "neural": "neural", "dense": "neural", "llm": "llm", "other": "other"}
 # Ranking stages by the schema's naming conventions (and the field's common names): a run is
 # `llm` if a stage is, else `neural` if a stage is, else `lexical` if every stage is.
 LEXICAL_STAGES = {"bm25", "rm3", "ax", "piv", "dir", "ql", "qld", "tf-idf", "tfidf", "dph",
@@ -296,105 +248,12 @@ def parse(file: Path, first: int, lines: list[str], source: str) -> IrMetadata:
         key = str(getattr(key_node, "value", ""))
         if key not in SCHEMA:
             raise error(key_node.start_mark, f"{key!r} is not an ir_metadata section ({known})")
-    for key, value in _pairs(node, error, ""):
+    for key, value in pairs(node, error, ""):
         if key == "tag":
             tag_line = first + value.start_mark.line
-        _check(value, SCHEMA[key], key, error)
-    data = _json_safe(yaml.safe_load(text))
+        check(value, SCHEMA[key], key, error)
+    data = json_safe(yaml.safe_load(text))
     return IrMetadata(text=text, data=data, source=source, tag_line=tag_line)
-
-
-def _pairs(node: Any, error: Any, where: str) -> Iterator[tuple[str, Any]]:
-    """A mapping node's (key, value node) pairs; a key twice is an error (YAML loaders keep the
-    last one silently)."""
-    import yaml
-
-    seen: set[str] = set()
-    for key_node, value in node.value:
-        if not isinstance(key_node, yaml.ScalarNode):
-            raise error(key_node.start_mark, f"{where or 'ir_metadata'}: a key must be text")
-        key = str(key_node.value)
-        if key in seen:
-            raise error(key_node.start_mark, f"{_path(where, key)} is given twice")
-        seen.add(key)
-        yield key, value
-
-
-def _path(where: str, key: str) -> str:
-    return f"{where} → {key}" if where else key
-
-
-def _check(node: Any, kind: str | Schema, where: str, error: Any) -> None:
-    """That a value node has the schema's kind; unknown keys in a known mapping are allowed
-    (the schema is extensible), unknown top-level sections are not."""
-    import yaml
-
-    tag = getattr(node, "tag", "")
-    if isinstance(node, yaml.ScalarNode) and tag == "tag:yaml.org,2002:null":
-        return  # a field left empty: not given
-    mark = node.start_mark
-
-    def expect(what: str) -> InputError:
-        return error(mark, f"{where} must be {what}")
-
-    if isinstance(kind, dict):
-        if not isinstance(node, yaml.MappingNode):
-            raise expect("a mapping")
-        for key, value in _pairs(node, error, where):
-            if key in kind:
-                _check(value, kind[key], _path(where, key), error)
-        return
-    if kind == MAP:
-        if not isinstance(node, yaml.MappingNode):
-            raise expect("a mapping")
-        for _ in _pairs(node, error, where):
-            pass
-        return
-    if kind in (LIST, LIST_OF_MAPS, LIBRARIES):
-        if kind == LIBRARIES and isinstance(node, yaml.MappingNode):
-            for key, value in _pairs(node, error, where):
-                _check(value, LIST, _path(where, key), error)
-            return
-        if not isinstance(node, yaml.SequenceNode):
-            raise expect("a list" if kind != LIST_OF_MAPS else "a list of mappings")
-        for index, item in enumerate(node.value, start=1):
-            item_where = f"{where} [{index}]"
-            if kind == LIST_OF_MAPS:
-                if not isinstance(item, yaml.MappingNode):
-                    raise error(item.start_mark, f"{item_where} must be a mapping")
-                stage = STAGE if where == "method → retrieval" else {}
-                _check(item, stage, item_where, error)
-            elif not isinstance(item, yaml.ScalarNode):
-                raise error(item.start_mark, f"{item_where} must be a single value")
-        return
-    if not isinstance(node, yaml.ScalarNode):
-        raise expect("a single value")
-    if kind == INT and tag != "tag:yaml.org,2002:int":
-        raise expect(f"an integer, not {node.value!r}")
-    if kind == BOOL and tag != "tag:yaml.org,2002:bool":
-        raise expect(f"true or false, not {node.value!r}")
-    if kind == NUMBER and tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
-        raise expect(f"a number, not {node.value!r}")
-    if where == "method → category" and str(node.value).strip().lower() not in CATEGORIES:
-        raise expect(f"one of {', '.join(dict.fromkeys(CATEGORIES.values()))}, not "
-                     f"{node.value!r}")
-
-
-def _json_safe(value: Any) -> Any:
-    """Parsed YAML as JSON: dates as ISO text, keys as text, non-finite numbers as text."""
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, set):
-        return sorted(str(v) for v in value)
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return value
 
 
 # ------------------------------------------------------------------------------------ writing

@@ -146,11 +146,12 @@ def test_the_run_fast_path_never_vouches_for_what_the_line_reader_refuses(
 ) -> None:
     """The vectorised reader checks whole columns; whenever it returns rows, the line reader
     (the reference, which names the bad line) returns the same rows."""
-    from tcdb.collections.runs import _parse_fast, _parse_slow
+    from tcdb.collections.run_parsing import parse_fast
+    from tcdb.collections.runs import _parse_slow
     from tcdb.errors import InputError
 
     data = "".join(f"{topic} Q0 {doc} {rank} 1.0 t\n" for topic, doc in ids).encode()
-    fast = _parse_fast(data)
+    fast = parse_fast(data)
     try:
         slow = _parse_slow(Path("x"), data)
     except InputError:
