@@ -4,8 +4,8 @@ A run is identified by its tag within a snapshot and by the checksum of its file
 again is a no-op (also from two processes at once: `tcdb.storage.locks` makes the second wait), a
 different file under the same tag is refused unless `replace`, which keeps the run's id (and its
 place in pools) but drops its old entries and scores. Topics and documents
-are resolved to ids with pandas indexes built once per call; entries go through
-`bulk_insert_columns`.
+are resolved to ids with pandas indexes built once per call; entries are ranked and written by
+`tcdb.runs.entries`.
 """
 
 from __future__ import annotations
@@ -29,20 +29,16 @@ from tcdb.names import BadName, check_name
 from tcdb.progress import Progress
 from tcdb.queries import document_ids, document_ids_of, topic_ids
 from tcdb.runs.editing import NEW_RUN, apply_metadata, metadata_columns
+from tcdb.runs.entries import PreparedRun, prepare_run, write_entries
 from tcdb.runs.id_index import IdIndex
 from tcdb.runs.metadata import RunMetadata, read_run_metadata, run_metadata
 from tcdb.runs.systems import get_system, system_name
-from tcdb.runs.trec_eval_order import trec_eval_order
 from tcdb.schema import Run, RunCategory, RunType
-from tcdb.storage.bulk import bulk_insert, bulk_insert_columns
 from tcdb.storage.housekeeping import clear_run
 from tcdb.storage.locks import write_session
 
 if TYPE_CHECKING:
     from tcdb.collections.runs import RunFile
-
-
-UNRESOLVED_COLUMNS = ["run_id", "topic_id", "external_doc_id", "rank", "eval_rank", "score"]
 
 
 @dataclass
@@ -163,7 +159,7 @@ def import_runs(
             assert topic_index is not None
             docs = doc_index if doc_index is not None else IdIndex(
                 document_ids_of(session, snap.pk, run_file.docs))
-            return _prepare(run_file, label, topic_index, docs, allow_unknown_docs)
+            return prepare_run(run_file, label, topic_index, docs, allow_unknown_docs)
 
         def load(item: tuple[Path, str]) -> tuple[Path, str, RunFile | PreparedRun | None]:
             # A no-op needs no parse: the same bytes as a stored run. Ids are resolved here
@@ -236,7 +232,7 @@ def import_runs(
                     status = "imported"
                 session.add(run)
                 session.flush()
-                _write_entries(session, run.pk, prepared)
+                write_entries(session, run.pk, prepared)
                 existing[run.tag] = run
                 reports.append(_report(session, collection, snapshot, run, file, status,
                                        started))
@@ -333,91 +329,3 @@ def _report(session: Session, collection: str, snapshot: str, run: Run, file: Pa
 def _existing_runs(session: Session, snapshot_id: int) -> dict[str, Run]:
     rows = session.exec(select(Run).where(Run.snapshot_id == snapshot_id))
     return {run.tag: run for run in rows}
-
-
-@dataclass(eq=False)
-class PreparedRun:
-    """A parsed run file with its rows resolved to ids and ranked as trec_eval ranks them.
-
-    Only what the writer needs: arrays, and strings only for the rows the snapshot lacks. The
-    parsed file's per-row strings go as soon as the run is ranked, so the runs read ahead hold
-    no string per row (less memory, less for the garbage collector to walk: 3 % faster).
-    """
-
-    tag: str
-    checksum: str
-    n_rows: int
-    topic_ids: Any  # int64 per row
-    doc_ids: Any  # int64 per row; -1 for a document the snapshot does not have
-    ranks: Any  # int64 per row, the file's rank column
-    scores: Any  # float64 per row
-    eval_ranks: Any  # int64 per row, see trec_eval_order
-    order: Any  # rows in run_entry's key order (topic id, eval_rank)
-    missing: list[int]  # rows whose document the snapshot does not have
-    missing_docs: list[str]  # and those documents' ids, row by row
-
-
-def _run_tag(run_file: RunFile) -> str:
-    """The file's run tag by the rule every name follows (`tcdb.names`), in NFC; a tag that
-    breaks it is refused naming the file and its first line (the tag is the same on all)."""
-    try:
-        return check_name(run_file.tag)
-    except BadName as exc:
-        line = int(run_file.lines[0]) if len(run_file) else None
-        raise InputError(run_file.path, line, f"run tag: {exc}") from None
-
-
-def _prepare(run_file: RunFile, label: str, topics: IdIndex, docs: IdIndex,
-             allow_unknown_docs: bool) -> PreparedRun:
-    """Resolve a run's topics and documents (every topic must be in the snapshot; every
-    document too unless `allow_unknown_docs`) and rank its rows in trec_eval's order."""
-    import numpy as np
-
-    tag = _run_tag(run_file)
-
-    codes, names = run_file.topic_codes()
-    name_ids, name_positions = topics.lookup(names)
-    if (name_positions < 0).any():
-        unknown = [n for n, p in zip(names, name_positions, strict=True) if p < 0]
-        index = int(np.argmax(name_positions[codes] < 0))
-        raise InputError(run_file.path, int(run_file.lines[index]),
-                         f"topic {run_file.topics[index]!r} is not in snapshot {label!r} "
-                         f"({len(unknown)} unknown topic(s) in the file)")
-    topic_col = name_ids[codes]
-    doc_col, doc_positions = docs.lookup(run_file.docs)
-    missing: list[int] = np.flatnonzero(doc_positions < 0).tolist()
-    if missing and not allow_unknown_docs:
-        index = missing[0]
-        raise InputError(run_file.path, int(run_file.lines[index]),
-                         f"document {run_file.docs[index]!r} (topic {run_file.topics[index]!r}) "
-                         f"is not in snapshot {label!r} ({len(missing)} unknown document "
-                         "row(s); --allow-unknown-docs keeps them as unresolved)")
-    # Documents the snapshot lacks have no place in its byte order: compare their strings.
-    order_keys = run_file.docs if missing else docs.byte_order(doc_positions)
-    order, eval_ranks = trec_eval_order(topic_col, order_keys, run_file.scores)
-    return PreparedRun(tag, run_file.checksum, len(run_file), topic_col, doc_col,
-                       run_file.ranks, run_file.scores, eval_ranks, order, missing,
-                       [run_file.docs[i] for i in missing])
-
-
-def _write_entries(session: Session, run_id: int, run: PreparedRun) -> None:
-    """Resolved entries to `run_entry`, unknown documents to `run_entry_unresolved`, each with
-    its rank in trec_eval's order (`eval_rank`).
-
-    Entries go in key order (topic id, eval_rank): every insert lands on the right edge of the
-    primary key's index, PostgreSQL's fast path.
-    """
-    import numpy as np
-
-    topic_col, doc_col, eval_ranks = run.topic_ids, run.doc_ids, run.eval_ranks
-    ranks, scores, order = run.ranks, run.scores, run.order
-    if run.missing:
-        bulk_insert(session, "run_entry_unresolved", UNRESOLVED_COLUMNS,
-                    [(run_id, int(topic_col[i]), doc, int(ranks[i]), int(eval_ranks[i]),
-                      float(scores[i])) for i, doc in zip(run.missing, run.missing_docs,
-                                                          strict=True)])
-        order = order[doc_col[order] >= 0]
-    bulk_insert_columns(session, "run_entry", {
-        "run_id": np.full(len(order), run_id), "topic_id": topic_col[order],
-        "eval_rank": eval_ranks[order], "document_id": doc_col[order], "rank": ranks[order],
-        "score": scores[order]})
