@@ -228,6 +228,16 @@ def _read_tsv(path: Path, text: str) -> list[TopicRecord]:
     return topics.records
 
 
+def _json_kind(value: object) -> str:
+    """What a JSON value is, as a message says it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {dict: "an object", list: "an array", float: "a number with a fraction"}.get(
+        type(value), type(value).__name__)
+
+
 def _read_jsonl(path: Path, text: str) -> list[TopicRecord]:
     """BEIR queries.jsonl: `_id`, `text`; `metadata` and other keys become `fields`."""
     topics = _Topics(path)
@@ -250,6 +260,14 @@ def _read_jsonl(path: Path, text: str) -> list[TopicRecord]:
         extras = {k: v for k, v in obj.items() if k not in ("_id", "text", "metadata")}
         for key, value in {**metadata, **extras}.items():
             fields[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        record = TopicRecord(str(obj["_id"]).strip(), str(obj["text"]).strip(), fields=fields)
+        # the id as the documents' reader takes it (a string or an integer), the query a string:
+        # str() of null, true, 1.5 or an object would store "None", "True", "1.5", "{'a': 1}"
+        topic_id, query = obj["_id"], obj["text"]
+        if isinstance(topic_id, bool) or not isinstance(topic_id, str | int):
+            raise InputError(path, number, f"'_id' is {_json_kind(topic_id)}, not a topic id "
+                             "(a string or an integer)")
+        if not isinstance(query, str):
+            raise InputError(path, number, f"'text' is {_json_kind(query)}, not a string")
+        record = TopicRecord(str(topic_id).strip(), query.strip(), fields=fields)
         topics.add(record, number)
     return topics.records

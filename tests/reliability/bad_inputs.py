@@ -186,6 +186,12 @@ CASES: list[Case] = [
          "not well-formed XML", 3),
     Case("topics-beir-without-id", _topics('{"_id": "q1", "text": "x"}\n{"text": "y"}\n',
                                            "queries.jsonl"), "missing key '_id'", 2),
+    Case("topics-beir-id-null", _topics('{"_id": "q1", "text": "x"}\n{"_id": null, "text": "y"}\n',
+                                        "queries.jsonl"), "'_id' is null, not a topic id", 2),
+    Case("topics-beir-id-boolean", _topics('{"_id": true, "text": "x"}\n', "queries.jsonl"),
+         "'_id' is a boolean, not a topic id", 1),
+    Case("topics-beir-text-object", _topics('{"_id": "q1", "text": {"a": 1}}\n', "queries.jsonl"),
+         "'text' is an object, not a string", 1),
     Case("topics-empty-file", _topics(""), "has no topics"),
     # --- qrels ---------------------------------------------------------------------------------
     Case("qrels-three-columns", _qrels("q1 0 d1 1\nq1 0 d2\n"), "expected 4 columns", 2),
