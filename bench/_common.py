@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -125,3 +128,34 @@ def run_step(argv: list[str], env: dict[str, str] | None = None) -> tuple[float,
     if done.returncode:
         raise SystemExit(f"step {argv[1:3]} failed:\n{done.stderr[-4000:]}")
     return wall, json.loads(done.stdout.strip().splitlines()[-1])
+@contextmanager
+def dask_cluster(n_workers: int, module: str) -> Iterator[str]:
+    """A scheduler and `n_workers` single-threaded worker processes, `module` imported in
+    each; yields its address."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).with_name("dask"))
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port",
+                                  str(port), "--dashboard-address", ":0"], **quiet)
+    workers = subprocess.Popen([dask, "worker", address, "--nworkers", str(n_workers),
+                                "--nthreads", "1", "--no-dashboard"], **quiet)
+    try:
+        from distributed import Client
+
+        with Client(address, timeout=60) as client:
+            deadline = time.monotonic() + 120
+            while len(client.scheduler_info()["workers"]) < n_workers:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the Dask workers did not start")
+                time.sleep(0.5)
+            # the workers import tcdb and ir_measures before the clock starts, as a long-lived
+            # cluster has
+            client.run(lambda: __import__(module))
+        yield address
+    finally:
+        for process in (workers, scheduler):
+            process.terminate()
+            process.wait(timeout=60)

@@ -19,18 +19,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import temporary_database, timer  # noqa: E402
+from _common import dask_cluster, temporary_database, timer  # noqa: E402
 from runs import MEASURES, baseline_evaluate, make_files  # noqa: E402
 
 
@@ -83,38 +78,6 @@ def time_dask(url: str, address: str, n_jobs: int) -> tuple[float, int]:
     return t[0], report.n_scores
 
 
-@contextmanager
-def dask_cluster(n_workers: int) -> Iterator[str]:
-    """A scheduler and `n_workers` single-threaded worker processes; yields its address."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    address = f"tcp://127.0.0.1:{port}"
-    dask = str(Path(sys.executable).with_name("dask"))
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port",
-                                  str(port), "--dashboard-address", ":0"], **quiet)
-    workers = subprocess.Popen([dask, "worker", address, "--nworkers", str(n_workers),
-                                "--nthreads", "1", "--no-dashboard"], **quiet)
-    try:
-        from distributed import Client
-
-        with Client(address, timeout=60) as client:
-            deadline = time.monotonic() + 120
-            while len(client.scheduler_info()["workers"]) < n_workers:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the Dask workers did not start")
-                time.sleep(0.5)
-            # the workers import tcdb and ir_measures before the clock starts, as a long-lived
-            # cluster has
-            client.run(lambda: __import__("tcdb.scoring.evaluate"))
-        yield address
-    finally:
-        for process in (workers, scheduler):
-            process.terminate()
-            process.wait(timeout=60)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=143)
@@ -137,7 +100,7 @@ def main() -> None:
             baseline = baseline_evaluate(qrels, runs)
             serial, n = time_local(url, 1)
             parallel, n_parallel = time_local(url, args.workers)
-            with dask_cluster(args.workers) as address:
+            with dask_cluster(args.workers, "tcdb.scoring.evaluate") as address:
                 dask, n_dask = time_dask(url, address, 4 * args.workers)
             baseline_after = baseline_evaluate(qrels, runs)
             assert n == n_parallel == n_dask, (n, n_parallel, n_dask)

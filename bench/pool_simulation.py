@@ -11,7 +11,9 @@ database included.
 Goals, on PostgreSQL at the default size: ≤ 60 s in one process (issue 24); ≤ 30 s on two cores
 (issue 34: orders per strategy and scores per share of the topics in worker processes,
 `--workers 2`). Both are timed in the same run,
-printed as ratios to their goal (≤ 1.00 meets it), with the speed-up of the workers.
+printed as ratios to their goal (≤ 1.00 meets it), with the speed-up of the workers; then the
+Dask path (`--dask`, default on: a scheduler and `--workers` worker processes, the jobs the
+`simulate-pools` flow hands its task runner, each worker reading the runs itself).
 `--compare` also times the straightforward simulation this one replaced
 (`tests/pool_simulation_reference.py`, on the same loaded runs and qrels; reading them from the
 database counted alike) and checks that the rows are equal: slow at the default size, so meant
@@ -21,7 +23,7 @@ for smaller ones (`--runs 30 --topics 10`).
                                     [--candidates 3000] [--relevant 100]
                                     [--budgets 500,1000,2000,4000,8000,16000]
                                     [--backends postgres sqlite] [--no-leave-out] [--compare]
-                                    [--workers 2]
+                                    [--workers 2] [--no-dask]
 """
 
 from __future__ import annotations
@@ -38,7 +40,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(1, str(Path(__file__).parent.parent))  # tests.pool_simulation_reference
 
-from _common import peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
+from _common import (  # noqa: E402
+    dask_cluster,
+    peak_rss_mb,
+    temporary_database,
+    timer,
+    write_snapshot_files,
+)
 
 GOAL_SECONDS = 60.0  # one process (issue 24)
 PARALLEL_GOAL_SECONDS = 30.0  # two cores (issue 34)
@@ -75,6 +83,28 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_candidate
     return docs, topics, qrels, runs
 
 
+def time_dask(url: str, address: str, args: argparse.Namespace) -> tuple[float, list[Any]]:
+    """The Dask path as the `simulate-pools` flow takes it, without Prefect: plan, the jobs on
+    the cluster, the rows assembled here."""
+    import time
+
+    from distributed import Client
+
+    from tcdb.operations import Database
+    from tcdb.pools.simulate import SimulationRequest, plan_simulation
+    from tcdb.pools.simulation_jobs import make_jobs, simulate_job, simulation_result
+
+    request = SimulationRequest.of(collection="bench", snapshot="s1", qrels="original",
+                                   budgets=args.budgets, strategies=STRATEGIES,
+                                   leave_out=not args.no_leave_out)
+    with Client(address) as client, timer() as took:
+        plan = plan_simulation(request, Database(url))
+        jobs = make_jobs(url, plan)
+        done = client.gather(client.map(simulate_job, jobs, pure=False))
+        result = simulation_result(plan, jobs, done, time.perf_counter())
+    return took[0], result.to_json()["rows"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=129)
@@ -86,6 +116,7 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["postgres"])
     parser.add_argument("--no-leave-out", action="store_true")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-dask", action="store_true", help="skip the Dask path")
     parser.add_argument("--compare", action="store_true",
                         help="also time the straightforward simulation (the old path)")
     args = parser.parse_args()
@@ -147,6 +178,14 @@ def main() -> None:
                   f"{took[0] / took_parallel[0]:.2f}× the one process's speed · rows "
                   f"{'equal' if parallel['rows'] == report['rows'] else 'DIFFER'}; load "
                   f"average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            if not args.no_dask:
+                with dask_cluster(args.workers, "tcdb.pools.simulation_jobs") as address:
+                    seconds, rows = time_dask(url, address, args)
+                print(f"{backend}: simulate {seconds:.1f}s on Dask ({args.workers} worker "
+                      f"processes, each reading the runs) · ratio to the "
+                      f"{PARALLEL_GOAL_SECONDS:.0f} s goal {seconds / PARALLEL_GOAL_SECONDS:.2f}"
+                      f" · rows {'equal' if rows == report['rows'] else 'DIFFER'}; load "
+                      f"average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
             if args.compare:
                 from tests import pool_simulation_reference as reference
 

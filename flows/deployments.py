@@ -38,6 +38,7 @@ FLOWS: dict[str, str] = {
     "import-runs": "tcdb.flows.runs:import_runs",
     "evaluate": "tcdb.flows.evaluate:evaluate",
     "build-pool": "tcdb.flows.pools:build_pool",
+    "simulate-pools": "tcdb.flows.pools:simulate_pools",
     "refresh": "tcdb.flows.refresh:refresh",
 }
 

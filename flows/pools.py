@@ -1,20 +1,27 @@
-"""Build an assessor pool over chosen runs of a snapshot, and optionally export it blind.
+"""Build an assessor pool over chosen runs of a snapshot, and optionally export it blind;
+simulate pooling strategies, on a Dask cluster when one is configured.
 
-The flow's parameters are the `pool_build` operation's fields (`tcdb pool build`: a depth-k
+`build-pool`'s parameters are the `pool_build` operation's fields (`tcdb pool build`: a depth-k
 pool, or the first N documents of a strategy's order within a budget, optionally its first
 batch) plus the export's; it runs `TASKS["pool_build"]` and `TASKS["pool_export"]` and adds
 only an artifact. Idempotent by pool name: the same parameters again are "unchanged",
-different ones a ConflictError.
+different ones a ConflictError. `simulate-pools` takes `pool_simulation`'s fields.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from prefect import flow, get_run_logger
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
 
 from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
-from tcdb.flows.common import Stopwatch
+from tcdb.flows.common import Stopwatch, retry_transient
+
+if TYPE_CHECKING:
+    from tcdb.pools.simulate import SimulationRequest, SimulationResult
+    from tcdb.pools.simulation import Unit
+    from tcdb.pools.simulation_jobs import SimulationJob
 
 DEFAULT_DEPTH = 10  # a depth-k pool's depth when neither a depth nor a budget is given
 
@@ -88,3 +95,89 @@ def build_pool(
     return {"pool": built.to_json(),
             "export": exported.to_json() if exported is not None else None,
             "seconds": round(watch.total, 3)}
+
+
+@flow(name="simulate-pools", log_prints=True)
+def simulate_pools(
+    collection: str,
+    snapshot: str,
+    budgets: list[int],
+    qrels: str = "original",
+    strategies: list[str] | None = None,
+    per_topic: bool = False,
+    runs: list[str] | None = None,
+    measure: str = "AP",
+    tie_order: str = "trec_eval",
+    depth: int | None = None,
+    leave_out: bool = True,
+    dask: str | None = None,
+) -> dict[str, Any]:
+    """Simulate pooling strategies (as `tcdb pool simulate`); on a Dask cluster when `dask`
+    (or the setting `TCDB_DASK_ADDRESS`) names a scheduler, `local` for a local cluster."""
+    from tcdb.flows.tasks import TASKS
+    from tcdb.pools.simulate import SimulationRequest
+    from tcdb.settings import get_settings
+
+    logger = get_run_logger()
+    watch = Stopwatch()
+    request = SimulationRequest.of(
+        collection=collection, snapshot=snapshot, qrels=qrels, strategies=strategies,
+        budgets=budgets, per_topic=per_topic, runs=runs, measure=measure, tie_order=tie_order,
+        depth=depth, leave_out=leave_out)
+    dask = dask or get_settings().dask_address
+    with watch.step("simulate"):
+        result: SimulationResult = (
+            simulate_on_dask(request, dask) if dask
+            else TASKS["pool_simulation"](request))  # type: ignore[assignment]
+    logger.info("%d strategies × %d budgets over %d runs, %d topics%s",
+                len({r.strategy for r in result.rows}), len(request.budgets), result.n_runs,
+                result.n_topics, f" on Dask ({dask})" if dask else "")
+    publish(f"simulation-{collection}-{snapshot}", render(
+        f"Pool simulation ({collection} / {snapshot}, {result.measure}, qrels {qrels})", [
+            markdown_table(["strategy", "budget", "judged", "relevant found", "τ-b", "τ_AP",
+                            "leave-one-group-out τ-b"],
+                           [[r.strategy, r.budget, r.n_judged, r.relevant_found, r.tau_b,
+                             r.tau_ap, r.logo_tau_b] for r in result.rows]),
+            timings_section(watch)]), "pool simulation")
+    return {"simulation": result.to_json(), "seconds": round(watch.total, 3)}
+
+
+def simulate_on_dask(request: SimulationRequest, dask: str) -> SimulationResult:
+    """`pool_simulation` on a Dask cluster: the core plans (`plan_simulation`), Dask workers
+    make and score the strategies' units as Prefect tasks (prefect-dask's `DaskTaskRunner`),
+    each reading the runs from the database itself, and the core assembles the rows.
+
+    `dask` is a scheduler's address (`tcp://host:8786`), or `local` for a local cluster of
+    worker processes, one per core."""
+    import time
+
+    from prefect_dask import DaskTaskRunner
+
+    from tcdb.operations import Database
+    from tcdb.pools.simulate import plan_simulation
+    from tcdb.pools.simulation_jobs import make_jobs, simulation_result
+    from tcdb.storage.db import current_url
+
+    started = time.perf_counter()
+    plan = plan_simulation(request, Database())
+    jobs = make_jobs(current_url(), plan)
+    runner = (DaskTaskRunner(cluster_kwargs={"processes": True, "threads_per_worker": 1})
+              if dask == "local" else DaskTaskRunner(address=dask))
+    done = simulate_units_on_dask.with_options(task_runner=runner)(jobs)  # type: ignore[arg-type]
+    return simulation_result(plan, jobs, done, started)
+
+
+@task(name="simulate-units", retries=2, retry_delay_seconds=5,
+      retry_condition_fn=retry_transient, cache_policy=NO_CACHE)
+def simulate_units_task(job: SimulationJob) -> list[tuple[Unit, Any]]:
+    """Some units of a simulation made and scored on a worker (`simulate_job`)."""
+    from tcdb.pools.simulation_jobs import simulate_job
+
+    return simulate_job(job)
+
+
+@flow(name="simulate-units-on-dask", validate_parameters=False)
+def simulate_units_on_dask(jobs: list[SimulationJob]) -> list[list[tuple[Unit, Any]]]:
+    """Every job as a task on the flow's task runner (a Dask cluster)."""
+    futures = simulate_units_task.map(jobs)
+    return [future.result() for future in futures]

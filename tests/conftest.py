@@ -87,3 +87,32 @@ def twins(db: str, tmp_path: Path) -> Path:
     from tests.source_bias_corpus import ingest_twins
 
     return ingest_twins(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def prefect_api() -> Iterator[None]:
+    """One throw-away Prefect API for the whole session (its start takes seconds)."""
+    import tcdb.flows  # noqa: F401, I001 - configures Prefect's environment before prefect loads
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+@pytest.fixture(scope="session")
+def dask_cluster() -> Iterator[str]:
+    """A real Dask cluster: a scheduler and two worker processes on this machine; its
+    scheduler's address."""
+    from distributed import LocalCluster
+
+    from tcdb.workers import _no_main_to_rerun
+
+    # Dask spawns its workers, which would run this process's `__main__` again: under
+    # pytest-xdist, after a dashboard test, that is Streamlit's page script
+    with _no_main_to_rerun(True):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()

@@ -20,17 +20,6 @@ import pytest
 
 from tcdb.errors import ConflictError, InputError, NotFoundError
 
-
-@pytest.fixture(scope="session")
-def prefect_api() -> Iterator[None]:
-    """One throw-away Prefect API for the whole session (its start takes seconds)."""
-    import tcdb.flows  # noqa: F401, I001 - configures Prefect's environment before prefect loads
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 # --- data -------------------------------------------------------------------------------------
 
 TOPICS = {"q1": "paris weather", "q2": "cheap flights", "q3": "train strikes"}

@@ -161,33 +161,6 @@ def test_store_drops_values_of_a_run_replaced_since_the_plan(
     assert {tag for tag, _, _ in _stored()} == set(TAGS) - {"r00"}
 
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    """A real Dask cluster: a scheduler and two worker processes on this machine."""
-    from distributed import LocalCluster
-
-    from tcdb.workers import _no_main_to_rerun
-
-    # Dask spawns its workers, which would run this process's `__main__` again: under
-    # pytest-xdist, after a dashboard test, that is Streamlit's page script
-    with _no_main_to_rerun(True):
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
-
-
-@pytest.fixture(scope="module")
-def prefect_api():
-    import tcdb.flows  # noqa: F401, I001 - configures Prefect's environment before prefect loads
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 def test_the_evaluate_flow_scores_on_a_dask_cluster(collection: dict[str, Path], prefect_api,
                                                     dask_cluster: str) -> None:
     """The flow with a scheduler address scores through prefect-dask's task runner on the

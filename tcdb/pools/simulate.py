@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator
@@ -24,12 +25,16 @@ from tcdb.operations import (
 )
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.pools.simulation import simulate_in_processes
-from tcdb.pools.strategies import make_strategy, strategy_names
+from tcdb.pools.strategies import Strategy, make_strategy, strategy_names
 from tcdb.reports.fields import qrels_option
 from tcdb.vocabulary import TieOrder
 
 if TYPE_CHECKING:
     import pandas as pd
+    from sqlalchemy import Connection
+
+    from tcdb.pools.rankings import Rankings
+    from tcdb.pools.simulation import Qrels, RunDict
 
 ROW_COLUMNS = ["strategy", "budget", "n_judged", "relevant_found", "relevant_fraction",
                "tau_b", "tau_ap", "logo_tau_b", "logo_tau_ap"]
@@ -127,26 +132,45 @@ class SimulationResult(Result):
         return pd.DataFrame([r.model_dump() for r in self.rows], columns=ROW_COLUMNS)
 
 
-@operation("pool_simulation", command="pool simulate")
-def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResult:
-    """Simulate pooling strategies on a complete qrels set before anyone judges: relevant
-    found, τ-b and τ_AP against the complete ranking, leave-one-group-out τ.
+@dataclass(frozen=True)
+class SimulationPlan:
+    """What a simulation reads, found without reading any run entry: the snapshot, the
+    complete qrels set, the runs (ids, tags, groups) and how they are ranked; with what the
+    request asks of them. A worker elsewhere (Dask, `tcdb.pools.simulation_jobs`) loads its
+    data by it; `result` turns the simulation's rows into the operation's result."""
 
-    Why: which strategy and budget to pay assessors for is cheapest decided on a collection
-    already judged completely. Runs are pooled and ranked (default every run of the snapshot);
-    a run's group is its `group_name` (a run without one is a group of its own).
-    """
+    request: SimulationRequest
+    strategies: tuple[Strategy, ...]
+    budgets: tuple[int, ...]
+    measure: str
+    snapshot_id: int
+    qrels_set_id: int
+    run_ids: tuple[int, ...]
+    tags: tuple[str, ...]
+    groups: dict[str, str]  # tag → group (a run without one is a group of its own)
+    unresolved: bool  # some entry names a document the snapshot lacks
+    lineage: Lineage
+
+    def result(self, rows: list[Any], context: dict[str, Any], started: float
+               ) -> SimulationResult:
+        request = self.request
+        figures = {k: context[k] for k in ("n_runs", "n_groups", "n_topics", "relevant_total")}
+        return SimulationResult(
+            collection=request.collection, snapshot=request.snapshot, qrels=request.qrels,
+            measure=self.measure, per_topic=request.per_topic,
+            tie_order=str(request.tie_order), depth=request.depth, **figures,
+            rows=[SimulationRow(**row) for row in rows],
+            seconds=time.perf_counter() - started, lineage=self.lineage)
+
+
+def plan_simulation(request: SimulationRequest, db: Database) -> SimulationPlan:
+    """The simulation `request` asks for, checked (at least two runs, a qrels set with
+    judgments) without reading the runs' entries."""
     from tcdb.judging.qrels import get_qrels_set
-    from tcdb.pools.rankings import load_rankings, load_rankings_and_runs
-    from tcdb.queries.qrels import qrels_of
-    from tcdb.queries.runs import read_runs
     from tcdb.runs import get_runs
     from tcdb.scoring.measures import parse_measures
 
-    started = time.perf_counter()
-    budgets = [int(b) for b in request.budgets]
     made = [make_strategy(s, "strategies") for s in (request.strategies or strategy_names())]
-    tie_order, depth = request.tie_order, request.depth
     (name,) = parse_measures([request.measure], "measure")
     with db.session() as session:
         snap = get_snapshot(session, request.collection, request.snapshot)
@@ -155,32 +179,58 @@ def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResul
         if len(chosen) < 2:
             raise FieldError("runs", f"a simulation ranks systems: it needs at least two "
                              f"runs (snapshot {request.snapshot!r} has {len(chosen)} chosen)")
-        conn = session.connection()
-        run_ids = [r.pk for r in chosen]
-        unresolved = any(r.n_unresolved for r in chosen)
-        if tie_order == TieOrder.trec_eval and depth is None and not unresolved:
-            rankings, by_id = load_rankings_and_runs(conn, snap.pk, run_ids)  # one read
-        else:
-            rankings = load_rankings(conn, snap.pk, run_ids, tie_order, unresolved, depth)
-            by_id = dict(read_runs(conn, snap.pk, run_ids))
-        full = qrels_of(conn, qset.pk)
-        tag_of = {r.pk: r.tag for r in chosen}
-        run_dicts = {tag_of[run_id]: run for run_id, run in by_id.items()}
         lineage = lineage_of(request.collection,
-                             runs=[(snap.label, tag_of[r]) for r in run_ids],
+                             runs=[(snap.label, r.tag) for r in chosen],
                              qrels=[(snap.label, qset.name)], measures=[name], session=session)
+        return SimulationPlan(
+            request=request, strategies=tuple(made),
+            budgets=tuple(int(b) for b in request.budgets), measure=name,
+            snapshot_id=snap.pk, qrels_set_id=qset.pk, run_ids=tuple(r.pk for r in chosen),
+            tags=tuple(r.tag for r in chosen),
+            groups={r.tag: r.group_name or r.tag for r in chosen},
+            unresolved=any(r.n_unresolved for r in chosen), lineage=lineage)
+
+
+def load_simulation(conn: Connection, plan: SimulationPlan
+                    ) -> tuple[Rankings, dict[str, RunDict], Qrels]:
+    """The plan's rankings, its runs (tag → ir_measures dict) and the complete qrels."""
+    from tcdb.pools.rankings import load_rankings, load_rankings_and_runs
+    from tcdb.queries.qrels import qrels_of
+    from tcdb.queries.runs import read_runs
+
+    request = plan.request
+    run_ids = list(plan.run_ids)
+    if request.tie_order == TieOrder.trec_eval and request.depth is None and not plan.unresolved:
+        rankings, by_id = load_rankings_and_runs(conn, plan.snapshot_id, run_ids)  # one read
+    else:
+        rankings = load_rankings(conn, plan.snapshot_id, run_ids, request.tie_order,
+                                 plan.unresolved, request.depth)
+        by_id = dict(read_runs(conn, plan.snapshot_id, run_ids))
+    tag_of = dict(zip(plan.run_ids, plan.tags, strict=True))
+    runs = {tag_of[run_id]: run for run_id, run in by_id.items()}
+    full = qrels_of(conn, plan.qrels_set_id)
     if not full:
         raise FieldError("qrels", f"qrels set {request.qrels!r} has no judgments to simulate "
                          "with")
-    tags = [tag_of[r] for r in run_ids]
-    groups = {r.tag: r.group_name or r.tag for r in chosen}
+    return rankings, runs, full
+
+
+@operation("pool_simulation", command="pool simulate")
+def pool_simulation(request: SimulationRequest, db: Database) -> SimulationResult:
+    """Simulate pooling strategies on a complete qrels set before anyone judges: relevant
+    found, τ-b and τ_AP against the complete ranking, leave-one-group-out τ.
+
+    Why: which strategy and budget to pay assessors for is cheapest decided on a collection
+    already judged completely. Runs are pooled and ranked (default every run of the snapshot);
+    a run's group is its `group_name` (a run without one is a group of its own). On a Dask
+    cluster: the `simulate-pools` flow (`tcdb.pools.simulation_jobs`), the same rows.
+    """
+    started = time.perf_counter()
+    plan = plan_simulation(request, db)
+    with db.session() as session:
+        rankings, runs, full = load_simulation(session.connection(), plan)
     rows, context = simulate_in_processes(
-        rankings.topics, rankings.topic_order(), tags, groups, run_dicts, full, made,
-        budgets, request.per_topic, name, request.leave_out, request.workers)
-    figures: dict[str, Any] = {k: context[k] for k in ("n_runs", "n_groups", "n_topics",
-                                                      "relevant_total")}
-    return SimulationResult(
-        collection=request.collection, snapshot=request.snapshot, qrels=request.qrels,
-        measure=name, per_topic=request.per_topic, tie_order=str(tie_order), depth=depth,
-        **figures, rows=[SimulationRow(**row) for row in rows],
-        seconds=time.perf_counter() - started, lineage=lineage)
+        rankings.topics, rankings.topic_order(), list(plan.tags), plan.groups, runs, full,
+        list(plan.strategies), list(plan.budgets), request.per_topic, plan.measure,
+        request.leave_out, request.workers)
+    return plan.result(rows, context, started)

@@ -14,7 +14,8 @@ reads them from the database.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypedDict
 
 import pandas as pd
 
@@ -132,6 +133,65 @@ def _taus(truth: Mapping[str, float], estimate: Mapping[str, float]
     return finite(tau_b(a, b)), finite(tau_ap(a, b))
 
 
+# A unit of a simulation's work: (k, None) the k-th strategy's pooled sets over all runs,
+# (k, p) its sets without each left-out group of the p-th part of the groups; `COMPLETE` the
+# complete qrels, scored as one more set (the ranking every pooled one is measured against).
+Unit = tuple[int, int | None]
+COMPLETE: Unit = (-1, None)
+
+class Complete(NamedTuple):
+    """The complete qrels' side of a simulation: every run's mean on them, the topics they
+    judge and the relevant documents in them."""
+
+    means: dict[str, float]
+    n_topics: int
+    relevant_total: int
+
+
+# Per strategy: each budget's cut (topic → documents judged), the means of all runs and the
+# relevant documents found at each budget, and per left-out group its runs' means at each.
+StrategyMeans = tuple[list[dict[str, int]], list[tuple[dict[str, float], int]],
+                      list[list[dict[str, float]]]]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a simulation's work divides: the groups left out in turn (their runs' places in
+    `run_tags`), those groups in `parts` parts, one unit of work per strategy and part."""
+
+    left_out: list[list[int]]
+    parts: int  # 0 without leave-one-group-out
+
+    @classmethod
+    def of(cls, run_tags: Sequence[str], groups: Mapping[str, str], leave_out: bool,
+           n_parts: int) -> Layout:
+        by_group: dict[str, list[int]] = {}
+        for i, tag in enumerate(run_tags):
+            by_group.setdefault(groups.get(tag) or tag, []).append(i)
+        left_out = list(by_group.values())
+        logo = leave_out and len(left_out) > 1
+        return cls(left_out, max(1, min(n_parts, len(left_out))) if logo else 0)
+
+    @property
+    def logo(self) -> bool:
+        return self.parts > 0
+
+    def units(self, n_strategies: int) -> list[Unit]:
+        """The strategies' units, the biggest (a part of the left-out groups) first."""
+        return ([(k, p) for k in range(n_strategies) for p in range(self.parts)]
+                + [(k, None) for k in range(n_strategies)])
+
+    def part(self, p: int) -> list[list[int]]:
+        return self.left_out[p::self.parts]
+
+    def in_group_order(self, per_part: Sequence[Sequence[Any]]) -> list[Any]:
+        """What each part gave per group, back in the groups' order."""
+        result: list[Any] = [None] * len(self.left_out)
+        for p in range(self.parts):
+            result[p::self.parts] = per_part[p]
+        return result if self.logo else []
+
+
 def simulate_strategies(
     topics: Mapping[str, TopicRanking],
     topic_order: Sequence[str],
@@ -150,27 +210,14 @@ def simulate_strategies(
 
     `run_tags` name the runs of the rankings in their order; `groups` maps a tag to its group.
     Each strategy orders each topic once for all runs and once per left-out group, and every
-    pooled set is scored by one `PooledScores` (in `workers` processes).
+    pooled set is scored by one `PooledScores` (in `workers` processes), so equal sets of
+    different strategies and budgets are scored once.
     """
-    n_topics = len(qrels)
-    scores = PooledScores(runs, qrels, measure, n_topics, workers)
-    # the complete qrels: one more subset, the one pools that find everything judge too
-    ((complete, _),) = scores.add({t: list(docs) for t, docs in qrels.items()},
-                                  [{t: len(docs) for t, docs in qrels.items()}], list(runs))
-    total_relevant = sum(is_relevant(g) for docs in qrels.values() for g in docs.values())
-    by_group: dict[str, list[int]] = {}
-    for i, tag in enumerate(run_tags):
-        by_group.setdefault(groups.get(tag) or tag, []).append(i)
-    logo = leave_out and len(by_group) > 1
-    # the orders and pooled subsets of each strategy (k, None), and of each without every
-    # group in turn, in as many parts (k, part) as there are workers: the biggest units first
-    left_out = list(by_group.values())
-    parts = max(1, min(workers, len(left_out))) if logo else 0
-    units: list[tuple[int, int | None]] = [(k, p) for k in range(len(strategies))
-                                           for p in range(parts)]
-    units += [(k, None) for k in range(len(strategies))]
-    shared = (scores, topics, topic_order, qrels, strategies, budgets, per_topic,
-              [left_out[p::parts] for p in range(parts)])
+    scores = PooledScores(runs, qrels, measure, len(qrels), workers)
+    ((complete, _),) = scores.add(*_complete(qrels), list(runs))
+    layout = Layout.of(run_tags, groups, leave_out, workers)
+    units = layout.units(len(strategies))
+    shared = (scores, topics, topic_order, qrels, strategies, budgets, per_topic, layout)
     if workers > 1 and len(units) > 1:
         from tcdb.workers import run_in_processes
 
@@ -178,33 +225,88 @@ def simulate_strategies(
     else:
         done = {i: _pooled_sets(shared, unit) for i, unit in enumerate(units)}
     made = {unit: done[i] for i, unit in enumerate(units)}
-    planned = []
-    for k, strategy in enumerate(strategies):
+    handles = []
+    for k in range(len(strategies)):
         ((cuts, subsets),) = made[(k, None)]
         main = scores.add_subsets(subsets, [t for t in run_tags if t in runs])
-        left: list[list[int]] = []
-        # each group's sets, back in the groups' order
-        without: list[tuple[list[dict[str, int]], list[Subset]]] = [([], [])] * len(left_out)
-        for p in range(parts):
-            without[p::parts] = made[(k, p)]
-        for members, (_, left_subsets) in zip(left_out, without if logo else [],
-                                              strict=logo):
-            tags = [run_tags[i] for i in members if run_tags[i] in runs]
-            left.append([h for h, _ in scores.add_subsets(left_subsets, tags)])
-        planned.append((strategy, cuts, main, left))
-    full = scores.means(complete)
+        left = [[h for h, _ in scores.add_subsets(sets, _tags(run_tags, runs, members))]
+                for members, (_, sets) in zip(
+                    layout.left_out, layout.in_group_order(
+                        [made[(k, p)] for p in range(layout.parts)]), strict=layout.logo)]
+        handles.append((cuts, main, left))
+    planned: list[StrategyMeans] = [
+        (cuts, [(scores.means(h), found) for h, found in main],
+         [[scores.means(h) for h in per_budget] for per_budget in left])
+        for cuts, main, left in handles]
+    return assemble(strategies, budgets, run_tags, layout,
+                    Complete(scores.means(complete), len(qrels), _relevant_total(qrels)),
+                    planned)
+
+
+def simulate_unit(
+    topics: Mapping[str, TopicRanking],
+    topic_order: Sequence[str],
+    run_tags: Sequence[str],
+    runs: Mapping[str, RunDict],
+    qrels: Qrels,
+    strategies: Sequence[Strategy],
+    budgets: Sequence[int],
+    per_topic: bool,
+    measure: str,
+    layout: Layout,
+    unit: Unit,
+) -> Any:
+    """One unit of a simulation made and scored on its own (a Dask worker's task): the
+    `Complete` qrels' side (`COMPLETE`); a strategy's cuts and (means, relevant found) per
+    budget (k, None); or, per left-out group of part p, its runs' means per budget (k, p).
+    A run's value on a pooled set is trec_eval's on that set alone, so `assemble` on the units'
+    results gives `simulate_strategies`' rows."""
+    scores = PooledScores(runs, qrels, measure, len(qrels))
+    if unit == COMPLETE:
+        ((complete, _),) = scores.add(*_complete(qrels), list(runs))
+        return Complete(scores.means(complete), len(qrels), _relevant_total(qrels))
+    made = _pooled_sets((scores, topics, topic_order, qrels, strategies, budgets, per_topic,
+                         layout), unit)
+    k, part = unit
+    if part is None:
+        ((cuts, subsets),) = made
+        main = scores.add_subsets(subsets, [t for t in run_tags if t in runs])
+        return cuts, [(scores.means(h), found) for h, found in main]
+    left = [scores.add_subsets(sets, _tags(run_tags, runs, members))
+            for members, (_, sets) in zip(layout.part(part), made, strict=True)]
+    return [[scores.means(h) for h, _ in per_budget] for per_budget in left]
+
+
+def assemble_units(strategies: Sequence[Strategy], budgets: Sequence[int],
+                   run_tags: Sequence[str], layout: Layout, done: Mapping[Unit, Any]
+                   ) -> tuple[list[SimulationRow], dict[str, Any]]:
+    """The rows of a simulation from its units' results (`simulate_unit`, anywhere)."""
+    planned: list[StrategyMeans] = []
+    for k in range(len(strategies)):
+        cuts, main = done[(k, None)]
+        left = layout.in_group_order([done[(k, p)] for p in range(layout.parts)])
+        planned.append((cuts, main, left))
+    return assemble(strategies, budgets, run_tags, layout, done[COMPLETE], planned)
+
+
+def assemble(strategies: Sequence[Strategy], budgets: Sequence[int], run_tags: Sequence[str],
+             layout: Layout, complete: Complete, planned: Sequence[StrategyMeans]
+             ) -> tuple[list[SimulationRow], dict[str, Any]]:
+    """Rows per (strategy, budget) from each strategy's means: τ against the complete
+    qrels' ranking, and the leave-one-group-out τ of the means mixed from each group's runs
+    scored without that group's pool contribution."""
+    full, total_relevant = complete.means, complete.relevant_total
     rows: list[SimulationRow] = []
     all_means: dict[tuple[str, int], dict[str, float]] = {}
     all_logo: dict[tuple[str, int], dict[str, float]] = {}
-    for strategy, cuts, main, left in planned:
+    for strategy, (cuts, main, left) in zip(strategies, planned, strict=True):
         for k, b in enumerate(budgets):
-            handle, found = main[k]
-            means = scores.means(handle)
+            means, found = main[k]
             t_b, t_ap = _taus(full, means)
             mixed = dict(means)
-            for handles in left:
-                mixed.update(scores.means(handles[k]))
-            l_b, l_ap = _taus(full, mixed) if logo else (None, None)
+            for per_budget in left:
+                mixed.update(per_budget[k])
+            l_b, l_ap = _taus(full, mixed) if layout.logo else (None, None)
             all_means[(describe(strategy), b)], all_logo[(describe(strategy), b)] = means, mixed
             rows.append({
                 "strategy": describe(strategy), "budget": b,
@@ -213,10 +315,25 @@ def simulate_strategies(
                 "relevant_fraction": found / total_relevant if total_relevant else 0.0,
                 "tau_b": t_b, "tau_ap": t_ap, "logo_tau_b": l_b, "logo_tau_ap": l_ap,
             })
-    context = {"n_runs": len(run_tags), "n_groups": len(by_group), "n_topics": n_topics,
-               "relevant_total": total_relevant, "full_means": full, "means": all_means,
-               "logo_means": all_logo}
+    context = {"n_runs": len(run_tags), "n_groups": len(layout.left_out),
+               "n_topics": complete.n_topics, "relevant_total": total_relevant, "full_means": full,
+               "means": all_means, "logo_means": all_logo}
     return rows, context
+
+
+def _complete(qrels: Qrels) -> tuple[dict[str, list[str]], list[dict[str, int]]]:
+    """The complete qrels as one more pooled set: every judged document of every topic."""
+    return {t: list(docs) for t, docs in qrels.items()}, [{t: len(docs)
+                                                           for t, docs in qrels.items()}]
+
+
+def _relevant_total(qrels: Qrels) -> int:
+    return sum(is_relevant(g) for docs in qrels.values() for g in docs.values())
+
+
+def _tags(run_tags: Sequence[str], runs: Mapping[str, RunDict], members: list[int]
+          ) -> list[str]:
+    return [run_tags[i] for i in members if run_tags[i] in runs]
 
 
 # Below this many run entries a simulation takes seconds: worker processes would not pay.
@@ -254,12 +371,13 @@ def _pooled_sets(shared: tuple[Any, ...], unit: tuple[int, int | None]
     orders over all runs (`unit` = (k, None)), or of its orders without each group of the
     p-th part of the groups in turn (`unit` = (k, p)). Pure over the loaded data: a worker
     process can make them."""
-    scores, topics, topic_order, qrels, strategies, budgets, per_topic, parts = shared
+    scores, topics, topic_order, qrels, strategies, budgets, per_topic, layout = shared
     k, part = unit
     strategy, limit = strategies[k], max(budgets)
     order_sets = ([orders_for_budget(strategy, topics, qrels, limit, per_topic)]
                   if part is None else
-                  _left_out_orders(strategy, topics, qrels, limit, per_topic, parts[part]))
+                  _left_out_orders(strategy, topics, qrels, limit, per_topic,
+                                   layout.part(part)))
     made = []
     for orders in order_sets:
         cuts = [cut_lengths(_lengths(orders), b, per_topic, topic_order) for b in budgets]
