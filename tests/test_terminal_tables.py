@@ -159,6 +159,27 @@ def test_layouts_from_wide_to_narrow() -> None:
             assert column in text
 
 
+def test_a_split_table_repeats_what_names_each_row() -> None:
+    """Persistence over several later snapshots has a row per (system, snapshot): no name
+    tells the rows apart alone. Every part of the split table starts with both, never with a
+    figure whose values happen to differ (80 columns repeated `ARP` and no system)."""
+    columns = ["system", "snapshot", "ARP 2022-06", "ARP", "RΔ", "relative change", "ER", "ΔRI",
+               "p"]
+    rows = [[system, later, 0.3371 + k / 10, 0.3584 + k / 10 + j / 100, -0.0213, -0.0632,
+             1.0615, -0.0005, "0.4254"]
+            for k, system in enumerate(["bm25 (pivot)", "dense-decay", "rerank-rise"])
+            for j, later in enumerate(["2022-07", "2022-09"])]
+    text = screen_text(on_terminal(80, columns, rows, "persistence"))
+    assert "(2/2)" in text, text
+    for part in text.split("\n\n"):
+        lines = [line for line in part.splitlines() if "┃" in line or "│" in line]
+        assert lines[0].split("┃")[1:3] == [" system       ", " snapshot "], text
+        assert [line.split("│")[1].strip() for line in lines[1:]] == [r[0] for r in rows], text
+    assert output._key_columns([["c", "a", "1.0"], ["c", "b", "2.0"]],
+                               [False, False, True]) == [1]  # a run list's run
+    assert output._key_columns([["4", "x"], ["5", "x"]], [True, False]) == [0]  # a topic id
+
+
 def test_free_text_wraps_at_spaces_in_records(capsys: pytest.CaptureFixture[str]) -> None:
     columns, rows, title = TABLES["changes"]
     text = screen_text(on_terminal(80, columns, rows, title))

@@ -148,8 +148,7 @@ def _print_terminal(names: list[str], cells: list[list[str]], numeric: list[bool
     if bare(everything) <= screen:
         _show_table(names, cells, numeric, title, everything, None, bare(everything))
         return
-    parts, lines = _split_columns(widths, screen, boxed, bare,
-                                  _key_column(cells, len(names)))
+    parts, lines = _split_columns(widths, screen, boxed, bare, _key_columns(cells, numeric))
     if parts:
         for n, shown in enumerate(parts, 1):
             if n > 1:
@@ -170,37 +169,53 @@ def _print_terminal(names: list[str], cells: list[list[str]], numeric: list[bool
     _show_table(names, cells, numeric, title, everything, None, bare(everything), fold=fold)
 
 
-def _key_column(cells: list[list[str]], n_columns: int) -> int:
-    """The column that tells the rows apart: the first whose values are all different (a run
-    list's `run`, not its `collection`, the same on every row); the first column otherwise."""
-    for i in range(n_columns):
+def _key_columns(cells: list[list[str]], numeric: list[bool]) -> list[int]:
+    """The columns that tell the rows apart, the names each part of a split table repeats: the
+    first text column whose values are all different (a run list's `run`, not its
+    `collection`, the same on every row); else, in order, the text columns that each tell more
+    rows apart, until together they tell all of them (persistence's `system` and `snapshot`
+    when it compares several snapshots). A figure is never the key — that its values happen to
+    differ names no row — unless it is the first column (a topic id). The first column when
+    nothing else tells the rows apart."""
+    n_columns = len(numeric)
+    candidates = [i for i in range(n_columns) if i == 0 or not numeric[i]]
+    for i in candidates:
         values = [row[i] for row in cells]
         if len(set(values)) == len(values):
-            return i
-    return 0
+            return [i]
+    key: list[int] = []
+    told = 1
+    for i in candidates:
+        apart = len({tuple(row[j] for j in [*key, i]) for row in cells})
+        if apart > told:
+            key, told = [*key, i], apart
+        if told == len(cells):
+            return key
+    return [0]
 
 
 def _split_columns(widths: list[int], screen: int, boxed: Callable[[list[int]], int],
-                   bare: Callable[[list[int]], int], key: int = 0
+                   bare: Callable[[list[int]], int], key: list[int] | None = None
                    ) -> tuple[list[list[int]], bool]:
-    """The other columns, packed in order into tables that each start with the key column
+    """The other columns, packed in order into tables that each start with the key columns
     and fit `screen`: boxed if that takes no more tables than without lines.
     ([], _) when even one column beside the key does not fit."""
-    if len(widths) < 3:
+    key = key or [0]
+    if len(widths) < len(key) + 2:
         return [], False
-    others = [i for i in range(len(widths)) if i != key]
+    others = [i for i in range(len(widths)) if i not in key]
 
     def pack(width_of: Callable[[list[int]], int]) -> list[list[int]]:
         parts: list[list[int]] = []
-        current = [key]
+        current = list(key)
         for i in others:
             if width_of([*current, i]) <= screen:
                 current.append(i)
                 continue
-            if len(current) == 1 or width_of([key, i]) > screen:
+            if len(current) == len(key) or width_of([*key, i]) > screen:
                 return []
             parts.append(current)
-            current = [key, i]
+            current = [*key, i]
         return [*parts, current]
 
     with_lines, without = pack(boxed), pack(bare)
