@@ -1,6 +1,7 @@
 """How the dashboard's tables show their columns: the field's words as headers, and one number
-format per column — 4 decimals for scores, p in scientific notation below 1e-3, thousands
-separators for counts, a dash for a missing value.
+format per column — 4 decimals for scores, p-values as the CLI prints them
+(`tcdb.vocabulary.format_p`: 4 decimals, scientific notation below 1e-4), thousands separators
+for counts, a dash for a missing value.
 
 A page describes its columns with these specs (`{"score_a": score("score A")}`) and hands them
 to `widgets.table`, which shows only the described columns, in that order; the frame keeps its
@@ -15,6 +16,8 @@ from typing import Any, Literal
 
 import pandas as pd
 import streamlit as st
+
+from tcdb.vocabulary import format_p as format_p  # the CLI's rule for a p-value, re-exported
 
 Kind = Literal["text", "count", "signed", "score", "p", "decimal", "percent", "progress", "flag",
                "time"]
@@ -71,14 +74,6 @@ def flag(label: str, help: str | None = None, width: Any = None) -> Col:
 
 def time(label: str, help: str | None = None, width: Any = None) -> Col:
     return Col(label, "time", help, width)
-
-
-def format_p(value: Any) -> str:
-    """A p-value: 4 decimals, scientific notation below 1e-3, a dash when missing."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    value = float(value)
-    return f"{value:.1e}" if value < 1e-3 else f"{value:.4f}"
 
 
 def format_signed(value: Any) -> str:

@@ -226,3 +226,15 @@ def persistence_tests(paired: bool) -> dict[str, str]:
         tests["p_value_paired"] = (SIGNIFICANCE_TESTS["t"] + " of the system's scores on the "
                                    "core topics of the first and each later snapshot")
     return tests
+
+
+def format_p(value: float | None) -> str:
+    """A p-value as every front end shows it (CLI tables, dashboard, paper tables): 4 decimals,
+    and below 0.0001 two significant digits (`3.1e-09`), never a bare 0.0000 that hides how
+    small it is; `–` when there is none. The one rule, so one figure reads alike everywhere."""
+    if value is None:
+        return "–"
+    value = float(value)
+    if value != value:  # NaN
+        return "–"
+    return f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.1e}"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from tcdb.operations.result import json_safe
+from tcdb.vocabulary import format_p as format_p  # the one rule for a p-value (re-exported here)
 
 if TYPE_CHECKING:
     from rich.box import Box
@@ -340,14 +341,6 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def format_p(value: float | None) -> str:
-    """A p-value as a lab reads it: 4 decimals, and below 0.0001 two significant digits
-    (`3.1e-09`), never a bare 0.0000 that hides how small it is."""
-    if value is None or math.isnan(value):
-        return "–"
-    return f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.1e}"
 
 
 def format_cell(value: Any) -> str:

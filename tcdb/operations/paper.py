@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from tcdb.operations.lineage import Lineage
+from tcdb.vocabulary import format_p
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,8 +89,8 @@ def format_value(value: Any, digits: int = 4, p: bool = False) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        if p and 0 < value < 1e-4:
-            return f"{value:.1e}"
+        if p:
+            return format_p(value)
         return f"{value:.{digits}f}"
     if hasattr(value, "isoformat"):
         return str(value.isoformat())
