@@ -194,3 +194,16 @@ def hostile_runs(db: str, tmp_path: Any) -> Any:
         rows = [(t, f"d{(int(t) + k) % 6}", 1.0) for t in topics]
         import_run("h", "s1", write_run_file(tmp_path / "runs", tag, rows, name=f"r{k}.run"))
     return api.compare("h", "s1", measure="P@1", permutations=0)
+
+
+def test_latex_prints_a_negative_number_with_a_minus_sign() -> None:
+    """`-0.1234` in a text-mode tabular prints a hyphen; a paper's minus is `$-$0.1234`
+    (a number's sign, the − of a text too), while a name's hyphen stays a hyphen."""
+    table = PaperTable(columns=["run", "RΔ", "n", "change"],
+                       rows=[["a-b", -0.12344, -3, "−2"], ["c", 0.5, 4, "+1"]],
+                       figures={"RΔ": True})
+    latex = to_latex(table)
+    rows = [line for line in latex.splitlines() if line.endswith("\\\\")][1:]
+    assert _split_cells(rows[0]) == ["a-b", "$-$0.1234", "$-$3", "$-$2"]
+    assert _split_cells(rows[1])[1] == "\\textbf{0.5000}"
+    assert not re.search(r"(^|& )-\d", "\n".join(rows))

@@ -171,6 +171,10 @@ def test_compare_as_latex_markdown_and_csv(seeded: tuple[str, Seeded], cli: Any)
         assert set(marks.group(1) if marks else "") == expected, run
     assert any(re.search(r"\\textsuperscript", row[3]) for row in rows)
     assert "% lineage" in latex and "sha256" in latex
+    # the versions line reads in one pair of parentheses, not `(9.0.x semantics (embedded …))`
+    versions = next(x for x in latex.splitlines() if "pytrec_eval" in x)
+    assert "(trec_eval 9.0.x, as embedded in pytrec_eval)" in versions
+    assert _depth(versions) == 1
 
     code, markdown, _ = cli(*args, "--format", "markdown")
     assert code == 0
@@ -227,3 +231,12 @@ def test_renderers_escape_and_bold() -> None:
     assert "\\textbf{0.7000}\\textsuperscript{\\dag{}}" in latex and "a\\_b" in latex
     markdown = to_markdown(table)
     assert "\\[x\\](y)" in markdown and "**0.7000**<sup>†</sup>" in markdown
+
+
+def _depth(text: str) -> int:
+    """How deep parentheses nest in a line."""
+    depth = deepest = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        deepest = max(deepest, depth)
+    return deepest

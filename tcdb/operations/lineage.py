@@ -87,7 +87,7 @@ class Lineage(BaseModel):
         v = self.versions
         out = [f"collection {self.collection}; schema revision {self.schema_revision}",
                f"tcdb {v.get('tcdb')}, ir_measures {v.get('ir_measures')}, pytrec_eval "
-               f"{v.get('pytrec_eval')} ({v.get('trec_eval')})"]
+               f"{v.get('pytrec_eval')} (trec_eval {v.get('trec_eval')})"]
         topics = self.topics
         out.append(f"topics {topics.selection or 'all'}" + (
             f" ({topics.n_members} members, sha256 {topics.checksum})" if topics.checksum
@@ -163,7 +163,7 @@ def versions() -> dict[str, str | None]:
 
     return {"tcdb": of("tcdb"), "ir_measures": of("ir_measures", "ir-measures"),
             "pytrec_eval": of("pytrec-eval-terrier", "pytrec_eval"),
-            "trec_eval": "9.0.x semantics (embedded in pytrec_eval)"}
+            "trec_eval": "9.0.x, as embedded in pytrec_eval"}
 
 
 def schema_revision(session: Session) -> str | None:

@@ -234,7 +234,7 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
           "|": r"\textbar{}", "[": "{[}", "]": "{]}", "*": "{*}", "`": r"\textasciigrave{}",
           "Δ": r"$\Delta$", "τ": r"$\tau$", "α": r"$\alpha$",
-          "−": "--", "–": "--", "×": r"$\times$", "…": r"\ldots{}", "≥": r"$\geq$",
+          "−": "$-$", "–": "--", "×": r"$\times$", "…": r"\ldots{}", "≥": r"$\geq$",
           "≤": r"$\leq$", "†": r"\dag{}", "‡": r"\ddag{}", "·": r"$\cdot$", "→": r"$\to$",
           "σ": r"$\sigma$", "≠": r"$\neq$", "±": r"$\pm$"}
 _LATEX_RE = re.compile("|".join([r"-(?=-)", *(re.escape(k) for k in _LATEX)]))
@@ -277,7 +277,7 @@ def to_latex(table: PaperTable) -> str:
         previous = group
         cells = []
         for column in table.columns:
-            cell = latex_text(table.text(i, column))
+            cell = _latex_cell(table.text(i, column), table.rows[i][table.columns.index(column)])
             if (i, column) in best:
                 cell = f"\\textbf{{{cell}}}"
             mark = table.mark(i, column)
@@ -292,6 +292,14 @@ def to_latex(table: PaperTable) -> str:
             latex_text(note) for note in footer) + "}")
     out.append("\\end{table}")
     return "\n".join(out) + "\n"
+
+
+def _latex_cell(text: str, value: Any) -> str:
+    """A cell's text in LaTeX; a negative number's sign as a minus (`$-$0.1234`), not the
+    hyphen a plain `-` prints in text mode."""
+    if _number(value) is not None and text.startswith("-"):
+        return "$-$" + latex_text(text[1:])
+    return latex_text(text)
 
 
 def _label(label: str) -> str:
