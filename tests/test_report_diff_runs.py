@@ -177,3 +177,32 @@ def test_dashboard_view_shows_the_report(seeded: str) -> None:
     texts = table_with(at, "document", "rank_a", "rank_b", "text")
     shown_text = dict(zip(texts["document"], texts["text"], strict=True))
     assert shown_text["d5"].endswith("…") and shown_text["d4"] == DOCS["d4"]
+
+
+def test_unscored_runs_read_without_computing_are_told_how_to_score_them(seeded: str,
+                                                                          tmp_path: Path,
+                                                                          cli) -> None:
+    """Read without computing (the dashboard, --no-compute), a run whose entries are stored but
+    not yet scored is named with the command that scores them, not told it has no entries; a
+    run of published scores only (no entries) still is."""
+    from tcdb import api
+    from tcdb.errors import NotFoundError
+
+    with pytest.raises(NotFoundError) as caught:
+        api.diff_runs(C, S, "runA", "runB", compute=False)
+    message = str(caught.value)
+    assert "no stored entries" not in message
+    assert "its 10 entries are not scored yet" in message
+    assert "`tcdb evaluate diffc s1 --qrels original --measure nDCG@10` scores them" in message
+    code, _, err = cli("report", "diff-runs", C, S, "runA", "runB", "--no-compute")
+    assert code != 0 and "tcdb evaluate diffc s1" in err
+    code, _, err = cli("evaluate", C, S, "--qrels", "original", "--measure", MEASURE)
+    assert code == 0, err
+    assert api.diff_runs(C, S, "runA", "runB", compute=False).n_topics == len(TOPICS)
+
+    scores = tmp_path / "pub.score"
+    scores.write_text("runid\tall\tpub\nndcg_cut_10\tt1\t0.5\n", encoding="utf-8")
+    api.scores_import(C, S, scores)
+    with pytest.raises(NotFoundError, match=r"run 'pub' .*no stored entries to compute them "
+                                            r"from; import them with `tcdb scores import`"):
+        api.diff_runs(C, S, "runA", "pub")

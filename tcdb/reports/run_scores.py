@@ -11,6 +11,7 @@ breakdown — or the reason there is none.
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -93,9 +94,9 @@ def load_run_scores(
             run_list = [r for r in run_list if (r.pk, mid) in done]
         for run in run_list:
             if (run.id, mid) not in done:
+                why = _why_unscored(run, compute, collection, snapshot, qrels, name)
                 raise NotFoundError(f"run {run.tag!r} of {snapshot!r} has no {name} scores on "
-                                    f"qrels {qrels!r} (no stored entries to compute them from; "
-                                    "import them with `tcdb scores import`)")
+                                    f"qrels {qrels!r} ({why})")
         systems = dict(conn.execute(select(col(System.id), col(System.name)).where(
             col(System.id).in_([r.system_id for r in run_list]))).tuples().all())
         judged = qrels_topics(conn, qset.pk, snap.pk)
@@ -124,6 +125,17 @@ def load_run_scores(
                     found = relevant_ranks(conn, run.pk, qset.pk)
                     result.ranks[run.tag] = {judged[t]: found.get(t) for t in order}
     return result
+
+
+def _why_unscored(run: Any, compute: bool, collection: str, snapshot: str, qrels: str,
+                  measure: str) -> str:
+    """Why a run has no scores for the measure: it has no entries to compute them from
+    (published scores only), or, read without computing, its entries are not scored yet."""
+    if run.n_entries and not compute:
+        command = shlex.join(["tcdb", "evaluate", collection, snapshot, "--qrels", qrels,
+                              "--measure", measure])
+        return f"its {run.n_entries:,} entries are not scored yet: `{command}` scores them"
+    return "no stored entries to compute them from; import them with `tcdb scores import`"
 
 
 def outcome_reason(judged: dict[int, str], relevant: dict[int, list[tuple[int, str]]],
