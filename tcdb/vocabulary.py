@@ -180,6 +180,21 @@ PERSISTENCE_FIGURES = {"snapshot": "snapshot", "arp": "ARP", "result_delta": "R�
                        "relative_change": "relative change", "er": "ER", "delta_ri": "ΔRI",
                        "p_value": "p", "p_value_paired": "p paired", "n_paired": "paired topics"}
 
+# How the source-bias report names its figures (JSON keys → column names): the terminal table,
+# the dashboard's table and its legend line say the same words.
+SOURCE_BIAS_FIGURES = {"run": "run", "effectiveness": "effectiveness", "human": "human",
+                       "llm": "llm", "relative_delta": "Relative Δ %", "ci_low": "CI low",
+                       "ci_high": "CI high", "p_t": "p (t)", "first_stage": "first stage"}
+
+
+def source_bias_legend(tests: dict[str, str]) -> str:
+    """The line under a source-bias table naming its interval and its p-value's test
+    (`tests`: the report's `tests`)."""
+    named = SOURCE_BIAS_FIGURES
+    return (f"{named['ci_low']} / {named['ci_high']}: {tests['ci_low/ci_high']} · "
+            f"{named['p_t']}: {tests['p_t']}")
+
+
 # What each test behind a reported p-value is, in the words the JSON (`tests`), the CLI's
 # legends and the dashboard's help all print: a p-value that does not name its test is misread.
 SIGNIFICANCE_TESTS = {

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from tests.dashboard_pages import chart_with, clear_cache, open_page
 
@@ -37,3 +39,32 @@ def test_a_collection_without_labels_says_how_to_label(db: str, tmp_path: Path) 
     clear_cache()
     at = open_page("source_bias", collection="plain")
     assert any("--source-labels" in i.value for i in at.info)
+
+
+def test_the_table_says_what_the_cli_says(twins: Path, cli: Any) -> None:  # noqa: F811
+    """The page's table has the CLI's column names (`effectiveness`, `Relative Δ %`, `CI low`,
+    `CI high`, `p (t)`), its p-values as the CLI prints them, and the CLI's legend line — the
+    p-value's test in words — as a visible caption, not only in a column's hover help."""
+    from tcdb import api
+    from tcdb.vocabulary import format_p
+
+    clear_cache()
+    at = open_page("source_bias", collection="cocktail", snapshot="s1", measure="nDCG@1")
+    code, out, err = cli("report", "source-bias", "cocktail", "s1", "-m", "nDCG@1")
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if "effectiveness" in line)
+    table = next(t for t in at.dataframe if "p_t" in t.value.columns)
+    labels = {key: spec["label"] for key, spec in json.loads(table.proto.columns).items()
+              if "label" in spec}
+    assert labels == {"run": "run", "effectiveness": "effectiveness", "human": "nDCG@1 human",
+                      "llm": "nDCG@1 llm", "relative_delta": "Relative Δ %",
+                      "ci_low": "CI low", "ci_high": "CI high", "p_t": "p (t)"}
+    for label in labels.values():
+        assert label in header, (label, header)
+    legend = next(line for line in out.splitlines() if line.startswith("CI low / CI high:"))
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert legend in captions, (legend, captions)  # the same line, with the test's name
+    assert any("p (t): paired t-test" in c for c in captions)
+    report = api.source_bias("cocktail", "s1", measures=["nDCG@1"])
+    for run in report.measures["nDCG@1"].runs:
+        assert format_p(run.p_t) in out  # the CLI prints the one p-value rule

@@ -12,6 +12,7 @@ from tcdb.dashboard import bias_data, charts, data, widgets
 from tcdb.dashboard import columns as c
 from tcdb.dashboard.widgets import plain
 from tcdb.errors import TcdbError
+from tcdb.vocabulary import SOURCE_BIAS_FIGURES, source_bias_legend
 
 collection, url = widgets.collection_page("Source bias", prefer=bias_data.labelled_collections)
 counted = bias_data.documents_by_source(url, collection)
@@ -95,16 +96,20 @@ widgets.chart((bars + whiskers).properties(height=34 * len(runs) + 60), runs,
               caption="How to read this: bars left of 0 prefer LLM text; the black line is where "
               f"95 % of {report.bootstrap:,} resamples of the topics (seed {report.seed}) put "
               "Relative Δ.")
-runs = runs.assign(interval=[c.MISSING if lo is None or pd.isna(lo) else f"[{lo:+.1f}, {hi:+.1f}]"
-                              for lo, hi in zip(runs["ci_low"], runs["ci_high"], strict=True)])
+named = SOURCE_BIAS_FIGURES  # the CLI's column names
 widgets.table(runs, {
-    "run": c.text("run"),
-    "effectiveness": c.score("effect.", f"{measure} against both sources' judgments"),
-    "human": c.score("human", f"{measure} against the human documents' judgments"),
-    "llm": c.score("llm", f"{measure} against the LLM documents' judgments"),
-    "relative_delta": c.decimal("Δ %", 1, "Relative Δ: (human − llm) / mean × 100"),
-    "interval": c.text("95 %", report.tests["ci_low/ci_high"]),
-    "p_t": c.p_value("p", report.tests["p_t"])})
+    "run": c.text(named["run"]),
+    "effectiveness": c.score(named["effectiveness"],
+                             f"{measure} against both sources' judgments"),
+    "human": c.score(f"{measure} {named['human']}",
+                     f"{measure} against the human documents' judgments"),
+    "llm": c.score(f"{measure} {named['llm']}", f"{measure} against the LLM documents' judgments"),
+    "relative_delta": c.decimal(named["relative_delta"], 2,
+                                "Relative Δ: (human − llm) / mean × 100"),
+    "ci_low": c.decimal(named["ci_low"], 2, report.tests["ci_low/ci_high"]),
+    "ci_high": c.decimal(named["ci_high"], 2, report.tests["ci_low/ci_high"]),
+    "p_t": c.p_value(named["p_t"], report.tests["p_t"])})
+st.caption(plain(source_bias_legend(report.tests)))  # what the CLI prints under its table
 if result.first_stage:
     st.subheader("Bias carried from first stage to re-ranker")
     widgets.table(pd.DataFrame([f.model_dump() for f in result.first_stage]), {

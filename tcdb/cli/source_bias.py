@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, heading, print_table
+from tcdb.cli.output import console, format_p, heading, print_table
+from tcdb.vocabulary import SOURCE_BIAS_FIGURES, source_bias_legend
 
 if TYPE_CHECKING:
     from tcdb.judging.by_source import QrelsBySourceResult
@@ -38,19 +39,20 @@ def _show(report: SourceBiasReport) -> None:
                   f"({sets[report.llm].n_copied:,} copied from twins' originals)",
                   highlight=False, markup=False, emoji=False)
     for measure, result in report.measures.items():
-        print_table(["run", "effectiveness", f"{measure} human", f"{measure} llm",
-                     "Relative Δ %", "CI low", "CI high", "p (t)", "first stage"],
+        named = SOURCE_BIAS_FIGURES
+        print_table([named["run"], named["effectiveness"], f"{measure} {named['human']}",
+                     f"{measure} {named['llm']}", named["relative_delta"], named["ci_low"],
+                     named["ci_high"], named["p_t"], named["first_stage"]],
                     [[r.run, r.effectiveness, r.human, r.llm, _f(r.relative_delta),
-                      _f(r.ci_low), _f(r.ci_high), _p(r.p_t), r.first_stage or ""]
+                      _f(r.ci_low), _f(r.ci_high), format_p(r.p_t), r.first_stage or ""]
                      for r in result.runs],
                     title=f"{measure}: positive Δ ranks human-written text higher")
-        tests = report.tests
-        console.print(f"CI: {tests['ci_low/ci_high']} · p (t): {tests['p_t']}",
-                      highlight=False, markup=False, emoji=False)
+        console.print(source_bias_legend(report.tests), highlight=False, markup=False,
+                      emoji=False)
         avg, corr = result.average, result.correlation
         console.print(f"average over {avg.n_runs} runs: {measure} human {_f(avg.human, 4)}"
                       f", llm {_f(avg.llm, 4)}, Relative Δ {_f(avg.relative_delta)} % · "
-                      f"Pearson r (effectiveness, Δ) {_f(corr.r, 3)} (p {_p(corr.p)}, "
+                      f"Pearson r (effectiveness, Δ) {_f(corr.r, 3)} (p {format_p(corr.p)}, "
                       f"{corr.n_runs} runs)", highlight=False, markup=False, emoji=False)
         if result.first_stage:
             print_table(["re-ranker", "first stage", "Δ first stage", "Δ re-ranked", "change"],
@@ -61,10 +63,6 @@ def _show(report: SourceBiasReport) -> None:
 
 def _f(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
-
-
-def _p(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3g}"
 
 
 def _show_qrels_by_source(result: QrelsBySourceResult) -> None:
