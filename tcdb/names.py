@@ -2,10 +2,12 @@
 topic sets, run tags, systems, groups, assessors.
 
 A name is non-empty, has no space at either end, holds no control character (C0 and C1, NUL,
-newline and tab among them), no line or paragraph separator and no bidirectional override or
-isolate, is valid Unicode (no lone surrogate: bytes that were not UTF-8), and is at most
-`MAX_NAME_LENGTH` characters. It is kept in Unicode normal form C, so `café` typed with one
-accented letter or with `e` and a combining accent is one name; names are normalised the same
+newline and tab among them), no line or paragraph separator, no bidirectional override or
+isolate and no character that shows as nothing (zero-width space, word joiner, soft hyphen,
+byte-order mark, bidi marks: `cafe` and `caf\u200be` would print alike), is valid Unicode
+(no lone surrogate: bytes that were not UTF-8), and is at most `MAX_NAME_LENGTH` characters.
+It is kept in Unicode normal form C, so `café` typed with one accented letter or with `e` and
+a combining accent is one name; names are normalised the same
 way before they are looked up, so either spelling finds it.
 
 Why one rule: both databases must accept and refuse the same names (PostgreSQL refuses NUL
@@ -26,6 +28,18 @@ MAX_NAME_LENGTH = NAME_LENGTH
 # Characters that change how text after them is shown (bidi embeddings, overrides, isolates)
 # or break a line without being a control character.
 _INVISIBLE = frozenset("\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Format characters (category Cf) show as nothing; of them, names keep only the joiners that
+# Persian, Indic scripts and emoji sequences need between two characters (ZWNJ, ZWJ) and the
+# tag characters of emoji flags.
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def _hidden(char: str, position: int, length: int) -> bool:
+    """Whether `char`, a format character at `position` (1-based) of a name of `length`
+    characters, would show as nothing where it is."""
+    if char in _JOINERS:
+        return position in (1, length)  # a joiner joins nothing at either end
+    return not 0xE0020 <= ord(char) <= 0xE007F
 
 
 class BadName(ValueError):
@@ -55,7 +69,8 @@ def check_name(value: str) -> str:
         if category == "Cs":
             raise BadName(f"not valid Unicode: a lone surrogate U+{ord(char):04X} at "
                           f"character {position} (bytes that are not UTF-8?)")
-        if category == "Cc" or char in _INVISIBLE:
+        if category == "Cc" or char in _INVISIBLE or (
+                category == "Cf" and _hidden(char, position, len(value))):
             raise BadName(f"a name cannot contain {_said(char)} (character {position})")
     name = unicodedata.normalize("NFC", value)
     if name[0].isspace() or name[-1].isspace():

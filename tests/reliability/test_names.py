@@ -53,9 +53,17 @@ BAD = [
     Bad("bidi-override", "ab\u202ecd", "U+202E right-to-left override"),
     Bad("bidi-isolate", "ab\u2066cd", "U+2066 left-to-right isolate"),
     Bad("line-separator", "a\u2028b", "U+2028 line separator", in_run_file=False),
+    Bad("zero-width-space", "caf\u200be", "U+200B zero width space (character 4)"),
+    Bad("soft-hyphen", "co\u00adop", "U+00AD soft hyphen"),
+    Bad("trailing-joiner", "ab\u200d", "U+200D zero width joiner (character 3)"),
     Bad("too-long", "x" * 201, "at most 200 characters (this one has 201)"),
     Bad("lone-surrogate", "a\udcffb", "not valid Unicode", in_run_file=False),
 ]
+# Names with joiners real scripts and emoji need: valid (Persian with ZWNJ, Devanagari with
+# ZWJ, a family emoji, the flag of Scotland with tag characters).
+JOINED = ["\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u0915\u094d\u200d\u0937",
+          "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+          "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"]
 # Names that look like markup or emoji codes: valid, and shown as they are.
 MARKUP = ["[/]", "[bold]x[/bold]", ":thumbs_up:", "[link=http://e]y[/link]"]
 CAFE_NFC = unicodedata.normalize("NFC", "café")
@@ -404,6 +412,13 @@ def test_names_that_look_like_markup_are_stored_and_printed_as_given(
 # ------------------------------------------------------------ the rule itself, on any text
 
 
+@pytest.mark.parametrize("name", JOINED)
+def test_joiners_that_scripts_and_emoji_need_are_kept(name: str) -> None:
+    from tcdb.names import check_name
+
+    assert check_name(name) == unicodedata.normalize("NFC", name)
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.text(st.characters(codec=None), max_size=220))
 def test_any_text_is_a_name_in_nfc_or_refused_saying_why(text: str) -> None:
@@ -421,6 +436,8 @@ def test_any_text_is_a_name_in_nfc_or_refused_saying_why(text: str) -> None:
     assert len(name) <= 200
     assert not any(unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in name)
     assert not any("\u202a" <= c <= "\u202e" or "\u2066" <= c <= "\u2069" for c in name)
+    assert all(c in "\u200c\u200d" or 0xE0020 <= ord(c) <= 0xE007F
+               for c in name if unicodedata.category(c) == "Cf")
     assert check_name(unicodedata.normalize("NFD", text)) == name
 
 
