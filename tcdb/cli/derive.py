@@ -15,6 +15,7 @@ as its own flags, by the same rule, so no message is rewritten by pattern.
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 import types
 import typing
@@ -192,7 +193,7 @@ class DerivedCommand:
 
     @property
     def __doc__(self) -> str | None:  # type: ignore[override]
-        return inspect.getdoc(self.operation.function)
+        return help_paragraphs(inspect.getdoc(self.operation.function))
 
     def __call__(self, **given: Any) -> None:
         as_json = given.pop("json_output")
@@ -245,3 +246,19 @@ def show_frame(result: Result, title: str | None = None) -> None:
 
     frame = result.to_frame()
     print_table([str(c) for c in frame.columns], frame.itertuples(index=False), title=title)
+
+
+def help_paragraphs(doc: str | None) -> str | None:
+    """A docstring as `--help` shows it: each paragraph's lines joined, so the terminal wraps
+    it at its width (Markdown help keeps a docstring's line breaks: a paragraph wrapped at 95
+    characters broke mid-sentence at 80). Lists and indented blocks keep their lines."""
+    if doc is None:
+        return None
+    paragraphs = []
+    for paragraph in doc.split("\n\n"):
+        lines = paragraph.split("\n")
+        kept = any(line.startswith((" ", "- ", "* ", "|")) or re.match(r"\d+\. ", line)
+                   for line in lines)
+        paragraphs.append(paragraph if kept else " ".join(line.strip() for line in lines))
+    return "\n\n".join(paragraphs)
+

@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from tcdb.cli.output import console, print_json, print_table, tick
+from tcdb.flows.deployments import FLOWS
 
 app = typer.Typer(help="Prefect flows: list the scheduled deployments, run one now.",
                   no_args_is_help=True)
@@ -56,8 +57,7 @@ def _params(parameters: dict[str, Any]) -> str:
 @app.command("run")
 def run_flow(
     name: str = typer.Argument(..., help="A deployment name (`tcdb flows list`) or a flow name "
-                               "(ingest-snapshot, ingest-new-snapshots, import-runs, evaluate, "
-                               "build-pool, refresh)."),
+                               f"({', '.join(FLOWS)})."),
     param: list[str] = typer.Option([], "--param", "-p", help="A parameter as k=v (repeatable); "
                                     "v is JSON when it parses, else text."),
     spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP),
