@@ -187,14 +187,14 @@ def run(argv: list[str] | None = None) -> int:
         app(args=args, prog_name="tcdb", standalone_mode=True)
     except SystemExit as exc:
         if interrupt.by_ctrl_c(exc):  # Typer turns KeyboardInterrupt into a silent exit 130
-            err_console.print(interrupt.message(), highlight=False, soft_wrap=True)
+            err_console.print(interrupt.message(), highlight=False)
             return 130
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except TcdbError as exc:
         print_error(str(exc))
         return 1
     except KeyboardInterrupt:
-        err_console.print(interrupt.message(), highlight=False, soft_wrap=True)
+        err_console.print(interrupt.message(), highlight=False)
         return 130
     except Exception as exc:
         from tcdb.storage.guard import explain
@@ -219,7 +219,7 @@ def print_error(message: str) -> None:
 
     line = Text("error:", style="bold red")
     line.append(" " + safe_text(message))  # `\n`, `\x1b`, …: no control character raw
-    err_console.print(line, highlight=False, soft_wrap=True, emoji=False, markup=False)
+    err_console.print(line, highlight=False, emoji=False, markup=False)
 
 
 def main() -> None:

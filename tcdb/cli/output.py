@@ -31,6 +31,7 @@ console = Console(soft_wrap=True, markup=False, emoji=False)
 # would cut it mid-word); piped, every line stays whole for the next program.
 console.soft_wrap = not console.is_terminal
 err_console = Console(stderr=True, markup=False, emoji=False)
+err_console.soft_wrap = not err_console.is_terminal  # errors and warnings alike
 
 # What data must never write to a terminal raw: C0 controls (ESC starts the sequences that
 # clear a screen or colour text, BEL rings, NUL, backspace, tab, newline), DEL, C1 controls

@@ -138,7 +138,7 @@ def _show_import(report: ScoresImportResult) -> None:
     if report.qrels_kind == "published":
         console.print(f"qrels set {safe_text(report.qrels)}: published (no judgments; the "
                       f"scores' source: {safe_text(report.source or '')})", highlight=False,
-                      markup=False, emoji=False, soft_wrap=True)
+                      markup=False, emoji=False)
     if report.topics_added:
         console.print(f"{len(report.topics_added):,} topics added to {safe_text(report.snapshot)}"
                       " from the scores", highlight=False, markup=False, emoji=False)

@@ -28,7 +28,7 @@ def _show_ingest(report: SnapshotIngestResult) -> None:
         return
     console.print(tick(f"{collection}/{label} ingested in {report.seconds:.1f} s "
                        f"({report.docs_per_second:,.0f} docs/s)"), highlight=False)
-    console.print(f"  {report.documents_summary()}", highlight=False, soft_wrap=True,
+    console.print(f"  {report.documents_summary()}", highlight=False,
                   markup=False, emoji=False)
     if report.n_by_source:
         console.print("  by source: " + ", ".join(f"{n:,} {source}" for source, n
@@ -38,7 +38,7 @@ def _show_ingest(report: SnapshotIngestResult) -> None:
                   highlight=False)
     for warning in report.warnings:
         console.print(f"  warning: {safe_text(warning)}", highlight=False, markup=False,
-                      emoji=False, soft_wrap=True)
+                      emoji=False)
     if report.n_repeated or report.n_conflicting:
         console.print(f"  {report.n_repeated:,} repeated document id(s) with the same text kept "
                       f"once; {report.n_conflicting:,} with another text resolved",
@@ -62,10 +62,10 @@ def _show_register(result: SnapshotRegisterResult) -> None:
         else f"{result.n_topics:,} topics"
     console.print(f"snapshot {safe_text(result.collection)}/{safe_text(result.label)}: "
                   f"{result.status} without documents; {where}", highlight=False,
-                  markup=False, emoji=False, soft_wrap=True)
+                  markup=False, emoji=False)
     for warning in result.warnings:
         console.print(f"  warning: {safe_text(warning)}", highlight=False, markup=False,
-                      emoji=False, soft_wrap=True)
+                      emoji=False)
 
 
 app.command("register")(derive.command("snapshot_register", show=_show_register))
