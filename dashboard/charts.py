@@ -189,7 +189,14 @@ def zero_rule(field: str = "_signed") -> alt.Chart:
 
 
 LEGEND_LIMIT = 0  # px a legend's label or title may take: 0 = whole, never cut with "…"
-AXIS_LABEL_PX = 240  # an axis label's room (Streamlit's theme cuts at 100 px: run names)
+AXIS_LABEL_PX = 0  # px an axis label may take: 0 = whole (Streamlit's theme cuts at 100 px)
+NARROW_PLOT_PX = 640  # about the width of a chart on a 1024 px screen, axis labels included
+
+
+def text_px(text: str, font_px: float = 11.0) -> float:
+    """About how wide `text` is drawn at this font size (Vega's default sans-serif): enough
+    to tell whether names fit side by side."""
+    return 0.62 * font_px * len(text)
 
 
 def legible(figure: Any) -> Any:

@@ -54,7 +54,7 @@ summed = report.aggregate == "sum"  # a count (NumRet…): each run's sum over t
 st.subheader(f"{'Sums' if summed else 'Means'} with 95 % bootstrap intervals")
 means = report.runs_frame()
 order = means.sort_values("mean", ascending=False)["run"].tolist()
-y = alt.Y("run:N", sort=order, title=None, axis=alt.Axis(labelLimit=240, labelFontSize=12))
+y = alt.Y("run:N", sort=order, title=None, axis=alt.Axis(labelLimit=0, labelFontSize=12))
 base = alt.Chart(means).encode(y=y)
 tooltip = ["run", "system", alt.Tooltip("mean:Q", format=".4f"),
            alt.Tooltip("ci_low:Q", title="95 % low", format=".4f"),
@@ -99,12 +99,16 @@ for row in pairs.itertuples(index=False):
                       "significance": p_bin(p), "p shown": c.format_p(p)})
 matrix = pd.DataFrame(cells, columns=["row", "column", "difference", "p", "significance",
                                       "p shown"])
-crowded = len(order) > 5  # then the column names slant, and more runs write 3 decimals
+# Names are never cut (labelLimit 0: no limit). The column names slant when they would not fit
+# side by side (many runs, or a name wider than its column on a 1024 px projector): each ends
+# at its column and rises to the left, over the row names' margin, so none leaves the chart.
+name_px = charts.text_px(max(order, key=len))
+slanted = len(order) > 5 or name_px > (charts.NARROW_PLOT_PX - name_px) / len(order) - 8
 heat = alt.Chart(matrix).encode(
     x=alt.X("column:N", sort=order, title=None, axis=alt.Axis(
-        orient="top", labelAngle=-40 if crowded else 0, labelAlign="left" if crowded else "center",
-        labelLimit=160)),
-    y=alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=200)))
+        orient="top", labelAngle=40 if slanted else 0, labelAlign="right" if slanted else "center",
+        labelLimit=0)),
+    y=alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=0)))
 squares = heat.mark_rect(stroke="white", strokeWidth=2).encode(
     color=alt.Color("significance:N", title=f"{test_name}, {corrected}", sort=P_BINS,
                     scale=alt.Scale(domain=P_BINS,
@@ -113,14 +117,15 @@ squares = heat.mark_rect(stroke="white", strokeWidth=2).encode(
     tooltip=[alt.Tooltip("row:N", title="run"), alt.Tooltip("column:N", title="vs"),
              alt.Tooltip("difference:Q", title=f"Δ {measure}", format="+.4f"),
              alt.Tooltip("p shown:N", title="p")])
-digits = 4 if len(order) <= 6 else 3
+digits = 4 if len(order) <= 6 else 3  # more runs: narrower cells
 labels = heat.mark_text(fontSize=12 if digits == 4 else 10).encode(
     text=alt.Text("difference:Q", format=f"+.{digits}f"),
     color=alt.condition(alt.FieldOneOfPredicate("significance", P_BINS[:2]),
                         alt.value("white"), alt.value("#212121")))
 layers = squares + labels if len(order) <= 12 else squares  # beyond, hover for the numbers
 row_px = min(72, max(44, 460 // len(order)))
-widgets.chart(layers.properties(height=row_px * len(order) + 120), matrix,
+names_px = int(0.65 * name_px) + 10 if slanted else 20  # the slanted names' height: sin 40°
+widgets.chart(layers.properties(height=row_px * len(order) + 100 + names_px), matrix,
               f"significance-{snapshot}-{measure}-{test}",
               caption=f"How to read this: each cell is the row's mean {plain(measure)} minus "
               "the "
@@ -154,7 +159,7 @@ else:
     frame = frame.assign(found=frame["outcome"].map(words))
     figure = alt.Chart(frame).mark_bar().encode(
         x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="topics"),
-        y=alt.Y("pair:N", title=None, axis=alt.Axis(labelLimit=240)),
+        y=alt.Y("pair:N", title=None, axis=alt.Axis(labelLimit=0)),
         color=alt.Color("found:N", title=f"relevant in the top {outcomes.k} of",
                         sort=[words[o] for o in kinds]),
         tooltip=["pair", alt.Tooltip("found:N", title="found by"),

@@ -115,7 +115,7 @@ topics = topics.assign(better=["A" if d > 0 else "B" if d < 0 else "tie"
                                for d in topics["difference"]])
 bars = alt.Chart(topics).mark_bar().encode(
     x=alt.X("topic:N", sort=topics["topic"].tolist(), title=None,
-            axis=alt.Axis(labels=len(topics) <= 40, labelAngle=-60, labelLimit=120)),
+            axis=alt.Axis(labels=len(topics) <= 40, labelAngle=-60, labelLimit=0)),
     y=alt.Y("difference:Q", title=f"A − B ({measure})"),
     color=alt.Color("better:N", title="better", sort=["A", "B", "tie"],
                     scale=alt.Scale(domain=["A", "B", "tie"],

@@ -139,7 +139,7 @@ else:
                alt.Tooltip("new_relevant_top_k:Q", title=f"new relevant @{depth}", format=",d"),
                alt.Tooltip("rank_change:Q", title="rank Δ", format="+d")]
     base = alt.Chart(counts).encode(y=alt.Y("run:N", sort=order, title=None,
-                                            axis=alt.Axis(labelLimit=240, labelFontSize=12)),
+                                            axis=alt.Axis(labelLimit=0, labelFontSize=12)),
                                     tooltip=tooltip)
     unjudged = base.mark_bar(color="#cfd8dc").encode(
         x=alt.X("unjudged_top_k:Q", title=f"documents in its top {depth}, summed over topics",

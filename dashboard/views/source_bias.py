@@ -86,7 +86,7 @@ widgets.chart((zero + points).properties(height=380), runs,
 st.subheader("Relative Δ per run, with 95 % bootstrap intervals")
 order = runs.sort_values("relative_delta")["run"].tolist()
 bars_base = alt.Chart(runs).encode(y=alt.Y("run:N", sort=order, title=None,
-                                           axis=alt.Axis(labelLimit=240)))
+                                           axis=alt.Axis(labelLimit=0)))
 bars = bars_base.mark_bar(color="#90caf9").encode(
     x=alt.X("relative_delta:Q", title="Relative Δ %"), tooltip=tooltip)
 whiskers = bars_base.mark_rule(strokeWidth=2, color="#37474f").encode(x="ci_low:Q",
