@@ -162,10 +162,10 @@ for column, side, tag, other in ((left, "a", run_a, "B"), (right, "b", run_b, "A
             "grade": c.text("grade"),
             "other": c.count(f"rank in {other}", f"Where run {other} ranks this document")})
 st.markdown("**The documents' text**")
-widgets.table(_texts(result), {
-    "document": c.text("document", width=100),
-    "rank_a": c.count("A", f"Rank in {plain(run_a)}", width=45),
-    "rank_b": c.count("B", f"Rank in {plain(run_b)}", width=45),
-    "grade": c.text("grade", width=60),
-    # fits a 1024 px window (a table never scrolls sideways), wider ones stretch it
-    "text": c.text("text", "The start of the document's text as stored", width=360)})
+# a block per document, not a table: a cell cuts its text at the column's edge without a
+# mark, and the start of a document must read whole at any width
+for doc in _texts(result).itertuples(index=False):
+    where = " · ".join(f"rank in {side} {'–' if pd.isna(rank) else int(rank)}"
+                       for side, rank in (("A", doc.rank_a), ("B", doc.rank_b)))
+    st.markdown(f"**{plain(str(doc.document))}** · {where} · grade {plain(str(doc.grade))}")
+    st.caption(plain(str(doc.text)) if doc.text else "(no text stored)")
