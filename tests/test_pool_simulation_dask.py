@@ -42,8 +42,9 @@ def test_jobs_scored_anywhere_give_the_operations_rows(
                                    per_topic=per_topic)
     plan = plan_simulation(request, Database())
     jobs = make_jobs(current_url(), plan, parts=3)
-    # 6 strategies × (3 parts of the 5 groups + all runs) + the complete qrels
-    assert len(jobs) == len(STRATEGIES) * 4 + 1
+    # a job per strategy (its 3 parts of the 5 groups and all runs) + the complete qrels
+    assert len(jobs) == len(STRATEGIES) + 1
+    assert all(len(job.units) == 4 for job in jobs[:-1]) and len(jobs[-1].units) == 1
     done = [simulate_job(job) for job in reversed(jobs)]
     result = simulation_result(plan, jobs, done, time.perf_counter())
     assert result.n_runs == 11 and result.n_groups == 5

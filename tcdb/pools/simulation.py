@@ -243,7 +243,7 @@ def simulate_strategies(
                     planned)
 
 
-def simulate_unit(
+def simulate_units(
     topics: Mapping[str, TopicRanking],
     topic_order: Sequence[str],
     run_tags: Sequence[str],
@@ -254,33 +254,48 @@ def simulate_unit(
     per_topic: bool,
     measure: str,
     layout: Layout,
-    unit: Unit,
-) -> Any:
-    """One unit of a simulation made and scored on its own (a Dask worker's task): the
-    `Complete` qrels' side (`COMPLETE`); a strategy's cuts and (means, relevant found) per
-    budget (k, None); or, per left-out group of part p, its runs' means per budget (k, p).
-    A run's value on a pooled set is trec_eval's on that set alone, so `assemble` on the units'
-    results gives `simulate_strategies`' rows."""
+    units: Sequence[Unit],
+) -> list[tuple[Unit, Any]]:
+    """Some units of a simulation made and scored together, apart from the others (a Dask
+    worker's task), each unit's result: the `Complete` qrels' side (`COMPLETE`); a strategy's
+    cuts and (means, relevant found) per budget (k, None); or, per left-out group of part p,
+    its runs' means per budget (k, p). One `PooledScores` scores the units' sets, so a run's
+    topic is prepared once for all of them. A run's value on a pooled set is trec_eval's on
+    that set alone, so `assemble_units` on the results gives `simulate_strategies`' rows."""
     scores = PooledScores(runs, qrels, measure, len(qrels))
-    if unit == COMPLETE:
-        ((complete, _),) = scores.add(*_complete(qrels), list(runs))
-        return Complete(scores.means(complete), len(qrels), _relevant_total(qrels))
-    made = _pooled_sets((scores, topics, topic_order, qrels, strategies, budgets, per_topic,
-                         layout), unit)
-    k, part = unit
-    if part is None:
-        ((cuts, subsets),) = made
-        main = scores.add_subsets(subsets, [t for t in run_tags if t in runs])
-        return cuts, [(scores.means(h), found) for h, found in main]
-    left = [scores.add_subsets(sets, _tags(run_tags, runs, members))
-            for members, (_, sets) in zip(layout.part(part), made, strict=True)]
-    return [[scores.means(h) for h, _ in per_budget] for per_budget in left]
+    shared = (scores, topics, topic_order, qrels, strategies, budgets, per_topic, layout)
+    added: list[tuple[Unit, Any]] = []
+    for unit in units:  # every set first: then one scoring of them all
+        if unit == COMPLETE:
+            added.append((unit, scores.add(*_complete(qrels), list(runs))[0][0]))
+            continue
+        made, part = _pooled_sets(shared, unit), unit[1]
+        if part is None:
+            ((cuts, subsets),) = made
+            added.append((unit, (cuts, scores.add_subsets(
+                subsets, [t for t in run_tags if t in runs]))))
+        else:
+            added.append((unit, [scores.add_subsets(sets, _tags(run_tags, runs, members))
+                                 for members, (_, sets) in zip(layout.part(part), made,
+                                                               strict=True)]))
+    done: list[tuple[Unit, Any]] = []
+    for unit, handles in added:
+        if unit == COMPLETE:
+            done.append((unit, Complete(scores.means(handles), len(qrels),
+                                        _relevant_total(qrels))))
+        elif unit[1] is None:
+            cuts, main = handles
+            done.append((unit, (cuts, [(scores.means(h), found) for h, found in main])))
+        else:
+            done.append((unit, [[scores.means(h) for h, _ in per_budget]
+                                for per_budget in handles]))
+    return done
 
 
 def assemble_units(strategies: Sequence[Strategy], budgets: Sequence[int],
                    run_tags: Sequence[str], layout: Layout, done: Mapping[Unit, Any]
                    ) -> tuple[list[SimulationRow], dict[str, Any]]:
-    """The rows of a simulation from its units' results (`simulate_unit`, anywhere)."""
+    """The rows of a simulation from its units' results (`simulate_units`, anywhere)."""
     planned: list[StrategyMeans] = []
     for k in range(len(strategies)):
         cuts, main = done[(k, None)]

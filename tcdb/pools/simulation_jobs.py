@@ -2,12 +2,13 @@
 
 Local worker processes share the parent's loaded runs (`tcdb.pools.simulation`); a Dask worker
 has none of them, and sending ~6 million entries to each would cost more than it saves. So a
-`SimulationJob` carries the plan (which snapshot, qrels set and runs; ids, not data) and a few
-units: the worker reads the runs and qrels from the database itself, once per process however
-many of the simulation's jobs it gets, makes each unit's pooled sets and scores them
-(`simulate_unit`). The parent only plans and assembles the rows (`assemble_units`), which are
-`pool_simulation`'s: a run's value on a pooled set is trec_eval's on that set alone, wherever
-it is computed.
+`SimulationJob` carries the plan (which snapshot, qrels set and runs; ids, not data) and one
+strategy's units (its pools over all runs and without each group), or the complete qrels: the
+worker reads the runs and qrels from the database itself, once per process however many of the
+simulation's jobs it gets, makes the units' pooled sets and scores them together
+(`simulate_units`: a run's topic is prepared once for all of a strategy's sets). The parent
+only plans and assembles the rows (`assemble_units`), which are `pool_simulation`'s: a run's
+value on a pooled set is trec_eval's on that set alone, wherever it is computed.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tcdb.pools.simulation import COMPLETE, Layout, Unit, assemble_units, simulate_unit
+from tcdb.pools.simulation import COMPLETE, Layout, Unit, assemble_units, simulate_units
 
 if TYPE_CHECKING:
     from tcdb.pools.simulate import SimulationPlan, SimulationResult
 
-# Parts the left-out groups are split into per strategy: with one unit of all runs and one of
-# the complete qrels, 5 strategies make 5 × (4 + 1) + 1 tasks, enough to keep a few workers busy.
-DASK_PARTS = 4
+# Parts the left-out groups are split into within a strategy's job (the units it makes one
+# after another; one scoring of them all).
+DASK_PARTS = 1
 
 
 @dataclass(frozen=True)
@@ -39,13 +40,17 @@ class SimulationJob:
 
 
 def make_jobs(url: str, plan: SimulationPlan, parts: int = DASK_PARTS) -> list[SimulationJob]:
-    """One job per unit of `plan` (the biggest first), its left-out groups in `parts` parts."""
+    """A job per strategy of `plan` (its left-out groups in `parts` parts), and one of the
+    complete qrels."""
     import uuid
 
     layout = Layout.of(plan.tags, plan.groups, plan.request.leave_out, parts)
-    units = [*layout.units(len(plan.strategies)), COMPLETE]
+    per_strategy: dict[int, list[Unit]] = {}
+    for unit in layout.units(len(plan.strategies)):
+        per_strategy.setdefault(unit[0], []).append(unit)
     simulation = uuid.uuid4().hex
-    return [SimulationJob(simulation, url, plan, parts, (unit,)) for unit in units]
+    return [SimulationJob(simulation, url, plan, parts, tuple(units))
+            for units in [*per_strategy.values(), [COMPLETE]]]
 
 
 def simulate_job(job: SimulationJob) -> list[tuple[Unit, Any]]:
@@ -53,10 +58,9 @@ def simulate_job(job: SimulationJob) -> list[tuple[Unit, Any]]:
     plan, request = job.plan, job.plan.request
     rankings, runs, qrels = _loaded(job)
     layout = Layout.of(plan.tags, plan.groups, request.leave_out, job.parts)
-    return [(unit, simulate_unit(rankings.topics, rankings.topic_order(), list(plan.tags),
-                                 runs, qrels, list(plan.strategies), list(plan.budgets),
-                                 request.per_topic, plan.measure, layout, unit))
-            for unit in job.units]
+    return simulate_units(rankings.topics, rankings.topic_order(), list(plan.tags), runs, qrels,
+                          list(plan.strategies), list(plan.budgets), request.per_topic,
+                          plan.measure, layout, job.units)
 
 
 def simulation_result(plan: SimulationPlan, jobs: Sequence[SimulationJob],
