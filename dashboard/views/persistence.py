@@ -248,7 +248,8 @@ else:
     cell_x = alt.X("later:N", sort=chosen[1:], title="later snapshot",
                    axis=alt.Axis(labelAngle=0, orient="top"))
     cell_y = alt.Y("earlier:N", sort=chosen[:-1], title="earlier snapshot")
-    size = 70 * max(1, len(chosen) - 1) + 60
+    # the plot under the top axis (~60 px) holds the legend: its title, gradient and end labels
+    size = 70 * max(1, len(chosen) - 1) + 90
     ranked_by = (f"their published {_measure} (an imported results table)"
                  if rankings.source == "results" else
                  f"their mean {_measure} over {rankings.topics_said}")
