@@ -59,18 +59,14 @@ def evaluate_on_dask(collection: str, snapshot: str, qrels: str, measures: list[
     `dask` is a scheduler's address (`tcp://host:8786`), or `local` for a local cluster of
     worker processes, one per core.
     """
-    from prefect_dask import DaskTaskRunner
-
+    from tcdb.flows.dask_runner import on_dask
     from tcdb.scoring.evaluate import plan_evaluation, store_evaluation
     from tcdb.storage.db import current_url
 
     plan = plan_evaluation(collection, snapshot, qrels, measures, runs)
     if not plan.todo:
         return plan.report.model_dump()
-    runner = (DaskTaskRunner(cluster_kwargs={"processes": True, "threads_per_worker": 1})
-              if dask == "local" else DaskTaskRunner(address=dask))
-    scored = score_on_dask.with_options(task_runner=runner)(  # type: ignore[arg-type]
-        plan.jobs(current_url(), jobs))
+    scored = on_dask(score_runs_task, plan.jobs(current_url(), jobs), dask)
     return store_evaluation(plan, scored).model_dump()
 
 
@@ -82,12 +78,6 @@ def score_runs_task(job: ScoringJob) -> list[tuple[int, RunValues]]:
 
     return score_job(job)
 
-
-@flow(name="score-on-dask", validate_parameters=False)
-def score_on_dask(jobs: list[ScoringJob]) -> list[list[tuple[int, RunValues]]]:
-    """Every share as a task on the flow's task runner (a Dask cluster)."""
-    futures = score_runs_task.map(jobs)
-    return [future.result() for future in futures]
 
 
 @flow(name="evaluate", log_prints=True)

@@ -20,8 +20,8 @@ from tcdb.flows.common import Stopwatch, retry_transient
 
 if TYPE_CHECKING:
     from tcdb.pools.simulate import SimulationRequest, SimulationResult
-    from tcdb.pools.simulation import Unit
     from tcdb.pools.simulation_jobs import SimulationJob
+    from tcdb.pools.simulation_layout import Unit
 
 DEFAULT_DEPTH = 10  # a depth-k pool's depth when neither a depth nor a budget is given
 
@@ -151,8 +151,7 @@ def simulate_on_dask(request: SimulationRequest, dask: str) -> SimulationResult:
     worker processes, one per core."""
     import time
 
-    from prefect_dask import DaskTaskRunner
-
+    from tcdb.flows.dask_runner import on_dask
     from tcdb.operations import Database
     from tcdb.pools.simulate import plan_simulation
     from tcdb.pools.simulation_jobs import make_jobs, simulation_result
@@ -161,10 +160,7 @@ def simulate_on_dask(request: SimulationRequest, dask: str) -> SimulationResult:
     started = time.perf_counter()
     plan = plan_simulation(request, Database())
     jobs = make_jobs(current_url(), plan)
-    runner = (DaskTaskRunner(cluster_kwargs={"processes": True, "threads_per_worker": 1})
-              if dask == "local" else DaskTaskRunner(address=dask))
-    done = simulate_units_on_dask.with_options(task_runner=runner)(jobs)  # type: ignore[arg-type]
-    return simulation_result(plan, jobs, done, started)
+    return simulation_result(plan, jobs, on_dask(simulate_units_task, jobs, dask), started)
 
 
 @task(name="simulate-units", retries=2, retry_delay_seconds=5,
@@ -175,9 +171,3 @@ def simulate_units_task(job: SimulationJob) -> list[tuple[Unit, Any]]:
 
     return simulate_job(job)
 
-
-@flow(name="simulate-units-on-dask", validate_parameters=False)
-def simulate_units_on_dask(jobs: list[SimulationJob]) -> list[list[tuple[Unit, Any]]]:
-    """Every job as a task on the flow's task runner (a Dask cluster)."""
-    futures = simulate_units_task.map(jobs)
-    return [future.result() for future in futures]

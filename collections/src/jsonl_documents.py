@@ -36,7 +36,7 @@ from tcdb.limits import (
 )
 
 from .compression import count_markers, open_maybe_gzip
-from .records import DocumentRecord
+from .records import DocumentRecord, is_json_id
 
 __all__ = ["count_jsonl_documents", "is_jsonl_path", "read_jsonl_documents"]
 
@@ -108,7 +108,7 @@ def _parsed(path: Path, line: int, raw: bytes) -> DocumentRecord:
     if not isinstance(obj, dict):
         raise InputError(path, line, f"expected a JSON object, got {type(obj).__name__}")
     doc_id = _first(obj, _ID_KEYS)
-    if doc_id is None or isinstance(doc_id, bool) or not isinstance(doc_id, str | int):
+    if not is_json_id(doc_id):
         raise InputError(path, line, "document without an id (_id, doc_id or id)")
     doc_id = str(doc_id)
     if not doc_id.strip():
@@ -128,7 +128,7 @@ def _parsed(path: Path, line: int, raw: bytes) -> DocumentRecord:
     if source is not None and not isinstance(source, str):
         raise InputError(path, line, f"document {doc_id!r}: source is not a string")
     twin = obj.get("twin_of")
-    if twin is not None and (isinstance(twin, bool) or not isinstance(twin, str | int)):
+    if twin is not None and not is_json_id(twin):
         raise InputError(path, line, f"document {doc_id!r}: twin_of is not a document id")
     return DocumentRecord(doc_id=doc_id, text=text, url=url or None,
                           source=source.strip() or None if source else None,

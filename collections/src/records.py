@@ -67,3 +67,10 @@ class QrelRecord:
     file: str | None = None
     line: int | None = None
     iteration: str | None = None
+
+
+def is_json_id(value: object) -> bool:
+    """Whether a JSON value can be an id (of a document, a topic, a twin): a string or an
+    integer. Never a boolean (`true` is an int to Python), null, a number with a fraction or
+    an object, whose `str()` would store `True`, `None`, `1.5` or `{'a': 1}` as an id."""
+    return isinstance(value, str | int) and not isinstance(value, bool)

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from tcdb.collections.records import TopicRecord
+from tcdb.collections.records import TopicRecord, is_json_id
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
 from tcdb.limits import TOPIC_ID_LENGTH, Refused, check_identifier, clean_text
@@ -263,7 +263,7 @@ def _read_jsonl(path: Path, text: str) -> list[TopicRecord]:
         # the id as the documents' reader takes it (a string or an integer), the query a string:
         # str() of null, true, 1.5 or an object would store "None", "True", "1.5", "{'a': 1}"
         topic_id, query = obj["_id"], obj["text"]
-        if isinstance(topic_id, bool) or not isinstance(topic_id, str | int):
+        if not is_json_id(topic_id):
             raise InputError(path, number, f"'_id' is {_json_kind(topic_id)}, not a topic id "
                              "(a string or an integer)")
         if not isinstance(query, str):

@@ -36,9 +36,6 @@ if TYPE_CHECKING:
     from tcdb.pools.rankings import Rankings
     from tcdb.pools.simulation import Qrels, RunDict
 
-ROW_COLUMNS = ["strategy", "budget", "n_judged", "relevant_found", "relevant_fraction",
-               "tau_b", "tau_ap", "logo_tau_b", "logo_tau_ap"]
-
 
 def parse_budgets(values: Sequence[int | str] | int | str) -> list[int]:
     """Budgets from numbers or comma lists ("500,1000"), each ≥ 1, sorted, de-duplicated.
@@ -129,7 +126,8 @@ class SimulationResult(Result):
         τ_AP against the complete ranking, and their leave-one-group-out values."""
         import pandas as pd
 
-        return pd.DataFrame([r.model_dump() for r in self.rows], columns=ROW_COLUMNS)
+        return pd.DataFrame([r.model_dump() for r in self.rows],
+                            columns=list(SimulationRow.model_fields))
 
 
 @dataclass(frozen=True)

@@ -8,40 +8,32 @@ those judgments, and compare the system ranking with the ranking under the compl
 group's runs are evaluated on a pool built without them, everyone else on the full pool.
 
 Pure over loaded data (rankings, runs as ir_measures dicts, a qrels dict): `tcdb.pools.simulate`
-reads them from the database.
+reads them from the database; `tcdb.pools.simulation_layout` divides the work into units and
+turns their means into rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypedDict
-
-import pandas as pd
+from typing import Any
 
 from tcdb.analysis.means import aggregate
-from tcdb.analysis.rank_correlation import tau_ap, tau_b
 from tcdb.pools.pooled_scores import PooledScores, Subset, relevant_only
-from tcdb.pools.strategies import Judge, Strategy, TopicRanking, describe
+from tcdb.pools.simulation_layout import (
+    COMPLETE,
+    Complete,
+    Layout,
+    SimulationRow,
+    Unit,
+    assemble_units,
+)
+from tcdb.pools.strategies import Judge, Strategy, TopicRanking
 from tcdb.pools.strategies.base import cut_lengths, is_relevant
 from tcdb.pools.strategies.leave_out import Order, aggregates, orders_without
 
 RunDict = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
-
-
-class SimulationRow(TypedDict):
-    """One strategy at one budget."""
-
-    strategy: str
-    budget: int
-    n_judged: int
-    relevant_found: int
-    relevant_fraction: float  # of the relevant documents in the complete qrels
-    tau_b: float | None
-    tau_ap: float | None
-    logo_tau_b: float | None
-    logo_tau_ap: float | None
 
 
 def orders_for(strategy: Strategy, topics: Mapping[str, TopicRanking], qrels: Qrels,
@@ -120,76 +112,19 @@ def cut_after_last_relevant(runs: Mapping[str, RunDict], qrels: Qrels, measure: 
     return cut
 
 
-def _taus(truth: Mapping[str, float], estimate: Mapping[str, float]
-          ) -> tuple[float | None, float | None]:
-    if len(truth) < 2:
-        return None, None
-    a = pd.Series(truth, dtype="float64")
-    b = pd.Series(estimate, dtype="float64").reindex(a.index)
-
-    def finite(x: float) -> float | None:
-        return None if x != x else x
-
-    return finite(tau_b(a, b)), finite(tau_ap(a, b))
-
-
-# A unit of a simulation's work: (k, None) the k-th strategy's pooled sets over all runs,
-# (k, p) its sets without each left-out group of the p-th part of the groups; `COMPLETE` the
-# complete qrels, scored as one more set (the ranking every pooled one is measured against).
-Unit = tuple[int, int | None]
-COMPLETE: Unit = (-1, None)
-
-class Complete(NamedTuple):
-    """The complete qrels' side of a simulation: every run's mean on them, the topics they
-    judge and the relevant documents in them."""
-
-    means: dict[str, float]
-    n_topics: int
-    relevant_total: int
-
-
-# Per strategy: each budget's cut (topic → documents judged), the means of all runs and the
-# relevant documents found at each budget, and per left-out group its runs' means at each.
-StrategyMeans = tuple[list[dict[str, int]], list[tuple[dict[str, float], int]],
-                      list[list[dict[str, float]]]]
-
-
 @dataclass(frozen=True)
-class Layout:
-    """How a simulation's work divides: the groups left out in turn (their runs' places in
-    `run_tags`), those groups in `parts` parts, one unit of work per strategy and part."""
+class Pooling:
+    """What making the strategies' pooled sets reads (`_pooled_sets`): each topic's rankings
+    and the topics' order (a total budget's round robin), the complete qrels the judge reads,
+    the strategies, the budgets (per topic or in total) and how the work divides."""
 
-    left_out: list[list[int]]
-    parts: int  # 0 without leave-one-group-out
-
-    @classmethod
-    def of(cls, run_tags: Sequence[str], groups: Mapping[str, str], leave_out: bool,
-           n_parts: int) -> Layout:
-        by_group: dict[str, list[int]] = {}
-        for i, tag in enumerate(run_tags):
-            by_group.setdefault(groups.get(tag) or tag, []).append(i)
-        left_out = list(by_group.values())
-        logo = leave_out and len(left_out) > 1
-        return cls(left_out, max(1, min(n_parts, len(left_out))) if logo else 0)
-
-    @property
-    def logo(self) -> bool:
-        return self.parts > 0
-
-    def units(self, n_strategies: int) -> list[Unit]:
-        """The strategies' units, the biggest (a part of the left-out groups) first."""
-        return ([(k, p) for k in range(n_strategies) for p in range(self.parts)]
-                + [(k, None) for k in range(n_strategies)])
-
-    def part(self, p: int) -> list[list[int]]:
-        return self.left_out[p::self.parts]
-
-    def in_group_order(self, per_part: Sequence[Sequence[Any]]) -> list[Any]:
-        """What each part gave per group, back in the groups' order."""
-        result: list[Any] = [None] * len(self.left_out)
-        for p in range(self.parts):
-            result[p::self.parts] = per_part[p]
-        return result if self.logo else []
+    topics: Mapping[str, TopicRanking]
+    topic_order: Sequence[str]
+    qrels: Qrels
+    strategies: Sequence[Strategy]
+    budgets: Sequence[int]
+    per_topic: bool
+    layout: Layout
 
 
 def simulate_strategies(
@@ -209,75 +144,58 @@ def simulate_strategies(
     """Rows per (strategy, budget), and the full-qrels figures they are measured against.
 
     `run_tags` name the runs of the rankings in their order; `groups` maps a tag to its group.
-    Each strategy orders each topic once for all runs and once per left-out group, and every
-    pooled set is scored by one `PooledScores` (in `workers` processes), so equal sets of
-    different strategies and budgets are scored once.
+    Each strategy orders each topic once for all runs and once per left-out group (its units,
+    made in `workers` processes), and every pooled set is scored by one `PooledScores` (in
+    `workers` processes), so equal sets of different strategies and budgets are scored once.
     """
     scores = PooledScores(runs, qrels, measure, len(qrels), workers)
-    ((complete, _),) = scores.add(*_complete(qrels), list(runs))
-    layout = Layout.of(run_tags, groups, leave_out, workers)
-    units = layout.units(len(strategies))
-    shared = (scores, topics, topic_order, qrels, strategies, budgets, per_topic, layout)
+    pooling = Pooling(topics, topic_order, qrels, strategies, budgets, per_topic,
+                      Layout.of(run_tags, groups, leave_out, workers))
+    units = pooling.layout.units(len(strategies))
     if workers > 1 and len(units) > 1:
         from tcdb.workers import run_in_processes
 
-        done = dict(run_in_processes(_pooled_sets, units, workers, shared))
+        made = {units[i]: sets for i, sets in
+                run_in_processes(_pooled_sets, units, workers, (scores, pooling))}
     else:
-        done = {i: _pooled_sets(shared, unit) for i, unit in enumerate(units)}
-    made = {unit: done[i] for i, unit in enumerate(units)}
-    handles = []
-    for k in range(len(strategies)):
-        ((cuts, subsets),) = made[(k, None)]
-        main = scores.add_subsets(subsets, [t for t in run_tags if t in runs])
-        left = [[h for h, _ in scores.add_subsets(sets, _tags(run_tags, runs, members))]
-                for members, (_, sets) in zip(
-                    layout.left_out, layout.in_group_order(
-                        [made[(k, p)] for p in range(layout.parts)]), strict=layout.logo)]
-        handles.append((cuts, main, left))
-    planned: list[StrategyMeans] = [
-        (cuts, [(scores.means(h), found) for h, found in main],
-         [[scores.means(h) for h in per_budget] for per_budget in left])
-        for cuts, main, left in handles]
-    return assemble(strategies, budgets, run_tags, layout,
-                    Complete(scores.means(complete), len(qrels), _relevant_total(qrels)),
-                    planned)
+        made = {unit: _pooled_sets((scores, pooling), unit) for unit in units}
+    done = _scored(scores, pooling, run_tags, runs, [*units, COMPLETE], made)
+    return assemble_units(strategies, budgets, run_tags, pooling.layout, dict(done))
 
 
-def simulate_units(
-    topics: Mapping[str, TopicRanking],
-    topic_order: Sequence[str],
-    run_tags: Sequence[str],
-    runs: Mapping[str, RunDict],
-    qrels: Qrels,
-    strategies: Sequence[Strategy],
-    budgets: Sequence[int],
-    per_topic: bool,
-    measure: str,
-    layout: Layout,
-    units: Sequence[Unit],
-) -> list[tuple[Unit, Any]]:
+def simulate_units(pooling: Pooling, run_tags: Sequence[str], runs: Mapping[str, RunDict],
+                   measure: str, units: Sequence[Unit]) -> list[tuple[Unit, Any]]:
     """Some units of a simulation made and scored together, apart from the others (a Dask
-    worker's task), each unit's result: the `Complete` qrels' side (`COMPLETE`); a strategy's
-    cuts and (means, relevant found) per budget (k, None); or, per left-out group of part p,
-    its runs' means per budget (k, p). One `PooledScores` scores the units' sets, so a run's
-    topic is prepared once for all of them. A run's value on a pooled set is trec_eval's on
-    that set alone, so `assemble_units` on the results gives `simulate_strategies`' rows."""
-    scores = PooledScores(runs, qrels, measure, len(qrels))
-    shared = (scores, topics, topic_order, qrels, strategies, budgets, per_topic, layout)
+    worker's task), with their results as `_scored` gives them. One `PooledScores` scores the
+    units' sets, so a run's topic is prepared once for all of them. A run's value on a pooled
+    set is trec_eval's on that set alone, so `assemble_units` on the results gives
+    `simulate_strategies`' rows."""
+    scores = PooledScores(runs, pooling.qrels, measure, len(pooling.qrels))
+    made = {unit: _pooled_sets((scores, pooling), unit) for unit in units if unit != COMPLETE}
+    return _scored(scores, pooling, run_tags, runs, units, made)
+
+
+def _scored(scores: PooledScores, pooling: Pooling, run_tags: Sequence[str],
+            runs: Mapping[str, RunDict], units: Sequence[Unit],
+            made: Mapping[Unit, list[tuple[list[dict[str, int]], list[Subset]]]]
+            ) -> list[tuple[Unit, Any]]:
+    """Each unit's result, its pooled sets (`made`) scored by `scores`: the `Complete` qrels'
+    side (`COMPLETE`); a strategy's cuts and (means, relevant found) per budget (k, None); or,
+    per left-out group of part p, its runs' means per budget (k, p). Every set is added
+    first, so that one scoring covers them all."""
+    qrels, layout = pooling.qrels, pooling.layout
     added: list[tuple[Unit, Any]] = []
-    for unit in units:  # every set first: then one scoring of them all
+    for unit in units:
         if unit == COMPLETE:
             added.append((unit, scores.add(*_complete(qrels), list(runs))[0][0]))
-            continue
-        made, part = _pooled_sets(shared, unit), unit[1]
-        if part is None:
-            ((cuts, subsets),) = made
+        elif unit[1] is None:
+            ((cuts, subsets),) = made[unit]
             added.append((unit, (cuts, scores.add_subsets(
                 subsets, [t for t in run_tags if t in runs]))))
         else:
             added.append((unit, [scores.add_subsets(sets, _tags(run_tags, runs, members))
-                                 for members, (_, sets) in zip(layout.part(part), made,
-                                                               strict=True)]))
+                                 for members, (_, sets) in zip(layout.part(unit[1]),
+                                                               made[unit], strict=True)]))
     done: list[tuple[Unit, Any]] = []
     for unit, handles in added:
         if unit == COMPLETE:
@@ -290,50 +208,6 @@ def simulate_units(
             done.append((unit, [[scores.means(h) for h, _ in per_budget]
                                 for per_budget in handles]))
     return done
-
-
-def assemble_units(strategies: Sequence[Strategy], budgets: Sequence[int],
-                   run_tags: Sequence[str], layout: Layout, done: Mapping[Unit, Any]
-                   ) -> tuple[list[SimulationRow], dict[str, Any]]:
-    """The rows of a simulation from its units' results (`simulate_units`, anywhere)."""
-    planned: list[StrategyMeans] = []
-    for k in range(len(strategies)):
-        cuts, main = done[(k, None)]
-        left = layout.in_group_order([done[(k, p)] for p in range(layout.parts)])
-        planned.append((cuts, main, left))
-    return assemble(strategies, budgets, run_tags, layout, done[COMPLETE], planned)
-
-
-def assemble(strategies: Sequence[Strategy], budgets: Sequence[int], run_tags: Sequence[str],
-             layout: Layout, complete: Complete, planned: Sequence[StrategyMeans]
-             ) -> tuple[list[SimulationRow], dict[str, Any]]:
-    """Rows per (strategy, budget) from each strategy's means: τ against the complete
-    qrels' ranking, and the leave-one-group-out τ of the means mixed from each group's runs
-    scored without that group's pool contribution."""
-    full, total_relevant = complete.means, complete.relevant_total
-    rows: list[SimulationRow] = []
-    all_means: dict[tuple[str, int], dict[str, float]] = {}
-    all_logo: dict[tuple[str, int], dict[str, float]] = {}
-    for strategy, (cuts, main, left) in zip(strategies, planned, strict=True):
-        for k, b in enumerate(budgets):
-            means, found = main[k]
-            t_b, t_ap = _taus(full, means)
-            mixed = dict(means)
-            for per_budget in left:
-                mixed.update(per_budget[k])
-            l_b, l_ap = _taus(full, mixed) if layout.logo else (None, None)
-            all_means[(describe(strategy), b)], all_logo[(describe(strategy), b)] = means, mixed
-            rows.append({
-                "strategy": describe(strategy), "budget": b,
-                "n_judged": sum(cuts[k].values()),
-                "relevant_found": found,
-                "relevant_fraction": found / total_relevant if total_relevant else 0.0,
-                "tau_b": t_b, "tau_ap": t_ap, "logo_tau_b": l_b, "logo_tau_ap": l_ap,
-            })
-    context = {"n_runs": len(run_tags), "n_groups": len(layout.left_out),
-               "n_topics": complete.n_topics, "relevant_total": total_relevant, "full_means": full,
-               "means": all_means, "logo_means": all_logo}
-    return rows, context
 
 
 def _complete(qrels: Qrels) -> tuple[dict[str, list[str]], list[dict[str, int]]]:
@@ -380,22 +254,25 @@ def simulate_in_processes(
                                budgets, per_topic, measure, leave_out, n_workers)
 
 
-def _pooled_sets(shared: tuple[Any, ...], unit: tuple[int, int | None]
+def _pooled_sets(shared: tuple[PooledScores, Pooling], unit: Unit
                  ) -> list[tuple[list[dict[str, int]], list[Subset]]]:
     """The k-th strategy's cuts at every budget and the pooled subsets they judge: of its
     orders over all runs (`unit` = (k, None)), or of its orders without each group of the
     p-th part of the groups in turn (`unit` = (k, p)). Pure over the loaded data: a worker
     process can make them."""
-    scores, topics, topic_order, qrels, strategies, budgets, per_topic, layout = shared
+    scores, pooling = shared
     k, part = unit
-    strategy, limit = strategies[k], max(budgets)
+    topics, qrels, budgets, per_topic = (pooling.topics, pooling.qrels, pooling.budgets,
+                                         pooling.per_topic)
+    strategy, limit = pooling.strategies[k], max(budgets)
     order_sets = ([orders_for_budget(strategy, topics, qrels, limit, per_topic)]
                   if part is None else
                   _left_out_orders(strategy, topics, qrels, limit, per_topic,
-                                   layout.part(part)))
+                                   pooling.layout.part(part)))
     made = []
     for orders in order_sets:
-        cuts = [cut_lengths(_lengths(orders), b, per_topic, topic_order) for b in budgets]
+        cuts = [cut_lengths(_lengths(orders), b, per_topic, pooling.topic_order)
+                for b in budgets]
         made.append((cuts, scores.subsets(orders, cuts)))
     return made
 

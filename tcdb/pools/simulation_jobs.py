@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tcdb.pools.simulation import COMPLETE, Layout, Unit, assemble_units, simulate_units
+from tcdb.pools.simulation import Pooling, simulate_units
+from tcdb.pools.simulation_layout import COMPLETE, Layout, Unit, assemble_units
 
 if TYPE_CHECKING:
     from tcdb.pools.simulate import SimulationPlan, SimulationResult
@@ -57,10 +58,10 @@ def simulate_job(job: SimulationJob) -> list[tuple[Unit, Any]]:
     """The job's units made and scored in this process (a Dask worker, or the caller)."""
     plan, request = job.plan, job.plan.request
     rankings, runs, qrels = _loaded(job)
-    layout = Layout.of(plan.tags, plan.groups, request.leave_out, job.parts)
-    return simulate_units(rankings.topics, rankings.topic_order(), list(plan.tags), runs, qrels,
-                          list(plan.strategies), list(plan.budgets), request.per_topic,
-                          plan.measure, layout, job.units)
+    pooling = Pooling(rankings.topics, rankings.topic_order(), qrels, plan.strategies,
+                      plan.budgets, request.per_topic,
+                      Layout.of(plan.tags, plan.groups, request.leave_out, job.parts))
+    return simulate_units(pooling, plan.tags, runs, plan.measure, job.units)
 
 
 def simulation_result(plan: SimulationPlan, jobs: Sequence[SimulationJob],
