@@ -225,3 +225,18 @@ def test_pooled_scores_equal_one_evaluation_per_subset(measure: str,
     for handle, subset, tags in wanted:
         alone = mean_scores({t: runs[t] for t in tags}, subset, measure, 5)
         assert scores.means(handle) == alone
+
+
+def test_score_order_is_score_descending_then_id_in_byte_order() -> None:
+    """The run order `PooledScores` renames by: ties (many here) by document id as its UTF-8
+    bytes compare, the order trec_eval's renaming relies on."""
+    from tcdb.pools.pooled_scores import _score_order
+
+    rng = random.Random(35)
+    pool = [f"d{i}" for i in range(50)] + ["é", "Z", "a", "ä", "😀", "bé", "b", "~x"]
+    for _ in range(500):
+        docs = {d: rng.choice([0.0, -0.0, 1.0, 2.5, rng.random()])
+                for d in rng.sample(pool, rng.randint(1, 40))}
+        names, rising = _score_order(docs)
+        assert names == sorted(docs, key=lambda d: (-docs[d], d.encode()))
+        assert rising.tolist() == [-docs[d] for d in names]

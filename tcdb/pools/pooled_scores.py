@@ -80,6 +80,7 @@ class PooledScores:
         self.values: dict[tuple[str, int], float] = {}
         self.sets: list[tuple[tuple[str, ...], list[int]]] = []  # handle → (runs, queries)
         self.labels: list[str] = []
+        self.absent: dict[str, list[str]] = {}  # per topic: `_absent`
 
     def add(self, orders: Mapping[str, Sequence[str] | np.ndarray],
             cuts: Sequence[Mapping[str, int]], tags: Sequence[str]) -> list[tuple[int, int]]:
@@ -103,7 +104,7 @@ class PooledScores:
                 if not n or topic not in codes:
                     continue
                 judged = codes[topic][:n]
-                judged = np.unique(judged[judged >= 0])  # sorted: the subset's key
+                judged = _sorted_set(judged[judged >= 0])  # the subset's key
                 grades = self.grades[topic][judged]
                 found += int(np.count_nonzero(grades >= 1))
                 if self.drop_zero:
@@ -236,23 +237,21 @@ class PooledScores:
             return {}
         if not self.relevant_only:
             return {q: (docs, None) for q in queries}
-        names = np.fromiter(docs, dtype=object, count=len(docs))
-        scores = np.fromiter(docs.values(), dtype=float, count=len(docs))
-        by_id = np.empty(len(names), dtype=np.int64)
-        by_id[np.argsort(names, kind="stable")] = np.arange(len(names))
-        order = np.lexsort((by_id, -scores))  # score descending, then id ascending
-        names, falling = names[order], -scores[order]
+        names, falling = _score_order(docs)
         codes = self._codes(topic, names)
         position = np.full(len(self.names[topic]), -1, dtype=np.int64)
         position[codes[codes >= 0]] = np.flatnonzero(codes >= 0)
         # every document scored at least as high as the last relevant one; none relevant:
         # the top one (a value of 0 either way)
-        length = {}
-        for q in queries:
-            relevant = self.queries[q][2]
-            last = int(position[relevant].max()) if len(relevant) else -1
-            length[q] = (int(np.searchsorted(falling, falling[last], side="right"))
-                         if last >= 0 else 1)
+        relevant = [self.queries[q][2] for q in queries]
+        sizes = np.fromiter(map(len, relevant), dtype=np.int64, count=len(relevant))
+        last = np.full(len(queries), -1, dtype=np.int64)  # each query's last relevant place
+        some = sizes > 0
+        if some.any():
+            starts = np.concatenate(([0], np.cumsum(sizes[some])[:-1]))
+            last[some] = np.maximum.reduceat(position[np.concatenate(relevant)], starts)
+        ends = np.searchsorted(falling, falling[last], side="right")
+        length = dict(zip(queries, np.where(last >= 0, ends, 1).tolist(), strict=True))
         # each prefix once, the longer ones a copy of the shorter one and the documents after
         labels, values = self._labels(len(names)), (-falling).tolist()
         prefixes: dict[int, dict[str, float]] = {}
@@ -261,20 +260,53 @@ class PooledScores:
             current = current.copy()
             current.update(zip(labels[len(current):n], values[len(current):n], strict=True))
             prefixes[n] = current
-        ids, grades = self.names[topic], self.grades[topic]
+        absent, grades = self._absent(topic), self.grades[topic]
         run: dict[int, tuple[dict[str, float], dict[str, int] | None]] = {}
         for q, n in length.items():
             judged = self.queries[q][1]
-            run[q] = (prefixes[n], {labels[p] if p >= 0 else "~" + ids[c]: g for p, c, g in zip(
+            run[q] = (prefixes[n], {labels[p] if p >= 0 else absent[c]: g for p, c, g in zip(
                 position[judged].tolist(), judged.tolist(), grades[judged].tolist(),
                 strict=True)})
         return run
+
+    def _absent(self, topic: str) -> list[str]:
+        """The topic's judged documents as named where a run lacks them: "~" and the id."""
+        if topic not in self.absent:
+            self.absent[topic] = ["~" + doc for doc in self.names[topic]]
+        return self.absent[topic]
 
     def _labels(self, n: int) -> list[str]:
         """"0000000", "0000001", …: at least `n` of them, one string each, shared by all."""
         if len(self.labels) < n:
             self.labels += [f"{i:07d}" for i in range(len(self.labels), max(n, 1024))]
         return self.labels
+
+
+def _sorted_set(codes: np.ndarray) -> np.ndarray:
+    """`np.unique(codes)` — sorted, each once — for a judging order, whose documents are
+    distinct: one sort, and `np.unique` only if some code repeats."""
+    codes = np.sort(codes)
+    return np.unique(codes) if np.any(codes[1:] == codes[:-1]) else codes
+
+
+def _score_order(docs: dict[str, float]) -> tuple[list[str], np.ndarray]:
+    """The run's documents by score descending, then id ascending (as bytes compare: code
+    points, as Python compares), and their scores negated (rising). Scores rarely tie, so one
+    numeric sort does the work and only the tied stretches are sorted again by id."""
+    ids = list(docs)
+    scores = np.fromiter(docs.values(), dtype=float, count=len(ids))
+    order = np.argsort(-scores, kind="stable")
+    falling = -scores[order]
+    tied = np.flatnonzero(falling[1:] == falling[:-1])
+    if len(tied):
+        order = order.tolist()
+        # each tied stretch [start, end): its first pair's index to one past its last pair's
+        breaks = np.flatnonzero(np.diff(tied) > 1)
+        for start, last in zip([tied[0], *tied[breaks + 1]], [*tied[breaks], tied[-1]],
+                               strict=True):
+            stretch = slice(int(start), int(last) + 2)
+            order[stretch] = sorted(order[stretch], key=ids.__getitem__)
+    return [ids[i] for i in order], falling
 
 
 def _evaluate(evaluator: Any, run: RunDict, tags: list[str],

@@ -61,9 +61,15 @@ class TopicRanking:
         if not runs:
             return (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
                     np.empty(0, dtype=object))
-        names, codes = np.unique(np.concatenate([r.docs for r in runs]), return_inverse=True)
-        return (codes.astype(np.int64).ravel(), np.concatenate([r.ranks for r in runs]),
-                names)
+        # `np.unique(…, return_inverse=True)` would sort every entry as a Python object; the
+        # distinct documents are a few thousand, so sort those and look each entry up
+        entries = np.concatenate([r.docs for r in runs]).tolist()
+        names = sorted(set(entries))
+        code_of = {doc: i for i, doc in enumerate(names)}
+        codes = np.fromiter(map(code_of.__getitem__, entries), dtype=np.int64,
+                            count=len(entries))
+        return (codes, np.concatenate([r.ranks for r in runs]),
+                np.array(names, dtype=object))
 
     def without(self, keep: Sequence[bool]) -> TopicRanking:
         """The same topic with only the runs whose `keep` is true (leave-one-group-out); it
