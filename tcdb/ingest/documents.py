@@ -1,15 +1,11 @@
 """Writing a snapshot's documents: memberships, document identities and versions, in batches.
 
 The batches are prepared ahead, in a process or a thread (`tcdb.ingest.batches`), while this
-process writes; every write goes through the bulk writer inside the snapshot's transaction. On
-PostgreSQL a batch is written by a writer thread while this one takes the next batch from the
-reader (`_written_batches`).
+process writes; every write goes through the bulk writer inside the snapshot's transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from itertools import repeat
 from typing import Any
@@ -83,53 +79,15 @@ def write_documents(session: Session, coll: Collection, snap: Snapshot,
     with closing(batches), bar, collector_off_the_old_heap():
         if progress:  # counting reads the files once more: only for a bar someone watches
             bar.set_total(source.documents_count_hint())
-
-        def write(batch: Batch) -> int:
-            return _write_batch(conn, coll, snap, batch, source.description, report, repeats,
-                                tokens, guess)
-
-        with closing(_written_batches(batches, write, is_postgres(conn))) as written:
-            for n_members, n_written in written:
-                report.n_documents += n_written
-                bar.advance(n_members)
+        for batch in batches:
+            report.n_documents += _write_batch(conn, coll, snap, batch, source.description,
+                                               report, repeats, tokens, guess)
+            bar.advance(len(batch.members))
     repeats.check()
     report.n_repeated = repeats.n_identical
     report.n_conflicting = repeats.n_conflicting
     check_twins(conn, snap, source.description)
     return tokens.totals()
-
-
-def _written_batches(batches: Iterable[Batch], write: Callable[[Batch], int],
-                     in_thread: bool) -> Generator[tuple[int, int], None, None]:
-    """Write each batch in order; yield its documents read and memberships written.
-
-    `in_thread`: batch N is written by a writer thread while this thread takes batch N + 1
-    from the reader, so the wait for the reader and the hand-over of its batch overlap the
-    database's work instead of following it. The batches are still written one at a time, in
-    order, on the one connection and in the snapshot's transaction, and errors come as they
-    would one after the other: the writer's error re-raises here unchanged, before anything
-    else is written; an error in reading waits for the batch before it, whose own error comes
-    first, so the caller rolls back with the connection to itself. SQLite's connections belong
-    to the thread that opened them: written here, one batch after the other.
-    """
-    if not in_thread:
-        for batch in batches:
-            yield len(batch.members), write(batch)
-        return
-    with ThreadPoolExecutor(1, thread_name_prefix="tcdb-ingest-writer") as writer:
-        pending: tuple[int, Future[int]] | None = None
-        try:
-            for batch in batches:
-                if pending is not None:
-                    (n_members, written), pending = pending, None
-                    yield n_members, written.result()
-                pending = len(batch.members), writer.submit(write, batch)
-        except BaseException:
-            if pending is not None and not pending[1].cancel():
-                pending[1].result()  # its error first, as if written before reading on
-            raise
-        if pending is not None:
-            yield pending[0], pending[1].result()
 
 
 def _write_batch(conn: Connection, coll: Collection, snap: Snapshot, batch: Batch,
