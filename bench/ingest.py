@@ -9,6 +9,8 @@ Printed side by side, from one run:
 * CPU µs per document of every process: the baseline's, and ingest's client, its reader
   processes together, and PostgreSQL's backend (+ WAL writer, checkpointer, background
   writer), read from /proc as bench/longitudinal.py does; the load average before and after,
+* the shares of the first snapshot's wall time PostgreSQL's backend ran, waited for a core,
+  and waited for the client or the disk (/proc/<pid>/schedstat),
 * peak RSS of the ingesting process and its reader processes together, at N and at 4·N
   documents (PostgreSQL),
 * re-ingesting the next snapshot with 80 % of the documents unchanged.
@@ -131,6 +133,7 @@ def child(url: str, label: str) -> None:
     report = ingest_snapshot("longeval-web", label, source)
     cpu = time.process_time() - cpu
     server = _postgres_cpu(started) if postgres else {"backend": 0.0, "background": background}
+    running, queued = _backend_schedule(started) if postgres else (0.0, 0.0)
     # The readers run in forked processes (tcdb.ingest.readahead): their peak counts too.
     # ru_maxrss of children is the largest child's, which starts at this process's size at
     # fork: this process's peak plus that once per reader is an upper bound.
@@ -143,7 +146,34 @@ def child(url: str, label: str) -> None:
                       "client_us": 1e6 * cpu / docs,
                       "readers_us": 1e6 * (kids.ru_utime + kids.ru_stime) / docs,
                       "backend_us": 1e6 * server["backend"] / docs,
-                      "background_us": 1e6 * (server["background"] - background) / docs}))
+                      "background_us": 1e6 * (server["background"] - background) / docs,
+                      "backend_running": running / report.seconds,
+                      "backend_queued": queued / report.seconds}))
+
+
+def _backend_schedule(since: float) -> tuple[float, float]:
+    """Seconds this process's PostgreSQL backends (started after `since`) ran and waited,
+    runnable, for a core (/proc/<pid>/schedstat). The rest of the ingest's wall time the
+    backend waited for the client (its next statement, more COPY data) or for the disk: how
+    much overlapping the client's work with the backend's could still give, and how much
+    less CPU anywhere would."""
+    from sqlalchemy import text
+
+    from tcdb.storage.db import get_engine
+
+    with get_engine().connect() as conn:
+        pids = conn.execute(text(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND backend_type = 'client backend' AND backend_start >= to_timestamp(:t)"),
+            {"t": since}).scalars().all()
+    running = queued = 0.0
+    for pid in pids:
+        try:
+            run_ns, wait_ns, _ = Path(f"/proc/{pid}/schedstat").read_text().split()
+        except (OSError, ValueError):
+            continue
+        running, queued = running + int(run_ns) / 1e9, queued + int(wait_ns) / 1e9
+    return running, queued
 
 
 def run_child(url: str, label: str, home: Path, readers: int) -> dict:
@@ -174,6 +204,15 @@ def _cpu(runs: list[dict]) -> str:
     return (f"CPU µs/doc: client {parts['client']:.0f} + readers {parts['readers']:.0f} + "
             f"PostgreSQL backend {parts['backend']:.0f} + WAL/checkpoint/bgwriter "
             f"{parts['background']:.0f} = {sum(parts.values()):.0f}")
+
+
+def _schedule(runs: list[dict]) -> str:
+    """Median shares of the ingest's wall time its PostgreSQL backend ran, waited for a core,
+    and waited for the client or the disk."""
+    running = statistics.median(r["backend_running"] for r in runs)
+    queued = statistics.median(r["backend_queued"] for r in runs)
+    return (f"PostgreSQL backend over the wall time: running {running:.0%}, waiting for a "
+            f"core {queued:.0%}, waiting for the client or the disk {1 - running - queued:.0%}")
 
 
 def _load() -> str:
@@ -243,6 +282,8 @@ def main() -> None:
                       f"{rss:.0f} MB, readers ≤ {max(f['reader_rss_mb'] for f in firsts):.0f} "
                       "MB of it")
                 print(f"  {'':<25} {_cpu(firsts)}")
+                if backend == "postgres":
+                    print(f"  {'':<25} {_schedule(firsts)}")
                 print(f"  {'':<25} next snapshot, 80 % unchanged: {second_s:.1f} s "
                       f"({median([s['docs'] / s['seconds'] for s in seconds], RATE)} docs/s, "
                       f"{seconds[0]['new_contents']:,} new versions); {_cpu(seconds)}")
