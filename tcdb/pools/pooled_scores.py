@@ -300,7 +300,8 @@ def _score_order(docs: dict[str, float]) -> tuple[list[str], np.ndarray]:
     tied = np.flatnonzero(falling[1:] == falling[:-1])
     if len(tied):
         order = order.tolist()
-        # each tied stretch [start, end): its first pair's index to one past its last pair's
+        # `tied` holds each place whose score equals the next one's; consecutive places
+        # start..last make the tied stretch start..last + 1
         breaks = np.flatnonzero(np.diff(tied) > 1)
         for start, last in zip([tied[0], *tied[breaks + 1]], [*tied[breaks], tied[-1]],
                                strict=True):
