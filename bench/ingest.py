@@ -132,8 +132,8 @@ def child(url: str, label: str) -> None:
     cpu = time.process_time()  # the ingest's, not the imports'
     report = ingest_snapshot("longeval-web", label, source)
     cpu = time.process_time() - cpu
-    server = _postgres_cpu(started) if postgres else {"backend": 0.0, "background": background}
-    running, queued = _backend_schedule(started) if postgres else (0.0, 0.0)
+    server = (_postgres_cpu(started) if postgres else
+              {"backend": 0.0, "background": background, "running": 0.0, "queued": 0.0})
     # The readers run in forked processes (tcdb.ingest.readahead): their peak counts too.
     # ru_maxrss of children is the largest child's, which starts at this process's size at
     # fork: this process's peak plus that once per reader is an upper bound.
@@ -147,33 +147,8 @@ def child(url: str, label: str) -> None:
                       "readers_us": 1e6 * (kids.ru_utime + kids.ru_stime) / docs,
                       "backend_us": 1e6 * server["backend"] / docs,
                       "background_us": 1e6 * (server["background"] - background) / docs,
-                      "backend_running": running / report.seconds,
-                      "backend_queued": queued / report.seconds}))
-
-
-def _backend_schedule(since: float) -> tuple[float, float]:
-    """Seconds this process's PostgreSQL backends (started after `since`) ran and waited,
-    runnable, for a core (/proc/<pid>/schedstat). The rest of the ingest's wall time the
-    backend waited for the client (its next statement, more COPY data) or for the disk: how
-    much overlapping the client's work with the backend's could still give, and how much
-    less CPU anywhere would."""
-    from sqlalchemy import text
-
-    from tcdb.storage.db import get_engine
-
-    with get_engine().connect() as conn:
-        pids = conn.execute(text(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-            "AND backend_type = 'client backend' AND backend_start >= to_timestamp(:t)"),
-            {"t": since}).scalars().all()
-    running = queued = 0.0
-    for pid in pids:
-        try:
-            run_ns, wait_ns, _ = Path(f"/proc/{pid}/schedstat").read_text().split()
-        except (OSError, ValueError):
-            continue
-        running, queued = running + int(run_ns) / 1e9, queued + int(wait_ns) / 1e9
-    return running, queued
+                      "backend_running": server["running"] / report.seconds,
+                      "backend_queued": server["queued"] / report.seconds}))
 
 
 def run_child(url: str, label: str, home: Path, readers: int) -> dict:

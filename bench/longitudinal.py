@@ -206,7 +206,10 @@ def write_runs(gen: Generated, s: int, folder: Path, depth: int, seed: int = 0) 
 
 def _postgres_cpu(since: float) -> dict[str, float]:
     """CPU seconds of the backends this process opened (started after `since`) and of the
-    server's background writers (cumulative since they started), from /proc."""
+    server's background writers (cumulative since they started), from /proc; and the seconds
+    those backends ran and waited, runnable, for a core (`running`, `queued`:
+    /proc/<pid>/schedstat) — the rest of the wall time they waited for the client or the
+    disk."""
     from sqlalchemy import text
 
     from tcdb.storage.db import get_engine
@@ -217,16 +220,20 @@ def _postgres_cpu(since: float) -> dict[str, float]:
             "WHERE (datname = current_database() AND backend_type = 'client backend') "
             "OR backend_type IN ('walwriter', 'checkpointer', 'background writer')"),
             {"t": since}).all()
-    out = {"backend": 0.0, "background": 0.0}
+    out = {"backend": 0.0, "background": 0.0, "running": 0.0, "queued": 0.0}
     for pid, kind, ours in rows:
         if kind == "client backend" and not ours:
             continue
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            run_ns, wait_ns, _ = Path(f"/proc/{pid}/schedstat").read_text().split()
+        except (OSError, ValueError):
             continue
         seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         out["backend" if kind == "client backend" else "background"] += seconds
+        if kind == "client backend":
+            out["running"] += int(run_ns) / 1e9
+            out["queued"] += int(wait_ns) / 1e9
     return out
 
 

@@ -70,6 +70,8 @@ class PooledScores:
         self.relevant_only = relevant_only(measure)
         self.drop_zero = self.relevant_only and not judged_only(measure)
         self.names = {t: list(g) for t, g in qrels.items()}
+        # the judged documents as named where a run lacks them (`_run`): "~" and the id
+        self.absent = {t: ["~" + d for d in g] for t, g in qrels.items()}
         self.code_of = {t: {d: i for i, d in enumerate(g)} for t, g in qrels.items()}
         self.grades = {t: np.fromiter(g.values(), dtype=np.int64, count=len(g))
                        for t, g in qrels.items()}
@@ -80,7 +82,6 @@ class PooledScores:
         self.values: dict[tuple[str, int], float] = {}
         self.sets: list[tuple[tuple[str, ...], list[int]]] = []  # handle → (runs, queries)
         self.labels: list[str] = []
-        self.absent: dict[str, list[str]] = {}  # per topic: `_absent`
 
     def add(self, orders: Mapping[str, Sequence[str] | np.ndarray],
             cuts: Sequence[Mapping[str, int]], tags: Sequence[str]) -> list[tuple[int, int]]:
@@ -260,7 +261,7 @@ class PooledScores:
             current = current.copy()
             current.update(zip(labels[len(current):n], values[len(current):n], strict=True))
             prefixes[n] = current
-        absent, grades = self._absent(topic), self.grades[topic]
+        absent, grades = self.absent[topic], self.grades[topic]
         run: dict[int, tuple[dict[str, float], dict[str, int] | None]] = {}
         for q, n in length.items():
             judged = self.queries[q][1]
@@ -268,12 +269,6 @@ class PooledScores:
                 position[judged].tolist(), judged.tolist(), grades[judged].tolist(),
                 strict=True)})
         return run
-
-    def _absent(self, topic: str) -> list[str]:
-        """The topic's judged documents as named where a run lacks them: "~" and the id."""
-        if topic not in self.absent:
-            self.absent[topic] = ["~" + doc for doc in self.names[topic]]
-        return self.absent[topic]
 
     def _labels(self, n: int) -> list[str]:
         """"0000000", "0000001", …: at least `n` of them, one string each, shared by all."""
@@ -292,22 +287,13 @@ def _sorted_set(codes: np.ndarray) -> np.ndarray:
 def _score_order(docs: dict[str, float]) -> tuple[list[str], np.ndarray]:
     """The run's documents by score descending, then id ascending (as bytes compare: code
     points, as Python compares), and their scores negated (rising). Scores rarely tie, so one
-    numeric sort does the work and only the tied stretches are sorted again by id."""
-    ids = list(docs)
-    scores = np.fromiter(docs.values(), dtype=float, count=len(ids))
-    order = np.argsort(-scores, kind="stable")
-    falling = -scores[order]
-    tied = np.flatnonzero(falling[1:] == falling[:-1])
-    if len(tied):
-        order = order.tolist()
-        # `tied` holds each place whose score equals the next one's; consecutive places
-        # start..last make the tied stretch start..last + 1
-        breaks = np.flatnonzero(np.diff(tied) > 1)
-        for start, last in zip([tied[0], *tied[breaks + 1]], [*tied[breaks], tied[-1]],
-                               strict=True):
-            stretch = slice(int(start), int(last) + 2)
-            order[stretch] = sorted(order[stretch], key=ids.__getitem__)
-    return [ids[i] for i in order], falling
+    numeric sort does; with ties, one sort by (score, id) of the Python values."""
+    ids, values = list(docs), list(docs.values())
+    negated = -np.array(values, dtype=float)
+    order = np.argsort(negated, kind="stable")
+    if np.any(negated[order][1:] == negated[order][:-1]):
+        order = np.array(sorted(range(len(ids)), key=lambda i: (-values[i], ids[i])))
+    return [ids[i] for i in order.tolist()], negated[order]
 
 
 def _evaluate(evaluator: Any, run: RunDict, tags: list[str],
