@@ -254,14 +254,19 @@ def _serve(url: str, log_path: Path) -> Iterator[str]:
         log.close()
 
 
-def _settle(page: Any, title: str) -> None:
-    """Wait until the page's script has finished and every chart is drawn."""
+def _settle(page: Any, title: str, charted: bool = False) -> None:
+    """Wait until the page's script has finished and every chart is drawn; on a `charted`
+    page, until at least one chart is there too. Streamlit loads its chart component lazily,
+    after the script has finished, so on a busy machine a page can be done and still show
+    no chart for a while: an empty page passes "every chart is drawn"."""
     page.get_by_role("heading", name=title, level=1).wait_for(timeout=60_000)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    drawn = f"({CHARTS_JS})().every(([w, h]) => w > 0 && h > 0)"
+    if charted:
+        drawn = f"({CHARTS_JS})().length > 0 && {drawn}"
     with contextlib.suppress(Exception):  # the assertions below say which chart is missing
-        page.wait_for_function(f"() => ({CHARTS_JS})().every(([w, h]) => w > 0 && h > 0)",
-                               timeout=15_000)
+        page.wait_for_function(f"() => {drawn}", timeout=60_000 if charted else 15_000)
     page.wait_for_timeout(400)
 
 
@@ -317,11 +322,11 @@ def _visit(browser: Any, base: str, shots: Path, width: int, height: int) -> lis
     try:
         for name, title in PAGES.items():
             page.goto(f"{base}{PATHS[name]}", wait_until="networkidle")
-            _settle(page, title)
+            _settle(page, title, charted=name != "pools")
             if name == "pools":  # the simulation's chart is drawn on demand
                 page.get_by_role("button", name="Simulate").click()
                 page.get_by_text("simulation-", exact=False).first.wait_for(timeout=300_000)
-                _settle(page, title)
+                _settle(page, title, charted=True)
             _full_screenshot(page, shots / f"{name}-{width}.png", width, height)
             problems += _look(page, f"{name} at {width}×{height}")
             links = page.locator('[data-testid="stSidebarNav"] a').evaluate_all(
