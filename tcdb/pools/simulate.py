@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator
+from pydantic import BeforeValidator
 
 from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import FieldError
@@ -25,6 +25,7 @@ from tcdb.operations import (
 )
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.pools.simulation import simulate_in_processes
+from tcdb.pools.simulation_layout import SimulationRow
 from tcdb.pools.strategies import Strategy, make_strategy, strategy_names
 from tcdb.reports.fields import qrels_option
 from tcdb.vocabulary import TieOrder
@@ -89,20 +90,6 @@ class SimulationRequest(Request):
         "command line or script; 1: in this process). The rows are the same.")
 
 
-class SimulationRow(BaseModel):
-    """One strategy at one budget."""
-
-    strategy: str
-    budget: int
-    n_judged: int
-    relevant_found: int
-    relevant_fraction: float  # of the relevant documents in the complete qrels
-    tau_b: float | None
-    tau_ap: float | None
-    logo_tau_b: float | None
-    logo_tau_ap: float | None
-
-
 class SimulationResult(Result):
     """What each strategy finds at each budget, and how well it ranks the systems."""
 
@@ -149,7 +136,7 @@ class SimulationPlan:
     unresolved: bool  # some entry names a document the snapshot lacks
     lineage: Lineage
 
-    def result(self, rows: list[Any], context: dict[str, Any], started: float
+    def result(self, rows: list[SimulationRow], context: dict[str, Any], started: float
                ) -> SimulationResult:
         request = self.request
         figures = {k: context[k] for k in ("n_runs", "n_groups", "n_topics", "relevant_total")}
@@ -157,7 +144,7 @@ class SimulationPlan:
             collection=request.collection, snapshot=request.snapshot, qrels=request.qrels,
             measure=self.measure, per_topic=request.per_topic,
             tie_order=str(request.tie_order), depth=request.depth, **figures,
-            rows=[SimulationRow(**row) for row in rows],
+            rows=rows,
             seconds=time.perf_counter() - started, lineage=self.lineage)
 
 

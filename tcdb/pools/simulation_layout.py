@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, NamedTuple
 
 import pandas as pd
+from pydantic import BaseModel
 
 from tcdb.analysis.rank_correlation import tau_ap, tau_b
 from tcdb.pools.strategies import Strategy, describe
 
 
-class SimulationRow(TypedDict):
-    """One strategy at one budget."""
+class SimulationRow(BaseModel):
+    """One strategy at one budget: a row of `SimulationResult`."""
 
     strategy: str
     budget: int
@@ -122,13 +123,11 @@ def _assemble(strategies: Sequence[Strategy], budgets: Sequence[int], run_tags: 
                 mixed.update(per_budget[k])
             l_b, l_ap = _taus(full, mixed) if layout.logo else (None, None)
             all_means[(describe(strategy), b)], all_logo[(describe(strategy), b)] = means, mixed
-            rows.append({
-                "strategy": describe(strategy), "budget": b,
-                "n_judged": sum(cuts[k].values()),
-                "relevant_found": found,
-                "relevant_fraction": found / total_relevant if total_relevant else 0.0,
-                "tau_b": t_b, "tau_ap": t_ap, "logo_tau_b": l_b, "logo_tau_ap": l_ap,
-            })
+            rows.append(SimulationRow(
+                strategy=describe(strategy), budget=b, n_judged=sum(cuts[k].values()),
+                relevant_found=found,
+                relevant_fraction=found / total_relevant if total_relevant else 0.0,
+                tau_b=t_b, tau_ap=t_ap, logo_tau_b=l_b, logo_tau_ap=l_ap))
     context = {"n_runs": len(run_tags), "n_groups": len(layout.left_out),
                "n_topics": complete.n_topics, "relevant_total": total_relevant, "full_means": full,
                "means": all_means, "logo_means": all_logo}
