@@ -20,6 +20,7 @@ and background writer over the same time).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -226,14 +227,15 @@ def _postgres_cpu(since: float) -> dict[str, float]:
             continue
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            run_ns, wait_ns, _ = Path(f"/proc/{pid}/schedstat").read_text().split()
-        except (OSError, ValueError):
+        except OSError:
             continue
         seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         out["backend" if kind == "client backend" else "background"] += seconds
-        if kind == "client backend":
-            out["running"] += int(run_ns) / 1e9
-            out["queued"] += int(wait_ns) / 1e9
+        if kind == "client backend":  # a kernel without schedstat still counts the CPU above
+            with contextlib.suppress(OSError, ValueError):
+                run_ns, wait_ns, _ = Path(f"/proc/{pid}/schedstat").read_text().split()
+                out["running"] += int(run_ns) / 1e9
+                out["queued"] += int(wait_ns) / 1e9
     return out
 
 

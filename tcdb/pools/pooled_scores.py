@@ -291,9 +291,11 @@ def _score_order(docs: dict[str, float]) -> tuple[list[str], np.ndarray]:
     ids, values = list(docs), list(docs.values())
     negated = -np.array(values, dtype=float)
     order = np.argsort(negated, kind="stable")
-    if np.any(negated[order][1:] == negated[order][:-1]):
+    falling = negated[order]
+    if np.any(falling[1:] == falling[:-1]):
         order = np.array(sorted(range(len(ids)), key=lambda i: (-values[i], ids[i])))
-    return [ids[i] for i in order.tolist()], negated[order]
+        falling = negated[order]
+    return [ids[i] for i in order.tolist()], falling
 
 
 def _evaluate(evaluator: Any, run: RunDict, tags: list[str],
