@@ -3,6 +3,8 @@ writer and reader are `tcdb.storage.bulk`."""
 
 from __future__ import annotations
 
+import atexit
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -19,6 +21,7 @@ from tcdb.errors import BusyError, DatabaseError
 from tcdb.settings import get_settings
 
 _ENGINES: dict[str, Engine] = {}
+_OWNER_PID = os.getpid()  # the process whose connections `_ENGINES` holds (see close_engines)
 SQLITE_BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another one to finish
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6  # result codes: another connection holds the lock
 
@@ -227,9 +230,29 @@ def dispose_engine(url: str) -> None:
 def forget_inherited_engines() -> None:
     """In a forked child: drop the parent's engines without closing their connections (they
     are the parent's), so this process opens its own (SQLAlchemy's rule for `fork`)."""
+    global _OWNER_PID
     for engine in _ENGINES.values():
         engine.dispose(close=False)
     _ENGINES.clear()
+    _OWNER_PID = os.getpid()
+
+
+@atexit.register
+def close_engines() -> None:
+    """Close every engine's connections when the process ends (a command, a script using
+    `tcdb.api`, a flow run).
+
+    Why: on SQLite the last connection to close checkpoints the write-ahead log into the
+    database file and removes `-wal`; left open at exit, the writes of the last command stay
+    in `tcdb.sqlite-wal`, and a `tcdb.sqlite` copied, mailed or backed up alone silently
+    lacks them. A forked child that did not forget its parent's engines leaves them alone:
+    their connections are the parent's."""
+    if os.getpid() != _OWNER_PID:
+        return
+    while _ENGINES:
+        _, engine = _ENGINES.popitem()
+        with suppress(Exception):
+            engine.dispose()
 
 
 def current_url() -> str:
