@@ -180,6 +180,22 @@ PERSISTENCE_FIGURES = {"snapshot": "snapshot", "arp": "ARP", "result_delta": "R�
                        "relative_change": "relative change", "er": "ER", "delta_ri": "ΔRI",
                        "p_value": "p", "p_value_paired": "p paired", "n_paired": "paired topics"}
 
+# How the reusability, leave-out and demo reports name their rank correlations (JSON keys →
+# names). `kendall_tau` is Goodman–Kruskal γ, Kendall's τ over the pairs of runs ordered in both
+# rankings: beside scipy's τ-b it must say that it omits ties, or a reader takes one for the
+# other (runs tie often on one topic, so per-topic τ-b and γ differ).
+TAU_FIGURES = {"kendall_tau": "τ (ties omitted)", "tau_b": "τ-b", "tau_ap": "τ_AP"}
+
+
+def tau_legend(truth: str) -> str:
+    """The line under every report that prints `TAU_FIGURES`: what each τ is, and which
+    ranking τ_AP takes as the truth (`truth`, in the report's words)."""
+    named = TAU_FIGURES
+    return (f"{named['kendall_tau']}: Kendall's τ over the pairs of runs ordered in both "
+            f"rankings (Goodman–Kruskal γ) · {named['tau_b']}: scipy.stats.kendalltau, ties "
+            f"counted · {named['tau_ap']}: Yilmaz et al. 2008, truth {truth}")
+
+
 # How the source-bias report names its figures (JSON keys → column names): the terminal table,
 # the dashboard's table and its legend line say the same words.
 SOURCE_BIAS_FIGURES = {"run": "run", "effectiveness": "effectiveness", "human": "human",

@@ -13,6 +13,7 @@ from tcdb.dashboard import charts, data, widgets
 from tcdb.dashboard import columns as c
 from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
+from tcdb.vocabulary import TAU_FIGURES, tau_legend
 
 collection, url = widgets.collection_page("Reusability")
 all_sets = data.qrels_sets(url, collection)
@@ -56,15 +57,20 @@ if report.skipped:
                + ", ".join(plain(tag) for tag in report.skipped))
 
 runs = pd.DataFrame([r.model_dump() for r in report.runs])
-taus = {name: widgets.fmt(getattr(report, key)) for name, key in
-        (("τ", "kendall_tau"), ("τ-b", "tau_b"), ("τ_AP", "tau_ap"))}
+# The τ figures under the names the CLI prints (TAU_FIGURES), its legend line as a caption.
+taus = {key: widgets.fmt(getattr(report, key)) for key in TAU_FIGURES}
+TAU_HELP = {"kendall_tau": "Kendall's τ between the run rankings under A and under B, over "
+            "the pairs of runs ordered in both (tied pairs left out: Goodman–Kruskal γ). 1: "
+            "the same order; ≥ 0.9 is usually read as equivalent",
+            "tau_b": "Kendall's τ-b (scipy.stats.kendalltau: ties counted)",
+            "tau_ap": f"AP correlation (Yilmaz et al. 2008), the ranking under {plain(qrels_b)} "
+            "taken as the truth: swaps at the top weigh more"}
 cols = st.columns(5)
-cols[0].metric("Kendall's τ", taus["τ"], help="Between the run rankings under A and under B "
-               "(1: the same order; ≥ 0.9 is usually read as equivalent)")
-cols[1].metric("τ-b", taus["τ-b"], help="Kendall's τ-b (ties counted as scipy does)")
-cols[2].metric("τ_AP", taus["τ_AP"], help="AP correlation: swaps at the top weigh more")
+for col, (key, name) in zip(cols[:3], TAU_FIGURES.items(), strict=True):
+    col.metric(name, taus[key], help=TAU_HELP[key])
 cols[3].metric("Runs", f"{report.n_runs:,}")
 cols[4].metric("Topics", f"{report.n_topics or 0:,}")
+st.caption(plain(tau_legend(f"the ranking under {qrels_b}")))
 
 # Names from the data as literal text in captions and help (`plain`): no Markdown, no link.
 _measure, _a, _b = plain(measure), plain(qrels_a), plain(qrels_b)
@@ -99,12 +105,13 @@ line = alt.Chart(diagonal).mark_line(color="gray", strokeDash=[4, 4]).encode(
 widgets.chart(line + scatter, runs, f"scores-{snapshot}-{qrels_a}-vs-{qrels_b}-{measure}",
               caption=f"How to read this: one point per run; on the dashed diagonal a run "
               f"scores the same under both sets, above it {_b} credits it more. Blue: "
-              f"the run climbs in the ranking under {_b}, red: it falls; τ = {taus['τ']} "
-              "between the two rankings.")
+              f"the run climbs in the ranking under {_b}, red: it falls; "
+              f"{TAU_FIGURES['kendall_tau']} = {taus['kendall_tau']} between the two rankings.")
 widgets.table(runs.drop(columns="moved"), {k: v for k, v in RUN_COLUMNS.items()
                      if k not in ("unjudged_top_k", "new_relevant_top_k")})
 
-st.subheader("Per-topic τ")
+PER_TOPIC_TAU = TAU_FIGURES["kendall_tau"]  # what the report computes per topic
+st.subheader(f"Per-topic {PER_TOPIC_TAU}")
 topic_tau = pd.DataFrame([t.model_dump() for t in report.tau_per_topic],
                          columns=["topic", "tau", "n_runs"]).dropna(subset=["tau"])
 threshold = result.threshold
@@ -113,17 +120,18 @@ ranked = topic_tau.sort_values("tau")
 figure = alt.Chart(topic_tau).mark_bar().encode(
     x=alt.X("topic:N", sort=ranked["topic"].tolist(),
             axis=charts.topic_axis(len(topic_tau), "lowest τ first")),
-    y=alt.Y("tau:Q", title="τ", scale=alt.Scale(
+    y=alt.Y("tau:Q", title=PER_TOPIC_TAU, scale=alt.Scale(
         domain=[min(0.0, float(topic_tau["tau"].min()) if len(topic_tau) else 0.0), 1.0])),
     color=alt.condition(alt.datum.tau < threshold, alt.value("#e53935"), alt.value("#90a4ae")),
-    tooltip=["topic", alt.Tooltip("tau:Q", title="τ", format=".3f"),
+    tooltip=["topic", alt.Tooltip("tau:Q", title=PER_TOPIC_TAU, format=".3f"),
              alt.Tooltip("n_runs:Q", title="runs")],
 ).properties(height=charts.HEIGHT)
 rule = alt.Chart(pd.DataFrame({"tau": [threshold]})).mark_rule(
     strokeDash=[4, 4], color="#37474f").encode(y="tau:Q")
 widgets.chart(figure + rule, topic_tau,
               f"per-topic-tau-{snapshot}-{qrels_a}-vs-{qrels_b}-{measure}",
-              caption=f"How to read this: τ between the two rankings on each topic alone; "
+              caption=f"How to read this: {PER_TOPIC_TAU} between the two rankings on each "
+              "topic alone; "
               f"{below:,} of {len(topic_tau):,} topics fall below {threshold:g} (red, under "
               "the dashed line), the usual bar for 'the same ranking'.")
 
@@ -175,9 +183,9 @@ except TcdbError as exc:
     st.stop()
 for group in left.groups:
     st.markdown(f"**without {plain(group.group)}** — {group.n_removed:,} relevant removed · "
-                f"τ = **{widgets.fmt(group.kendall_tau)}**, τ-b = "
-                f"{widgets.fmt(group.tau_b)}, τ_AP = {widgets.fmt(group.tau_ap)} · "
-                f"largest drop {group.max_drop} place(s)")
+                + ", ".join(f"{plain(name)} = {widgets.fmt(getattr(group, key))}"
+                            for key, name in TAU_FIGURES.items())
+                + f" · largest drop {group.max_drop} place(s)")
     widgets.table(pd.DataFrame([r.model_dump() for r in group.runs], columns=[
         "run", "score_full", "score_reduced", "rank_full", "rank_reduced", "rank_change"]), {
         "run": c.text("run"), "score_full": c.score(f"{measure}, all qrels"),
@@ -185,3 +193,5 @@ for group in left.groups:
         "rank_reduced": c.count("rank without"),
         "rank_change": c.signed("rank Δ", "Places gained (+) or lost (−) without the group's "
                                 "unique relevant documents")})
+if left.groups:
+    st.caption(plain(tau_legend(f"the ranking under {qrels_a}")))

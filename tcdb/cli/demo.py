@@ -9,7 +9,7 @@ import typer
 from rich.text import Text
 
 from tcdb.cli.output import console, format_p, print_json, print_table
-from tcdb.vocabulary import bootstrap_said
+from tcdb.vocabulary import TAU_FIGURES, bootstrap_said, tau_legend
 
 
 def demo(
@@ -56,10 +56,13 @@ def _print(summary: dict[str, Any]) -> None:
                   d["topics"]["kept"]) for d in summary["drift"]],
                 title="Snapshot drift (documents by URL, topics by query text)")
     reus = summary["reusability"]
-    print_table(["measure", "Kendall τ", "τ-b", "τ_AP", "runs", "min per-topic τ"],
-                [(m, r["kendall_tau"], r["tau_b"], r["tau_ap"], r["n_runs"],
-                  r["per_topic_tau"]["min"]) for m, r in reus["measures"].items()],
+    print_table(["measure", *TAU_FIGURES.values(), "runs",
+                 f"min per-topic {TAU_FIGURES['kendall_tau']}"],
+                [(m, *(r[key] for key in TAU_FIGURES), r["n_runs"], r["per_topic_tau"]["min"])
+                 for m, r in reus["measures"].items()],
                 title=f"Reusability of {reus['snapshot']}: original vs expanded qrels")
+    console.print(tau_legend("the ranking under the expanded qrels"), highlight=False,
+                  markup=False)
     pers = summary["persistence"]
     first, last = pers["snapshots"][0], pers["snapshots"][-1]
     rows = [(s["system"] + (" (pivot)" if s["is_pivot"] else ""), s["arp"].get(first),

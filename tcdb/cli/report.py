@@ -23,12 +23,18 @@ from tcdb.cli.output import (
 )
 from tcdb.cli.source_bias import documents_by_source, source_bias
 from tcdb.errors import OptionError
-from tcdb.vocabulary import PERCENTILE_BOOTSTRAP, PERSISTENCE_FIGURES, bootstrap_said
+from tcdb.vocabulary import (
+    PERCENTILE_BOOTSTRAP,
+    PERSISTENCE_FIGURES,
+    TAU_FIGURES,
+    bootstrap_said,
+    tau_legend,
+)
 
 if TYPE_CHECKING:
-    from tcdb.reports.leave_out import LeaveOutResult
+    from tcdb.reports.leave_out import LeaveOutGroup, LeaveOutResult
     from tcdb.reports.persistence import PersistenceResult
-    from tcdb.reports.reusability import ReusabilityResult
+    from tcdb.reports.reusability import ReusabilityMeasure, ReusabilityResult
 
 app = typer.Typer(help="Reports: reusability (τ, new relevant, leave-out), persistence (ARP, RΔ, "
                   "ER, ΔRI), run comparisons, and one system between two snapshots (topic "
@@ -200,25 +206,25 @@ def _show_intervals(records: list[dict[str, Any]], later: list[str], boot: dict[
 
 def _show_reusability(report: ReusabilityResult) -> None:
     where = topics_said(report.topics)
+    shown = False
     for measure, result in report.measures.items():
         head = (f"{report.collection} / {report.snapshot} · {measure} · "
                 f"{report.qrels} vs {report.vs} · {report.n_topics} topics{where}")
         if result.error is not None or result.per_topic_tau is None:
             console.print(f"{head}: {result.error}", highlight=False)
             continue
-        summary = result.per_topic_tau
+        summary, shown = result.per_topic_tau, True
         console.print(heading(head))
         console.print(
-            f"  τ {_f(result.kendall_tau)} · τ-b {_f(result.tau_b)} · "
-            f"τ_AP {_f(result.tau_ap)} · {result.n_runs} runs · per-topic τ min "
-            f"{_f(summary.min)}, median {_f(summary.median)}, "
+            f"  {_taus(result)} · {result.n_runs} runs · per-topic {TAU_FIGURES['kendall_tau']} "
+            f"min {_f(summary.min)}, median {_f(summary.median)}, "
             f"{len(summary.below_threshold)} below {report.threshold}", highlight=False)
         below = [str(t) for t in summary.below_threshold]
         if below:
             more = f" … and {len(below) - 12} more (--json lists all)" if len(below) > 12 else ""
             console.print("  below: " + ", ".join(below[:12]) + more, highlight=False)
         for key, ci in (result.bootstrap or {}).items():
-            console.print(f"  {key} {100 * (1 - ci.alpha):g}% CI [{_f(ci.low)}, "
+            console.print(f"  {TAU_FIGURES[key]} {100 * (1 - ci.alpha):g}% CI [{_f(ci.low)}, "
                           f"{_f(ci.high)}] ({PERCENTILE_BOOTSTRAP}, "
                           f"{bootstrap_said(ci.n_samples, report.seed or 0)})",
                           highlight=False, markup=False)
@@ -232,6 +238,9 @@ def _show_reusability(report: ReusabilityResult) -> None:
         if result.skipped:
             console.print("  skipped (no scores under both): " + ", ".join(result.skipped),
                           highlight=False)
+    if shown:
+        console.print(tau_legend(f"the ranking under {report.vs}"), highlight=False,
+                      markup=False)
 
 
 app.command("reusability")(derive.command("reusability", show=_show_reusability))
@@ -239,6 +248,11 @@ app.command("reusability")(derive.command("reusability", show=_show_reusability)
 
 def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
+
+
+def _taus(figures: ReusabilityMeasure | LeaveOutGroup) -> str:
+    """`τ (ties omitted) 0.5111 · τ-b 0.5111 · τ_AP 0.6790` of a measure's or group's figures."""
+    return " · ".join(f"{name} {_f(getattr(figures, key))}" for key, name in TAU_FIGURES.items())
 
 
 def _show_leave_out(report: LeaveOutResult) -> None:
@@ -253,8 +267,10 @@ def _show_leave_out(report: LeaveOutResult) -> None:
                           f"{r.rank_change:+d}"] for r in group.runs],
                         title=f"without {group.group}: {group.n_removed} relevant removed"
                         + (f" (stored as {group.qrels})" if group.qrels else "")
-                        + f" · τ {_f(group.kendall_tau)} · τ-b {_f(group.tau_b)} · τ_AP "
-                        f"{_f(group.tau_ap)}")
+                        + f" · {_taus(group)}")
+    if any(result.groups for result in report.measures.values()):
+        console.print(tau_legend(f"the ranking under {report.qrels}"), highlight=False,
+                      markup=False)
 
 
 app.command("leave-out")(derive.command("leave_out", show=_show_leave_out))

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from tcdb.operations.paper import PaperTable, lineage_caption
 from tcdb.reports.aggregates import SUM_WHY, aggregate_note, figure_said
-from tcdb.vocabulary import CORRECTIONS, SIGNIFICANCE_TESTS
+from tcdb.vocabulary import (
+    CORRECTIONS,
+    PERCENTILE_BOOTSTRAP,
+    SIGNIFICANCE_TESTS,
+    TAU_FIGURES,
+    bootstrap_said,
+    tau_legend,
+)
 
 if TYPE_CHECKING:
     from tcdb.reports.compare_result import CompareResult
@@ -199,15 +206,18 @@ def reusability_paper(result: ReusabilityResult) -> PaperTable:
             rows.append([run.run, run.score_a, run.rank_a, run.score_b, run.rank_b,
                          run.rank_change, run.new_relevant_top_k])
             groups.append(measure)
-        tau = f"{measure}: Kendall's τ {_num(block.kendall_tau)}, τ_AP {_num(block.tau_ap)}"
+        tau = f"{measure}: " + ", ".join(f"{name} {_num(getattr(block, key))}"
+                                         for key, name in TAU_FIGURES.items())
         interval = (block.bootstrap or {}).get("kendall_tau")
         if interval is not None:
-            tau += (f" (95 % CI [{_num(interval.low)}, {_num(interval.high)}], percentile "
-                    f"bootstrap over topics, {interval.n_samples} samples)")
+            tau += (f" ({TAU_FIGURES['kendall_tau']} {100 * (1 - interval.alpha):g} % CI "
+                    f"[{_num(interval.low)}, {_num(interval.high)}], {PERCENTILE_BOOTSTRAP}, "
+                    f"{bootstrap_said(interval.n_samples, result.seed or 0)})")
         taus.append(tau)
     caption = (f"Reusability of {result.collection} {result.snapshot}: run rankings under "
                f"qrels {a} vs {b}, topics {result.topics} ({result.n_topics} topics); best "
-               f"scores in bold. {'; '.join(taus)}.{_counts_note(list(result.measures))}")
+               f"scores in bold. {'; '.join(taus)}. {tau_legend(f'the ranking under {b}')}."
+               f"{_counts_note(list(result.measures))}")
     return PaperTable(columns=columns, rows=rows,
                       figures={f"score {a}": True, f"score {b}": True}, groups=groups,
                       caption=caption, label="tab:reusability", lineage=result.lineage)
