@@ -165,18 +165,26 @@ def serve_deployments(deployments: Sequence[RunnerDeployment], limit: int | None
 def _ignore_half_built_event_loops() -> None:
     """Silence one shutdown race of Prefect 3.8: an event loop created while SIGTERM unwinds
     the runner can be garbage-collected half-built, and its `__del__` then prints an
-    "Exception ignored … no attribute '_ssock'" traceback. Nothing is left undone by it."""
+    "Exception ignored … object has no attribute …" traceback — '_ssock', or '_debug' when it
+    was cut off sooner (`tcdb serve` under load). Nothing is left undone by it."""
     import sys
 
     previous = sys.unraisablehook
 
     def hook(unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, AttributeError) and "_ssock" in str(
-                unraisable.exc_value):
-            return
-        previous(unraisable)
+        if not half_built_event_loop(unraisable.exc_value):
+            previous(unraisable)
 
     sys.unraisablehook = hook
+
+
+def half_built_event_loop(error: BaseException | None) -> bool:
+    """Whether `error` is an attribute an event loop lacks because its `__init__` never ran
+    to the end (the interpreter names the object an attribute lookup failed on)."""
+    import asyncio
+
+    return isinstance(error, AttributeError) and isinstance(
+        getattr(error, "obj", None), asyncio.AbstractEventLoop)
 
 
 # --- running one now --------------------------------------------------------------------------
