@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.text import Text
 
-from tcdb.cli.output import console, format_p, print_json, print_table
+from tcdb.cli.output import console, format_p, print_json, print_table, say
 from tcdb.vocabulary import TAU_FIGURES, bootstrap_said, tau_legend
 
 
@@ -61,8 +61,7 @@ def _print(summary: dict[str, Any]) -> None:
                 [(m, *(r[key] for key in TAU_FIGURES), r["n_runs"], r["per_topic_tau"]["min"])
                  for m, r in reus["measures"].items()],
                 title=f"Reusability of {reus['snapshot']}: original vs expanded qrels")
-    console.print(tau_legend("the ranking under the expanded qrels"), highlight=False,
-                  markup=False)
+    say(tau_legend("the ranking under the expanded qrels"))
     pers = summary["persistence"]
     first, last = pers["snapshots"][0], pers["snapshots"][-1]
     rows = [(s["system"] + (" (pivot)" if s["is_pivot"] else ""), s["arp"].get(first),

@@ -67,6 +67,12 @@ def safe_text(text: str) -> str:
     return _CONTROL.sub(_escape, text)
 
 
+def say(text: str) -> None:
+    """One line of prose that may carry names from the data (a legend, a summary): control
+    characters shown as escapes, nothing highlighted; wrapped at spaces on a terminal."""
+    console.print(safe_text(text), highlight=False)
+
+
 def tick(text: str) -> Text:
     """`✓ text` for a change that was made: the tick green, `text` as it is (names in it are
     neither markup nor emoji; control characters shown as escapes)."""

@@ -19,6 +19,7 @@ from tcdb.cli.output import (
     format_p,
     heading,
     print_table,
+    say,
     topics_said,
 )
 from tcdb.cli.source_bias import documents_by_source, source_bias
@@ -239,8 +240,7 @@ def _show_reusability(report: ReusabilityResult) -> None:
             console.print("  skipped (no scores under both): " + ", ".join(result.skipped),
                           highlight=False)
     if shown:
-        console.print(tau_legend(f"the ranking under {report.vs}"), highlight=False,
-                      markup=False)
+        say(tau_legend(f"the ranking under {report.vs}"))
 
 
 app.command("reusability")(derive.command("reusability", show=_show_reusability))
@@ -269,8 +269,7 @@ def _show_leave_out(report: LeaveOutResult) -> None:
                         + (f" (stored as {group.qrels})" if group.qrels else "")
                         + f" · {_taus(group)}")
     if any(result.groups for result in report.measures.values()):
-        console.print(tau_legend(f"the ranking under {report.qrels}"), highlight=False,
-                      markup=False)
+        say(tau_legend(f"the ranking under {report.qrels}"))
 
 
 app.command("leave-out")(derive.command("leave_out", show=_show_leave_out))

@@ -6,15 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, format_p, print_table, safe_text
+from tcdb.cli.output import format_p, print_table, say
 from tcdb.cli.report_over_time import split_snapshots
 
 if TYPE_CHECKING:
     from tcdb.reports.rankings_across_snapshots import RankingsResult
-
-
-def _say(text: str) -> None:
-    console.print(safe_text(text), highlight=False, markup=False, emoji=False)
 
 
 def _show(result: RankingsResult) -> None:
@@ -36,11 +32,11 @@ def _show(result: RankingsResult) -> None:
                         rows, title=f"largest rank changes against {result.snapshots[0]} "
                         "(+: climbed)")
         for s in figures.skipped:
-            _say(f"skipped {s.system}: {s.reason}")
+            say(f"skipped {s.system}: {s.reason}")
         for p in figures.pairs:
             if p.reason:
-                _say(f"{p.earlier} → {p.later}: {p.reason}")
-    _say(f"means over {result.topics_said}; rounded before ranking (equal means tie); τ-b and "
+                say(f"{p.earlier} → {p.later}: {p.reason}")
+    say(f"means over {result.topics_said}; rounded before ranking (equal means tie); τ-b and "
          f"τ-c: scipy.stats.kendalltau (p two-sided); τ_AP: Yilmaz et al. 2008, truth "
          f"{result.tau_ap_truth}")
 

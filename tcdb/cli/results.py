@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table, safe_text
+from tcdb.cli.output import print_table, say
 from tcdb.cli.report_over_time import split_snapshots
 
 if TYPE_CHECKING:
@@ -22,19 +22,15 @@ app = typer.Typer(help="Results tables published by organisers: import them, lis
                   no_args_is_help=True)
 
 
-def _say(text: str) -> None:
-    console.print(safe_text(text), highlight=False, markup=False, emoji=False)
-
-
 def _show_import(result: ResultsImportResult) -> None:
-    _say(f"{result.file} → {result.collection}: {result.status} · {result.n_added} added, "
+    say(f"{result.file} → {result.collection}: {result.status} · {result.n_added} added, "
          f"{result.n_replaced} replaced, {result.n_unchanged} unchanged · {result.n_rows} rows, "
          f"{len(result.measures)} measures, {len(result.snapshots)} snapshots "
          f"({', '.join(result.snapshots)}), {result.n_new_systems} new systems")
     if result.n_missing:
-        _say(f"{result.n_missing} empty cells: figures the table does not give (not stored)")
+        say(f"{result.n_missing} empty cells: figures the table does not give (not stored)")
     if result.ignored_columns:
-        _say(f"left out: {', '.join(result.ignored_columns)}")
+        say(f"left out: {', '.join(result.ignored_columns)}")
 
 
 def _show_list(result: ResultsResult) -> None:
@@ -43,7 +39,7 @@ def _show_list(result: ResultsResult) -> None:
                  for f in result.figures],
                 title=f"{result.collection} · published results")
     for table in result.tables:
-        _say(f"from {table.source} (sha256 {table.checksum}): {table.n_values} figures")
+        say(f"from {table.source} (sha256 {table.checksum}): {table.n_values} figures")
 
 
 def _show_over_time(result: ResultsOverTimeResult) -> None:
@@ -60,8 +56,8 @@ def _show_over_time(result: ResultsOverTimeResult) -> None:
                     title=f"{result.collection} · {measure} (published) · each later snapshot "
                     f"against {first}")
         for s in figures.skipped:
-            _say(f"skipped {s.system}: {s.reason}")
-    _say(f"RΔ = ARP {first} − ARP later; relative change = RΔ / ARP {first}; LongEval change "
+            say(f"skipped {s.system}: {s.reason}")
+    say(f"RΔ = ARP {first} − ARP later; relative change = RΔ / ARP {first}; LongEval change "
          f"= {result.longeval_change}")
 
 
