@@ -3,15 +3,17 @@
 VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# The versions the suite passed with, installed as pip constraints; refresh with `make lock`.
+LOCK   := requirements.lock
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 PYTEST_ARGS ?= -n auto --dist loadfile  # one worker per core; a module keeps its databases
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench lock clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev]'
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 install: $(STAMP)
@@ -28,6 +30,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
+
+lock:
+	bash tools/lock.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
