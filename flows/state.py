@@ -73,7 +73,7 @@ def evaluation_targets(
     elif not all_qrels:
         query = query.where(col(QrelsSet.name) == col(Snapshot.original_qrels))
     with get_engine().connect() as conn:
-        return [tuple(row) for row in conn.execute(query).all()]  # type: ignore[misc]
+        return [tuple(row) for row in conn.execute(query).all()]
 
 
 def snapshot_drift(collection: str, label: str) -> dict[str, Any] | None:

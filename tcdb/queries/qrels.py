@@ -60,7 +60,7 @@ def qrels_records(bind: Connection | Session, qrels_set_id: int, snapshot_id: in
 
 
 def _judgments_by_name(qrels_set_id: int, snapshot_id: int, iteration: bool = True
-                       ) -> tuple[Select[*tuple[Any, ...]], ...]:
+                       ) -> tuple[Select[Any], ...]:
     """The queries of `qrels_records`: (topic, document, grade[, iteration]) of the resolved
     judgments, then of the unresolved ones."""
     resolved = (

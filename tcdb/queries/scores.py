@@ -56,7 +56,7 @@ def score_rows(
                    col(Score.value)).where(
         col(Score.qrels_set_id) == qrels_set_id, col(Score.run_id).in_(list(run_ids)),
         col(Score.measure_id).in_(list(measure_ids)), col(Score.residual_of_id) == residual_of_id)
-    return [tuple(row) for row in connection_of(bind).execute(query)]  # type: ignore[misc]
+    return [tuple(row) for row in connection_of(bind).execute(query)]
 
 
 def stored_scores(conn: Connection, qrels_set_id: int, run_ids: Sequence[int],
