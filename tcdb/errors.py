@@ -120,3 +120,9 @@ class DatabaseUnavailableError(DatabaseError):
     restart): nothing was written, and the same request later may well go through."""
 
     transient = True
+
+
+class SourceUnavailableError(TcdbError):
+    """A source's data is neither here nor fetchable now: an ir_datasets download that failed
+    (offline, a mirror down). Nothing was written; the same request succeeds once the files
+    are in place."""

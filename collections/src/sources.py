@@ -49,6 +49,17 @@ class SnapshotSource(Protocol):
         ...
 
 
+def check_readable(source: SnapshotSource) -> None:
+    """Read the first record of each of a source's streams, writing nothing: a source that
+    must first download its files (ir_datasets) does so now, and one that cannot fails here,
+    before anything of its collection is stored."""
+    next(iter(source.topics()), None)
+    qrels = source.qrels()
+    if qrels is not None:
+        next(iter(qrels), None)
+    next(iter(source.documents()), None)
+
+
 class LocalSource:
     """A snapshot in local files: TREC SGML or JSONL documents, plus topic and qrels files.
 

@@ -75,14 +75,33 @@ def ingest_request(collection: str, snap: SnapshotSpec,
         cocktail=snap.cocktail, date=snap.date, text=text)
 
 
+def collection_exists(db: Database, name: str) -> bool:
+    from sqlmodel import select
+
+    from tcdb.schema import Collection
+
+    with db.session() as session:
+        return session.exec(select(Collection.id).where(Collection.name == name)).first() \
+            is not None
+
+
 @operation("collection_sync", command="collection sync", writes=True)
 def collection_sync(request: CollectionSyncRequest, db: Database) -> CollectionSyncResult:
     """Create or update a collection from its spec and show the state of its snapshots."""
     from tcdb.catalog.collections import sync_spec
+    from tcdb.collections.sources import check_readable
+    from tcdb.collections.spec import load_spec
     from tcdb.ingest import pending_snapshots
     from tcdb.ingest.snapshot import snapshot_ingest
 
-    spec = sync_spec(request.spec)
+    spec = load_spec(request.spec)
+    if not collection_exists(db, spec.name):
+        # a new collection is created once the first source it declares can be read: a spec
+        # whose data cannot be downloaded fails in one line and leaves no collection behind
+        first = next((snap for snap in spec.snapshots if snap.availability() is None), None)
+        if first is not None:
+            check_readable(first.open_source())
+    spec = sync_spec(spec.path)
     pending = pending_snapshots(spec.path)
     done: list[SnapshotIngestResult] = []
     if request.ingest:
