@@ -1,7 +1,8 @@
 """Deployments declared in code: which flow runs when, with what parameters.
 
-Defaults: `ingest-new-snapshots` for every shipped collection spec nightly, `import-runs` and
-`evaluate` hourly (imports at :15, evaluation at :30 so new runs are scored within the hour).
+`ingest-new-snapshots` for each collection spec the user names, on the spec's `schedule`
+(nightly by default); `import-runs` and `evaluate` hourly (imports at :15, evaluation at :30 so
+new runs are scored within the hour).
 `tcdb flows list` reads these without any Prefect server (building a deployment object talks to
 no API); `tcdb serve` serves them in-process, or registers them on a work pool when
 `PREFECT_API_URL` names a server; `tcdb flows run NAME` runs one now by calling its flow.
@@ -9,6 +10,7 @@ no API); `tcdb serve` serves them in-process, or registers them on a work pool w
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib
 import inspect
 import json
@@ -17,15 +19,15 @@ import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from tcdb.collections.spec import SpecSchedule, list_specs, load_spec
 from tcdb.errors import FieldError, NotFoundError
 
 if TYPE_CHECKING:
     from prefect import Flow
     from prefect.deployments.runner import RunnerDeployment
 
-NIGHTLY = "0 2 * * *"
 IMPORT_RUNS_CRON = "15 * * * *"
 EVALUATE_CRON = "30 * * * *"
 WORK_POOL = "tcdb"
@@ -49,12 +51,16 @@ class DeploymentDecl:
 
     name: str
     flow: str  # a key of FLOWS
-    cron: str
+    schedule: SpecSchedule
     parameters: dict[str, Any] = field(default_factory=dict)
     description: str = ""
 
+    @property
+    def cron(self) -> str | None:
+        return self.schedule.cron
+
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "flow": self.flow, "schedule": self.cron,
+        return {"name": self.name, "flow": self.flow, "schedule": self.schedule.describe(),
                 "parameters": self.parameters, "description": self.description,
                 "entrypoint": entrypoint(self.flow)}
 
@@ -73,51 +79,104 @@ def load_flow(flow_name: str) -> Flow:
     return getattr(importlib.import_module(module), function)
 
 
-def declared_deployments(specs: Sequence[Path | str] | None = None, *, shipped: bool = True,
-                         drop_folder: str = "runs") -> list[DeploymentDecl]:
-    """The deployments: nightly ingestion per spec (shipped ones and `specs`), hourly runs."""
-    from tcdb.collections.spec import list_specs, load_spec
+def spec_parameter(spec: Path | str) -> tuple[Path, str]:
+    """(the spec file, the `spec_path` a deployment passes): a file the user names becomes an
+    absolute path, so a worker in another folder finds it; a shipped spec named by its name
+    (`longeval-web` or `longeval-web.yaml`) stays a name, which resolves on any machine."""
+    path = Path(spec).expanduser()
+    if path.exists():
+        return path.resolve(), str(path.resolve())
+    shipped = {p.name: p for p in list_specs()} | {p.stem: p for p in list_specs()}
+    if not path.is_absolute() and str(spec) in shipped:
+        return shipped[str(spec)], shipped[str(spec)].name
+    names = ", ".join(sorted(p.stem for p in list_specs()))
+    raise NotFoundError(f"collection spec not found: {spec} (shipped specs: {names})")
 
+
+def declared_deployments(specs: Sequence[Path | str] | None = None, *, shipped: bool = False,
+                         drop_folder: str = "runs") -> list[DeploymentDecl]:
+    """The deployments: ingestion of each spec given (on its `schedule`, nightly by default),
+    and the hourly run imports and evaluation. Shipped specs are scheduled only when named, or
+    all of them with `shipped=True` (what `tcdb flows list` shows can be scheduled)."""
     decls: list[DeploymentDecl] = []
-    paths: list[tuple[Path, str]] = []
-    if shipped:
-        paths += [(p, p.name) for p in list_specs()]  # by name: resolves on any machine
-    paths += [(Path(p).resolve(), str(Path(p).resolve())) for p in specs or []]
+    given: list[Path | str] = [p.name for p in list_specs()] if shipped else []
+    given += list(specs or [])
     seen: set[str] = set()
-    for path, parameter in paths:
+    for item in given:
+        path, parameter = spec_parameter(item)
         spec = load_spec(path)
         name = f"ingest-{spec.name}"
         if name in seen:
             continue
         seen.add(name)
         decls.append(DeploymentDecl(
-            name, "ingest-new-snapshots", NIGHTLY, {"spec_path": parameter},
-            f"Nightly: ingest the snapshots of {spec.name} declared in {path.name} that are "
-            "new and whose source is available."))
+            name, "ingest-new-snapshots", spec.schedule, {"spec_path": parameter},
+            f"Ingest the snapshots of {spec.name} declared in {path.name} that are new and "
+            f"whose source is available ({spec.schedule.describe()})."))
     decls.append(DeploymentDecl(
-        "import-runs", "import-runs", IMPORT_RUNS_CRON, {"drop_folder": drop_folder},
+        "import-runs", "import-runs", SpecSchedule(cron=IMPORT_RUNS_CRON),
+        {"drop_folder": drop_folder},
         f"Hourly: import run files dropped into {drop_folder}/<collection>/<snapshot>/."))
     decls.append(DeploymentDecl(
-        "evaluate", "evaluate", EVALUATE_CRON, {},
+        "evaluate", "evaluate", SpecSchedule(cron=EVALUATE_CRON), {},
         "Hourly: compute the scores that are missing for every run and qrels set."))
     return decls
 
 
-def build_deployments(specs: Sequence[Path | str] | None = None, *, shipped: bool = True,
-                      drop_folder: str = "runs",
-                      work_pool: str | None = None) -> list[RunnerDeployment]:
-    """Prefect deployment objects for the declarations; no API call, no server."""
+def build_deployments(specs: Sequence[Path | str] | None = None, *, shipped: bool = False,
+                      drop_folder: str = "runs", work_pool: str | None = None,
+                      database_url: str | None = None) -> list[RunnerDeployment]:
+    """Prefect deployment objects for the declarations; no API call, no server.
+
+    `database_url` (absolute, see `worker_database_url`) goes into each deployment's job
+    variables, so a worker that runs the flow in a temporary folder opens the same database.
+    """
     from prefect.deployments.runner import EntrypointType
 
     result: list[RunnerDeployment] = []
     for decl in declared_deployments(specs, shipped=shipped, drop_folder=drop_folder):
         flow_obj = load_flow(decl.flow)
-        result.append(flow_obj.to_deployment(  # type: ignore[arg-type]  # sync here
-            name=decl.name, cron=decl.cron, parameters=decl.parameters,
-            description=decl.description, tags=TAGS, concurrency_limit=1,
-            work_pool_name=work_pool, entrypoint_type=EntrypointType.MODULE_PATH,
-        ))
+        timing: dict[str, Any] = ({"cron": decl.schedule.cron} if decl.schedule.cron
+                                  else {"interval": decl.schedule.interval})
+        try:
+            deployment = flow_obj.to_deployment(
+                name=decl.name, parameters=decl.parameters, description=decl.description,
+                tags=TAGS, work_pool_name=work_pool,
+                # one run of a deployment at a time on a server; a served deployment's limit
+                # would be leased by whichever local API process took the slot ("slot lost")
+                concurrency_limit=1 if work_pool else None,
+                entrypoint_type=EntrypointType.MODULE_PATH,
+                job_variables={"env": {"TCDB_DATABASE_URL": database_url}}
+                if database_url else None, **timing)
+        except ValueError as exc:  # Prefect's own check of a cron line
+            raise FieldError("schedule", f"{decl.name}: {decl.schedule.describe()!r} is not a "
+                             f"valid schedule ({str(exc).splitlines()[-1].strip()})") from None
+        result.append(cast("RunnerDeployment", deployment))  # sync here: not a coroutine
     return result
+
+
+def worker_database_url(url: str, folder: Path | None = None) -> tuple[str, str | None]:
+    """The database URL a worker in any folder can open, and what was changed to make it so.
+
+    A relative SQLite path is made absolute against `folder` (the current one): a process
+    worker runs each flow in a temporary folder, where `sqlite:///tcdb.sqlite` names nothing.
+    A password is left out (the worker's PGPASSWORD or ~/.pgpass supplies it), so it is not
+    stored in Prefect's database.
+    """
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if not database or database == ":memory:" or Path(database).is_absolute():
+            return url, None
+        absolute = ((folder or Path.cwd()) / database).resolve()
+        return parsed.set(database=str(absolute)).render_as_string(hide_password=False), \
+            f"the SQLite path {database} made absolute: {absolute}"
+    if parsed.password is not None:
+        return parsed._replace(password=None).render_as_string(hide_password=False), \
+            "the password left out (a worker takes it from PGPASSWORD or ~/.pgpass)"
+    return url, None
 
 
 def register_deployments(deployments: Sequence[RunnerDeployment],
@@ -143,9 +202,33 @@ def register_deployments(deployments: Sequence[RunnerDeployment],
     return ids
 
 
-def serve_deployments(deployments: Sequence[RunnerDeployment], limit: int | None = None,
-                      announce: bool = True) -> None:
-    """Serve in this process until stopped (SIGTERM/SIGINT end it cleanly)."""
+def next_run(schedule: SpecSchedule, after: dt.datetime | None = None) -> dt.datetime | None:
+    """When a schedule fires next after `after` (now), in UTC; for an interval, counted from
+    `after` (Prefect anchors it when the deployment is created)."""
+    from prefect._vendor.croniter import croniter
+
+    start = after or dt.datetime.now(dt.UTC)
+    if schedule.interval is not None:
+        return start + dt.timedelta(seconds=schedule.interval)
+    if schedule.cron is None:
+        return None
+    return croniter(schedule.cron, start).get_next(dt.datetime)
+
+
+def start_local_api() -> None:
+    """Start Prefect's local API now (it starts on first use, and stays up for the process),
+    so that "being served" is said once the API answers, not before."""
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        client.api_healthcheck()
+
+
+def serve_deployments(deployments: Sequence[RunnerDeployment],
+                      limit: int | None = None) -> None:
+    """Serve in this process until stopped (SIGTERM/SIGINT end it cleanly). Prefect's own
+    starting message is left out: its hint (`prefect deployment run …`) works only in a shell
+    whose PREFECT_HOME matches; `tcdb serve` prints hints that carry it."""
     import warnings
 
     from prefect import serve
@@ -159,7 +242,7 @@ def serve_deployments(deployments: Sequence[RunnerDeployment], limit: int | None
     _ignore_half_built_event_loops()
     for deployment in deployments:
         deployment.work_pool_name = None
-    serve(*deployments, limit=limit, print_starting_message=announce)
+    serve(*deployments, limit=limit, print_starting_message=False)
 
 
 def _ignore_half_built_event_loops() -> None:
@@ -193,12 +276,13 @@ def half_built_event_loop(error: BaseException | None) -> bool:
 def resolve(name: str, specs: Sequence[Path | str] | None = None
             ) -> tuple[str, dict[str, Any]]:
     """(flow name, default parameters) for a deployment name or a flow name."""
-    for decl in declared_deployments(specs):
+    declared = declared_deployments(specs, shipped=True)
+    for decl in declared:
         if decl.name == name:
             return decl.flow, dict(decl.parameters)
     if name in FLOWS:
         return name, {}
-    known = sorted({d.name for d in declared_deployments(specs)} | set(FLOWS))
+    known = sorted({d.name for d in declared} | set(FLOWS))
     raise NotFoundError(f"no flow or deployment {name!r} (known: {', '.join(known)})")
 
 
@@ -245,9 +329,17 @@ def _wants_text(hint: Any) -> bool:
     return False
 
 
+def prepare_run(name: str, params: Sequence[str] = (),
+                specs: Sequence[Path | str] | None = None) -> tuple[Flow, dict[str, Any]]:
+    """The flow of a deployment (or a flow's name) and the parameters to call it with: its
+    defaults and the `k=v` overrides, checked against the flow (no API is started)."""
+    flow_name, defaults = resolve(name, specs)
+    flow_obj = load_flow(flow_name)
+    return flow_obj, {**defaults, **parse_params(params, flow_obj)}
+
+
 def run_now(name: str, params: Sequence[str] = (),
             specs: Sequence[Path | str] | None = None) -> Any:
     """Run a deployment's (or a flow's) flow now in this process and return its result."""
-    flow_name, defaults = resolve(name, specs)
-    flow_obj = load_flow(flow_name)
-    return flow_obj(**{**defaults, **parse_params(params, flow_obj)})
+    flow_obj, parameters = prepare_run(name, params, specs)
+    return flow_obj(**parameters)

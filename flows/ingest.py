@@ -8,7 +8,6 @@ skips — with the reason, logged and in the artifact — those whose source is 
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prefect import flow, get_run_logger
@@ -140,10 +139,25 @@ def ingest_new_snapshots(spec_path: str, with_text: bool = True) -> dict[str, An
         "seconds": round(watch.total, 3),
     }
     publish(f"ingest-{spec.name}", _new_snapshots_markdown(result, watch),
-            f"new snapshots of {spec.name} from {Path(spec.path).name}")
+            ingest_summary(result))
     if failure is not None:
         raise failure
     return result
+
+
+def ingest_summary(result: dict[str, Any]) -> str:
+    """One line of what a run of `ingest-new-snapshots` did (the artifact's description, which
+    `tcdb flows status` shows as the last run's outcome)."""
+    docs = {r["label"]: r["documents"] for r in result["snapshots"]}
+    parts = [("ingested " + ", ".join(f"{label} ({docs[label]:,} documents)"
+                                      for label in result["ingested"]))
+             if result["ingested"] else "nothing new ingested"]
+    if result["skipped"]:
+        parts.append(f"{len(result['skipped'])} skipped (source not there yet)")
+    if result["failed"]:
+        parts.append(f"{len(result['failed'])} failed")
+    parts.append(f"{len(result['present'])} already present")
+    return f"{result['collection']}: " + "; ".join(parts)
 
 
 def _new_snapshots_markdown(result: dict[str, Any], watch: Stopwatch) -> str:

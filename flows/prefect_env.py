@@ -3,8 +3,9 @@
 Prefect reads its settings once, when it is first imported, and by default keeps its state
 (SQLite database, profiles, local result storage) under `~/.prefect` and reports analytics.
 tcdb keeps that state in the project (`./.prefect`) unless `PREFECT_HOME` says otherwise, turns
-analytics off and chooses logging that says what the flows did without drowning it. Every
-command that uses Prefect calls `configure_prefect()` first; `tcdb.flows` does so on import.
+analytics off (server and client) and chooses logging that says what the flows did without
+drowning it. Every command that uses Prefect calls `configure_prefect()` first; `tcdb.flows`
+does so on import.
 
 This module must not import prefect itself.
 """
@@ -19,6 +20,9 @@ DEFAULT_PREFECT_HOME = ".prefect"
 # Settings applied unless the environment already sets them.
 DEFAULTS: dict[str, str] = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    # The client's side of the same: no usage data sent, and no notice about it on stdout
+    # (which `tcdb flows status --json` and friends keep for their JSON).
+    "DO_NOT_TRACK": "1",
     "PREFECT_LOGGING_LEVEL": "INFO",
     # Flow-run logs go to the API; logs outside a run (imports, CLI) stay on the console only.
     "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",

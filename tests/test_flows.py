@@ -537,7 +537,9 @@ def test_deployment_schedules(tmp_path: Path) -> None:
     from tcdb.collections.spec import list_specs
     from tcdb.flows.deployments import build_deployments, declared_deployments
 
-    declared = {d.name: d for d in declared_deployments()}
+    # only what is named: no spec, no ingestion; the hourly imports and evaluation always
+    assert [d.name for d in declared_deployments()] == ["import-runs", "evaluate"]
+    declared = {d.name: d for d in declared_deployments(shipped=True)}
     for spec in list_specs():
         name = f"ingest-{spec.stem}"
         assert declared[name].flow == "ingest-new-snapshots"
@@ -545,8 +547,10 @@ def test_deployment_schedules(tmp_path: Path) -> None:
         assert declared[name].parameters == {"spec_path": spec.name}
     assert declared["import-runs"].cron == "15 * * * *"
     assert declared["evaluate"].cron == "30 * * * *"
+    by_name = {d.name for d in declared_deployments(["longeval-web"])}
+    assert by_name == {"ingest-longeval-web", "import-runs", "evaluate"}
 
-    built = {d.name: d for d in build_deployments()}
+    built = {d.name: d for d in build_deployments(shipped=True)}
     assert set(built) == set(declared)
     crons = {name: [s.schedule.cron for s in dep.schedules] for name, dep in built.items()}
     assert crons["import-runs"] == ["15 * * * *"]
@@ -556,7 +560,42 @@ def test_deployment_schedules(tmp_path: Path) -> None:
 
     extra = write_spec(tmp_path, name="mine")
     names = [d.name for d in declared_deployments(specs=[extra])]
-    assert "ingest-mine" in names
+    assert names == ["ingest-mine", "import-runs", "evaluate"]
+
+
+def test_a_spec_says_its_schedule(tmp_path: Path) -> None:
+    from tcdb.flows.deployments import build_deployments
+
+    spec = write_spec(tmp_path, name="mine")
+    text = spec.read_text(encoding="utf-8")
+    spec.write_text(text.replace("grades:", "schedule: {interval: 45}\ngrades:"),
+                    encoding="utf-8")
+    built = {d.name: d for d in build_deployments([spec])}
+    interval = built["ingest-mine"].schedules[0].schedule.interval
+    assert interval.total_seconds() == 45
+    spec.write_text(text.replace("grades:", 'schedule: {cron: "*/5 * * * *"}\ngrades:'),
+                    encoding="utf-8")
+    built = {d.name: d for d in build_deployments([spec])}
+    assert built["ingest-mine"].schedules[0].schedule.cron == "*/5 * * * *"
+    for bad, said in (("{cron: 'every day'}", "five fields"), ("{interval: 0}", "interval"),
+                      ("{interval: 5, cron: '* * * * *'}", "`schedule` is"),
+                      ("nightly", "`schedule` is"), ('{cron: "99 * * * *"}', "schedule")):
+        spec.write_text(text.replace("grades:", f"schedule: {bad}\ngrades:"), encoding="utf-8")
+        with pytest.raises(InputError) as info:
+            build_deployments([spec])
+        assert said in str(info.value), (bad, str(info.value))
+
+
+def test_the_database_a_worker_opens_is_absolute(tmp_path: Path) -> None:
+    from tcdb.flows.deployments import worker_database_url
+
+    url, said = worker_database_url("sqlite:///tcdb.sqlite", tmp_path)
+    assert url == f"sqlite:///{tmp_path.resolve() / 'tcdb.sqlite'}"
+    assert said is not None and "made absolute" in said
+    assert worker_database_url(url, tmp_path) == (url, None)
+    url, said = worker_database_url("postgresql+psycopg://tcdb:secret@db:5432/tcdb")
+    assert url == "postgresql+psycopg://tcdb@db:5432/tcdb"
+    assert said is not None and "password left out" in said
 
 
 def test_flows_list_json_shows_schedules_without_a_server(cli) -> None:

@@ -28,8 +28,9 @@ def test_serve_reports_its_deployments_and_stops_on_sigterm(tmp_path: Path) -> N
     env.update(PREFECT_HOME=str(home), PYTHONUNBUFFERED="1", COLUMNS="200",
                TCDB_DATABASE_URL=f"sqlite:///{tmp_path / 'tcdb.sqlite'}")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tcdb", "serve"], cwd=tmp_path, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        [sys.executable, "-m", "tcdb", "serve", "--spec", "longeval-web"], cwd=tmp_path,
+        env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True)
     lines: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True).start()
     output: list[str] = []
@@ -43,9 +44,11 @@ def test_serve_reports_its_deployments_and_stops_on_sigterm(tmp_path: Path) -> N
                 break
         text = "".join(output)
         assert READY in text, text
-        for name in ("import-runs", "evaluate", "ingest-longeval-web", "ingest-trec-covid"):
+        for name in ("import-runs", "evaluate", "ingest-longeval-web"):
             assert name in text, text
+        assert "ingest-trec-covid" not in text  # a shipped spec is scheduled only when named
         assert "15 * * * *" in text and "0 2 * * *" in text
+        assert f"PREFECT_HOME={home} prefect deployment run" in text  # hints that work as printed
         assert f"state in {home}" in text
         assert (home / "prefect.db").exists()  # Prefect's state went where it was told
         assert (tmp_path / "runs").is_dir()  # the hourly import's drop folder is there

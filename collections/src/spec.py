@@ -11,6 +11,7 @@ ingested. Example::
     topic_match: normalised    # or exact: which query texts are one topic (with text)
     id_fallback: true          # a document without a URL keeps its id as key
     grades: [0, 2]
+    schedule: {cron: "0 2 * * *"}   # or {interval: 3600} (seconds): when `tcdb serve` ingests
     snapshots:
       - {label: 2022-06, date: 2022-06-01, irds: longeval-web/2022-06}
       - {label: local-1, docs: data/docs, topics: data/topics.tsv, qrels: data/qrels.txt}
@@ -22,7 +23,8 @@ dataset folder: documents, topics and qrels with their source labels and twins).
 whose format has no field for who wrote them take it from `source_labels`, a side file
 (`doc_id<TAB>source[<TAB>twin_of]`, see `tcdb.collections.source_labels`).
 
-Relative local paths are resolved against the spec file's folder.
+Relative local paths are resolved against the spec file's folder. `schedule` says when the
+scheduled ingestion runs (`tcdb serve`); without it, nightly at 02:00 UTC.
 """
 
 from __future__ import annotations
@@ -89,6 +91,21 @@ class SnapshotSpec:
 
 
 @dataclass(frozen=True)
+class SpecSchedule:
+    """When the scheduled ingestion of a spec runs: a cron line (UTC) or every N seconds."""
+
+    cron: str | None = None
+    interval: int | None = None  # seconds
+
+    def describe(self) -> str:
+        return self.cron if self.cron is not None else f"every {self.interval} s"
+
+
+NIGHTLY = SpecSchedule(cron="0 2 * * *")
+MAX_INTERVAL = 366 * 24 * 3600  # a year: a longer interval is a typo, not a schedule
+
+
+@dataclass(frozen=True)
 class CollectionSpec:
     name: str
     path: Path
@@ -100,6 +117,7 @@ class CollectionSpec:
     grade_max: int | None = None
     description: str | None = None
     snapshots: list[SnapshotSpec] = field(default_factory=list)
+    schedule: SpecSchedule = NIGHTLY
 
     def snapshot(self, label: str) -> SnapshotSpec:
         for snap in self.snapshots:
@@ -169,7 +187,32 @@ def load_spec(path: Path | str) -> CollectionSpec:
         grade_max=grades[1] if grades else None,
         description=data.get("description"),
         snapshots=snapshots,
+        schedule=_schedule(path, data),
     )
+
+
+def _schedule(path: Path, data: dict[str, Any]) -> SpecSchedule:
+    """`schedule: {cron: "0 2 * * *"}` or `schedule: {interval: SECONDS}`; nightly if absent."""
+    raw = data.get("schedule")
+    if raw is None:
+        return NIGHTLY
+    line = _line(data, "schedule")
+    keys = set(raw) - {_LINES} if isinstance(raw, dict) else set()
+    if not isinstance(raw, dict) or len(keys) != 1 or not keys <= {"cron", "interval"}:
+        raise InputError(path, line, "`schedule` is {cron: \"MIN HOUR DAY MONTH WEEKDAY\"} or "
+                         "{interval: SECONDS}")
+    if "cron" in keys:
+        cron = raw["cron"]
+        if not isinstance(cron, str) or len(cron.split()) != 5:
+            raise InputError(path, _line(raw, "cron") or line, f"`schedule: cron` {cron!r} is "
+                             "not a cron line of five fields (MIN HOUR DAY MONTH WEEKDAY, UTC)")
+        return SpecSchedule(cron=" ".join(cron.split()))
+    interval = raw["interval"]
+    if not isinstance(interval, int) or isinstance(interval, bool) \
+            or not 1 <= interval <= MAX_INTERVAL:
+        raise InputError(path, _line(raw, "interval") or line, f"`schedule: interval` "
+                         f"{interval!r} is not a whole number of seconds from 1 to {MAX_INTERVAL}")
+    return SpecSchedule(interval=interval)
 
 
 _LINES = "\x00lines"  # a key no YAML file writes: where each key of a mapping stands

@@ -106,9 +106,10 @@ COMMANDS: list[tuple[str, str, str, str, str]] = [
     ("literature", "app", "literature", "Reports", "Results reported in the literature: best "
      "and baseline figures per publication, trends per model category."),
     ("flows", "app", "flows", "Operations",
-     "Prefect flows: list the scheduled deployments, run one now."),
+     "Prefect flows: the deployments, their status, run one now."),
     ("serve", "serve", "serve", "Operations",
-     "Serve the scheduled flows (nightly ingestion, hourly run imports and evaluation)."),
+     "Serve the scheduled flows: ingestion of the specs you name, hourly run imports and "
+     "evaluation."),
     ("db", "app", "db", "Operations", "Create and migrate the database schema (Alembic)."),
 ]
 

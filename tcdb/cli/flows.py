@@ -11,13 +11,13 @@ from typing import Any
 
 import typer
 
-from tcdb.cli.output import console, print_json, print_table, tick
+from tcdb.cli.output import console, print_json, print_table, safe_text, tick
 from tcdb.flows.deployments import FLOWS
 
-app = typer.Typer(help="Prefect flows: list the scheduled deployments, run one now.",
+app = typer.Typer(help="Prefect flows: the deployments, their status, run one now.",
                   no_args_is_help=True)
 
-SPEC_HELP = "An extra collection spec to schedule nightly ingestion for (repeatable)."
+SPEC_HELP = "An extra collection spec (a YAML file) whose ingestion deployment to include."
 
 
 @app.command("list")
@@ -25,13 +25,14 @@ def list_deployments(
     spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Show each deployment: name, flow, cron schedule and parameters (no server needed)."""
+    """Show each deployment that can be scheduled: name, flow, schedule and parameters (the
+    shipped specs' and yours; no server needed). `tcdb serve` schedules those you name."""
     from tcdb.flows.prefect_env import configure_prefect
 
     configure_prefect()
     from tcdb.flows.deployments import build_deployments
 
-    rows = [deployment_row(d) for d in build_deployments(spec)]
+    rows = [deployment_row(d) for d in build_deployments(spec, shipped=True)]
     if json_output:
         print_json(rows)
         return
@@ -41,9 +42,10 @@ def list_deployments(
 
 
 def deployment_row(deployment: Any) -> dict[str, Any]:
-    """What `flows list` and `serve` report for one Prefect deployment object."""
-    crons = [getattr(s.schedule, "cron", None) or str(s.schedule)
-             for s in deployment.schedules or []]
+    """What `flows list` reports for one Prefect deployment object."""
+    from tcdb.flows.status import describe_schedule
+
+    crons = [describe_schedule(s.schedule) for s in deployment.schedules or []]
     return {"name": deployment.name, "flow": deployment.flow_name,
             "schedule": crons[0] if len(crons) == 1 else crons,
             "parameters": dict(deployment.parameters or {}),
@@ -65,13 +67,18 @@ def run_flow(
 ) -> None:
     """Run a deployment's flow now, in this process, with its parameters and your overrides."""
     from tcdb.flows.prefect_env import configure_prefect
+    from tcdb.operations import Database
 
     configure_prefect()
     from tcdb.cli.derive import fields_as_flags
-    from tcdb.flows.deployments import run_now
+    from tcdb.flows.deployments import prepare_run
 
     with fields_as_flags():
-        result = run_now(name, param, spec)
+        flow_obj, parameters = prepare_run(name, param, spec)
+        # a missing or outdated database is said now, before Prefect's API starts (10-15 s)
+        with Database().session() as session:
+            session.connection()
+        result = flow_obj(**parameters)
     if json_output:
         print_json(result)
         return
@@ -105,3 +112,46 @@ def describe(value: Any) -> str:
              else [str(v) for v in value[:SHOWN]])
     more = f" … and {len(value) - SHOWN} more" if len(value) > SHOWN else ""
     return ("; " if isinstance(value, dict) else ", ").join(shown) + more
+
+
+@app.command("status")
+def status(
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Per deployment on the Prefect API in use: schedule, next run, last run (state, time,
+    what it did), the work pool's workers, and a schedule the server's scheduler left unrun."""
+    from tcdb.flows.prefect_env import api_url, configure_prefect
+
+    home = configure_prefect()
+    from tcdb.flows.status import flows_status
+
+    report = flows_status(api_url() or f"Prefect's local API (state in {home})")
+    if json_output:
+        print_json(report.model_dump(mode="json") | {"problems": report.problems})
+        return
+    if not report.deployments:
+        _line(f"no tcdb deployments on {report.api}: register them with `tcdb serve`")
+        return
+
+    def when(moment: Any) -> str:
+        return "–" if moment is None else f"{moment:%Y-%m-%d %H:%M:%S}"
+
+    print_table(["deployment", "schedule", "next run", "last run", "last state", "did"],
+                [(d.name, d.schedule + (" (paused)" if d.paused else ""), when(d.next_run),
+                  when(d.last_run.time) if d.last_run else "–",
+                  (d.last_run.state + ("" if d.last_run.auto_scheduled else " (by hand)"))
+                  if d.last_run else "–",
+                  d.last_run.outcome or "–" if d.last_run else "–")
+                 for d in report.deployments], title=f"Deployments on {report.api} (UTC)")
+    for pool, workers in report.workers.items():
+        seen = ", ".join(f"{w.name} ({w.status.lower()}, last seen {when(w.last_heartbeat)})"
+                         for w in workers)
+        _line(f"work pool {pool}: " + (seen or "no worker has polled it; start one with "
+                                         f"`prefect worker start --pool {pool}`"))
+    for problem in report.problems:
+        _line(f"warning: {problem}")
+
+
+def _line(text: str) -> None:
+    """A line that may carry names (pools, paths): printed as it is, controls escaped."""
+    console.print(safe_text(text), highlight=False, markup=False, soft_wrap=True)

@@ -4,17 +4,27 @@ Without `PREFECT_API_URL` the deployments are served in this process against Pre
 (embedded) API, whose state lives in `PREFECT_HOME` (`./.prefect` by default). With
 `PREFECT_API_URL` set they are registered with that server on the `tcdb` work pool, and that
 pool's workers — on this or any other machine — run them. SIGTERM and Ctrl-C stop it cleanly.
+
+Only what the user names is scheduled: ingestion for each `--spec` (on the spec's `schedule`),
+and the hourly run imports and evaluation.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import shlex
 import signal
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import typer
 
-from tcdb.cli.output import console, print_json, print_table, tick
+from tcdb.cli.output import console, print_json, print_table, safe_text, say
+
+SPEC_HELP = ("A collection spec to schedule ingestion for (repeatable): a YAML file, or a "
+             "shipped spec by name (longeval-web, longeval-2023, trec-covid). Only the specs "
+             "named are scheduled, each on its `schedule` (nightly at 02:00 UTC by default).")
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -23,56 +33,105 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 def serve(
-    spec: list[Path] = typer.Option([], "--spec", help="An extra collection spec to schedule "
-                                    "nightly ingestion for (repeatable)."),
+    spec: list[str] = typer.Option([], "--spec", help=SPEC_HELP),
     drop_folder: str = typer.Option("runs", "--drop-folder", help="Where run files are dropped "
                                     "(runs/COLLECTION/SNAPSHOT/)."),
-    limit: int | None = typer.Option(None, "--limit", help="Most flow runs at once (serve)."),
+    limit: int | None = typer.Option(None, "--limit", min=1,
+                                     help="Most flow runs at once (serve)."),
     work_pool: str = typer.Option("tcdb", "--work-pool", help="Work pool to register on when "
                                   "PREFECT_API_URL names a server."),
     json_output: bool = typer.Option(False, "--json", help="Report the deployments as JSON."),
 ) -> None:
-    """Serve the scheduled flows (nightly ingestion, hourly run imports and evaluation)."""
+    """Serve the scheduled flows: ingestion of the specs you name, hourly run imports and
+    evaluation."""
     from tcdb.flows.prefect_env import api_url, configure_prefect
+    from tcdb.settings import get_settings
 
     home = configure_prefect()
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        from tcdb.cli.flows import deployment_row
         from tcdb.flows.deployments import (
             build_deployments,
+            declared_deployments,
+            next_run,
             register_deployments,
             serve_deployments,
+            start_local_api,
+            worker_database_url,
         )
 
         server = api_url()
+        database_url, changed = worker_database_url(get_settings().database_url)
         if not server:  # the hourly import reads this folder: a missing one is an error there
             Path(drop_folder).mkdir(parents=True, exist_ok=True)
+        decls = declared_deployments(spec, drop_folder=drop_folder)
         deployments = build_deployments(spec, drop_folder=drop_folder,
-                                        work_pool=work_pool if server else None)
-        rows = [deployment_row(d) for d in deployments]
+                                        work_pool=work_pool if server else None,
+                                        database_url=database_url if server else None)
+        now = dt.datetime.now(dt.UTC)
+        rows = [{**d.as_dict(), "next_run": _iso(next_run(d.schedule, now))} for d in decls]
         where = (f"work pool {work_pool!r} at {server}" if server
                  else f"Prefect's local API (state in {home})")
+        hints = _hints(decls, home, server, work_pool)
         if json_output:
             print_json({"mode": "register" if server else "serve", "where": where,
-                        "deployments": rows})
+                        "database_url": database_url if server else None,
+                        "database_url_changed": changed if server else None,
+                        "deployments": rows, "hints": hints})
         else:
-            print_table(["name", "flow", "schedule", "parameters"],
-                        [(r["name"], r["flow"], r["schedule"],
+            print_table(["name", "flow", "schedule", "next run (UTC)", "parameters"],
+                        [(r["name"], r["flow"], r["schedule"], r["next_run"] or "–",
                           ", ".join(f"{k}={v}" for k, v in r["parameters"].items()) or "–")
                          for r in rows], title="Deployments (times in UTC)")
-            console.print(f"{'registering' if server else 'serving'} {len(rows)} deployments "
-                          f"on {where}")
+            if not spec:
+                console.print("no --spec given: no collection is ingested on a schedule "
+                              "(name a spec file, or a shipped one such as longeval-web)")
+            say(f"{'registering' if server else 'serving'} {len(rows)} deployments on {where}")
+            if server:
+                say(f"flows run against {database_url}" + (f" ({changed})" if changed else ""))
         console.file.flush()
         if server:
             register_deployments(deployments, work_pool)
-            if not json_output:
-                console.print(tick(f"registered; start workers with "
-                                   f"`prefect worker start --pool {work_pool}`"))
+        if not json_output:
+            for hint in hints:
+                console.print(safe_text(hint), highlight=False, markup=False, soft_wrap=True)
+            console.file.flush()
+        if server:
             return
-        serve_deployments(deployments, limit=limit, announce=not json_output)
+        start_local_api()
+        if not json_output:
+            console.print("deployments are being served, polling for scheduled runs "
+                          "(Ctrl-C or SIGTERM stops)")
+            console.file.flush()
+        serve_deployments(deployments, limit=limit)
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
     console.print("stopped")
+
+
+def _iso(moment: dt.datetime | None) -> str | None:
+    return None if moment is None else moment.astimezone(dt.UTC).strftime(
+        "%Y-%m-%d %H:%M:%S")
+
+
+def _hints(decls: list[Any], home: Path, server: str | None, work_pool: str) -> list[str]:
+    """Commands that work as printed, from any folder: the Prefect ones carry the server or
+    the home this process uses (Prefect's own hint assumes the caller's environment)."""
+    first = next((d for d in decls if d.flow == "ingest-new-snapshots"), decls[0])
+    target = (f"PREFECT_API_URL={shlex.quote(server)}" if server
+              else f"PREFECT_HOME={shlex.quote(str(home))}")
+    hints = []
+    if server:
+        hints.append(f"✓ registered; start a worker: {target} prefect worker start "
+                     f"--pool {shlex.quote(work_pool)}")
+    hints += [
+        f"run one now through Prefect: {target} prefect deployment run "
+        f"{shlex.quote(f'{first.flow}/{first.name}')}",
+        f"run one now in this shell: tcdb flows run {shlex.quote(first.name)}"
+        + "".join(f" --spec {shlex.quote(p)}" for p in
+                  ([first.parameters["spec_path"]] if "spec_path" in first.parameters else [])),
+        f"see schedules, runs and workers: {target} tcdb flows status",
+    ]
+    return hints

@@ -71,6 +71,16 @@ def head_revision() -> str:
     return heads.pop()
 
 
+def missing_database(database: str, url: Any) -> str:
+    """Where a missing SQLite database was looked for: the file, the folder a relative path
+    was taken from (a worker runs flows in a temporary one), and the URL that named it."""
+    path = Path(database)
+    where = (f"{path.resolve()}" if path.is_absolute()
+             else f"{path.resolve()} ({database} relative to the working folder {Path.cwd()})")
+    return (f"no tcdb database at {where}, named by {url.render_as_string(hide_password=True)}:"
+            " create it with `tcdb db upgrade` (or `tcdb demo`), or set TCDB_DATABASE_URL")
+
+
 def watch(engine: Any, where: str) -> None:
     """Check the schema on each new connection of `engine`; `where` names it in messages."""
     from sqlalchemy import event
@@ -81,9 +91,7 @@ def watch(engine: Any, where: str) -> None:
     def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
         if database and database != ":memory:" and not _CREATING.get() \
                 and not Path(database).exists():
-            raise DatabaseError(f"no tcdb database at {database}: create it with `tcdb db "
-                                "upgrade` (or `tcdb demo`), or name another with "
-                                "--database-url")
+            raise DatabaseError(missing_database(database, engine.url))
         try:
             return dialect.loaded_dbapi.connect(*cargs, **cparams)
         except dialect.loaded_dbapi.OperationalError as exc:
