@@ -215,15 +215,6 @@ def next_run(schedule: SpecSchedule, after: dt.datetime | None = None) -> dt.dat
     return croniter(schedule.cron, start).get_next(dt.datetime)
 
 
-def start_local_api() -> None:
-    """Start Prefect's local API now (it starts on first use, and stays up for the process),
-    so that "being served" is said once the API answers, not before."""
-    from prefect.client.orchestration import get_client
-
-    with get_client(sync_client=True) as client:
-        client.api_healthcheck()
-
-
 def serve_deployments(deployments: Sequence[RunnerDeployment],
                       limit: int | None = None) -> None:
     """Serve in this process until stopped (SIGTERM/SIGINT end it cleanly). Prefect's own
@@ -240,6 +231,7 @@ def serve_deployments(deployments: Sequence[RunnerDeployment],
     warnings.filterwarnings("ignore", message="coroutine 'Runner.start' was never awaited",
                             category=RuntimeWarning)
     _ignore_half_built_event_loops()
+    _ignore_cancelled_callbacks()
     for deployment in deployments:
         deployment.work_pool_name = None
     serve(*deployments, limit=limit, print_starting_message=False)
@@ -259,6 +251,21 @@ def _ignore_half_built_event_loops() -> None:
             previous(unraisable)
 
     sys.unraisablehook = hook
+
+
+def _ignore_cancelled_callbacks() -> None:
+    """Silence another shutdown race of Prefect 3.8's runner: SIGTERM while a flow run's
+    control channel is connected cancels its reader task, and asyncio logs the cancelled
+    callback ("Exception in callback … CancelledError") with a traceback. The shutdown that
+    follows is graceful; a cancelled task is not an error."""
+    import asyncio
+    import logging
+
+    def keep(record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, asyncio.CancelledError)
+
+    logging.getLogger("asyncio").addFilter(keep)
 
 
 def half_built_event_loop(error: BaseException | None) -> bool:

@@ -32,21 +32,14 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 from tests.databases import BACKENDS, POSTGRES_URL, create_database, require_postgres
+from tests.scheduled import snapshot_rows, write_scheduled_spec
 
 pytestmark = pytest.mark.slow
 
 BIN = Path(sys.executable).parent
 INTERVAL = 15  # seconds between scheduled runs
 WAIT = 420  # for the scheduler to create a run and the worker to finish it, on a busy host
-
-DOCS = [DocumentRecord(f"{100 + i}", f"page {i} about trains and weather",
-                       url=f"https://example.fr/{i}") for i in range(12)]
-TOPICS = [TopicRecord("q1", "train strikes"), TopicRecord("q2", "paris weather")]
-QRELS = [QrelRecord("q1", "100", 2), QrelRecord("q1", "101", 0), QrelRecord("q2", "102", 1)]
-
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -117,29 +110,6 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
-def _write_spec(folder: Path) -> Path:
-    spec = folder / "my.yaml"
-    spec.write_text(
-        "name: my-longeval\ndoc_identity: url\ntopic_identity: text\nid_fallback: true\n"
-        f"grades: [0, 2]\nschedule: {{interval: {INTERVAL}}}\nsnapshots:\n"
-        '  - {label: "2022-06", date: 2022-06-01, irds: longeval-web/2022-06}\n',
-        encoding="utf-8")
-    return spec
-
-
-def _snapshot_rows(url: str) -> list[tuple[str, str, int]]:
-    """(label, status, documents) of every snapshot, read with plain SQL, not through tcdb."""
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(text(  # type: ignore[misc]
-                "SELECT s.label, s.status, COUNT(d.document_id) FROM snapshot s "
-                "LEFT JOIN snapshot_document d ON d.snapshot_id = s.id "
-                "GROUP BY s.label, s.status ORDER BY s.label"))]
-    finally:
-        engine.dispose()
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_scheduler_creates_a_run_and_a_worker_ingests_the_new_snapshot(
     backend: str, tmp_path: Path
@@ -148,8 +118,7 @@ def test_the_scheduler_creates_a_run_and_a_worker_ingests_the_new_snapshot(
     project.mkdir()
     elsewhere.mkdir()
     irds_home = tmp_path / "irds"
-    write_longeval_web(irds_home, {"2022-06": LongEvalSnapshot(DOCS, TOPICS, QRELS)})
-    spec = _write_spec(project)
+    spec = write_scheduled_spec(project, irds_home, INTERVAL)
     port = _free_port()
     api = f"http://127.0.0.1:{port}/api"
 
@@ -196,7 +165,7 @@ def test_the_scheduler_creates_a_run_and_a_worker_ingests_the_new_snapshot(
             assert shown.returncode == 0, shown.stderr
             assert "ingest-my-longeval" in shown.stdout and "Completed" in shown.stdout
 
-        assert _snapshot_rows(tcdb_url) == [("2022-06", "complete", 12)]
+        assert snapshot_rows(tcdb_url) == [("2022-06", "complete", 12)]
 
 
 @contextmanager

@@ -1,17 +1,25 @@
-"""`tcdb serve` as people run it: a separate process that reports its deployments, serves them
-against Prefect's local API (state in its own PREFECT_HOME) and stops cleanly on SIGTERM."""
+"""`tcdb serve` as people run it: a separate process that reports its deployments, starts a
+Prefect server of its own (state in its PREFECT_HOME), serves the deployments against it so
+that the server's scheduler fires them — a spec's ingestion runs on its schedule with no manual
+trigger — and stops cleanly, server included, on SIGTERM."""
 
 from __future__ import annotations
 
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 from pathlib import Path
 
-STARTUP_SECONDS = 240  # the first start of Prefect's local server takes 10–20 s, more when busy
+from tests.scheduled import COLLECTION, N_DOCS, snapshot_rows, write_scheduled_spec
+
+STARTUP_SECONDS = 240  # the first start of a Prefect server takes 10–20 s, more when busy
+FIRE_SECONDS = 300  # for the scheduler to create the run and the served runner to finish it
 READY = "being served"
 
 
@@ -21,16 +29,21 @@ def _reader(stream, lines: queue.Queue[str | None]) -> None:
     lines.put(None)
 
 
-def test_serve_reports_its_deployments_and_stops_on_sigterm(tmp_path: Path) -> None:
+def test_serve_fires_a_spec_on_its_schedule_and_stops_on_sigterm(tmp_path: Path) -> None:
     home = tmp_path / "prefect-home"
+    database = tmp_path / "tcdb.sqlite"
+    spec = write_scheduled_spec(tmp_path, tmp_path / "irds", interval=10)
     env = {k: v for k, v in os.environ.items()
            if k not in ("PREFECT_API_URL", "TCDB_DATABASE_URL")}
     env.update(PREFECT_HOME=str(home), PYTHONUNBUFFERED="1", COLUMNS="200",
-               TCDB_DATABASE_URL=f"sqlite:///{tmp_path / 'tcdb.sqlite'}")
+               IR_DATASETS_HOME=str(tmp_path / "irds"))
+    created = subprocess.run([sys.executable, "-m", "tcdb", "db", "upgrade"], cwd=tmp_path,
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert created.returncode == 0, created.stderr
     process = subprocess.Popen(
-        [sys.executable, "-m", "tcdb", "serve", "--spec", "longeval-web"], cwd=tmp_path,
-        env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True)
+        [sys.executable, "-m", "tcdb", "serve", "--spec", spec.name, "--spec",
+         "longeval-web"], cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, start_new_session=True)
     lines: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True).start()
     output: list[str] = []
@@ -44,14 +57,23 @@ def test_serve_reports_its_deployments_and_stops_on_sigterm(tmp_path: Path) -> N
                 break
         text = "".join(output)
         assert READY in text, text
-        for name in ("import-runs", "evaluate", "ingest-longeval-web"):
+        for name in ("import-runs", "evaluate", "ingest-longeval-web", f"ingest-{COLLECTION}"):
             assert name in text, text
         assert "ingest-trec-covid" not in text  # a shipped spec is scheduled only when named
-        assert "15 * * * *" in text and "0 2 * * *" in text
-        assert f"PREFECT_HOME={home} prefect deployment run" in text  # hints that work as printed
-        assert f"state in {home}" in text
+        assert "15 * * * *" in text and "0 2 * * *" in text and "every 10 s" in text
+        assert f"state and server.log in {home}" in text
         assert (home / "prefect.db").exists()  # Prefect's state went where it was told
         assert (tmp_path / "runs").is_dir()  # the hourly import's drop folder is there
+        api = re.search(r"PREFECT_API_URL=(\S+) prefect deployment run", text)
+        assert api, text  # the hints carry the API they talk to
+
+        # no trigger: the server's scheduler creates the run, the served runner runs it
+        deadline = time.monotonic() + FIRE_SECONDS
+        while snapshot_rows(f"sqlite:///{database}") != [("2022-06", "complete", N_DOCS)]:
+            assert time.monotonic() < deadline, "no scheduled run ingested the snapshot:\n" \
+                + "".join(output) + _drain(lines)
+            assert process.poll() is None, "".join(output) + _drain(lines)
+            time.sleep(2)
 
         os.kill(process.pid, signal.SIGTERM)
         code = process.wait(timeout=120)
@@ -59,10 +81,28 @@ def test_serve_reports_its_deployments_and_stops_on_sigterm(tmp_path: Path) -> N
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    while (line := lines.get(timeout=10)) is not None:
-        output.append(line)
+    output.append(_drain(lines))
     assert code == 0, "".join(output)
     assert "Traceback" not in "".join(output)
+    try:  # the server it started is gone with it
+        urllib.request.urlopen(f"{api.group(1)}/health", timeout=5)
+    except OSError:
+        pass
+    else:
+        raise AssertionError("the Prefect server outlived `tcdb serve`")
+
+
+def _drain(lines: queue.Queue[str | None]) -> str:
+    text = []
+    while True:
+        try:
+            line = lines.get(timeout=10)
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        text.append(line)
+    return "".join(text)
 
 
 def test_only_a_half_built_event_loop_is_silenced() -> None:

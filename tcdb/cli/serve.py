@@ -1,7 +1,8 @@
 """`tcdb serve`: run the scheduled deployments (or register them with a Prefect server).
 
-Without `PREFECT_API_URL` the deployments are served in this process against Prefect's local
-(embedded) API, whose state lives in `PREFECT_HOME` (`./.prefect` by default). With
+Without `PREFECT_API_URL` it starts a Prefect server on this machine (`prefect server start`:
+Prefect's embedded API has no scheduler, so no schedule would ever fire), whose state lives in
+`PREFECT_HOME` (`./.prefect` by default), and serves the deployments in this process. With
 `PREFECT_API_URL` set they are registered with that server on the `tcdb` work pool, and that
 pool's workers — on this or any other machine — run them. SIGTERM and Ctrl-C stop it cleanly.
 
@@ -12,8 +13,10 @@ and the hourly run imports and evaluation.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shlex
 import signal
+from contextlib import nullcontext
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -48,67 +51,77 @@ def serve(
     from tcdb.settings import get_settings
 
     home = configure_prefect()
+    server = api_url()
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        from tcdb.flows.deployments import (
-            build_deployments,
-            declared_deployments,
-            next_run,
-            register_deployments,
-            serve_deployments,
-            start_local_api,
-            worker_database_url,
-        )
+        from tcdb.flows.local_server import local_prefect_server
 
-        server = api_url()
-        database_url, changed = worker_database_url(get_settings().database_url)
         if not server:  # the hourly import reads this folder: a missing one is an error there
             Path(drop_folder).mkdir(parents=True, exist_ok=True)
-        decls = declared_deployments(spec, drop_folder=drop_folder)
-        deployments = build_deployments(spec, drop_folder=drop_folder,
-                                        work_pool=work_pool if server else None,
-                                        database_url=database_url if server else None)
-        now = dt.datetime.now(dt.UTC)
-        rows = [{**d.as_dict(), "next_run": _iso(next_run(d.schedule, now))} for d in decls]
-        where = (f"work pool {work_pool!r} at {server}" if server
-                 else f"Prefect's local API (state in {home})")
-        hints = _hints(decls, home, server, work_pool)
-        if json_output:
-            print_json({"mode": "register" if server else "serve", "where": where,
-                        "database_url": database_url if server else None,
-                        "database_url_changed": changed if server else None,
-                        "deployments": rows, "hints": hints})
-        else:
-            print_table(["name", "flow", "schedule", "next run (UTC)", "parameters"],
-                        [(r["name"], r["flow"], r["schedule"], r["next_run"] or "–",
-                          ", ".join(f"{k}={v}" for k, v in r["parameters"].items()) or "–")
-                         for r in rows], title="Deployments (times in UTC)")
-            if not spec:
-                console.print("no --spec given: no collection is ingested on a schedule "
-                              "(name a spec file, or a shipped one such as longeval-web)")
-            say(f"{'registering' if server else 'serving'} {len(rows)} deployments on {where}")
-            if server:
-                say(f"flows run against {database_url}" + (f" ({changed})" if changed else ""))
-        console.file.flush()
-        if server:
-            register_deployments(deployments, work_pool)
-        if not json_output:
-            for hint in hints:
-                console.print(safe_text(hint), highlight=False, markup=False, soft_wrap=True)
-            console.file.flush()
-        if server:
-            return
-        start_local_api()
-        if not json_output:
-            console.print("deployments are being served, polling for scheduled runs "
-                          "(Ctrl-C or SIGTERM stops)")
-            console.file.flush()
-        serve_deployments(deployments, limit=limit)
+        with nullcontext(server) if server else local_prefect_server(home) as api:
+            os.environ["PREFECT_API_URL"] = api  # before prefect is imported: its API
+            _serve_on(api, registering=server is not None, spec=spec, home=home,
+                      database_url=get_settings().database_url, drop_folder=drop_folder,
+                      limit=limit, work_pool=work_pool, json_output=json_output)
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
-    console.print("stopped")
+    if not server:
+        console.print("stopped")
+
+
+def _serve_on(api: str, *, registering: bool, spec: list[str], home: Path, database_url: str,
+              drop_folder: str, limit: int | None, work_pool: str, json_output: bool) -> None:
+    """Register the deployments on `api`'s work pool (and return), or serve them here."""
+    from tcdb.flows.deployments import (
+        build_deployments,
+        declared_deployments,
+        next_run,
+        register_deployments,
+        serve_deployments,
+        worker_database_url,
+    )
+
+    worker_url, changed = worker_database_url(database_url)
+    decls = declared_deployments(spec, drop_folder=drop_folder)
+    deployments = build_deployments(spec, drop_folder=drop_folder,
+                                    work_pool=work_pool if registering else None,
+                                    database_url=worker_url if registering else None)
+    now = dt.datetime.now(dt.UTC)
+    rows = [{**d.as_dict(), "next_run": _iso(next_run(d.schedule, now))} for d in decls]
+    where = (f"work pool {work_pool!r} at {api}" if registering else
+             f"a Prefect server started here at {api} (its scheduler creates the runs; state "
+             f"and server.log in {home}; UI at {api.removesuffix('/api')})")
+    hints = _hints(decls, api, registering, work_pool)
+    if json_output:
+        print_json({"mode": "register" if registering else "serve", "where": where,
+                    "database_url": worker_url if registering else database_url,
+                    "database_url_changed": changed if registering else None,
+                    "deployments": rows, "hints": hints})
+    else:
+        print_table(["name", "flow", "schedule", "next run (UTC)", "parameters"],
+                    [(r["name"], r["flow"], r["schedule"], r["next_run"] or "–",
+                      ", ".join(f"{k}={v}" for k, v in r["parameters"].items()) or "–")
+                     for r in rows], title="Deployments (times in UTC)")
+        if not spec:
+            say("no --spec given: no collection is ingested on a schedule (name a spec file, "
+                "or a shipped one such as longeval-web)")
+        say(f"{'registering' if registering else 'serving'} {len(rows)} deployments on {where}")
+        if registering:
+            say(f"flows run against {worker_url}" + (f" ({changed})" if changed else ""))
+    console.file.flush()
+    if registering:
+        register_deployments(deployments, work_pool)
+    if not json_output:
+        for hint in hints:
+            console.print(safe_text(hint), highlight=False, markup=False, soft_wrap=True)
+        if not registering:
+            console.print("deployments are being served, polling for scheduled runs "
+                          "(Ctrl-C or SIGTERM stops)")
+        console.file.flush()
+    if not registering:
+        serve_deployments(deployments, limit=limit)
 
 
 def _iso(moment: dt.datetime | None) -> str | None:
@@ -116,14 +129,13 @@ def _iso(moment: dt.datetime | None) -> str | None:
         "%Y-%m-%d %H:%M:%S")
 
 
-def _hints(decls: list[Any], home: Path, server: str | None, work_pool: str) -> list[str]:
-    """Commands that work as printed, from any folder: the Prefect ones carry the server or
-    the home this process uses (Prefect's own hint assumes the caller's environment)."""
+def _hints(decls: list[Any], api: str, registering: bool, work_pool: str) -> list[str]:
+    """Commands that work as printed in another shell: the Prefect ones carry the API they
+    must talk to (Prefect's own hint assumes the caller's environment)."""
     first = next((d for d in decls if d.flow == "ingest-new-snapshots"), decls[0])
-    target = (f"PREFECT_API_URL={shlex.quote(server)}" if server
-              else f"PREFECT_HOME={shlex.quote(str(home))}")
+    target = f"PREFECT_API_URL={shlex.quote(api)}"
     hints = []
-    if server:
+    if registering:
         hints.append(f"✓ registered; start a worker: {target} prefect worker start "
                      f"--pool {shlex.quote(work_pool)}")
     hints += [
