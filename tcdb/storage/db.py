@@ -113,12 +113,24 @@ def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
     engine = create_engine(url, echo=get_settings().echo_sql,
                            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 
+    @event.listens_for(engine, "do_connect")
+    def _unwritable(_dialect: Any, record: Any, cargs: Any, cparams: Any) -> None:
+        # before the guard's listener, which makes the connection from these arguments
+        opening = sqlite_read_only_uri(database) if database and database != ":memory:" \
+            else None
+        if opening is not None:
+            cargs[:] = [opening]
+            cparams["uri"] = True
+            record.info["tcdb_read_only_file"] = True
+
     @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+    def _pragmas(dbapi_conn: Any, record: Any) -> None:
         cursor = dbapi_conn.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-        if not read_only:
+        if record.info.get("tcdb_read_only_file"):
+            cursor.execute("PRAGMA query_only=ON")
+        elif not read_only:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
         else:
@@ -128,6 +140,28 @@ def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
         cursor.close()
 
     return engine
+
+
+def sqlite_read_only_uri(database: str) -> str | None:
+    """How to open a SQLite file this process may read but not write (a database published
+    for browsing, a read-only folder or mount), or None when it can write it.
+
+    Opened read-only (`mode=ro`), reading works and every write is refused by SQLite itself
+    (one line, `tcdb.storage.faults`). When no `-wal` is left (tcdb checkpoints at exit) and
+    the file or its folder cannot be written, it is opened `immutable`: nothing else can be
+    writing it, and SQLite creates no `-wal` or `-shm` beside it.
+    """
+    path = Path(database).expanduser().resolve()
+    if not path.is_file() or not os.access(path, os.R_OK):
+        return None
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    folder_writable = os.access(path.parent, os.W_OK | os.X_OK)
+    side_files_writable = all(os.access(f, os.W_OK) for f in (wal, shm) if f.exists())
+    if os.access(path, os.W_OK) and side_files_writable and \
+            (folder_writable or (wal.exists() and shm.exists())):
+        return None
+    immutable = not wal.exists() and (not folder_writable or not os.access(path, os.W_OK))
+    return f"{path.as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
 
 
 def connection_of(bind: Connection | Session) -> Connection:

@@ -318,10 +318,11 @@ def test_a_read_only_folder_or_mount(tmp_path: Path, tcdb: Tcdb) -> None:
         else:
             folder.chmod(0o555)
         try:
-            for args in (["collection", "list"], ["collection", "add", "d"],
-                         ["db", "upgrade"], ["db", "check"]):
-                code, _, err = tcdb(url, *args)
-                message = one_line(code, err, str(path), "read-only folder or file system")
+            for args in (["collection", "list"], ["db", "check"], ["db", "upgrade"]):
+                code, _, err = tcdb(url, *args)  # reading works; at head, upgrade writes nothing
+                assert code == 0 and not err.strip(), (args, err)
+            code, _, err = tcdb(url, "collection", "add", "d")
+            message = one_line(code, err, "tcdb.sqlite", "read-only")
             from tcdb import api
 
             with pytest.raises(DatabaseReadOnlyError):
