@@ -267,11 +267,11 @@ def test_a_spec_names_its_collection_and_labels_by_the_rule(
     spec = tmp_path / "spec.yaml"
     spec.write_text('name: "web\\u202e"\nsnapshots: []\n', encoding="utf-8")
     refused(cli, database_url, ["collection", "sync", str(spec)], f"{spec}:1",
-            "collection name: a name cannot contain U+202E")
+            "name: a name cannot contain U+202E")
     spec.write_text(f'name: ok\nsnapshots:\n  - {{label: "{"x" * 201}", docs: d}}\n',
                     encoding="utf-8")
     refused(cli, database_url, ["collection", "sync", str(spec)], f"{spec}:3",
-            "snapshot label: a name is at most 200 characters")
+            "snapshots [1] → label: a name is at most 200 characters")
 
 
 def test_names_are_refused_by_the_api_naming_the_parameter(world: World, database_url: str,
