@@ -248,6 +248,8 @@ def _wants_text(hint: Any) -> bool:
 def run_now(name: str, params: Sequence[str] = (),
             specs: Sequence[Path | str] | None = None) -> Any:
     """Run a deployment's (or a flow's) flow now in this process and return its result."""
+    from tcdb.flows.parameters import check_parameters
+
     flow_name, defaults = resolve(name, specs)
     flow_obj = load_flow(flow_name)
-    return flow_obj(**{**defaults, **parse_params(params, flow_obj)})
+    return flow_obj(**check_parameters(flow_obj, {**defaults, **parse_params(params, flow_obj)}))
