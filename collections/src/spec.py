@@ -57,7 +57,7 @@ def _local(value: Any, info: ValidationInfo) -> Any:
     if isinstance(value, Path) or value is None:
         return value
     if not isinstance(value, str):
-        raise ValueError(f"a path is text, not {type(value).__name__} {value!r}")
+        raise ValueError(f"must be a path (text), not {value!r}")
     path = Path(value).expanduser()
     folder = (info.context or {}).get("folder")
     return path if path.is_absolute() or folder is None else Path(folder) / path

@@ -297,6 +297,11 @@ def _reason(model: type[BaseModel], error: Any, loc: Path_) -> str:
         return f"unknown key {key!r}{inside}{hint}: the keys here are {', '.join(known)}"
     if kind == "missing":
         return f"{place} is missing"
+    context = error.get("ctx") or {}
+    if kind in ("too_long", "too_short"):
+        bound = "at most" if kind == "too_long" else "at least"
+        size = context.get("max_length" if kind == "too_long" else "min_length")
+        return f"{place}: must have {bound} {size} items, not {context.get('actual_length')}"
     message = _KINDS.get(kind) or str(error["msg"])
     message = message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
     message = re.sub(r"^Input should be", "must be", message)
