@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///tcdb.sqlite"
@@ -48,6 +48,11 @@ def dask_address(value: str) -> str:
 DaskAddress = Annotated[str, AfterValidator(dask_address)]
 
 
+def _reader(value: Any) -> Any:
+    """`TCDB_READER` in any case (`Thread`); empty is `auto`."""
+    return (value.strip().lower() or "auto") if isinstance(value, str) else value
+
+
 class Settings(BaseSettings):
     """`TCDB_DATABASE_URL` picks the store: SQLite in a file (default) or PostgreSQL (psycopg 3)."""
 
@@ -69,7 +74,7 @@ class Settings(BaseSettings):
     # How file readers run (`TCDB_READER`): in a forked process where that is safe (`auto`),
     # always in a process, or in a thread; and how many reader processes read a source of
     # several parts at once (`TCDB_READERS`; unset, the cores but two, at most 4).
-    reader: Literal["auto", "process", "thread"] = "auto"
+    reader: Annotated[Literal["auto", "process", "thread"], BeforeValidator(_reader)] = "auto"
     readers: int | None = Field(default=None, ge=1)
 
 
