@@ -74,7 +74,8 @@ def accepts(hint: Any) -> str:
         return _WORDS[hint]
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (list, tuple, set) and args:
-        return f"a list of {accepts(args[0]).removeprefix('a ')}"
+        item = accepts(args[0])
+        return f"a list of {item.removeprefix('a ') + 's' if item.startswith('a ') else item}"
     if args and origin in (typing.Union, types.UnionType):
         words = [accepts(a) for a in args if a is not type(None)]
         return " or ".join(words) + (", or null" if type(None) in args else "")

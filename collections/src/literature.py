@@ -195,7 +195,8 @@ def _yaml_records(path: Path, text: str) -> list[tuple[int, int | None, dict[str
     """(first line, item number, mapping) per item of a list — the whole document, or its
     `results:` — with the line each item starts on; each item typed (`ReportedItem`)."""
     document = load_yaml(path, text)
-    data, where = document.data, ()
+    data = document.data
+    where: tuple[str | int, ...] = ()
     if isinstance(data, dict):
         if set(data) != {"results"}:
             raise InputError(path, 1, "a literature YAML file is a list of results, or a "

@@ -65,16 +65,17 @@ class _Bounded(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
+        line = self.first_line + (event.start_mark.line if event.start_mark else 0)
         if isinstance(event, yaml.AliasEvent):
             self.aliases += 1
             if self.first_alias is None:
-                self.first_alias = self.first_line + event.start_mark.line
+                self.first_alias = line
             if self.aliases > MAX_ALIASES:
-                raise InputError(self.file, self.first_line + event.start_mark.line,
+                raise InputError(self.file, line,
                                  f"more than {MAX_ALIASES} aliases (*name): refused")
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise InputError(self.file, self.first_line + event.start_mark.line,
+            raise InputError(self.file, line,
                              f"nested more than {MAX_DEPTH} levels deep: refused")
         try:
             return super().compose_node(parent, index)
@@ -118,10 +119,11 @@ def load_yaml(file: str | Path, text: str | bytes, first_line: int = 1) -> YamlD
         raise InputError(file, None, f"YAML of {size:,} bytes: more than {MAX_BYTES:,} "
                          "bytes is refused")
     if isinstance(text, bytes):
+        raw = text
         try:
-            text = text.decode("utf-8-sig")
+            text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            line = text[:exc.start].count(b"\n") + first_line
+            line = raw[:exc.start].count(b"\n") + first_line
             raise InputError(file, line, f"not UTF-8 text ({exc.reason} at byte "
                              f"{exc.start})") from None
     loader = _Bounded(text, file, first_line)
@@ -199,7 +201,7 @@ class _Builder:
         text = str(node.value)
         self.characters(node, text, where, "value")
         try:
-            value = self.loader.construct_object(node)  # type: ignore[no-untyped-call]
+            value = self.loader.construct_object(node)
         except ValueError:  # a date-like text that is no date (2022-13-01): text, to be named
             value = text
         if isinstance(value, int | float | dt.date) and not isinstance(value, bool):

@@ -87,7 +87,7 @@ PARAMETERS = [
      "--param: flow 'evaluate' has no parameter 'mesures' (parameters: collection, snapshot, "
      "qrels, measures, runs, all_qrels, dask)"),
     ("simulate-pools", ["collection=c", "snapshot=s1", 'budgets=["ten"]'],
-     "--param: budgets=[\"ten\"]: must be a list of whole number (flow 'simulate-pools')"),
+     "--param: budgets=[\"ten\"]: must be a list of whole numbers (flow 'simulate-pools')"),
     ("simulate-pools", ["collection=c"],
      "--param: flow 'simulate-pools' needs snapshot=…, budgets=…"),
     ("ingest-snapshot", ["collection=c", "label=x", "date=2022-13-01"],
@@ -115,7 +115,7 @@ def test_parameters_come_as_the_flow_takes_them() -> None:
     assert checked["date"] == dt.date(2022, 6, 1)
     checked = check_parameters(load_flow("evaluate"), {"dask": "127.0.0.1:8786"})
     assert checked == {"dask": "tcp://127.0.0.1:8786"}
-    assert accepts(list[int] | None) == "a list of whole number, or null"
+    assert accepts(list[int] | None) == "a list of whole numbers, or null"
 
 
 def _closed_port() -> int:
