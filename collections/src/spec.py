@@ -22,7 +22,10 @@ dataset folder: documents, topics and qrels with their source labels and twins).
 whose format has no field for who wrote them take it from `source_labels`, a side file
 (`doc_id<TAB>source[<TAB>twin_of]`, see `tcdb.collections.source_labels`).
 
-Relative local paths are resolved against the spec file's folder.
+Relative local paths are resolved against the spec file's folder. The file is read by the one
+YAML loader (`tcdb.collections.yaml_input`: bounded, no tags, no key twice) and checked strictly
+against `CollectionSpec` and `SnapshotSpec`, whose fields are the keys a spec may have: an
+unknown key is refused naming the known ones, and a new key is a new field.
 """
 
 from __future__ import annotations
