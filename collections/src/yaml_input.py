@@ -126,20 +126,26 @@ def load_yaml(file: str | Path, text: str | bytes, first_line: int = 1) -> YamlD
             line = raw[:exc.start].count(b"\n") + first_line
             raise InputError(file, line, f"not UTF-8 text ({exc.reason} at byte "
                              f"{exc.start})") from None
-    loader = _Bounded(text, file, first_line)
+    loader: _Bounded | None = None
     try:
+        loader = _Bounded(text, file, first_line)  # its reader looks at every character
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         reason = " ".join(str(part) for part in (exc.context, exc.problem) if part)
         raise InputError(file, None if mark is None else first_line + mark.line,
                          f"not valid YAML: {reason}") from None
+    except yaml.reader.ReaderError as exc:  # a raw control character: named with its line
+        line = text[:exc.position].count("\n") + first_line
+        raise InputError(file, line, f"not valid YAML: a control character "
+                         f"(U+{exc.character:04X}) is not allowed in YAML") from None
     except yaml.YAMLError as exc:
         raise InputError(file, None, f"not valid YAML: {exc}") from None
     except RecursionError:  # a stack smaller than MAX_DEPTH needs: still one line
         raise InputError(file, None, "nested too deep: refused") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if node is None:
         return YamlDocument(file, None, None, {}, {})
     sizes: dict[int, int] = {}

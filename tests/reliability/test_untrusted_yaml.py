@@ -45,6 +45,10 @@ FAMILIES: list[Family] = [
     ("nul-escape", lambda ok: ok + 'x: "a\\0b"\n', 2,
      ("x: a value holds a control character (U+0000)",)),
     ("escape-escape", lambda ok: ok + 'x: "\\e[31mred"\n', 2, ("control character (U+001B)",)),
+    ("raw-control", lambda ok: ok + "x: a\x07b\n", 2, ("a control character (U+0007) is not "
+                                                       "allowed in YAML",)),
+    ("many-aliases", lambda ok: ok + "a: &a x\nb: [" + "*a, " * 101 + "]\n", 3,
+     ("more than 100 aliases (*name): refused",)),
 ]
 
 
