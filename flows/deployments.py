@@ -340,9 +340,11 @@ def prepare_run(name: str, params: Sequence[str] = (),
                 specs: Sequence[Path | str] | None = None) -> tuple[Flow, dict[str, Any]]:
     """The flow of a deployment (or a flow's name) and the parameters to call it with: its
     defaults and the `k=v` overrides, checked against the flow (no API is started)."""
+    from tcdb.flows.parameters import check_parameters
+
     flow_name, defaults = resolve(name, specs)
     flow_obj = load_flow(flow_name)
-    return flow_obj, {**defaults, **parse_params(params, flow_obj)}
+    return flow_obj, check_parameters(flow_obj, {**defaults, **parse_params(params, flow_obj)})
 
 
 def run_now(name: str, params: Sequence[str] = (),

@@ -18,9 +18,10 @@ from prefect.cache_policies import NO_CACHE
 from tcdb.errors import TcdbError
 from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
 from tcdb.flows.common import Stopwatch, retry_transient
+from tcdb.flows.dask_runner import reach_scheduler
 from tcdb.flows.state import evaluation_targets
 from tcdb.scoring.parallel import RunValues, ScoringJob
-from tcdb.settings import get_settings
+from tcdb.settings import DaskAddress, get_settings
 
 # Used when neither the caller nor the core names measures.
 FALLBACK_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000"]
@@ -88,7 +89,7 @@ def evaluate(
     measures: list[str] | None = None,
     runs: list[str] | None = None,
     all_qrels: bool = False,
-    dask: str | None = None,
+    dask: DaskAddress | None = None,
 ) -> dict[str, Any]:
     """Compute the missing scores (all complete snapshots, or the ones named); on a Dask
     cluster when `dask` (or the setting `TCDB_DASK_ADDRESS`) names one, `local` for a local
@@ -97,6 +98,8 @@ def evaluate(
     watch = Stopwatch()
     measures = list(measures) if measures else default_measures()
     dask = dask or get_settings().dask_address
+    if dask and dask != "local":
+        reach_scheduler(dask)  # once, in seconds, not per target after Dask's 30 s
     if collection is not None and snapshot is not None and qrels is not None:
         targets = [(collection, snapshot, qrels)]  # the core names what does not exist
     else:

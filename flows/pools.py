@@ -17,6 +17,7 @@ from prefect.cache_policies import NO_CACHE
 
 from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
 from tcdb.flows.common import Stopwatch, retry_transient
+from tcdb.settings import DaskAddress
 
 if TYPE_CHECKING:
     from tcdb.pools.simulate import SimulationRequest, SimulationResult
@@ -110,7 +111,7 @@ def simulate_pools(
     tie_order: str = "trec_eval",
     depth: int | None = None,
     leave_out: bool = True,
-    dask: str | None = None,
+    dask: DaskAddress | None = None,
 ) -> dict[str, Any]:
     """Simulate pooling strategies (as `tcdb pool simulate`); on a Dask cluster when `dask`
     (or the setting `TCDB_DASK_ADDRESS`) names a scheduler, `local` for a local cluster."""

@@ -578,12 +578,13 @@ def test_a_spec_says_its_schedule(tmp_path: Path) -> None:
     built = {d.name: d for d in build_deployments([spec])}
     assert built["ingest-mine"].schedules[0].schedule.cron == "*/5 * * * *"
     for bad, said in (("{cron: 'every day'}", "five fields"), ("{interval: 0}", "interval"),
-                      ("{interval: 5, cron: '* * * * *'}", "`schedule` is"),
-                      ("nightly", "`schedule` is"), ('{cron: "99 * * * *"}', "schedule")):
+                      ("{interval: 5, cron: '* * * * *'}", "exactly one of `cron`"),
+                      ("{interval: '60'}", "interval"), ("{every: 60}", "every"),
+                      ("nightly", "schedule"), ('{cron: "99 * * * *"}', "schedule")):
         spec.write_text(text.replace("grades:", f"schedule: {bad}\ngrades:"), encoding="utf-8")
         with pytest.raises(InputError) as info:
             build_deployments([spec])
-        assert said in str(info.value), (bad, str(info.value))
+        assert said in str(info.value) and "mine.yaml" in str(info.value), (bad, info.value)
 
 
 def test_the_database_a_worker_opens_is_absolute(tmp_path: Path) -> None:

@@ -101,8 +101,8 @@ def test_a_run_without_a_header_has_none(tmp_path: Path) -> None:
     ("platform:\n  hardware:\n    cpu:\n      number of cores: many\n", 5,
      "number of cores must be an integer"),
     ("method:\n  retrieval: bm25\n", 3, "method → retrieval must be a list of mappings"),
-    ("actor:\n  team: a\n  team: b\n", 4, "actor → team is given twice"),
-    ("method: [unclosed\n", 3, "ir_metadata is not YAML"),
+    ("actor:\n  team: a\n  team: b\n", 4, "actor: the key 'team' is given twice (first on line 3)"),
+    ("method: [unclosed\n", 3, "not valid YAML"),
     ("method:\n  category: quantum\n", 3, "method → category must be one of lexical"),
 ])
 def test_bad_metadata_is_one_line_naming_file_and_line(tmp_path: Path, body: str, line: int,

@@ -119,7 +119,7 @@ results:
                  "  role: best\n  metric: AP\n  value: high\n")
     with pytest.raises(InputError) as caught:
         api.literature_import(bad, "robust04")
-    assert str(caught.value) == f"{bad}:8: item 2: value 'high' is not a number"
+    assert str(caught.value) == f"{bad}:14: item 2 → value: must be a number, not the text 'high'"
     assert _count() == 2
 
 

@@ -175,11 +175,16 @@ def test_rebatching_fragments_gives_one_readers_batches(monkeypatch: pytest.Monk
 
 
 def test_readers_setting_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TCDB_READERS", "two")
-    with pytest.raises(ValueError, match="TCDB_READERS must be a whole number"):
-        parallel_readers(4, mode="process")
+    from tcdb.errors import TcdbError
+
+    for value in ("two", "-3", "0"):  # refused whatever the reader and the source: never ignored
+        monkeypatch.setenv("TCDB_READERS", value)
+        for mode, parts in (("process", 4), ("thread", 4), ("process", 1)):
+            with pytest.raises(TcdbError) as caught:
+                parallel_readers(parts, mode=mode)  # type: ignore[arg-type]
+            assert str(caught.value) == f"TCDB_READERS={value!r}: must be a whole number ≥ 1"
+    monkeypatch.setenv("TCDB_READERS", "1")
     assert parallel_readers(4, mode="thread") == 1
-    assert parallel_readers(1, mode="process") == 1
     monkeypatch.setenv("TCDB_READERS", "8")
     assert parallel_readers(4, mode="process") == 4
 

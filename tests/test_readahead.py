@@ -99,8 +99,11 @@ def test_tcdb_reader_chooses_the_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TCDB_READER", "thread")
     assert list(read_ahead(lambda: numbers(3))) == list(numbers(3))
     monkeypatch.setenv("TCDB_READER", "sometimes")
-    with pytest.raises(ValueError, match="TCDB_READER must be auto, process or thread"):
+    from tcdb.errors import TcdbError
+
+    with pytest.raises(TcdbError) as caught:
         read_ahead(lambda: numbers(3))
+    assert str(caught.value) == "TCDB_READER='sometimes': must be 'auto', 'process' or 'thread'"
 
 
 def test_a_reader_whose_consumer_dies_ends() -> None:

@@ -66,7 +66,8 @@ def test_a_spec_declares_a_cocktail_folder(db: str, tmp_path: Path, cli) -> None
 @pytest.mark.parametrize(("snapshot", "reason"), [
     ("{label: s, docs: d.jsonl, cocktail: nq}", "exactly one of `irds`, `docs` or `cocktail`"),
     ("{label: s, cocktail: nq, topics: t.tsv}", "give `cocktail` alone"),
-    ("{label: s, docs: d.jsonl, source_labels: [a, b]}", "`source_labels` is a text"),
+    ("{label: s, docs: d.jsonl, source_labels: [a, b]}",
+     r"snapshots \[1\] → source_labels: must be a path \(text\), not \['a', 'b'\]"),
 ])
 def test_bad_declarations_name_the_line(tmp_path: Path, snapshot: str, reason: str) -> None:
     from tcdb.collections.spec import load_spec

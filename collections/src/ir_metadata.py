@@ -32,6 +32,7 @@ from tcdb.collections.ir_metadata_schema import (
     json_safe,
     pairs,
 )
+from tcdb.collections.yaml_input import load_yaml
 from tcdb.errors import InputError
 
 START = "ir_metadata.start"
@@ -231,14 +232,8 @@ def parse(file: Path, first: int, lines: list[str], source: str) -> IrMetadata:
     def error(mark: Any, reason: str) -> InputError:
         return InputError(file, first + (mark.line if mark is not None else 0), reason)
 
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        reason = " ".join(str(part) for part in (exc.context, exc.problem) if part)
-        raise error(mark, f"ir_metadata is not YAML: {reason}") from None
-    except yaml.YAMLError as exc:
-        raise InputError(file, first, f"ir_metadata is not YAML: {exc}") from None
+    document = load_yaml(file, text, first)  # bounded, plain, no key twice (yaml_input)
+    node = document.node
     if not isinstance(node, yaml.MappingNode):
         raise error(getattr(node, "start_mark", None),
                     "ir_metadata must be a mapping of the PRIMAD sections")
@@ -252,7 +247,7 @@ def parse(file: Path, first: int, lines: list[str], source: str) -> IrMetadata:
         if key == "tag":
             tag_line = first + value.start_mark.line
         check(value, SCHEMA[key], key, error)
-    data = json_safe(yaml.safe_load(text))
+    data = json_safe(document.data)
     return IrMetadata(text=text, data=data, source=source, tag_line=tag_line)
 
 

@@ -11,6 +11,7 @@ the file's line.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -66,6 +67,9 @@ SCHEMA: Schema = {
               "role": TEXT, "degree": TEXT, "github": TEXT, "twitter": TEXT},
     "data": {"test collection": MAP, "training data": LIST_OF_MAPS, "other": LIST_OF_MAPS},
 }
+# How alike (difflib's ratio) an unknown key and a field must be for the key to be a typo of it:
+# `automatc` / `automatic` is 0.94, `descripton` 0.95, `venue` / `value` 0.6.
+MISSPELT = 0.85
 # A ranking stage of `method` → `retrieval`.
 STAGE: Schema = {"name": TEXT, "method": TEXT, "reranks": TEXT, "interpolates": LIST,
                  "ensembles": LIST, "weight": NUMBER}
@@ -97,7 +101,8 @@ def _path(where: str, key: str) -> str:
 
 def check(node: Any, kind: str | Schema, where: str, error: Any) -> None:
     """That a value node has the schema's kind; unknown keys in a known mapping are allowed
-    (the schema is extensible), unknown top-level sections are not."""
+    (the schema is extensible: "you can add additional metadata") unless they are one typo away
+    from a field of the schema (`automatc`), unknown top-level sections are not."""
     import yaml
 
     tag = getattr(node, "tag", "")
@@ -114,6 +119,12 @@ def check(node: Any, kind: str | Schema, where: str, error: Any) -> None:
         for key, value in pairs(node, error, where):
             if key in kind:
                 check(value, kind[key], _path(where, key), error)
+                continue
+            close = difflib.get_close_matches(key, list(kind), n=1, cutoff=MISSPELT)
+            if close:  # an extension is welcome, a misspelt field is lost: say which it is
+                raise error(value.start_mark, f"{_path(where, key)}: not an ir_metadata field "
+                            f"(did you mean {close[0]!r}? the fields here are "
+                            f"{', '.join(kind)}; other names are taken as extensions)")
         return
     if kind == MAP:
         if not isinstance(node, yaml.MappingNode):

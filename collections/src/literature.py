@@ -22,6 +22,7 @@ from typing import Any
 
 from tcdb.collections.numeric import parse_integer, parse_number_value
 from tcdb.collections.records import delimiter_of
+from tcdb.collections.yaml_input import YamlModel, field_names, load_yaml, validate
 from tcdb.errors import InputError, NotFoundError
 from tcdb.limits import (
     MEASURE_LENGTH,
@@ -34,9 +35,26 @@ from tcdb.limits import (
 from tcdb.names import BadName, check_name
 from tcdb.vocabulary import ModelCategory, ResultRole
 
-FIELDS = ("publication", "year", "venue", "model", "category", "role", "metric", "value",
-          "cross_validated", "notes")
-REQUIRED = ("publication", "year", "model", "category", "role", "metric", "value")
+
+class ReportedItem(YamlModel):
+    """One result as a YAML file gives it, typed: its fields are the file's keys and a CSV's
+    columns (`FIELDS`), those without a default the required ones (`REQUIRED`)."""
+
+    publication: str
+    year: int
+    venue: str | None = None
+    model: str
+    category: str
+    role: str
+    metric: str
+    value: float
+    cross_validated: bool = False
+    notes: str | None = None
+
+
+FIELDS = field_names(ReportedItem)
+REQUIRED = tuple(name for name, field in ReportedItem.model_fields.items()
+                 if field.is_required())
 EARLIEST_YEAR = 1950  # before any IR test collection: a typo
 TRUE, FALSE = ("true", "yes", "1", "y"), ("false", "no", "0", "n", "")
 # Measures whose values are counts, not fractions in [0, 1].
@@ -175,38 +193,35 @@ def _check_header(path: Path, line: int, header: list[str], delimiter: str) -> N
 
 def _yaml_records(path: Path, text: str) -> list[tuple[int, int | None, dict[str, Any]]]:
     """(first line, item number, mapping) per item of a list — the whole document, or its
-    `results:` — with the line each item starts on."""
-    import yaml
-
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(path, None if mark is None else mark.line + 1,
-                         f"not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
-    if isinstance(data, dict) and isinstance(node, yaml.MappingNode):
+    `results:` — with the line each item starts on; each item typed (`ReportedItem`)."""
+    document = load_yaml(path, text)
+    data = document.data
+    where: tuple[str | int, ...] = ()
+    if isinstance(data, dict):
         if set(data) != {"results"}:
             raise InputError(path, 1, "a literature YAML file is a list of results, or a "
                              "mapping with one key, `results:`, holding that list")
-        data = data["results"]
-        node = next(v for k, v in node.value if k.value == "results")
+        data, where = data["results"], ("results",)
     if data is None:
         return []
-    if not isinstance(data, list) or not isinstance(node, yaml.SequenceNode):
+    if not isinstance(data, list):
         raise InputError(path, 1, "a literature YAML file is a list of results")
     records: list[tuple[int, int | None, dict[str, Any]]] = []
-    for number, (item, item_node) in enumerate(zip(data, node.value, strict=True), start=1):
-        line = item_node.start_mark.line + 1
+    for index, item in enumerate(data):
+        place = (*where, index)
+        line = document.line(place) or 1
         if not isinstance(item, dict):
-            raise InputError(path, line, f"item {number}: a result is a mapping of "
+            raise InputError(path, line, f"item {index + 1}: a result is a mapping of "
                              f"{', '.join(FIELDS)}")
-        fields = {_column(str(k)): v for k, v in item.items()}
-        unknown = [k for k in fields if k not in FIELDS]
-        if unknown:
-            raise InputError(path, line, f"item {number}: unknown field {unknown[0]!r}: the "
-                             f"fields are {', '.join(FIELDS)}")
-        records.append((line, number, fields))
+        fields: dict[str, Any] = {}
+        for key, value in item.items():
+            name = _column(key)
+            if name in fields:
+                raise document.fail((*place, key), f"item {index + 1}: {key!r} is "
+                                    f"{name!r} again")
+            fields[name] = value
+        typed = validate(document, ReportedItem, fields, place)
+        records.append((line, index + 1, typed.model_dump(exclude_unset=True)))
     return records
 
 

@@ -24,18 +24,31 @@ whose format has no field for who wrote them take it from `source_labels`, a sid
 (`doc_id<TAB>source[<TAB>twin_of]`, see `tcdb.collections.source_labels`).
 
 Relative local paths are resolved against the spec file's folder. `schedule` says when the
-scheduled ingestion runs (`tcdb serve`); without it, nightly at 02:00 UTC.
+scheduled ingestion runs (`tcdb serve`); without it, nightly at 02:00 UTC. The file is read by
+the one YAML loader (`tcdb.collections.yaml_input`: bounded, no tags, no key twice) and checked
+strictly against `CollectionSpec`, `SnapshotSpec` and `SpecSchedule`, whose fields are the keys
+a spec may have: an unknown key is refused naming the known ones, and a new key is a new field.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from pydantic import (
+    BeforeValidator,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from tcdb.collections.yaml_input import YamlModel, read_yaml, validate
 from tcdb.errors import InputError, NotFoundError
+from tcdb.limits import GRADE_RANGE
 from tcdb.names import BadName, check_name
 
 if TYPE_CHECKING:
@@ -44,16 +57,64 @@ if TYPE_CHECKING:
 SPEC_FOLDER = Path(str(resources.files("tcdb.collections.specs")))
 
 
-@dataclass(frozen=True)
-class SnapshotSpec:
-    label: str
-    date: dt.date | None = None
+def _local(value: Any, info: ValidationInfo) -> Any:
+    """A local path as text, resolved against the spec file's folder (`context["folder"]`)."""
+    if isinstance(value, Path) or value is None:
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"must be a path (text), not {value!r}")
+    path = Path(value).expanduser()
+    folder = (info.context or {}).get("folder")
+    return path if path.is_absolute() or folder is None else Path(folder) / path
+
+
+def _date(value: Any) -> Any:
+    """A date as YAML writes it (2022-06-01) or as ISO text; a time of day is not a date."""
+    if isinstance(value, dt.datetime) or (isinstance(value, str | int | float)
+                                          and not isinstance(value, bool)):
+        try:
+            return dt.date.fromisoformat(str(value))
+        except ValueError:
+            raise ValueError(f"bad date {str(value)!r} (YYYY-MM-DD)") from None
+    return value
+
+
+def _name(value: Any) -> Any:
+    """A name the spec gives, by the rule every name follows (`tcdb.names`), in NFC."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return check_name(value)
+    except BadName as exc:
+        raise ValueError(str(exc)) from None
+
+
+LocalPath = Annotated[Path, BeforeValidator(_local)]
+SpecDate = Annotated[dt.date, BeforeValidator(_date)]
+SpecName = Annotated[str, BeforeValidator(_name)]
+
+
+class SnapshotSpec(YamlModel):
+    """One declared snapshot: its fields are the keys a spec's snapshot may have."""
+
+    label: SpecName
+    date: SpecDate | None = None
     irds: str | None = None
-    docs: Path | None = None
-    topics: Path | None = None
-    qrels: Path | None = None
-    source_labels: Path | None = None
-    cocktail: Path | None = None
+    docs: LocalPath | None = None
+    topics: LocalPath | None = None
+    qrels: LocalPath | None = None
+    source_labels: LocalPath | None = None
+    cocktail: LocalPath | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SnapshotSpec:
+        if sum(bool(v) for v in (self.irds, self.docs, self.cocktail)) != 1:
+            raise ValueError(f"snapshot {self.label!r} needs exactly one of `irds`, `docs` or "
+                             "`cocktail`")
+        if self.cocktail and (self.topics or self.qrels):
+            raise ValueError(f"snapshot {self.label!r}: a Cocktail dataset folder holds its "
+                             "topics and qrels: give `cocktail` alone")
+        return self
 
     def availability(self) -> str | None:
         """None when the source can be read now, else the reason it cannot (yet)."""
@@ -90,34 +151,105 @@ class SnapshotSpec:
         return str(self.docs if self.cocktail is None else self.cocktail)
 
 
-@dataclass(frozen=True)
-class SpecSchedule:
+MAX_INTERVAL = 366 * 24 * 3600  # a year: a longer interval is a typo, not a schedule
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+# (what the field is, lowest, highest, names for 1.. or 0..): the five fields of a cron line
+CRON_FIELDS = (("minute", 0, 59, ()), ("hour", 0, 23, ()), ("day of the month", 1, 31, ()),
+               ("month", 1, 12, _MONTHS), ("weekday", 0, 7, _DAYS))
+
+
+def _cron_item(item: str, low: int, high: int, names: tuple[str, ...]) -> bool:
+    """One comma-separated item of a cron field: `*`, `a`, `a-b`, each maybe with `/step`."""
+    span, _, step = item.partition("/")
+    if step and not (step.isdigit() and int(step) >= 1):
+        return False
+    if span == "*":
+        return True
+    first = low if names and names is not _DAYS else 0
+
+    def value(text: str) -> int | None:
+        if text.lower() in names:
+            return names.index(text.lower()) + first
+        return int(text) if text.isdigit() and low <= int(text) <= high else None
+
+    ends = [value(end) for end in span.split("-")]
+    return len(ends) in (1, 2) and None not in ends and ends[0] <= ends[-1]  # type: ignore[operator]
+
+
+class SpecSchedule(YamlModel):
     """When the scheduled ingestion of a spec runs: a cron line (UTC) or every N seconds."""
 
     cron: str | None = None
-    interval: int | None = None  # seconds
+    interval: int | None = Field(default=None, ge=1, le=MAX_INTERVAL)  # seconds
+
+    @field_validator("cron")
+    @classmethod
+    def _cron_line(cls, cron: str | None) -> str | None:
+        if cron is None:
+            return None
+        fields = cron.split()
+        if len(fields) != 5:
+            raise ValueError(f"{cron!r} is not a cron line of five fields (MIN HOUR DAY MONTH "
+                             "WEEKDAY, UTC)")
+        for field, (name, low, high, names) in zip(fields, CRON_FIELDS, strict=True):
+            if not all(_cron_item(item, low, high, names) for item in field.split(",")):
+                raise ValueError(f"{cron!r}: {field!r} is not a {name} ({low}-{high}, `*`, "
+                                 "ranges a-b, steps /n, lists a,b)")
+        return " ".join(fields)
+
+    @model_validator(mode="after")
+    def _one_timing(self) -> SpecSchedule:
+        if (self.cron is None) == (self.interval is None):
+            raise ValueError("give exactly one of `cron` (a cron line) or `interval` (seconds)")
+        return self
 
     def describe(self) -> str:
         return self.cron if self.cron is not None else f"every {self.interval} s"
 
 
 NIGHTLY = SpecSchedule(cron="0 2 * * *")
-MAX_INTERVAL = 366 * 24 * 3600  # a year: a longer interval is a typo, not a schedule
 
 
-@dataclass(frozen=True)
-class CollectionSpec:
-    name: str
-    path: Path
-    doc_identity: str = "doc_id"
-    topic_identity: str = "query_id"
-    topic_match: str = "normalised"
+class CollectionSpec(YamlModel):
+    """A collection spec: its fields are the keys a spec file may have (one place: a new key
+    is a new field), checked strictly (`tcdb.collections.yaml_input`)."""
+
+    name: SpecName
+    doc_identity: Literal["doc_id", "url"] = "doc_id"
+    topic_identity: Literal["query_id", "text"] = "query_id"
+    topic_match: Literal["normalised", "exact"] = "normalised"
     id_fallback: bool = False
-    grade_min: int | None = None
-    grade_max: int | None = None
+    grades: Annotated[list[int], Field(min_length=2, max_length=2)] | None = None
     description: str | None = None
-    snapshots: list[SnapshotSpec] = field(default_factory=list)
+    snapshots: list[SnapshotSpec] = Field(default_factory=list)
     schedule: SpecSchedule = NIGHTLY
+    _path: Path = PrivateAttr(default_factory=Path)
+
+    @field_validator("grades")
+    @classmethod
+    def _scale(cls, grades: list[int] | None) -> list[int] | None:
+        """[lowest, highest], each a SMALLINT as the judgment table stores it."""
+        if grades is not None:
+            low, high = GRADE_RANGE
+            if not all(low <= g <= high for g in grades):
+                raise ValueError(f"must be within [{low}, {high}], not {grades}")
+            if grades[0] > grades[1]:
+                raise ValueError(f"must be [lowest, highest], not {grades}")
+        return grades
+
+    @property
+    def path(self) -> Path:
+        """The spec file it was read from (not a key of the file)."""
+        return self._path
+
+    @property
+    def grade_min(self) -> int | None:
+        return None if self.grades is None else self.grades[0]
+
+    @property
+    def grade_max(self) -> int | None:
+        return None if self.grades is None else self.grades[1]
 
     def snapshot(self, label: str) -> SnapshotSpec:
         for snap in self.snapshots:
@@ -128,8 +260,6 @@ class CollectionSpec:
 
 def load_spec(path: Path | str) -> CollectionSpec:
     """Read and validate a spec; errors name the file, the line and what is wrong."""
-    import yaml
-
     path = Path(path)
     if not path.exists():
         shipped = SPEC_FOLDER / path.name
@@ -137,167 +267,18 @@ def load_spec(path: Path | str) -> CollectionSpec:
             path = shipped
         else:
             raise NotFoundError(f"collection spec not found: {path}")
-    try:
-        from tcdb.collections.files import read_input_text
-
-        data = yaml.load(read_input_text(path), Loader=_LineLoader)  # noqa: S506
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"not UTF-8 text: {exc.reason}") from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        reason = " ".join(str(part) for part in (exc.context, exc.problem) if part)
-        raise InputError(path, mark.line + 1 if mark else None,
-                         f"not valid YAML: {reason}") from None
-    except yaml.YAMLError as exc:
-        raise InputError(path, None, f"not valid YAML: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str) \
-            or not data["name"].strip():
-        raise InputError(path, _line(data, "name"), "a collection spec is a mapping with at "
-                         "least `name`, a non-empty text")
-    name = _named(path, _line(data, "name"), "collection name", data["name"])
-    grades = data.get("grades")
-    if grades is not None and (not isinstance(grades, list) or len(grades) != 2 or not all(
-            isinstance(g, int) and not isinstance(g, bool) for g in grades)):
-        raise InputError(path, _line(data, "grades"), "`grades` is [lowest, highest]: two "
-                         "integers")
-    for key, allowed in (("doc_identity", ("doc_id", "url")),
-                         ("topic_identity", ("query_id", "text")),
-                         ("topic_match", ("normalised", "exact"))):
-        if key in data and data[key] not in allowed:
-            raise InputError(path, _line(data, key),
-                             f"`{key}` must be one of {', '.join(allowed)}")
-    declared = data.get("snapshots") or []
-    if not isinstance(declared, list):
-        raise InputError(path, _line(data, "snapshots"), "`snapshots` is a list")
-    snapshots = [_snapshot(path, i, s, _line(data, "snapshots"))
-                 for i, s in enumerate(declared)]
+    document = read_yaml(path)
+    if not isinstance(document.data, dict):
+        raise InputError(path, document.line(()), "a collection spec is a mapping with at "
+                         "least `name`")
+    spec = validate(document, CollectionSpec, context={"folder": path.parent})
     seen: dict[str, int] = {}
-    for index, snap in enumerate(snapshots):
+    for index, snap in enumerate(spec.snapshots):
         if seen.setdefault(snap.label, index) != index:
-            raise InputError(path, _line(declared[index], "label"),
-                             f"snapshot label {snap.label!r} is declared twice")
-    return CollectionSpec(
-        name=name,
-        path=path,
-        doc_identity=data.get("doc_identity", "doc_id"),
-        topic_identity=data.get("topic_identity", "query_id"),
-        topic_match=data.get("topic_match", "normalised"),
-        id_fallback=bool(data.get("id_fallback", False)),
-        grade_min=grades[0] if grades else None,
-        grade_max=grades[1] if grades else None,
-        description=data.get("description"),
-        snapshots=snapshots,
-        schedule=_schedule(path, data),
-    )
-
-
-def _schedule(path: Path, data: dict[str, Any]) -> SpecSchedule:
-    """`schedule: {cron: "0 2 * * *"}` or `schedule: {interval: SECONDS}`; nightly if absent."""
-    raw = data.get("schedule")
-    if raw is None:
-        return NIGHTLY
-    line = _line(data, "schedule")
-    keys = set(raw) - {_LINES} if isinstance(raw, dict) else set()
-    if not isinstance(raw, dict) or len(keys) != 1 or not keys <= {"cron", "interval"}:
-        raise InputError(path, line, "`schedule` is {cron: \"MIN HOUR DAY MONTH WEEKDAY\"} or "
-                         "{interval: SECONDS}")
-    if "cron" in keys:
-        cron = raw["cron"]
-        if not isinstance(cron, str) or len(cron.split()) != 5:
-            raise InputError(path, _line(raw, "cron") or line, f"`schedule: cron` {cron!r} is "
-                             "not a cron line of five fields (MIN HOUR DAY MONTH WEEKDAY, UTC)")
-        return SpecSchedule(cron=" ".join(cron.split()))
-    interval = raw["interval"]
-    if not isinstance(interval, int) or isinstance(interval, bool) \
-            or not 1 <= interval <= MAX_INTERVAL:
-        raise InputError(path, _line(raw, "interval") or line, f"`schedule: interval` "
-                         f"{interval!r} is not a whole number of seconds from 1 to {MAX_INTERVAL}")
-    return SpecSchedule(interval=interval)
-
-
-_LINES = "\x00lines"  # a key no YAML file writes: where each key of a mapping stands
-
-
-def _make_loader() -> type:
-    """A safe YAML loader that remembers the line of every mapping key, for error messages."""
-    import yaml
-
-    class LineLoader(yaml.SafeLoader):
-        pass
-
-    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-        value = loader.construct_mapping(node, deep=True)
-        value[_LINES] = {key.value: key.start_mark.line + 1 for key, _ in node.value
-                         if isinstance(key, yaml.ScalarNode)}
-        return value
-
-    def timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
-        """A date-like text that is no date (2022-13-01) stays text, for the check to name."""
-        try:
-            return loader.construct_yaml_timestamp(node)
-        except ValueError:
-            return loader.construct_scalar(node)
-
-    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    LineLoader.add_constructor("tag:yaml.org,2002:timestamp", timestamp)
-    return LineLoader
-
-
-_LineLoader = _make_loader()
-
-
-def _line(data: Any, key: str) -> int | None:
-    """The line of `key` in a mapping the loader read (None when unknown)."""
-    if not isinstance(data, dict):
-        return None
-    lines = data.get(_LINES) or {}
-    return lines.get(key) or (min(lines.values()) if lines else None)
-
-
-def _named(path: Path, line: int | None, what: str, value: str) -> str:
-    """A name the spec gives, by the rule every name follows (`tcdb.names`), in NFC."""
-    try:
-        return check_name(value)
-    except BadName as exc:
-        raise InputError(path, line, f"{what}: {exc}") from None
-
-
-def _snapshot(path: Path, index: int, raw: Any, list_line: int | None) -> SnapshotSpec:
-    if not isinstance(raw, dict) or not isinstance(raw.get("label"), str | int | dt.date) \
-            or not str(raw["label"]).strip():
-        raise InputError(path, _line(raw, "label") or list_line,
-                         f"snapshot #{index + 1} needs a `label`")
-    label = _named(path, _line(raw, "label") or list_line, "snapshot label", str(raw["label"]))
-    if sum(bool(raw.get(key)) for key in ("irds", "docs", "cocktail")) != 1:
-        raise InputError(path, _line(raw, "label"), f"snapshot {label!r} needs exactly one of "
-                         "`irds`, `docs` or `cocktail`")
-    if raw.get("cocktail") and (raw.get("topics") or raw.get("qrels")):
-        raise InputError(path, _line(raw, "cocktail"), f"snapshot {label!r}: a Cocktail "
-                         "dataset folder holds its topics and qrels: give `cocktail` alone")
-    for key in ("irds", "docs", "topics", "qrels", "source_labels", "cocktail"):
-        if raw.get(key) is not None and not isinstance(raw[key], str):
-            raise InputError(path, _line(raw, key), f"snapshot {label!r}: `{key}` is a text")
-    date = raw.get("date")
-    if isinstance(date, str):
-        try:
-            date = dt.date.fromisoformat(date)
-        except ValueError:
-            date = None
-    if raw.get("date") is not None and not isinstance(date, dt.date) \
-            or isinstance(date, dt.datetime):
-        raise InputError(path, _line(raw, "date"),
-                         f"snapshot {label!r}: bad date {raw.get('date')!r} (YYYY-MM-DD)")
-
-    def local(key: str) -> Path | None:
-        value = raw.get(key)
-        if value is None:
-            return None
-        p = Path(str(value)).expanduser()
-        return p if p.is_absolute() else (path.parent / p)
-
-    return SnapshotSpec(label=label, date=date, irds=raw.get("irds"),
-                        docs=local("docs"), topics=local("topics"), qrels=local("qrels"),
-                        source_labels=local("source_labels"), cocktail=local("cocktail"))
+            raise document.fail(("snapshots", index, "label"),
+                                f"snapshot label {snap.label!r} is declared twice")
+    spec._path = path
+    return spec
 
 
 def list_specs() -> list[Path]:

@@ -17,6 +17,7 @@ from typer.core import TyperCommand, TyperGroup, _click
 
 from tcdb import __version__
 from tcdb.cli import help_style
+from tcdb.settings import get_settings
 
 help_style.apply()
 
@@ -132,6 +133,7 @@ def _main(
 ) -> None:
     if database_url:
         os.environ["TCDB_DATABASE_URL"] = database_url
+    get_settings()  # every TCDB_* setting checked before any command: a bad one is one line
 
 
 # Options of the root callback that may also follow the command name (each takes a value).

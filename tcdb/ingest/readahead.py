@@ -31,6 +31,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any, Literal, TypeVar
 
+from tcdb.settings import get_settings
+
 T = TypeVar("T")
 Mode = Literal["auto", "process", "thread"]
 
@@ -70,15 +72,12 @@ def parallel_readers(n_parts: int, mode: Mode | None = None) -> int:
     use both (~90 µs of CPU per document between them), and a second reader only adds the
     merging (bench/ingest.py: 1.7× instead of 2.1× ir_datasets' rate at load 5–7).
     """
-    mode = mode or _mode_from_environment()
+    settings = get_settings()  # checked whatever the source: a bad TCDB_READERS is said
+    mode = mode or settings.reader
     if n_parts < 2 or not (mode == "process" or (mode == "auto" and fork_is_safe())):
         return 1
-    value = os.environ.get("TCDB_READERS", "").strip()
-    if value:
-        if not value.isdigit() or int(value) < 1:
-            raise ValueError(f"TCDB_READERS must be a whole number ≥ 1, not {value!r}")
-        wanted = int(value)
-    else:  # the client and its database backend keep a core each; more than 4 gain nothing
+    wanted = settings.readers
+    if wanted is None:  # the client and its database backend keep a core each; 4 is plenty
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
             else os.cpu_count() or 1
         wanted = min(cores - 2, 4)
@@ -91,10 +90,8 @@ def fork_is_safe() -> bool:
 
 
 def _mode_from_environment() -> Mode:
-    value = os.environ.get("TCDB_READER", "auto").strip().lower() or "auto"
-    if value not in ("auto", "process", "thread"):
-        raise ValueError(f"TCDB_READER must be auto, process or thread, not {value!r}")
-    return value  # type: ignore[return-value]
+    """`TCDB_READER`, checked with every setting (`tcdb.settings`)."""
+    return get_settings().reader
 
 
 def _in_thread(items: Iterator[T], depth: int = 2, name: str = "tcdb-reader",
