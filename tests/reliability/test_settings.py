@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
-from pathlib import Path
 
 import pytest
 
