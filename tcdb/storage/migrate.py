@@ -15,8 +15,10 @@ from sqlalchemy import Connection, Engine, inspect, text
 from tcdb.errors import DatabaseError
 from tcdb.storage.db import check_connection, get_engine, mask_url
 from tcdb.storage.guard import known_revisions, newer_schema, unguarded
+from tcdb.storage.locks import lock_key
 
 UPGRADES = "schema_upgrade"  # tcdb.schema.SchemaUpgrade
+SCHEMA_LOCK = "schema\x00upgrade"  # the advisory lock every migration holds on PostgreSQL
 
 
 def alembic_config(engine: Engine) -> Config:
@@ -47,8 +49,14 @@ def _run(engine: Engine, action: str, revision: str) -> None:
             raw.execute("PRAGMA foreign_keys=OFF")
         try:
             with conn.begin():
+                # One upgrade at a time: the next waits for the first to commit, then finds
+                # the schema at head (several `tcdb db upgrade` at once on a fresh database
+                # ended in UniqueViolation or "database is locked")
                 if sqlite:
-                    conn.exec_driver_sql("BEGIN")
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                else:
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                                 {"key": lock_key(SCHEMA_LOCK)})
                 before = _refuse_newer(conn, where)
                 config.attributes["connection"] = conn
                 getattr(command, action)(config, revision)

@@ -1,0 +1,60 @@
+"""Several `tcdb db upgrade` at once on a fresh database (a compose stack whose services all
+migrate at start, a few CI jobs): each succeeds with its one line, and the schema ends at head.
+Before, all but one ended in a traceback (UniqueViolation on PostgreSQL, "database is locked" on
+SQLite). Real processes, started together."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from tests.databases import BACKENDS, POSTGRES_URL, require_postgres
+
+PROCESSES = 6
+
+
+@pytest.fixture(params=BACKENDS)
+def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database with no schema at all."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'fresh.sqlite'}"
+        return
+    require_postgres()
+    name = f"tcdb_fresh_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(POSTGRES_URL).set(database=name).render_as_string(False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def test_concurrent_upgrades_all_succeed(fresh_url: str) -> None:
+    from tcdb.storage.guard import head_revision
+
+    processes = [subprocess.Popen([sys.executable, "-m", "tcdb", "--database-url", fresh_url,
+                                   "db", "upgrade"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for _ in range(PROCESSES)]
+    results = [(p.wait(timeout=300), *p.communicate()) for p in processes]
+    for code, out, err in results:
+        assert code == 0 and not err.strip(), err
+        lines = out.strip().splitlines()
+        assert len(lines) == 1 and lines[0].endswith(f"is at revision {head_revision()}"), out
+    engine = create_engine(fresh_url)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars() \
+                .all() == [head_revision()]
+    finally:
+        engine.dispose()
