@@ -23,6 +23,7 @@ import io
 import lzma
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -311,10 +312,33 @@ def utf8_error(path: Path | str, data: bytes, exc: UnicodeDecodeError) -> InputE
 # --- output -------------------------------------------------------------------------------------
 
 
+STDOUT_NAMES = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+
+
+def is_stdout(path: Path | str | None) -> bool:
+    """Whether an output path means this process's standard output: `-`, `/dev/stdout` and its
+    aliases, or any name of the very file standard output is (a redirect's target)."""
+    if path is None:
+        return False
+    if str(path) in STDOUT_NAMES:
+        return True
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(1))
+    except (OSError, ValueError):
+        return False
+
+
 def check_output(path: Path | str, field: str = "out") -> Path:
     """The path, if a file can be written there; else a `FieldError` of `field` (the option, as
-    `--out`) saying why. Called before any work, so a bad `--out` costs nothing."""
+    `--out`) saying why. Called before any work, so a bad `--out` costs nothing. Standard
+    output (`-`, `/dev/stdout`) and other devices or pipes are written as they are."""
     path = Path(path)
+    if is_stdout(path):
+        return path
+    if path.exists() and not path.is_dir() and not stat.S_ISREG(path.stat().st_mode):
+        if not os.access(path, os.W_OK):
+            raise FieldError(field, f"{path}: permission denied")
+        return path  # a device or a pipe (/dev/stderr, a fifo): written directly
     target = Path(os.path.realpath(path))
     folder = target.parent
     if target.is_dir():
@@ -323,11 +347,8 @@ def check_output(path: Path | str, field: str = "out") -> Path:
         raise FieldError(field, f"{path}: folder {path.parent} does not exist")
     if not folder.is_dir():
         raise FieldError(field, f"{path}: {path.parent} is not a folder")
-    if target.exists():
-        if not os.access(target, os.W_OK):
-            raise FieldError(field, f"{path}: permission denied")
-        if not stat.S_ISREG(target.stat().st_mode):
-            return path  # a device or a pipe: written directly
+    if target.exists() and not os.access(target, os.W_OK):
+        raise FieldError(field, f"{path}: permission denied")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise FieldError(field, f"{path}: permission denied (folder {path.parent})")
     return path
@@ -338,15 +359,20 @@ def write_output(path: Path | str, payload: bytes, field: str = "out") -> None:
     over it once complete (a device or pipe is written directly). Failures (a full disk, a
     read-only file system) are one `FieldError` of `field`, and leave no file behind."""
     path = check_output(path, field)
-    target = Path(os.path.realpath(path))
-    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+    if is_stdout(path) or (path.exists() and not stat.S_ISREG(path.stat().st_mode)):
         try:
-            with open(target, "wb") as out:
-                out.write(payload)
+            if is_stdout(path):  # through Python's own stream, after what it holds
+                sys.stdout.flush()
+                sys.stdout.buffer.write(payload)
+                sys.stdout.buffer.flush()
+            else:
+                with open(path, "wb") as out:
+                    out.write(payload)
         except OSError as exc:
             nothing = " (nothing written)" if exc.errno == errno.ENOSPC else ""
             raise FieldError(field, f"{path}: {_reason(exc)}{nothing}") from None
         return
+    target = Path(os.path.realpath(path))
     mode = target.stat().st_mode & 0o777 if target.exists() else _default_mode()
     temporary: str | None = None
     try:

@@ -20,7 +20,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any
@@ -204,6 +204,11 @@ class DerivedCommand:
         fields = (self._prepare(given, {**extra_values, "json": as_json}) if self._prepare
                   else given)
         result = run_operation(self.operation, fields)
+        with _summary_beside(fields.get("out")):
+            self._show_result(result, extra_values, as_json, paper)
+
+    def _show_result(self, result: Result, extra_values: dict[str, Any], as_json: bool,
+                     paper: PaperFormat) -> None:
         if self._after is not None:
             self._after(result, **extra_values)
         if paper is not PaperFormat.table:
@@ -218,6 +223,19 @@ class DerivedCommand:
             self._show(result, **extra_values)
         else:
             show_frame(result)
+
+
+@contextmanager
+def _summary_beside(out: Any) -> Iterator[None]:
+    """When the data went to standard output (`--out -`), what the command says of it goes to
+    standard error, so that a pipe carries the data alone."""
+    from tcdb.collections.files import is_stdout
+
+    if not is_stdout(out):
+        yield
+        return
+    with redirect_stdout(sys.stderr):
+        yield
 
 
 def run_operation(op: Operation[Any, Any], fields: dict[str, Any]) -> Result:
