@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tcdb.collections.spec import SpecSchedule, list_specs, load_spec
-from tcdb.errors import FieldError, NotFoundError
+from tcdb.errors import FieldError, NotFoundError, some
 
 if TYPE_CHECKING:
     from prefect import Flow
@@ -290,7 +290,7 @@ def resolve(name: str, specs: Sequence[Path | str] | None = None
     if name in FLOWS:
         return name, {}
     known = sorted({d.name for d in declared} | set(FLOWS))
-    raise NotFoundError(f"no flow or deployment {name!r} (known: {', '.join(known)})")
+    raise NotFoundError(f"no flow or deployment {name!r} (known: {some(known)})")
 
 
 def parse_params(items: Sequence[str], flow_obj: Flow | None = None) -> dict[str, Any]:

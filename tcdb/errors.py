@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 # A message quotes data (an id, a line, a value): a run of text longer than WORD_LIMIT without a
@@ -126,3 +127,17 @@ class SourceUnavailableError(TcdbError):
     """A source's data is neither here nor fetchable now: an ir_datasets download that failed
     (offline, a mirror down). Nothing was written; the same request succeeds once the files
     are in place."""
+
+
+SHOWN_NAMES = 5  # how many names a message lists before "and N more"
+
+
+def some(names: Iterable[object], shown: int = SHOWN_NAMES) -> str:
+    """Names for a message, the first few of them and a count of the rest: `a, b, c, d, e and
+    4,995 more`. Every message that lists names from the data (runs, topics, snapshots, qrels
+    sets, …) goes through here, so 5,000 unknown run tags make one short line, not 1,780
+    characters of tags."""
+    items = [str(name) for name in names]
+    if len(items) <= shown + 1:  # "and 1 more" says no less than the name itself
+        return ", ".join(items)
+    return f"{', '.join(items[:shown])} and {len(items) - shown:,} more"

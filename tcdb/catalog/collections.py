@@ -12,7 +12,7 @@ from pydantic import BaseModel, field_validator
 from sqlalchemy import func, text
 from sqlmodel import Session, col, select
 
-from tcdb.errors import ConflictError, NotFoundError
+from tcdb.errors import ConflictError, NotFoundError, some
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.schema import (
     Collection,
@@ -119,7 +119,7 @@ def get_collection(session: Session, name: str) -> Collection:
     found = session.exec(select(Collection).where(Collection.name == name)).first()
     if found is None:
         names = session.exec(select(Collection.name).order_by(col(Collection.name))).all()
-        known = ", ".join(names) or "none yet"
+        known = some(names) or "none yet"
         raise NotFoundError(f"no collection {name!r} (known: {known}); create it with "
                             "`tcdb collection add` or `tcdb collection sync`")
     return found
@@ -138,7 +138,7 @@ def get_snapshot(
                                          Snapshot.status == SnapshotStatus.complete)
             .order_by(col(Snapshot.ordinal))
         ).all()
-        known = ", ".join(labels) or "none ingested yet"
+        known = some(labels) or "none ingested yet"
         state = f" (status {found.status.value})" if found is not None else ""
         raise NotFoundError(f"no complete snapshot {label!r} in {collection!r}{state}; "
                             f"complete snapshots: {known}")

@@ -15,6 +15,7 @@ import typer
 
 from tcdb.cli import derive
 from tcdb.cli.output import console, err_console, print_table
+from tcdb.errors import some
 
 if TYPE_CHECKING:
     from tcdb.runs.exporting import RunExportResult
@@ -56,7 +57,7 @@ def _show_import(result: RunImportResult, **_: Any) -> None:
                       "kept as unresolved (they still occupy their ranks in evaluation).")
     if result.metadata_unmatched:
         console.print(f"{len(result.metadata_unmatched)} row(s) of the metadata table describe "
-                      f"runs not in these files: {_few(result.metadata_unmatched)}",
+                      f"runs not in these files: {some(result.metadata_unmatched)}",
                       highlight=False, markup=False, emoji=False)
 
 
@@ -68,10 +69,6 @@ def _show_changes(what: Callable[[RunChangeRow], str]) -> Callable[..., None]:
                     else None)
 
     return show
-
-
-def _few(names: list[str], n: int = 8) -> str:
-    return ", ".join(names[:n]) + (f", … ({len(names)} in all)" if len(names) > n else "")
 
 
 def _yes() -> list[inspect.Parameter]:

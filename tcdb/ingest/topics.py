@@ -11,7 +11,7 @@ from sqlmodel import Session, col
 
 from tcdb.collections.records import TopicRecord
 from tcdb.collections.topics import match_key
-from tcdb.errors import InputError
+from tcdb.errors import InputError, some
 from tcdb.ingest.report import IngestReport
 from tcdb.queries import pairs_in
 from tcdb.schema import Collection, Snapshot, SnapshotTopic, Topic, TopicIdentity
@@ -61,7 +61,7 @@ def write_topics(session: Session, coll: Collection, snap: Snapshot,
     if by_text:
         report.warnings.extend(
             f"ambiguous query text {text!r} under {rule} matching: topics "
-            f"{', '.join(ids)} of {snap.label} keep identities of their own (left out of the "
+            f"{some(ids)} of {snap.label} keep identities of their own (left out of the "
             "core)" for text, ids in sharing.items() if len(ids) > 1)
 
     def key_of(record: TopicRecord) -> tuple[str, bool]:

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from sqlalchemy import Connection
 from sqlmodel import Session, col, select
 
-from tcdb.errors import ConflictError, FieldError, InputError
+from tcdb.errors import ConflictError, FieldError, InputError, some
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.reports.fields import qrels_option
 from tcdb.schema import QrelsKind, QrelsSet, Snapshot
@@ -65,7 +65,7 @@ def derive_source_qrels(conn: Connection, snap: Snapshot, parent: QrelsSet,
     present = set(members["source"].tolist())
     missing = [s for s in sources if s not in present]
     if missing:
-        known = ", ".join(sorted(present)) or "none"
+        known = some(sorted(present)) or "none"
         raise InputError(f"snapshot {snap.label}", None,
                          f"no document is labelled {missing[0]!r} (labels in the snapshot: "
                          f"{known}); label documents at ingest with the JSONL fields "

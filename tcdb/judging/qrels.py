@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.collections.records import QrelRecord
-from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
+from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError, some
 from tcdb.queries import document_ids_in_collection, topic_ids
 from tcdb.schema import (
     Collection,
@@ -291,7 +291,7 @@ def get_qrels_set(session: Session, snapshot: Snapshot, name: str) -> QrelsSet:
     if found is None:
         names = session.exec(select(QrelsSet.name).where(
             QrelsSet.snapshot_id == snapshot.pk).order_by(col(QrelsSet.name))).all()
-        known = ", ".join(names) or "none"
+        known = some(names) or "none"
         raise NotFoundError(f"no qrels set {name!r} in snapshot {snapshot.label!r} "
                             f"(known: {known})")
     return found

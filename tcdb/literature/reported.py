@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection
 from tcdb.collections.literature import ReportedRow, normalise_metric, read_reported
-from tcdb.errors import ConflictError, FieldError, InputError
+from tcdb.errors import ConflictError, FieldError, InputError, some
 from tcdb.literature.results import (
     COLUMNS,
     LiteratureImportResult,
@@ -195,7 +195,7 @@ def literature_report(request: LiteratureReportRequest, db: Database) -> Literat
     name = normalise_metric(r.metric)
     every = reported_frame(r.collection)
     if not (every["metric"] == name).any():
-        known = ", ".join(sorted(every["metric"].unique())) or "none yet"
+        known = some(sorted(every["metric"].unique())) or "none yet"
         raise FieldError("metric", f"{r.collection!r} has no reported {name} (reported: "
                          f"{known}); import results with `tcdb literature import`")
     reference = _reference(r.collection, name, r.reference_value, r.reference_name,

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
-from tcdb.errors import FieldError, NotFoundError
+from tcdb.errors import FieldError, NotFoundError, some
 from tcdb.operations import Database, Name, Request, argument, operation, option
 from tcdb.pools.results import (
     PoolRunContribution,
@@ -72,7 +72,7 @@ def get_pool(session: Session, name: str, collection: str | None = None,
     known = sorted({row[0].name for row in session.execute(query)}, key=natural_key)
     scope = "/".join(x for x in (collection, snapshot) if x)
     raise NotFoundError(f"no pool {name!r}" + (f" in {scope}" if scope else "")
-                        + f" (known: {', '.join(known) or 'none built yet'})")
+                        + f" (known: {some(known) or 'none built yet'})")
 
 
 def pool_run_ids(session: Session, pool_id: int) -> list[int]:

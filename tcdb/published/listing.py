@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from tcdb.errors import FieldError, NotFoundError
+from tcdb.errors import FieldError, NotFoundError, some
 from tcdb.operations import (
     Database,
     Labels,
@@ -87,7 +87,7 @@ def published_means(session: Session, collection: str, snapshots: Sequence[str] 
         absent = [s for s in snapshots if s not in have]
         if absent:
             raise FieldError("snapshots", f"no published results for snapshot {absent[0]!r} "
-                             f"of {collection!r} (snapshots with results: {', '.join(have)})")
+                             f"of {collection!r} (snapshots with results: {some(have)})")
         chosen = list(snapshots)
     else:
         chosen = have
@@ -98,7 +98,7 @@ def published_means(session: Session, collection: str, snapshots: Sequence[str] 
         absent = [m for m in wanted if m not in known_measures]
         if absent:
             raise FieldError("measures", f"no published {absent[0]} for {collection!r} "
-                             f"(published: {', '.join(known_measures)})")
+                             f"(published: {some(known_measures)})")
     labels = system_labels({stored_id(sid): (group, name)
                             for _, _, sid, group, name, *_ in rows})
     values: dict[str, dict[str, dict[str, float]]] = {m: {} for m in (wanted or known_measures)}

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, text
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
-from tcdb.errors import ConflictError, NotFoundError
+from tcdb.errors import ConflictError, NotFoundError, some
 from tcdb.schema import Run, System
 
 
@@ -34,7 +34,7 @@ def system_runs(session: Session, collection: str, labels: Sequence[str], system
     found = [sid for sid, (group, name) in names.items()
              if system in (label_of[sid], name, f"{group}/{name}")]
     if not found:
-        known = ", ".join(sorted(label_of.values())) or "none"
+        known = some(sorted(label_of.values())) or "none"
         raise NotFoundError(f"no system {system!r} in {collection!r} (systems: {known})")
     if len(found) > 1:
         raise ConflictError(f"{system!r} names several systems of {collection!r} "
@@ -51,7 +51,7 @@ def system_runs(session: Session, collection: str, labels: Sequence[str], system
             raise NotFoundError(f"system {system!r} has no run in snapshot {label!r}")
         if len(runs) > 1:
             raise ConflictError(f"system {system!r} has {len(runs)} runs in snapshot {label!r} "
-                                f"({', '.join(t for _, t in runs)})")
+                                f"({some(t for _, t in runs)})")
         out[label] = (int(runs[0][0]), str(runs[0][1]))
     return out
 

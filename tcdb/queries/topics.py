@@ -9,7 +9,7 @@ from sqlalchemy import Connection, select
 from sqlmodel import Session, col
 
 from tcdb.catalog.collections import get_collection, get_snapshot
-from tcdb.errors import FieldError, NotFoundError
+from tcdb.errors import FieldError, NotFoundError, some
 from tcdb.schema import SnapshotTopic, Topic, TopicSet, TopicSetMember
 from tcdb.storage.db import connection_of
 
@@ -44,7 +44,7 @@ def get_topic_set(session: Session, collection: str, name: str) -> TopicSet:
     if found is None:
         names = session.execute(select(col(TopicSet.name)).where(
             col(TopicSet.collection_id) == coll.id).order_by(col(TopicSet.name))).scalars().all()
-        known = ", ".join(names) or "none yet"
+        known = some(names) or "none yet"
         raise NotFoundError(f"no topic set {name!r} in {collection!r} (known: {known}); create "
                             "it with `tcdb topics set create` or `tcdb topics set import`")
     return found

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tcdb.errors import FieldError
+from tcdb.errors import FieldError, some
 from tcdb.reports.persistence_scores import (
     NO_SCORES,
     SEVERAL_RUNS,
@@ -123,7 +123,7 @@ def cross_snapshot_scores(
             if missing:
                 data.skipped[name].append({"system": system, "kind": NO_SCORES, "reason":
                                            f"run {tag!r} has no {name} scores on the qrels of "
-                                           f"{', '.join(missing)}"})
+                                           f"{some(missing)}"})
                 continue
             data.runs[name][system] = dict.fromkeys(labels, tag)
             for label in labels:
@@ -140,6 +140,6 @@ def mapped_topics(selected: dict[str, list[int]], first: set[int]
     kept = {label: [t for t in ids if t in first] for label, ids in selected.items()}
     empty = [label for label, ids in kept.items() if not ids]
     if empty:
-        raise FieldError("topics", f"no topic of snapshot(s) {', '.join(empty)} exists in the "
+        raise FieldError("topics", f"no topic of snapshot(s) {some(empty)} exists in the "
                          "first snapshot: its runs cannot be scored there")
     return kept, {label: len(ids) for label, ids in selected.items()}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import BaseModel, computed_field, field_validator, model_validator
 
-from tcdb.errors import FieldError
+from tcdb.errors import FieldError, some
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
@@ -169,7 +169,7 @@ def leaderboard(request: LeaderboardRequest, db: Database) -> LeaderboardResult:
         raise FieldError("runs", f"snapshot {r.snapshot!r} has no runs")
     undated = [tag for tag, date in data.submitted.items() if date is None]
     if undated:
-        raise FieldError("runs", f"run(s) without a submitted date: {', '.join(undated)} "
+        raise FieldError("runs", f"run(s) without a submitted date: {some(undated)} "
                          "(date them with `tcdb run update COLLECTION SNAPSHOT TAG --date "
                          "YYYY-MM-DD`, or give only the dated runs)")
     rows = sota_chain(data.wide, data.submitted, PairedTest(r.test), r.alpha,

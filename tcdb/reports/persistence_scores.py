@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from tcdb.errors import ConflictError, FieldError, NotFoundError
+from tcdb.errors import ConflictError, FieldError, NotFoundError, some
 from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str
         missing = [s for s in snapshots if s not in qrels]
         if missing:
             raise FieldError("qrels", f"no qrels set named for snapshot(s) "
-                              f"{', '.join(missing)}")
+                              f"{some(missing)}")
         return {s: qrels[s] for s in snapshots}
     names = list(qrels)
     if len(names) == 1:
@@ -239,7 +239,7 @@ def load_persistence_scores(
                 if not found:
                     reason, kind = f"no run in snapshot {label!r}", NO_RUN
                 elif len(found) > 1:
-                    tags = ", ".join(t for _, t in found)
+                    tags = some(t for _, t in found)
                     reason = f"{len(found)} runs in snapshot {label!r} ({tags})"
                     kind = SEVERAL_RUNS
                 elif (found[0][0], mid) not in done[label]:
@@ -273,6 +273,6 @@ def check_pivot(data: PersistenceScores, pivot: str) -> None:
             known = sorted(data.runs[name]) or ["none"]
             raise NotFoundError(f"no system {pivot!r} with runs in snapshots "
                                 f"{', '.join(data.snapshots)} of {data.collection!r} "
-                                f"(systems: {', '.join(known)})")
+                                f"(systems: {some(known)})")
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, field_validator
 
-from tcdb.errors import ConflictError, FieldError, NotFoundError
+from tcdb.errors import ConflictError, FieldError, NotFoundError, some
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, topic_set_name, topic_set_option
@@ -174,6 +174,6 @@ def _resolve(runs: dict[str, dict[str, str]], skipped: list[dict[str, str]], wan
             error = ConflictError if entry["kind"] == SEVERAL_RUNS else NotFoundError
             raise error(f"{what} {wanted!r}: {entry['reason']}")
     if len(matches) > 1:
-        raise ConflictError(f"{what} {wanted!r} names several systems ({', '.join(matches)}): "
+        raise ConflictError(f"{what} {wanted!r} names several systems ({some(matches)}): "
                             "give group/name")
     raise NotFoundError(f"{what} {wanted!r} has no run in both snapshots")

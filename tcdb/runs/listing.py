@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
-from tcdb.errors import FieldError, NotFoundError
+from tcdb.errors import FieldError, NotFoundError, some
 from tcdb.operations import Database, Name, Request, Result, argument, operation
 from tcdb.queries import RUN_COLUMNS, run_rows
 from tcdb.schema import Run, Snapshot
@@ -31,10 +31,10 @@ def get_runs(session: Session, snapshot: Snapshot, tags: Sequence[str] | None = 
     by_tag = {r.tag: r for r in rows}
     unknown = [t for t in tags if t not in by_tag]
     if unknown:
-        known = ", ".join(list(by_tag)[:10]) or "none imported yet"
-        if len(by_tag) > 10:
-            known += f", … ({len(by_tag)} in all; `tcdb run list` shows them)"
-        raise NotFoundError(f"no run {', '.join(map(repr, unknown))} in snapshot "
+        known = some(by_tag) or "none imported yet"
+        if len(by_tag) > 6:
+            known += " (`tcdb run list` shows them)"
+        raise NotFoundError(f"no run {some(map(repr, unknown))} in snapshot "
                             f"{snapshot.label!r} (runs: {known})")
     return [by_tag[t] for t in dict.fromkeys(tags)]
 

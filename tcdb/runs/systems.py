@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from tcdb.errors import FieldError
+from tcdb.errors import FieldError, some
 from tcdb.schema import System
 
 
@@ -38,7 +38,7 @@ def get_system(session: Session, collection_id: int, name: str, group: str | Non
         if len(named) == 1:
             return named[0]
         if len(named) > 1:
-            groups = ", ".join(s.group_name or "(no group)" for s in named)
+            groups = some(s.group_name or "(no group)" for s in named)
             raise FieldError("system", f"systems named {name!r} belong to several groups "
                              f"({groups}): give the run's group")
     system = System(collection_id=collection_id, group_name=group, name=name)
