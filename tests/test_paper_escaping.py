@@ -207,3 +207,27 @@ def test_latex_prints_a_negative_number_with_a_minus_sign() -> None:
     assert _split_cells(rows[0]) == ["a-b", "$-$0.1234", "$-$3", "$-$2"]
     assert _split_cells(rows[1])[1] == "\\textbf{0.5000}"
     assert not re.search(r"(^|& )-\d", "\n".join(rows))
+
+
+COMMENT_BREAKERS = ["-->", "--->", "---->", "--!>", "x-->y", "a--b", "-- >", "<!--",
+                    "-->-->", "- -->", "------>"]
+
+
+@pytest.mark.parametrize("name", COMMENT_BREAKERS)
+def test_a_name_cannot_end_the_lineage_comment(name: str) -> None:
+    """The lineage is an HTML comment under the Markdown table: a run tag, label, qrels name or
+    publication holding `-->` in any spelling stays inside it; the `<img onerror>` after it
+    stays text of the comment, not a tag."""
+    from tcdb.operations.lineage import Lineage, TopicsLineage
+
+    payload = f"{name}<img src=x onerror=alert(1)><script>alert(2)</script>"
+    lineage = Lineage.model_construct(
+        collection=payload, runs=[], qrels=[], measures=[], versions={}, schema_revision=None,
+        publications=[payload],
+        topics=TopicsLineage.model_construct(**{f: None for f in TopicsLineage.model_fields}))
+    table = PaperTable(columns=["run"], rows=[["r1"]], lineage=lineage)
+    markdown = to_markdown(table)
+    comment = markdown[markdown.index("<!-- lineage"):]
+    assert comment.count("-->") == 1 and comment.rstrip().endswith("-->"), comment
+    parsed = _render(markdown)
+    assert not parsed.tags & {"img", "script"}, parsed.tags

@@ -219,7 +219,13 @@ def to_markdown(table: PaperTable) -> str:
 
 
 def _comment_safe(line: str) -> str:
-    return _CONTROL.sub(" ", line).replace("--", "- -")
+    """A line inside an HTML comment (`<!-- … -->`): no `--` can remain, so no name (`-->`,
+    `--->`, `--!>`) can end the comment early and turn what follows into live HTML. One pass
+    of `replace` is not enough: `--->` becomes `- -->`."""
+    line = _CONTROL.sub(" ", line)
+    while "--" in line:
+        line = line.replace("--", "- -")
+    return line
 
 
 def _numeric_column(table: PaperTable, j: int) -> bool:
