@@ -109,8 +109,8 @@ class TieOrder(StrEnum):
 class PoolExportFormat(StrEnum):
     """Files a pool is exported in for assessors (always blind)."""
 
-    trec = "trec"  # topic Q0 docid, ids only
-    jsonl = "jsonl"  # with query, description and document text
+    trec = "trec"  # a qrels template: topic 0 docid, the grade left to fill; ids only
+    jsonl = "jsonl"  # with query, description, document text and "grade": null
     csv = "csv"
 
 
@@ -126,6 +126,7 @@ class JudgmentFormat(StrEnum):
 
     trec = "trec"  # TREC qrels lines
     csv = "csv"  # topic_id,doc_id,grade
+    jsonl = "jsonl"  # {"topic_id": …, "doc_id": …, "grade": …} per line
 
 
 class Prefer(StrEnum):

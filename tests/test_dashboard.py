@@ -211,7 +211,7 @@ def test_pools_sizes_and_export(seeded: Seeded) -> None:
     assert pooled["run"].tolist() == [r.run for r in detail.runs]
     assert {r.run: bool(r.contributed) for r in pooled.itertuples()} == {
         r.run: flags[r.run] for r in detail.runs}
-    assert "⬇ Blind pool (topic Q0 docid)" in downloads(at)
+    assert "⬇ Blind pool (qrels template: topic 0 docid)" in downloads(at)
 
 
 def test_pool_export_is_blind(seeded: Seeded) -> None:
@@ -220,7 +220,7 @@ def test_pool_export_is_blind(seeded: Seeded) -> None:
 
     text = data.pool_export(data.database_url(), seeded.pool)
     lines = [line.split() for line in text.splitlines()]
-    assert all(len(parts) == 3 and parts[1] == "Q0" for parts in lines)
+    assert all(len(parts) == 3 and parts[1] == "0" for parts in lines)  # a qrels template
     expected = {(t, d) for t, docs in pool_documents(seeded.pool).items() for d in docs}
     assert {(p[0], p[2]) for p in lines} == expected
     assert not any(s in text for s in seeded.systems)

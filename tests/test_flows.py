@@ -439,7 +439,7 @@ def test_build_pool_flow_builds_a_budgeted_strategy_pool_as_the_cli(
     assert pool["n_documents"] == len(TOPICS) and result["export"]["n_documents"] == len(TOPICS)
     assert pool_documents("rrf2") == {q: {"d5"} for q in TOPICS}
     assert sorted(out.read_text(encoding="utf-8").split()) == sorted(
-        [*TOPICS, *["Q0"] * len(TOPICS), *["d5"] * len(TOPICS)])
+        [*TOPICS, *["0"] * len(TOPICS), *["d5"] * len(TOPICS)])
     same = pool_build("flowtest", "s2", "rrf2-api", all_runs=True, exclude_judged="original",
                       strategy="rrf", budget=2, per_topic=True, batch=1)
     assert pool_documents("rrf2-api") == pool_documents("rrf2")

@@ -38,10 +38,10 @@ def _expect_error(path: Path, fmt: str, line: int | None, *fragments: str) -> No
     assert str(err).startswith(f"{path}:{line}: " if line else f"{path}: ")
 
 
-def test_trec_pool_is_topic_q0_doc_sorted_and_blind(tmp_path: Path) -> None:
+def test_trec_pool_is_a_qrels_template_sorted_and_blind(tmp_path: Path) -> None:
     path = tmp_path / "pool.txt"
     assert write_pool_trec(path, POOL) == 3
-    assert path.read_text() == "1 Q0 a-doc\n1 Q0 z-doc\n2 Q0 d9\n"
+    assert path.read_text() == "1 0 a-doc\n1 0 z-doc\n2 0 d9\n"
 
 
 def test_trec_pool_refuses_whitespace_ids(tmp_path: Path) -> None:
@@ -58,7 +58,8 @@ def test_jsonl_pool_fields_and_order(tmp_path: Path) -> None:
     path = tmp_path / "pool.jsonl.gz"
     write_pool_jsonl(path, POOL)
     rows = [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()]
-    assert [list(r) for r in rows] == [["topic_id", "query", "description", "doc_id", "text"]] * 3
+    assert [list(r) for r in rows] == [["topic_id", "query", "description", "doc_id", "text",
+                                        "grade", "grade_scale"]] * 3
     assert rows == [
         {
             "topic_id": p.topic_id,
@@ -66,6 +67,8 @@ def test_jsonl_pool_fields_and_order(tmp_path: Path) -> None:
             "description": p.description,
             "doc_id": p.doc_id,
             "text": p.text,
+            "grade": None,
+            "grade_scale": "an integer (this collection declares no grade range)",
         }
         for p in BLIND
     ]
@@ -74,22 +77,24 @@ def test_jsonl_pool_fields_and_order(tmp_path: Path) -> None:
 
 def test_csv_pool_round_trips_awkward_text(tmp_path: Path) -> None:
     path = tmp_path / "pool.csv"
-    write_pool_csv(path, POOL)
+    write_pool_csv(path, POOL, grades=(0, 3))
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    assert rows[0] == ["topic_id", "query", "description", "doc_id", "text"]
-    assert rows[1:] == [[p.topic_id, p.query, p.description or "", p.doc_id, p.text] for p in BLIND]
+    assert rows[0] == ["topic_id", "query", "description", "doc_id", "text", "grade",
+                       "grade_scale"]
+    assert rows[1:] == [[p.topic_id, p.query, p.description or "", p.doc_id, p.text, "",
+                         "an integer from 0 to 3"] for p in BLIND]
 
 
 def test_csv_pool_filled_in_by_an_assessor_reads_back(tmp_path: Path) -> None:
-    """The exported CSV with a grade column added is a valid judgments file."""
+    """The exported CSV with its grade cells filled in is a valid judgments file."""
     path = tmp_path / "pool.csv"
     write_pool_csv(path, POOL)
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    rows[0].append("grade")
+    column = rows[0].index("grade")
     for row, grade in zip(rows[1:], ["2", "0", "-1"], strict=True):
-        row.append(grade)
+        row[column] = grade
     judged = tmp_path / "judged.csv"
     with judged.open("w", newline="", encoding="utf-8") as handle:
         csv.writer(handle).writerows(rows)

@@ -278,10 +278,11 @@ def test_export_jsonl_is_blind_and_marks_the_pool_exported(snap: Path, cli) -> N
     rows = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert [(r["topic_id"], r["doc_id"]) for r in rows] == sorted(
         (t, d) for t, docs in REMAINDER.items() for d in docs)
-    assert set(rows[0]) == {"topic_id", "query", "description", "doc_id", "text"}
+    assert set(rows[0]) == {"topic_id", "query", "description", "doc_id", "text", "grade",
+                            "grade_scale"}
     first = rows[0]
-    assert first["query"] == "first query"
-    assert first["text"].strip() == f"document number {first['doc_id'][1:]}"
+    assert first["query"] == "first query" and first["grade"] is None
+    assert first["text"] == f"document number {first['doc_id'][1:]}"  # trimmed
     body = out_file.read_text()
     for tag in RUNS:
         assert f'"{tag}"' not in body
@@ -294,12 +295,82 @@ def test_export_trec_and_csv(snap: Path, cli) -> None:
     trec = snap / "pool.txt"
     assert cli("pool", "export", "p", "--format", "trec", "--out", trec)[0] == 0
     lines = trec.read_text().splitlines()
-    assert len(lines) == 10 and lines[0] == "1 Q0 d0"
+    assert len(lines) == 10 and lines[0] == "1 0 d0"  # a qrels template, the grade to append
     table = snap / "pool.csv"
     assert cli("pool", "export", "p", "--format", "csv", "--out", table)[0] == 0
     with table.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 10 and rows[0]["query"] == "first query" and rows[0]["text"]
+    assert rows[0]["grade"] == "" and rows[0]["grade_scale"].startswith("an integer")
+
+
+def _fill(fmt: str, exported: Path, judged: Path, grade_of: dict[tuple[str, str], int]) -> None:
+    """What an assessor does with the exported form: write a grade for every row, in the
+    file's own format, with the csv and json modules (not tcdb)."""
+    if fmt == "csv":
+        with exported.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        with judged.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({**row, "grade": grade_of[row["topic_id"], row["doc_id"]]})
+    elif fmt == "jsonl":
+        items = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+        judged.write_text("".join(
+            json.dumps({**item, "grade": grade_of[item["topic_id"], item["doc_id"]]}) + "\n"
+            for item in items), encoding="utf-8")
+    else:
+        judged.write_text("".join(
+            f"{line} {grade_of[line.split()[0], line.split()[2]]}\n"
+            for line in exported.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "trec"])
+def test_an_assessor_fills_the_exported_form_and_it_comes_back_expanded(
+    snap: Path, cli, fmt: str
+) -> None:
+    """The round trip per format: export the remainder pool, fill in every grade, import the
+    judgments as a pooled set and expand the original with it. The expanded set is the original
+    judgments plus exactly the grades written (read back as a TREC file, without tcdb)."""
+    assert cli("pool", "build", "c", "s1", "rem", "--depth", "2", "--all-runs",
+               "--exclude-judged", "original")[0] == 0
+    exported, judged = snap / f"pool.{fmt}", snap / f"judged.{fmt}"
+    code, _, err = cli("pool", "export", "rem", "--format", fmt, "--out", exported)
+    assert code == 0, err
+    pairs = sorted((t, d) for t, docs in REMAINDER.items() for d in docs)
+    grade_of = {pair: (int(pair[1][1:]) + len(pair[0])) % 3 for pair in pairs}
+    _fill(fmt, exported, judged, grade_of)
+    code, _, err = cli("pool", "import-judgments", "rem", judged, "--format", fmt,
+                       "--assessor", "A1", "--expand", "original", "--expanded-name", "exp")
+    assert code == 0, err
+    original, expanded = snap / "original.qrels", snap / "expanded.qrels"
+    assert cli("qrels", "export", "c", "s1", "original", "--out", original)[0] == 0
+    assert cli("qrels", "export", "c", "s1", "exp", "--out", expanded)[0] == 0
+
+    def read(path: Path) -> dict[tuple[str, str], int]:
+        return {(t, d): int(g) for t, _, d, g in
+                (line.split() for line in path.read_text(encoding="utf-8").splitlines())}
+
+    assert read(expanded) == {**read(original), **grade_of}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "trec"])
+def test_an_unfilled_grade_is_refused_in_one_line(snap: Path, cli, fmt: str) -> None:
+    """A form sent back with a grade left empty is refused naming the line; nothing is taken
+    as 0 and nothing is stored."""
+    assert cli("pool", "build", "c", "s1", "rem", "--depth", "2", "--all-runs",
+               "--exclude-judged", "original")[0] == 0
+    exported = snap / f"pool.{fmt}"
+    assert cli("pool", "export", "rem", "--format", fmt, "--out", exported)[0] == 0
+    code, _, err = cli("pool", "import-judgments", "rem", exported, "--format", fmt,
+                       "--assessor", "A1")
+    lines = [line for line in err.splitlines() if line.strip()]
+    first = 2 if fmt == "csv" else 1  # the first row after the CSV's header
+    assert code == 1 and len(lines) == 1 and f"{exported}:{first}:" in lines[0], err
+    assert "grade is missing" in lines[0], err
+    code, out, _ = cli("qrels", "list", "c", "--json")
+    assert code == 0 and "rem" not in out
 
 
 def test_export_shuffle_is_seeded_and_keeps_topics_together(snap: Path, cli) -> None:

@@ -4,10 +4,18 @@ Pools are exported *blind*: no run tags, ranks or scores, and rows are written s
 (topic_id, doc_id) rather than in pool order, so neither the file nor its order tells an
 assessor which system found a document or how high it ranked it.
 
-The TREC pool format is the three-column `topic Q0 docid` pool file — deliberately not
-qrels with a placeholder grade, since a placeholder such as -1 is a real grade in some
-collections and such a file could be loaded as judgments by mistake. Assessors return either
-TREC qrels (`topic iteration docid grade`) or a CSV with at least `topic_id,doc_id,grade`.
+Every format is a form the assessor fills and sends back as it is:
+
+* CSV: `topic_id,query,description,doc_id,text,grade,grade_scale`, the `grade` cell empty and
+  `grade_scale` saying what to write there (`an integer from 0 to 2`);
+* JSONL: the same fields, `"grade": null`;
+* TREC: a qrels template, `topic 0 docid` with the fourth column, the grade, left empty — no
+  placeholder, since any number (-1 included) is a real grade in some collection; a line left
+  unfilled is refused on import as a qrels line of three columns.
+
+Texts are exported trimmed of the blank lines and spaces around them (counted by the export).
+Judgments come back in the same three formats; a row whose grade is still empty is refused in
+one line naming it, never read as 0.
 """
 
 from __future__ import annotations
@@ -30,8 +38,15 @@ from tcdb.errors import InputError
 from tcdb.limits import Refused
 from tcdb.vocabulary import JudgmentFormat
 
-POOL_FIELDS = ("topic_id", "query", "description", "doc_id", "text")
+POOL_FIELDS = ("topic_id", "query", "description", "doc_id", "text", "grade", "grade_scale")
 JUDGMENT_COLUMNS = ("topic_id", "doc_id", "grade")
+
+
+def grade_scale(grades: tuple[int, int] | None) -> str:
+    """What an assessor writes in the grade column, in words (the collection's grades)."""
+    if grades is None:
+        return "an integer (this collection declares no grade range)"
+    return f"an integer from {grades[0]} to {grades[1]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +78,10 @@ def _blind_order(rows: Iterable[PoolItem], seed: int | None = None) -> list[Pool
     return shuffled
 
 
-def write_pool_trec(path: Path, rows: Iterable[PoolItem], seed: int | None = None) -> int:
-    """Write the pool as `topic Q0 docid` lines (ids only); returns the number of rows.
+def write_pool_trec(path: Path, rows: Iterable[PoolItem], seed: int | None = None,
+                    grades: tuple[int, int] | None = None) -> int:
+    """Write the pool as a qrels template, `topic 0 docid` lines to which the assessor
+    appends the grade (ids only); returns the number of rows.
 
     Every pool writer sorts by (topic, doc), or with `seed` shuffles each topic's documents.
     """
@@ -73,46 +90,104 @@ def write_pool_trec(path: Path, rows: Iterable[PoolItem], seed: int | None = Non
         for value in (item.topic_id, item.doc_id):
             if not value or len(value.split()) != 1 or value.strip() != value:
                 raise ValueError(f"id {value!r} is empty or contains whitespace")
-    write_text(path, "".join(f"{item.topic_id} Q0 {item.doc_id}\n" for item in items))
+    write_text(path, "".join(f"{item.topic_id} 0 {item.doc_id}\n" for item in items))
     return len(items)
 
 
-def write_pool_jsonl(path: Path, rows: Iterable[PoolItem], seed: int | None = None) -> int:
-    """Write the pool as JSON lines with topic_id, query, description, doc_id, text."""
+def write_pool_jsonl(path: Path, rows: Iterable[PoolItem], seed: int | None = None,
+                     grades: tuple[int, int] | None = None) -> int:
+    """Write the pool as JSON lines with topic_id, query, description, doc_id, text, and
+    `"grade": null` with the `grade_scale` to fill it by."""
     items = _blind_order(rows, seed)
-    lines = (json.dumps(asdict(item), ensure_ascii=False) + "\n" for item in items)
+    scale = grade_scale(grades)
+    lines = (json.dumps({**asdict(item), "grade": None, "grade_scale": scale},
+                        ensure_ascii=False) + "\n" for item in items)
     write_text(path, "".join(lines))
     return len(items)
 
 
-def write_pool_csv(path: Path, rows: Iterable[PoolItem], seed: int | None = None) -> int:
-    """Write the pool as CSV (header topic_id,query,description,doc_id,text) for spreadsheets.
+def write_pool_csv(path: Path, rows: Iterable[PoolItem], seed: int | None = None,
+                   grades: tuple[int, int] | None = None) -> int:
+    """Write the pool as CSV for spreadsheets: topic_id, query, description, doc_id, text, an
+    empty grade cell and the grade_scale to fill it by.
 
     Texts may hold commas, quotes and newlines; the csv module quotes them. Web texts are
     untrusted: a cell a spreadsheet would evaluate (`=…`, `@…`) starts with `'` (`csv_safe`).
     A missing description is an empty cell.
     """
     items = _blind_order(rows, seed)
-    text = write_csv(([item.topic_id, item.query, item.description or "", item.doc_id, item.text]
-                      for item in items), header=POOL_FIELDS)
+    scale = grade_scale(grades)
+    text = write_csv(([item.topic_id, item.query, item.description or "", item.doc_id,
+                       item.text, "", scale] for item in items), header=POOL_FIELDS)
     write_text(path, text)
     return len(items)
 
 
 def read_judgments(path: Path, fmt: JudgmentFormat | str) -> list[QrelRecord]:
-    """Read an assessor's judgments: TREC qrels, or CSV with topic_id, doc_id, grade columns.
+    """Read an assessor's judgments: TREC qrels, CSV with topic_id, doc_id, grade columns, or
+    JSON lines with those fields (the exported forms, filled in).
 
-    Extra CSV columns (the exported query and text, notes) are ignored. A (topic, doc) judged
-    twice in one file is refused, with a different grade or the same one. A TREC file's
+    Extra columns and fields (the exported query, text and grade scale, notes) are ignored.
+    A (topic, doc) judged twice in one file is refused, with a different grade or the same
+    one. A TREC file's
     iteration column says nothing here (the pool's batches are counted by tcdb): dropped. An
     id our CSV export neutralised (`'=x`, `csv_safe`) reads back as itself (`=x`).
     """
     path = Path(path)
     if fmt == "trec":
+        _check_filled_template(path)
         return [replace(record, iteration=None) for record in read_qrels(path)]
     if fmt == "csv":
         return _read_judgments_csv(path)
-    raise ValueError(f"unknown judgments format {fmt!r}: expected 'trec' or 'csv'")
+    if fmt == "jsonl":
+        return _read_judgments_jsonl(path)
+    raise ValueError(f"unknown judgments format {fmt!r}: expected 'trec', 'csv' or 'jsonl'")
+
+
+MISSING_GRADE = "grade is missing (fill it in, or leave unjudged documents out of the file)"
+
+
+def _check_filled_template(path: Path) -> None:
+    """A line of the exported qrels template left as it was (`topic 0 doc`, three columns)
+    is an unfilled grade, said so, rather than a qrels line of the wrong shape."""
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == "0":
+            raise InputError(path, number, MISSING_GRADE + " (a qrels line is `topic 0 doc "
+                             "grade`)")
+
+
+def _read_judgments_jsonl(path: Path) -> list[QrelRecord]:
+    """JSONL judgments: one object per line with topic_id, doc_id and an integer grade."""
+    records: list[QrelRecord] = []
+    seen: dict[tuple[str, str], tuple[int, int]] = {}
+    file = str(path)
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise InputError(path, number, f"not a JSON object: {exc}") from None
+        if not isinstance(item, dict):
+            raise InputError(path, number, "not a JSON object")
+        topic, doc, grade = (item.get(key) for key in JUDGMENT_COLUMNS)
+        if not isinstance(topic, str) or not isinstance(doc, str) or not topic or not doc:
+            raise InputError(path, number, "topic_id and doc_id must be non-empty texts")
+        if grade is None or grade == "":
+            raise InputError(path, number, MISSING_GRADE)
+        if isinstance(grade, bool) or not isinstance(grade, int | str):
+            raise InputError(path, number, f"grade {grade!r} is not an integer")
+        try:
+            check_judgment_ids(topic, doc)
+            value = parse_grade(str(grade))
+        except Refused as exc:
+            raise InputError(path, number, str(exc)) from None
+        check_duplicate(seen, path, number, topic, doc, value)
+        records.append(QrelRecord(topic, doc, value, file, number))
+    if not records:
+        raise InputError(path, None, "judgments file has no judgments")
+    return records
 
 
 def _read_judgments_csv(path: Path) -> list[QrelRecord]:
@@ -145,8 +220,7 @@ def _read_judgments_csv(path: Path) -> list[QrelRecord]:
             if not topic or not doc:
                 raise InputError(path, start, "empty topic_id or doc_id")
             if not grade_text:
-                reason = "grade is missing (leave unjudged documents out of the file)"
-                raise InputError(path, start, reason)
+                raise InputError(path, start, MISSING_GRADE)
             try:
                 check_judgment_ids(topic, doc)
                 grade = parse_grade(grade_text)

@@ -83,7 +83,7 @@ if detail.only_new_runs:
 
 st.subheader("Export")
 st.download_button(
-    "⬇ Blind pool (topic Q0 docid)", data.pool_export(url, name).encode("utf-8"),
+    "⬇ Blind pool (qrels template: topic 0 docid)", data.pool_export(url, name).encode("utf-8"),
     file_name=f"{widgets.slug(name)}.pool.txt", mime="text/plain", key="pool_export",
     on_click="ignore")
 st.caption("The download carries no run names, ranks or scores. For assessors, export with "

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, err_console, print_table
+from tcdb.cli.output import console, err_console, print_table, say
 
 if TYPE_CHECKING:
     from tcdb.pools.results import (
@@ -99,9 +99,11 @@ app.command("show")(derive.command("pool_show", show=_show_pool))
 def _show_export(report: PoolExportResult) -> None:
     seed_note = f" (seed {report.seed})" if report.seed is not None else ""
     where = report.out if report.out is not None else "nowhere (no --out)"
-    console.print(f"pool {report.name}: {report.n_documents:,} documents over "
-                  f"{report.n_topics} topics → {where} ({report.format}, {report.order} "
-                  f"order{seed_note}) · status {report.status}", highlight=False)
+    trimmed = (f" · {report.n_texts_trimmed:,} texts trimmed of the blank lines and spaces "
+               "around them" if report.n_texts_trimmed else "")
+    say(f"pool {report.name}: {report.n_documents:,} documents over {report.n_topics} topics "
+        f"→ {where} ({report.format}, {report.order} order{seed_note}) · status "
+        f"{report.status} · grade: {report.grade_scale}{trimmed}")
 
 
 def _prepare_export(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:

@@ -48,7 +48,8 @@ class PoolImportJudgmentsRequest(Request):
     file: Path = argument(help="Judgments: TREC qrels or CSV topic_id,doc_id,grade.")
     collection: Name | None = pool_collection()
     snapshot: Name | None = pool_snapshot()
-    format: JudgmentFormat = option(JudgmentFormat.trec, help="trec or csv.")
+    format: JudgmentFormat = option(JudgmentFormat.trec, help="trec (qrels), csv or jsonl: "
+                                    "the exported forms, with their grades filled in.")
     assessor: Name | None = option(None, help="Who judged.")
     expand: Name | None = option(None, help="Also write BASE_QRELS ∪ pooled as a new set.")
     expanded_name: Name | None = option(None, help="Name of the expanded qrels set.")

@@ -20,7 +20,7 @@ from tcdb.operations import Database, operation, option
 from tcdb.pools.build import word
 from tcdb.pools.inspect import PoolRef, get_pool
 from tcdb.pools.results import PoolExportItem, PoolExportResult
-from tcdb.schema import Pool, PoolStatus, Snapshot
+from tcdb.schema import Collection, Pool, PoolStatus, Snapshot
 from tcdb.schema.base import utcnow
 from tcdb.sorting import natural_key
 from tcdb.vocabulary import PoolExportFormat, PoolExportOrder
@@ -29,7 +29,9 @@ from tcdb.vocabulary import PoolExportFormat, PoolExportOrder
 class PoolExportRequest(PoolRef):
     """Which pool to export, in which format and order, and which part of it."""
 
-    format: PoolExportFormat = option(help="trec (ids only), jsonl or csv.")
+    format: PoolExportFormat = option(help="csv or jsonl (query, description, text and an "
+                                      "empty grade with its scale), or trec (a qrels "
+                                      "template: `topic 0 docid`, the grade to append).")
     out: Path | None = option(None, help="File to write (.gz to compress); without it nothing "
                               "is written and the pool stays as it is.")
     order: PoolExportOrder = option(PoolExportOrder.docid,
@@ -76,7 +78,7 @@ def pool_export(request: PoolExportRequest, db: Database) -> PoolExportResult:
     second assessor (or an LLM judge) judges too, for `tcdb report agreement`. `round`
     writes only the documents that round added (`tcdb.pools.rounds`).
     """
-    from tcdb.collections.assessor_formats import PoolItem, _blind_order
+    from tcdb.collections.assessor_formats import PoolItem, _blind_order, grade_scale
     from tcdb.collections.files import check_output
 
     fmt, order, out = request.format.value, request.order.value, request.out
@@ -109,11 +111,18 @@ def pool_export(request: PoolExportRequest, db: Database) -> PoolExportResult:
         if needs_text:
             _check_text(session, pool, rows)
         shuffle = used_seed if order == "shuffle" else None
-        items = _blind_order([PoolItem(t, q, desc, d, body or "")
+        # texts as an assessor reads them: without the blank lines and spaces around them
+        n_trimmed = sum(1 for *_, body in rows if body and body != body.strip())
+        items = _blind_order([PoolItem(t, q, desc, d, (body or "").strip())
                               for t, q, desc, d, body in rows], shuffle)
+        collection = session.get(Collection, session.get(Snapshot, pool.snapshot_id)
+                                 .collection_id)  # type: ignore[union-attr]
+        grades = (None if collection is None or collection.grade_min is None
+                  or collection.grade_max is None
+                  else (collection.grade_min, collection.grade_max))
         status = pool.status
         if out is not None:
-            _write(out, fmt, items, shuffle)
+            _write(out, fmt, items, shuffle, grades)
             status = PoolStatus.exported if pool.status == PoolStatus.open else pool.status
             pool.status = status
             pool.exported_at = pool.exported_at or utcnow()
@@ -121,6 +130,8 @@ def pool_export(request: PoolExportRequest, db: Database) -> PoolExportResult:
         return PoolExportResult(
             name=request.name, format=fmt, out=str(out) if out is not None else None,
             n_documents=len(items), n_topics=len({i.topic_id for i in items}), order=order,
+            n_texts_trimmed=n_trimmed if needs_text else 0,
+            grade_scale=grade_scale(grades),
             seed=used_seed, status=status.value,
             items=[PoolExportItem(topic_id=i.topic_id, doc_id=i.doc_id,
                                   query=i.query if needs_text else None,
@@ -173,9 +184,10 @@ def _within_budget(conn: Any, pool: Pool, rows: Sequence[Any], budget: int) -> l
     return [row for row in rows if (row[0], row[3]) in keep]
 
 
-def _write(out: Path, fmt: str, items: list[Any], seed: int | None) -> int:
+def _write(out: Path, fmt: str, items: list[Any], seed: int | None,
+           grades: tuple[int, int] | None) -> int:
     from tcdb.collections import assessor_formats as af
 
     writer = {"trec": af.write_pool_trec, "jsonl": af.write_pool_jsonl,
               "csv": af.write_pool_csv}[fmt]
-    return writer(out, items, seed)
+    return writer(out, items, seed, grades)

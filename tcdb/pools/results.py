@@ -164,6 +164,8 @@ class PoolExportResult(Result):
     order: str
     seed: int | None
     status: str
+    n_texts_trimmed: int  # texts written without the blank lines and spaces around them
+    grade_scale: str  # what the assessor writes in the grade column
     items: list[PoolExportItem]  # in the file's order
 
     def to_frame(self) -> pd.DataFrame:
@@ -180,8 +182,8 @@ class PoolExportResult(Result):
         return data
 
     def trec_text(self) -> str:
-        """The export as `topic Q0 docid` lines, the TREC format's content."""
-        return "".join(f"{i.topic_id} Q0 {i.doc_id}\n" for i in self.items)
+        """The export as the TREC format's qrels template, `topic 0 docid` lines."""
+        return "".join(f"{i.topic_id} 0 {i.doc_id}\n" for i in self.items)
 
 
 class PoolRoundResult(Result):
