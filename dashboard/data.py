@@ -332,8 +332,9 @@ def pool_detail(url: str, name: str) -> PoolShowResult:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def pool_export(url: str, name: str) -> str:
-    """The pool blind, as a qrels template of `topic 0 docid` lines (no run names, ranks or scores): `tcdb pool
-    export --format trec` without a file, so nothing is written or marked."""
+    """The pool blind, as a qrels template of `topic 0 docid` lines (no run names, ranks or
+    scores): `tcdb pool export --format trec` without a file, so nothing is written or
+    marked."""
     result: PoolExportResult = run_operation(url, "pool_export", name=name, format="trec")
     return result.trec_text()
 

@@ -61,7 +61,7 @@ def test_create_from_file_and_core_and_list(db: str, tmp_path: Path) -> None:
 
     two_snapshots(tmp_path)
     listed = tmp_path / "topics.txt"
-    listed.write_text("# curated\n1\n\n4  free of contamination\n")
+    listed.write_text("# curated\n1\n\n4  # free of contamination\n")
     result = api.topic_set_create(collection=C, name="clean", snapshot="s1", from_file=listed)
     assert result.status == "created" and result.n_topics == 2
     assert external(members("clean"), "s1") == {"1", "4"}

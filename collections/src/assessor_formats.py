@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tcdb.collections.compression import write_text
 from tcdb.collections.csv_safe import plain_cell, write_csv
+from tcdb.collections.files import text_lines
 from tcdb.collections.qrels import check_duplicate, check_judgment_ids, parse_grade, read_qrels
 from tcdb.collections.records import QrelRecord, delimiter_of
 from tcdb.collections.runs import read_text
@@ -150,7 +151,7 @@ MISSING_GRADE = "grade is missing (fill it in, or leave unjudged documents out o
 def _check_filled_template(path: Path) -> None:
     """A line of the exported qrels template left as it was (`topic 0 doc`, three columns)
     is an unfilled grade, said so, rather than a qrels line of the wrong shape."""
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    for number, line in enumerate(text_lines(read_text(path)), start=1):
         fields = line.split()
         if len(fields) == 3 and fields[1] == "0":
             raise InputError(path, number, MISSING_GRADE + " (a qrels line is `topic 0 doc "
@@ -162,7 +163,7 @@ def _read_judgments_jsonl(path: Path) -> list[QrelRecord]:
     records: list[QrelRecord] = []
     seen: dict[tuple[str, str], tuple[int, int]] = {}
     file = str(path)
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    for number, line in enumerate(text_lines(read_text(path)), start=1):
         if not line.strip():
             continue
         try:
@@ -193,7 +194,7 @@ def _read_judgments_jsonl(path: Path) -> list[QrelRecord]:
 def _read_judgments_csv(path: Path) -> list[QrelRecord]:
     """CSV judgments; line numbers are physical lines, so quoted multi-line texts are fine."""
     text = read_text(path)
-    header_line = next((line for line in text.split("\n") if line.strip()), "")
+    header_line = next((line for line in text_lines(text) if line.strip()), "")
     if not header_line:
         raise InputError(path, None, "judgments file is empty")
     delimiter = delimiter_of(header_line, columns=JUDGMENT_COLUMNS)

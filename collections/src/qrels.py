@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tcdb.collections.compression import write_text
+from tcdb.collections.files import text_lines
 from tcdb.collections.numeric import parse_integer
 from tcdb.collections.records import QrelRecord
 from tcdb.collections.runs import read_text
@@ -54,7 +55,7 @@ def read_qrels(path: Path) -> list[QrelRecord]:
     Returns every judgment in file order, each pointing back at its file and line.
     """
     path = Path(path)
-    lines = read_text(path).split("\n")
+    lines = text_lines(read_text(path))
     first = next((i for i, line in enumerate(lines) if line.strip() and not is_comment(line)),
                  None)
     if first is None:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tcdb.collections.compression import write_text
+from tcdb.collections.files import byte_lines
 from tcdb.collections.numeric import parse_integer, parse_score
 from tcdb.collections.run_parsing import Parsed, parse_fast
 from tcdb.errors import InputError
@@ -164,7 +165,7 @@ def _parse_slow(path: Path, data: bytes) -> Parsed:
     seen: dict[tuple[str, str], int] = {}
     tag: bytes | None = None
     tag_line = 0
-    for number, raw_line in enumerate(data.split(b"\n"), start=1):
+    for number, raw_line in enumerate(byte_lines(data), start=1):
         parts = raw_line.split()
         if not parts or parts[0].startswith(b"#"):
             continue

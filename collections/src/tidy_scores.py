@@ -17,6 +17,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tcdb.collections.files import text_lines
 from tcdb.collections.numeric import parse_score
 from tcdb.collections.records import SEPARATORS, delimiter_of
 from tcdb.collections.runs import read_text
@@ -47,7 +48,7 @@ def is_tidy(path: Path) -> bool:
     the four columns (then `read_tidy_scores` says which one is missing); evaluation output
     never does."""
     text = read_text(Path(path))
-    header = next((line for line in text.split("\n") if line.strip()), "")
+    header = next((line for line in text_lines(text) if line.strip()), "")
     return any(len(set(COLUMNS) & {cell.strip().strip('"').lower()
                                     for cell in header.rstrip("\r").split(separator)}) >= 2
                for separator in SEPARATORS)
@@ -64,7 +65,7 @@ def read_tidy_scores(path: Path) -> dict[str, TidyScores]:
     """run → its scores, in the order runs first appear (see the module docstring)."""
     path = Path(path)
     text = read_text(path)
-    lines = text.split("\n")
+    lines = text_lines(text)
     start = next((i for i, line in enumerate(lines) if line.strip()), None)
     if start is None:
         raise InputError(path, None, "scores table has no rows")

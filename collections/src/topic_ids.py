@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tcdb.collections.files import text_lines
 from tcdb.collections.records import TopicRecord
 from tcdb.collections.runs import read_text
 from tcdb.collections.topics import read_topics
@@ -23,7 +24,7 @@ def read_topics_or_ids(path: Path) -> list[TopicRecord]:
     """The topics of a topics file, or of a list of ids (records with an empty query)."""
     path = Path(path)
     lines = [(number, line.strip()) for number, line in
-             enumerate(read_text(path).split("\n"), start=1) if line.strip()]
+             enumerate(text_lines(read_text(path)), start=1) if line.strip()]
     if not lines:
         raise InputError(path, None, "topics file has no topics")
     first = lines[0][1]

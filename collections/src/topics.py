@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from tcdb.collections.files import text_lines
 from tcdb.collections.records import TopicRecord, is_json_id
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
@@ -49,7 +50,7 @@ def read_topics(path: Path) -> Iterator[TopicRecord]:
     """Read a topics file of any supported shape; fully validated before the first record."""
     path = Path(path)
     text = read_text(path)
-    first = next((line.strip() for line in text.split("\n") if line.strip()), "")
+    first = next((line.strip() for line in text_lines(text) if line.strip()), "")
     if not first:
         raise InputError(path, None, "topics file has no topics")
     if first.startswith("<top>"):
@@ -138,7 +139,7 @@ def _read_trec(path: Path, text: str) -> list[TopicRecord]:
     reading: str | None = None
     num_line: int | None = None
     number = 0
-    for number, bare in enumerate(text.split("\n"), start=1):
+    for number, bare in enumerate(text_lines(text), start=1):
         line = bare + "\n"
         if line.startswith("</top>"):
             topics.add(_trec_record(path, number, fields), num_line)
@@ -213,7 +214,7 @@ def _read_tsv(path: Path, text: str) -> list[TopicRecord]:
     """`id<TAB>query` lines; a header such as `id<TAB>query` on the first line is skipped."""
     topics = _Topics(path)
     header_checked = False
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(text_lines(text), start=1):
         if not line.strip():
             continue
         fields = [field.strip() for field in line.rstrip("\r").split("\t")]
@@ -241,7 +242,7 @@ def _json_kind(value: object) -> str:
 def _read_jsonl(path: Path, text: str) -> list[TopicRecord]:
     """BEIR queries.jsonl: `_id`, `text`; `metadata` and other keys become `fields`."""
     topics = _Topics(path)
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(text_lines(text), start=1):
         if not line.strip():
             continue
         try:

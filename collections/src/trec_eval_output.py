@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from tcdb.collections.files import text_lines
 from tcdb.collections.numeric import parse_score
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
@@ -77,7 +78,7 @@ def read_trec_eval(path: Path) -> EvalOutput:
     path = Path(path)
     rows = [
         (number, line.split())
-        for number, line in enumerate(read_text(path).split("\n"), start=1)
+        for number, line in enumerate(text_lines(read_text(path)), start=1)
         if line.strip()
     ]
     if not rows:

@@ -18,7 +18,7 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
-from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
+from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError, some
 from tcdb.operations import (
     Database,
     Labels,
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 
 def read_topic_list(path: Path) -> list[tuple[int, str]]:
-    """(line, topic id) per non-blank line of a topic list: the first field; `#` starts a comment.
+    """(line, topic id) per non-blank line of a topic list: one id a line; `#` starts a comment.
 
     A topic listed twice is an error (it would say the file is not what its author meant).
     """
@@ -48,14 +48,18 @@ def read_topic_list(path: Path) -> list[tuple[int, str]]:
         raise NotFoundError(f"topic list not found: {path}")
     seen: dict[str, int] = {}
     out: list[tuple[int, str]] = []
-    from tcdb.collections.files import read_input_text
+    from tcdb.collections.files import read_input_text, text_lines
 
     text = read_input_text(path)  # a directory, a pipe, gzip/bz2/xz: files.open_input's rule
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text_lines(text), start=1):
         content = line.split("#", 1)[0].strip()
         if not content:
             continue
-        topic = content.split()[0]
+        fields = content.split()
+        if len(fields) != 1:  # `q1 q2` is two topics or a typo: never q1 with q2 dropped
+            raise InputError(path, number, f"expected one topic id a line (a note goes after "
+                             f"#), found {len(fields)} fields ({some(fields)})")
+        topic = fields[0]
         if topic in seen:
             raise InputError(path, number, f"topic {topic!r} listed twice "
                              f"(first at line {seen[topic]})")
