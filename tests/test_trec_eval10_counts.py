@@ -1,0 +1,70 @@
+"""Counts under `trec_eval -c` equal trec_eval 10's own output (issue 41, class 4).
+
+trec_eval's test `-m all_trec -q -c qrels.test results.trunc` (`tests/data/trec_eval10`): the
+run answers topics 301 and 303, the qrels judge 302 too. Under -c trec_eval still counts 302:
+`num_rel 302 77`, `num_rel all 561` (not 484, the sum over the answered topics) and
+`num_q all 3`. The expected values are read from trec_eval's `out.test.aqc`, on both databases.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data" / "trec_eval10"
+# trec_eval name in out.test.aqc → the ir_measures name tcdb evaluates
+MEASURES = {"num_rel": "NumRel", "num_q": "NumQ", "num_ret": "NumRet",
+            "num_rel_ret": "NumRet(rel=1)", "map": "AP", "P_10": "P@10"}
+
+
+def _trec_eval(topic: str) -> dict[str, float]:
+    """trec_eval's own figures for `topic` (or `all`) in out.test.aqc."""
+    found = {}
+    for line in (DATA / "out.test.aqc").read_text().splitlines():
+        name, where, value = line.split()
+        if where == topic and name in MEASURES:
+            found[MEASURES[name]] = float(value)
+    return found
+
+
+@pytest.fixture
+def loaded(db: str, cli, tmp_path: Path) -> str:
+    from tests.builders import write_documents, write_topics
+
+    ids = {line.split()[2] for line in (DATA / "qrels.test").read_text().splitlines()}
+    ids |= {line.split()[2] for line in (DATA / "results.trunc").read_text().splitlines()}
+    docs = write_documents(tmp_path / "docs.trec", dict.fromkeys(sorted(ids), "text"))
+    topics = write_topics(tmp_path / "topics.tsv", {"301": "a", "302": "b", "303": "c"})
+    code, _out, err = cli("collection", "add", "te")
+    assert code == 0, err
+    code, _out, err = cli("snapshot", "ingest", "te", "s1", "--docs", docs, "--topics", topics,
+                          "--qrels", DATA / "qrels.test")
+    assert code == 0, err
+    code, _out, err = cli("run", "import", "te", "s1", DATA / "results.trunc")
+    assert code == 0, err
+    return db
+
+
+def test_counts_under_c_equal_trec_eval_10(loaded: str) -> None:
+    from tcdb import api
+
+    result = api.evaluate("te", "s1", measures=list(MEASURES.values()))
+    means = {m.measure: m.value for m in result.means}
+    expected = _trec_eval("all")
+    assert expected["NumRel"] == 561 and expected["NumQ"] == 3
+    for measure, value in expected.items():
+        assert means[measure] == pytest.approx(value, abs=5e-5), measure
+
+
+def test_per_topic_num_rel_of_an_unanswered_topic_is_its_relevant_count(loaded: str) -> None:
+    from tcdb.scoring.scores import score_table
+
+    table = score_table("te", "s1", "original", ["NumRel", "NumQ"], per_topic=True)
+    got = {(r.topic, r.measure): (r.value, r.answered) for r in table.itertuples()}
+    for topic in ("301", "302", "303"):
+        assert got[(topic, "NumRel")][0] == _trec_eval(topic)["NumRel"]
+    assert got[("302", "NumRel")] == (77.0, False)  # trec_eval: num_rel 302 77
+    assert got[("302", "NumQ")] == (1.0, False)
+    plain = score_table("te", "s1", "original", ["NumRel"], intersection=True)
+    assert plain["value"].tolist() == [474 + 10]  # without -c: the answered topics only
