@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Connection, text
 
 from tcdb.errors import FieldError
-from tcdb.scoring.measures import parse_measures
+from tcdb.scoring.measures import check_providers, parse_measures, provider_failed
 from tcdb.sorting import natural_key
 from tcdb.storage.bulk import bulk_insert
 from tcdb.storage.locks import write_session
@@ -110,6 +110,8 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
         topics_b = _topic_names(conn, snap_b.pk)
         topics_a = _topic_names(conn, snap_a.pk)
         qrels_by_name = qrels_of(conn, qset.pk)
+        check_providers(names, lambda: (list(topics_b.values()), max(
+            (g for judged in qrels_by_name.values() for g in judged.values()), default=None)))
         now = dt.datetime.now(dt.UTC)
         for run in run_list:
             ranking, unmapped = mapped_run(conn, run.pk, snap_b.pk, topics_a, topics_b)
@@ -195,7 +197,10 @@ def _score(ranking: dict[str, dict[str, float]], measures: Sequence[str],
     parsed = {name: ir_measures.parse_measure(name) for name in measures}
     name_of = {measure: name for name, measure in parsed.items()}
     values: dict[str, dict[str, float]] = {name: {} for name in measures}
-    for metric in ir_measures.evaluator(list(parsed.values()), qrels).iter_calc(ranking):
-        if metric.query_id in ranking:
-            values[name_of[metric.measure]][metric.query_id] = float(metric.value)
+    try:
+        for metric in ir_measures.evaluator(list(parsed.values()), qrels).iter_calc(ranking):
+            if metric.query_id in ranking:
+                values[name_of[metric.measure]][metric.query_id] = float(metric.value)
+    except Exception as error:  # noqa: BLE001 - a provider's failure is one line, never a trace
+        raise provider_failed(measures, error) from None
     return values
