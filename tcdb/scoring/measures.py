@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -170,6 +171,36 @@ def provider_failed(measures: Iterable[str], error: BaseException) -> ProviderEr
              for m in measures]
     return ProviderError(f"computing {', '.join(named)} failed in ir_measures: "
                          f"{type(error).__name__}: {_first_line(error)}")
+
+
+# Measures whose values are proportions, 0 to 1 (ir_measures' names), and counts, 0 or more.
+_PROPORTIONS = frozenset({
+    "AP", "AP_IA", "Accuracy", "Bpref", "Compat", "ERR", "ERR_IA", "IPrec", "Judged",
+    "NERR8", "NERR9", "NERR10", "NERR11", "P", "P_IA", "R", "RBP", "RR", "Rprec", "SDCG",
+    "SetAP", "SetF", "SetP", "SetR", "SetRelP", "StRecall", "Success", "alpha_nDCG", "infAP",
+    "nDCG", "nERR_IA", "nNRBP"})
+_COUNTS = frozenset({"NumQ", "NumRel", "NumRet", "NumRelRet"})
+
+
+def value_range(name: str) -> tuple[float, float] | None:
+    """The values `name` can take: (0, 1) for a proportion (AP, nDCG, P, …), (0, ∞) for a
+    count; None when ir_measures does not bound it (DCG-like sums, custom gains, unknown).
+
+    Why: a published nDCG of 1.2 or AP of −0.1 is a broken file, not a score to store.
+    """
+    import ir_measures
+
+    try:
+        parsed = ir_measures.parse_measure(name)
+    except Exception:  # noqa: BLE001 - a name ir_measures does not parse: not bounded here
+        return None
+    if parsed.params.get("gains") is not None:  # custom gains may be negative or large
+        return None
+    if parsed.NAME in _PROPORTIONS:
+        return (0.0, 1.0)
+    if parsed.NAME in _COUNTS:
+        return (0.0, math.inf)
+    return None
 
 
 def measure_id(session: Session, name: str) -> int:
