@@ -68,3 +68,14 @@ def test_per_topic_num_rel_of_an_unanswered_topic_is_its_relevant_count(loaded: 
     assert got[("302", "NumQ")] == (1.0, False)
     plain = score_table("te", "s1", "original", ["NumRel"], intersection=True)
     assert plain["value"].tolist() == [474 + 10]  # without -c: the answered topics only
+
+
+def test_reports_reading_one_measures_scores_sum_num_rel_as_trec_eval(loaded: str) -> None:
+    """The reports built on one measure's per-topic matrix (leaderboard, compare, diff,
+    subset: `tcdb.reports.run_scores`) fill an unanswered topic as score tables do."""
+    from tcdb import api
+
+    api.run_update("te", "s1", ["STANDARD"], submitted="2024-01-01")
+    board = api.leaderboard("te", "s1", measure="NumRel")
+    assert board.aggregate == "sum"
+    assert [r.mean for r in board.runs] == [_trec_eval("all")["NumRel"]]

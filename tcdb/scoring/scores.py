@@ -162,30 +162,34 @@ def _in_topic_set(session: Session, collection: str, snap: Snapshot, qtopics: di
     return {t: qtopics[t] for t in kept}
 
 
+def unanswered_values(conn: Connection, qrels_set_id: int, measure: str,
+                      topics: dict[int, str]) -> dict[int, float]:
+    """topic id → what `trec_eval -c` gives `topics` a run did not answer, for a count that
+    is not 0 there (NumQ: 1, NumRel: the topic's relevant documents); empty for every other
+    measure, where an unanswered topic is 0 (`tcdb.analysis.means.unanswered_value`)."""
+    from tcdb.queries import qrels_of
+
+    if not counts_unanswered(measure):
+        return {}
+    qrels = qrels_of(conn, qrels_set_id)
+    return {t: unanswered_value(measure, qrels.get(ext, {})) for t, ext in topics.items()}
+
+
 def _with_unanswered(conn: Connection, qrels_set_id: int, names: list[str],
                      ids: dict[str, int], qtopics: dict[int, str],
                      done: dict[tuple[int, int], str],
                      values: dict[tuple[int, int], dict[int, float]],
                      ) -> dict[tuple[int, int], dict[int, float]]:
     """`values` with, for a count an unanswered topic adds to (NumQ, NumRel), that topic's
-    value as `trec_eval -c` gives it (`tcdb.analysis.means.unanswered_value`); unchanged for
-    every other measure, where an unanswered topic is 0."""
-    from tcdb.queries import qrels_of
-
-    counted = {ids[n]: n for n in names if n in ids and counts_unanswered(n)}
-    if not counted:
-        return values
-    qrels = qrels_of(conn, qrels_set_id)
+    value as `trec_eval -c` gives it (`unanswered_values`); unchanged for other measures."""
     filled = dict(values)
-    for (run_id, mid) in done:
-        name = counted.get(mid)
-        if name is None:
+    for name in names:
+        fill = unanswered_values(conn, qrels_set_id, name, qtopics) if name in ids else {}
+        if not fill:
             continue
-        got = values.get((run_id, mid), {})
-        filled[(run_id, mid)] = {
-            **{t: unanswered_value(name, qrels.get(ext, {})) for t, ext in qtopics.items()
-               if t not in got},
-            **got}
+        for (run_id, mid) in done:
+            if mid == ids[name]:
+                filled[(run_id, mid)] = {**fill, **values.get((run_id, mid), {})}
     return filled
 
 
