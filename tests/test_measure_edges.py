@@ -116,3 +116,16 @@ def test_cutoffs_beyond_the_edges_on_the_command_line(db: str, cli, tmp_path: Pa
     assert code == 1 and err.count("\n") == 1
     assert err.startswith(f"error: --measure: '{measure}': cutoff=") and "from 1 to" in err
     assert _scores(db) == 0
+
+
+def test_a_pool_simulation_ranking_by_gdeval_is_checked_first(db: str, cli,
+                                                              tmp_path: Path) -> None:
+    _collection(cli, tmp_path, "sim", ["q06225923", "q06225924"])
+    second = tmp_path / "second.run"
+    second.write_text("".join(f"{t} Q0 d{5 - i} {i + 1} {10 - i} r2\n"
+                              for t in ["q06225923", "q06225924"] for i in range(5)))
+    assert cli("run", "import", "sim", "s1", second)[0] == 0
+    code, _out, err = cli("pool", "simulate", "sim", "s1", "--budgets", "4",
+                          "--measure", "ERR@20")
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith("error: --measure: ERR@20 is computed by ir_measures' gdeval")
