@@ -79,3 +79,24 @@ def test_reports_reading_one_measures_scores_sum_num_rel_as_trec_eval(loaded: st
     board = api.leaderboard("te", "s1", measure="NumRel")
     assert board.aggregate == "sum"
     assert [r.mean for r in board.runs] == [_trec_eval("all")["NumRel"]]
+
+
+def test_persistence_reads_num_rel_of_unanswered_topics_as_trec_eval(loaded: str, cli,
+                                                                     tmp_path: Path) -> None:
+    """Persistence and rankings across snapshots read per-topic values through
+    `load_persistence_scores`: each snapshot's NumRel sums to trec_eval's 561."""
+    from tcdb.reports.persistence_scores import load_persistence_scores
+    from tests.builders import write_documents, write_topics
+
+    ids = {line.split()[2] for line in (DATA / "qrels.test").read_text().splitlines()}
+    ids |= {line.split()[2] for line in (DATA / "results.trunc").read_text().splitlines()}
+    docs = write_documents(tmp_path / "docs2.trec", dict.fromkeys(sorted(ids), "text"))
+    topics = write_topics(tmp_path / "topics2.tsv", {"301": "a", "302": "b", "303": "c"})
+    code, _out, err = cli("snapshot", "ingest", "te", "s2", "--docs", docs, "--topics", topics,
+                          "--qrels", DATA / "qrels.test")
+    assert code == 0, err
+    assert cli("run", "import", "te", "s2", DATA / "results.trunc")[0] == 0
+    data = load_persistence_scores("te", ["s1", "s2"], ["NumRel"])
+    frame = data.frames["NumRel"]
+    assert frame.groupby("snapshot")["value"].sum().to_dict() == {
+        "s1": _trec_eval("all")["NumRel"], "s2": _trec_eval("all")["NumRel"]}

@@ -121,7 +121,7 @@ def _table(
     n_topics = len(qtopics)
     if not intersection:
         answers = dict(values)
-        values = _with_unanswered(conn, qset.pk, names, ids, qtopics, done, values)
+        values = with_unanswered(conn, qset.pk, names, ids, qtopics, done, values)
     rows: list[tuple[Any, ...]] = []
     for run in run_list:
         base = (collection, snap.label, qset.name, run.tag, info[run.pk]["system"])
@@ -175,7 +175,7 @@ def unanswered_values(conn: Connection, qrels_set_id: int, measure: str,
     return {t: unanswered_value(measure, qrels.get(ext, {})) for t, ext in topics.items()}
 
 
-def _with_unanswered(conn: Connection, qrels_set_id: int, names: list[str],
+def with_unanswered(conn: Connection, qrels_set_id: int, names: list[str],
                      ids: dict[str, int], qtopics: dict[int, str],
                      done: dict[tuple[int, int], str],
                      values: dict[tuple[int, int], dict[int, float]],
