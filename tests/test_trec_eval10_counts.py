@@ -86,6 +86,28 @@ def test_persistence_reads_num_rel_of_unanswered_topics_as_trec_eval(loaded: str
     """Persistence and rankings across snapshots read per-topic values through
     `load_persistence_scores`: each snapshot's NumRel sums to trec_eval's 561."""
     from tcdb.reports.persistence_scores import load_persistence_scores
+
+    _second_snapshot(cli, tmp_path)
+    assert cli("run", "import", "te", "s2", DATA / "results.trunc")[0] == 0
+    data = load_persistence_scores("te", ["s1", "s2"], ["NumRel"])
+    frame = data.frames["NumRel"]
+    assert frame.groupby("snapshot")["value"].sum().to_dict() == {
+        "s1": _trec_eval("all")["NumRel"], "s2": _trec_eval("all")["NumRel"]}
+
+
+def test_runs_carried_to_another_snapshot_count_num_rel_as_trec_eval(loaded: str, cli,
+                                                                    tmp_path: Path) -> None:
+    """`evaluate --run-from`: s1's run on s2's qrels (the same files), NumRel 561."""
+    from tcdb import api
+
+    _second_snapshot(cli, tmp_path)
+    result = api.evaluate("te", "s2", measures=["NumRel", "NumQ"], run_from="s1")
+    means = {m.measure: m.value for m in result.means}
+    assert means == {"NumRel": _trec_eval("all")["NumRel"], "NumQ": _trec_eval("all")["NumQ"]}
+
+
+def _second_snapshot(cli, tmp_path: Path) -> None:
+    """Snapshot s2: the same documents, topics and qrels as s1."""
     from tests.builders import write_documents, write_topics
 
     ids = {line.split()[2] for line in (DATA / "qrels.test").read_text().splitlines()}
@@ -95,8 +117,3 @@ def test_persistence_reads_num_rel_of_unanswered_topics_as_trec_eval(loaded: str
     code, _out, err = cli("snapshot", "ingest", "te", "s2", "--docs", docs, "--topics", topics,
                           "--qrels", DATA / "qrels.test")
     assert code == 0, err
-    assert cli("run", "import", "te", "s2", DATA / "results.trunc")[0] == 0
-    data = load_persistence_scores("te", ["s1", "s2"], ["NumRel"])
-    frame = data.frames["NumRel"]
-    assert frame.groupby("snapshot")["value"].sum().to_dict() == {
-        "s1": _trec_eval("all")["NumRel"], "s2": _trec_eval("all")["NumRel"]}

@@ -88,6 +88,7 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import EVALUATION_COLUMNS, SCORE_COLUMNS
     from tcdb.scoring.measures import measure_id
+    from tcdb.scoring.scores import unanswered_values
 
     started = time.perf_counter()
     if run_from == snapshot:
@@ -131,6 +132,7 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
         _mark_mapped(conn, qset.pk, [r.pk for r in run_list])
         judged = qrels_topics(conn, qset.pk, snap_b.pk)
         stored = stored_scores(conn, qset.pk, [r.pk for r in run_list], list(ids.values()))
+        fills = {n: unanswered_values(conn, qset.pk, n, judged) for n in names}  # NumRel…
     mapped = [t for t in judged if t in topics_a]
     new = sorted((judged[t] for t in judged if t not in topics_a), key=natural_key)
     for run in run_list:
@@ -139,7 +141,8 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
             by_topic = stored.get((run.pk, ids[name]), {})
             report.means.append(CrossMean(
                 run=run.tag, measure=name, n_topics=len(mapped), n_judged=len(judged),
-                mean=aggregate(name, [by_topic.get(t, 0.0) for t in mapped], len(mapped))))
+                mean=aggregate(name, [by_topic.get(t, fills[name].get(t, 0.0))
+                                      for t in mapped], len(mapped))))
     report.seconds = time.perf_counter() - started
     return report
 
