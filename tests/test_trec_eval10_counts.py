@@ -117,3 +117,21 @@ def _second_snapshot(cli, tmp_path: Path) -> None:
     code, _out, err = cli("snapshot", "ingest", "te", "s2", "--docs", docs, "--topics", topics,
                           "--qrels", DATA / "qrels.test")
     assert code == 0, err
+
+
+def test_reusability_reads_num_rel_of_unanswered_topics_as_trec_eval(loaded: str, cli,
+                                                                    tmp_path: Path) -> None:
+    """The reusability report's figures per run under both sets: NumRel 561 for the run
+    that does not answer topic 302."""
+    from tcdb import api
+
+    full = tmp_path / "full.run"  # results.test under another tag: it answers every topic
+    full.write_text("".join(" ".join([*line.split()[:5], "FULL"]) + "\n" for line in
+                            (DATA / "results.trunc").read_text()
+                            .splitlines()[:1]) + "302 Q0 FR940202-2-00150 1 2.0 FULL\n")
+    assert cli("run", "import", "te", "s1", full)[0] == 0
+    assert cli("qrels", "import", "te", "s1", "again", DATA / "qrels.test")[0] == 0
+    report = api.reusability("te", "s1", vs="again", measures=["NumRel"])
+    runs = {r.run: (r.score_a, r.score_b) for r in report.measures["NumRel"].runs}
+    expected = _trec_eval("all")["NumRel"]
+    assert runs["STANDARD"] == (expected, expected)
