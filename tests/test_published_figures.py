@@ -131,3 +131,12 @@ def test_ids_that_differ_only_in_normalisation_are_one_topic_twice(snap: Path, c
     assert err.startswith(f"error: {path}:3: topic 'cafe\\u0301' and topic 'caf\\xe9' differ "
                           "only in Unicode normalisation")
     assert _n_scores(db) == 0
+
+
+def test_an_all_line_without_per_topic_lines_is_not_a_contradiction(snap: Path, cli) -> None:
+    path = _file(snap, "alone.te", ["runid all r9", "map q1 0.5000", "P_10 all 0.3000"])
+    code, result, err = _import(cli, path)
+    assert code == 0 and err == ""
+    assert {p["measure"]: p["semantics"] for p in result["published_means"]} == {
+        "P@10": "alone"}
+    assert result["warnings"] == []

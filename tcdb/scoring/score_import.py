@@ -79,7 +79,8 @@ class ScoresImportReport:
 class PublishedMean:
     """A measure's `all` line against the per-topic lines of the same file.
 
-    `semantics`: "mean" (the all line is the mean of the lines), "-c" (it is `trec_eval -c`'s
+    `semantics`: "mean" (the all line is the mean of the lines), "alone" (the measure has no
+    per-topic line to hold it to), "-c" (it is `trec_eval -c`'s
     mean over `n_judged` topics, the judged topics without a line counting 0), or
     "contradicts" (neither, beyond the rounding of the printed values). `reported` is the
     figure the import reports: the published one unless it contradicts its lines.
@@ -213,7 +214,9 @@ def _published_mean(output: EvalOutput, measure: str) -> PublishedMean:
     tolerance = 10.0 ** -output.aggregate_decimals.get(measure, 4) + 1e-12
     total = math.fsum(values)
     judged: int | None = None
-    if n and abs(mean - published) <= tolerance:
+    if not n:  # an all line alone (no per-topic line of the measure): nothing to hold it to
+        semantics = "alone"
+    elif abs(mean - published) <= tolerance:
         semantics = "mean"
     else:
         candidates = [output.num_q] if output.num_q is not None else (

@@ -285,7 +285,7 @@ class PublishedAllLine(BaseModel):
     n_lines: int
     n_judged: int | None  # the topics a trec_eval -c mean divides by
     num_q: int | None
-    semantics: str  # mean | -c | contradicts
+    semantics: str  # mean | -c | contradicts | alone (no per-topic line of the measure)
     reported: float  # the published figure, unless it contradicts its lines
     note: str | None  # what is said of a trec_eval -c all line
 
