@@ -135,3 +135,15 @@ def test_reusability_reads_num_rel_of_unanswered_topics_as_trec_eval(loaded: str
     runs = {r.run: (r.score_a, r.score_b) for r in report.measures["NumRel"].runs}
     expected = _trec_eval("all")["NumRel"]
     assert runs["STANDARD"] == (expected, expected)
+
+
+def test_cross_snapshot_persistence_reads_num_rel_as_trec_eval(loaded: str, cli,
+                                                               tmp_path: Path) -> None:
+    """s1's run on each snapshot's qrels (`cross_snapshot_scores`): NumRel 561 on each."""
+    from tcdb.reports.cross_persistence import cross_snapshot_scores
+
+    _second_snapshot(cli, tmp_path)
+    frame = cross_snapshot_scores("te", ["s1", "s2"], ["NumRel"]).frames["NumRel"]
+    expected = _trec_eval("all")["NumRel"]
+    assert frame.groupby("snapshot")["value"].sum().to_dict() == {"s1": expected,
+                                                                  "s2": expected}
