@@ -40,6 +40,14 @@ class EvalOutput:
     aggregate: dict[str, float] = field(default_factory=dict)
     skipped: set[str] = field(default_factory=set)  # source measure names not imported
     source_format: str = "trec_eval"  # or "ir_measures"
+    # How the `all` lines were written, to hold them against the per-topic lines: the line
+    # of each, the decimals it was printed with, and trec_eval's `num_q all N` (the topics
+    # its means divide by: with -c, every judged topic, answered or not).
+    # (where each value was read: not part of what the file says, so not compared)
+    aggregate_lines: dict[str, int] = field(default_factory=dict, compare=False)
+    aggregate_decimals: dict[str, int] = field(default_factory=dict, compare=False)
+    num_q: int | None = None
+    lines: dict[tuple[str, str], int] = field(default_factory=dict, compare=False)
 
 
 @lru_cache(maxsize=1024)
@@ -95,6 +103,8 @@ def read_trec_eval(path: Path) -> EvalOutput:
         else:
             topic, raw_measure, value_text = parts
         if out.source_format == "trec_eval":
+            if raw_measure == "num_q" and topic == AGGREGATE_TOPIC:
+                out.num_q = _count(path, number, value_text)
             measure = measure_from_trec_name(raw_measure)
             if measure is None:
                 out.skipped.add(raw_measure)
@@ -115,9 +125,26 @@ def read_trec_eval(path: Path) -> EvalOutput:
             raise InputError(path, number, reason)
         if topic == AGGREGATE_TOPIC:
             out.aggregate[measure] = value
+            out.aggregate_lines[measure] = number
+            out.aggregate_decimals[measure] = _decimals(value_text)
         else:
             out.per_topic.append((measure, topic, value))
+            out.lines[(measure, topic)] = number
     return out
+
+
+def _count(path: Path, number: int, text: str) -> int:
+    """trec_eval's `num_q all N`: a whole number of topics, refused in one line otherwise."""
+    if not text.isdigit():
+        raise InputError(path, number, f"num_q is a number of topics, not {shown(text)}")
+    return int(text)
+
+
+def _decimals(text: str) -> int:
+    """The decimals a value was printed with (`0.3500` → 4; `1e-3` → 3): its rounding."""
+    mantissa, _, exponent = text.lower().partition("e")
+    places = len(mantissa.partition(".")[2])
+    return max(0, places - int(exponent)) if exponent.lstrip("+-").isdigit() else places
 
 
 def _detect(path: Path, number: int, parts: list[str]) -> str:

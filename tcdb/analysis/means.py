@@ -17,7 +17,7 @@ a measure is, so the two references and tcdb say the same figure; `aggregate_wor
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 DECIMALS = 12  # far below any difference a measure can make, far above float noise
 
 __all__ = ["DECIMALS", "aggregate", "aggregate_word", "column_means", "exact_mean", "rounded",
-           "sums_over_topics", "trec_eval_mean"]
+           "sums_over_topics", "trec_eval_mean", "unanswered_value", "counts_unanswered"]
 
 
 @lru_cache(maxsize=256)
@@ -43,6 +43,35 @@ def sums_over_topics(measure: str) -> bool:
         return isinstance(ir_measures.parse_measure(measure).aggregator(), SumAgg)
     except Exception:  # a name ir_measures does not parse (imported scores): a mean
         return False
+
+
+def unanswered_value(measure: str, judged: Mapping[str, int]) -> float:
+    """What `trec_eval -c` gives a judged topic the run did not answer: the measure on an
+    empty ranking, `judged` being the topic's document → grade.
+
+    Why not always 0: the counts that do not depend on the ranking keep their value. trec_eval
+    10's `out.test.aqc` prints `num_rel 302 77` and `num_q all 3` for a run without topic
+    302: NumQ counts the topic (1) and NumRel its relevant documents (grade ≥ `rel`, 1 by
+    default, as ir_measures counts them). Every other measure, and the counts of retrieved
+    documents (NumRet, NumRelRet), is 0 on an empty ranking.
+    """
+    import ir_measures
+
+    try:
+        parsed = ir_measures.parse_measure(measure)
+    except Exception:  # a name ir_measures does not parse (imported scores): 0
+        return 0.0
+    if parsed.NAME == "NumQ":
+        return 1.0
+    if parsed.NAME == "NumRel":
+        rel = int(parsed.params.get("rel", 1))
+        return float(sum(1 for grade in judged.values() if grade >= rel))
+    return 0.0
+
+
+def counts_unanswered(measure: str) -> bool:
+    """Does an unanswered topic add something other than 0 to `measure` (NumQ, NumRel)?"""
+    return sums_over_topics(measure) and measure.split("(")[0] in ("NumQ", "NumRel")
 
 
 def aggregate_word(measure: str) -> str:

@@ -7,13 +7,14 @@ CLI's own output choice, as `--json` is.
 from __future__ import annotations
 
 import inspect
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table, safe_text, topics_said
+from tcdb.cli.output import console, err_console, print_table, safe_text, topics_said
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -145,6 +146,26 @@ def _show_import(report: ScoresImportResult) -> None:
     if report.skipped:
         console.print(f"not imported (no ir_measures equivalent or counts): "
                       f"{', '.join(sorted(report.skipped))}", highlight=False)
+    if report.topics_normalised:
+        first = report.topics_normalised[0]
+        n = len(report.topics_normalised)
+        console.print(f"{n:,} topic id{'' if n == 1 else 's'} put in Unicode normal form "
+                      f"C, as names are (e.g. {ascii(first)} → "
+                      f"{ascii(unicodedata.normalize('NFC', first))})",
+                      highlight=False, markup=False, emoji=False)
+    if report.published_means:
+        kinds = [p.semantics for p in report.published_means]
+        console.print(f"published all lines: {len(kinds):,} checked against the per-topic "
+                      f"lines · {kinds.count('mean'):,} their mean · {kinds.count('-c'):,} "
+                      f"trec_eval -c means over more judged topics · "
+                      f"{kinds.count('contradicts'):,} contradicting them",
+                      highlight=False, markup=False, emoji=False)
+    for published in report.published_means:
+        if published.note:
+            console.print(published.note, highlight=False, markup=False, emoji=False)
+    for warning in report.warnings:
+        err_console.print(f"warning: {safe_text(warning)}", highlight=False, markup=False,
+                          emoji=False)
 
 
 app.command("table", cls=_OneOutput)(derive.command("scores", show=_show_scores,

@@ -153,7 +153,8 @@ def plan_simulation(request: SimulationRequest, db: Database) -> SimulationPlan:
     judgments) without reading the runs' entries."""
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.runs import get_runs
-    from tcdb.scoring.measures import parse_measures
+    from tcdb.scoring.evaluate import provider_data
+    from tcdb.scoring.measures import check_providers, parse_measures
 
     made = [make_strategy(s, "strategies") for s in (request.strategies or strategy_names())]
     (name,) = parse_measures([request.measure], "measure")
@@ -164,6 +165,8 @@ def plan_simulation(request: SimulationRequest, db: Database) -> SimulationPlan:
         if len(chosen) < 2:
             raise FieldError("runs", f"a simulation ranks systems: it needs at least two "
                              f"runs (snapshot {request.snapshot!r} has {len(chosen)} chosen)")
+        check_providers([name], lambda: provider_data(session.connection(), snap.pk, qset.pk),
+                        "measure")
         lineage = lineage_of(request.collection,
                              runs=[(snap.label, r.tag) for r in chosen],
                              qrels=[(snap.label, qset.name)], measures=[name], session=session)

@@ -65,6 +65,7 @@ def cross_snapshot_scores(
     from tcdb.scoring.cross_snapshot import evaluate_from
     from tcdb.scoring.evaluate import evaluate
     from tcdb.scoring.measures import parse_measures
+    from tcdb.scoring.scores import with_unanswered
 
     labels = _check_snapshots(snapshots)
     first = labels[0]
@@ -105,6 +106,9 @@ def cross_snapshot_scores(
             data.topic_names[label] = snapshot_topics(conn, snap.pk)
             stored[label] = stored_scores(conn, qset.pk, run_ids, list(mids.values()))
             done[label] = evaluations(conn, qset.pk, run_ids, list(mids.values()))
+            # NumRel, NumQ: an unanswered judged topic as trec_eval -c gives it
+            stored[label] = with_unanswered(conn, qset.pk, names, mids, judged[label],
+                                            done[label], stored[label])
         selected = _topic_lists(session, collection, judged, topics)
     data.topics, data.n_selected = mapped_topics(selected, set(data.topic_names[first]))
     for name in names:

@@ -168,6 +168,7 @@ def load_persistence_scores(
     from tcdb.schema.base import stored_id
     from tcdb.scoring.evaluate import evaluate
     from tcdb.scoring.measures import parse_measures
+    from tcdb.scoring.scores import with_unanswered
 
     labels = _check_snapshots(snapshots)
     names = parse_measures(measures)
@@ -211,7 +212,9 @@ def load_persistence_scores(
             for run_id, mid, topic_id, value in score_rows(conn, qset.pk, run_ids,
                                                            list(mids.values())):
                 got.setdefault((run_id, mid), {})[topic_id] = value
-            values[label] = got
+            # NumRel, NumQ: an unanswered judged topic as trec_eval -c gives it
+            values[label] = with_unanswered(conn, qset.pk, names, mids, judged[label],
+                                            done[label], got)
         topic_lists = _topic_lists(session, collection, judged, topics)
 
     label_of = system_labels(systems_seen)

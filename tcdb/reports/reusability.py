@@ -189,14 +189,16 @@ def _moved(change: int) -> str:
 @operation("reusability", command="report reusability")
 def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
     """Is the collection reusable? τ between the run rankings under two qrels sets."""
+    from tcdb.analysis.means import counts_unanswered
     from tcdb.analysis.reusability import reusability_report as analyse
     from tcdb.analysis.reusability import unjudged_and_new_relevant
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
-    from tcdb.queries import evaluations, measure_ids
+    from tcdb.queries import evaluations, measure_ids, qrels_topics
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import evaluate
     from tcdb.scoring.measures import parse_measures
+    from tcdb.scoring.scores import with_unanswered
 
     started = time.perf_counter()
     collection, snapshot, runs = request.collection, request.snapshot, request.runs or None
@@ -219,6 +221,11 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
         done_b = evaluations(conn, set_b.pk, run_ids, list(ids.values()))
         scores_a = stored_scores(conn, set_a.pk, run_ids, list(ids.values()))
         scores_b = stored_scores(conn, set_b.pk, run_ids, list(ids.values()))
+        if any(counts_unanswered(n) for n in names):  # NumRel, NumQ: as trec_eval -c
+            scores_a = with_unanswered(conn, set_a.pk, names, ids,
+                                       qrels_topics(conn, set_a.pk, snap.pk), done_a, scores_a)
+            scores_b = with_unanswered(conn, set_b.pk, names, ids,
+                                       qrels_topics(conn, set_b.pk, snap.pk), done_b, scores_b)
         with_entries = [r.pk for r in run_list if r.n_entries > 0]
         top = load_top_k(conn, snap.pk, with_entries, request.depth)
         judgments_a = load_judgments(conn, set_a.pk)

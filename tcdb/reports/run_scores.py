@@ -76,6 +76,7 @@ def load_run_scores(
     from tcdb.schema import QrelsKind, System
     from tcdb.scoring.evaluate import evaluate
     from tcdb.scoring.measures import parse_measures
+    from tcdb.scoring.scores import unanswered_values
 
     tags = None if runs is None else list(dict.fromkeys(runs))
     name = parse_measures([measure], "measure")[0]
@@ -109,8 +110,10 @@ def load_run_scores(
         for run_id, _, topic_id, value in score_rows(conn, qset.pk, run_ids, [mid]):
             got.setdefault(run_id, {})[topic_id] = value
         order = sorted(judged, key=lambda t: natural_key(judged[t]))
+        fill = unanswered_values(conn, qset.pk, name, judged)  # NumRel, NumQ under -c
         wide = pd.DataFrame(
-            {run.tag: [got.get(run.pk, {}).get(t, 0.0) for t in order] for run in run_list},
+            {run.tag: [got.get(run.pk, {}).get(t, fill.get(t, 0.0)) for t in order]
+             for run in run_list},
             index=pd.Index([judged[t] for t in order], name="topic"))
         result = RunScores(name, wide, {r.tag: systems.get(r.system_id) for r in run_list},
                            {r.tag: r.submitted for r in run_list}, topic_ids=order,

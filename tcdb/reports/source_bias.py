@@ -145,7 +145,8 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
     from tcdb.reports.common import select_topics
     from tcdb.reports.source_bias_scores import score_in_memory, score_stored
     from tcdb.runs import get_runs
-    from tcdb.scoring.measures import parse_measures
+    from tcdb.scoring.evaluate import provider_data
+    from tcdb.scoring.measures import check_providers, parse_measures
 
     started = time.perf_counter()
     names = parse_measures(request.measures)
@@ -156,6 +157,7 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
         conn = session.connection()
         snap = get_snapshot(session, collection, snapshot)
         parent = get_qrels_set(session, snap, parent_name(snap, qrels))
+        check_providers(names, lambda: provider_data(conn, snap.pk, parent.pk))
         run_list = [r for r in get_runs(session, snap, runs) if r.n_entries + r.n_unresolved]
         derived = derive_source_qrels(conn, snap, parent, sources, twins)
         judged = sorted(set(derived[MIXED].frame["topic"].tolist()))

@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Connection, text
 
 from tcdb.errors import FieldError
-from tcdb.scoring.measures import parse_measures
+from tcdb.scoring.measures import check_providers, parse_measures, provider_failed
 from tcdb.sorting import natural_key
 from tcdb.storage.bulk import bulk_insert
 from tcdb.storage.locks import write_session
@@ -88,6 +88,7 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import EVALUATION_COLUMNS, SCORE_COLUMNS
     from tcdb.scoring.measures import measure_id
+    from tcdb.scoring.scores import unanswered_values
 
     started = time.perf_counter()
     if run_from == snapshot:
@@ -110,6 +111,8 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
         topics_b = _topic_names(conn, snap_b.pk)
         topics_a = _topic_names(conn, snap_a.pk)
         qrels_by_name = qrels_of(conn, qset.pk)
+        check_providers(names, lambda: (list(topics_b.values()), max(
+            (g for judged in qrels_by_name.values() for g in judged.values()), default=None)))
         now = dt.datetime.now(dt.UTC)
         for run in run_list:
             ranking, unmapped = mapped_run(conn, run.pk, snap_b.pk, topics_a, topics_b)
@@ -129,6 +132,7 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
         _mark_mapped(conn, qset.pk, [r.pk for r in run_list])
         judged = qrels_topics(conn, qset.pk, snap_b.pk)
         stored = stored_scores(conn, qset.pk, [r.pk for r in run_list], list(ids.values()))
+        fills = {n: unanswered_values(conn, qset.pk, n, judged) for n in names}  # NumRel…
     mapped = [t for t in judged if t in topics_a]
     new = sorted((judged[t] for t in judged if t not in topics_a), key=natural_key)
     for run in run_list:
@@ -137,7 +141,8 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
             by_topic = stored.get((run.pk, ids[name]), {})
             report.means.append(CrossMean(
                 run=run.tag, measure=name, n_topics=len(mapped), n_judged=len(judged),
-                mean=aggregate(name, [by_topic.get(t, 0.0) for t in mapped], len(mapped))))
+                mean=aggregate(name, [by_topic.get(t, fills[name].get(t, 0.0))
+                                      for t in mapped], len(mapped))))
     report.seconds = time.perf_counter() - started
     return report
 
@@ -195,7 +200,10 @@ def _score(ranking: dict[str, dict[str, float]], measures: Sequence[str],
     parsed = {name: ir_measures.parse_measure(name) for name in measures}
     name_of = {measure: name for name, measure in parsed.items()}
     values: dict[str, dict[str, float]] = {name: {} for name in measures}
-    for metric in ir_measures.evaluator(list(parsed.values()), qrels).iter_calc(ranking):
-        if metric.query_id in ranking:
-            values[name_of[metric.measure]][metric.query_id] = float(metric.value)
+    try:
+        for metric in ir_measures.evaluator(list(parsed.values()), qrels).iter_calc(ranking):
+            if metric.query_id in ranking:
+                values[name_of[metric.measure]][metric.query_id] = float(metric.value)
+    except Exception as error:  # noqa: BLE001 - a provider's failure is one line, never a trace
+        raise provider_failed(measures, error) from None
     return values

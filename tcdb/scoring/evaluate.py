@@ -25,7 +25,7 @@ from sqlmodel import Session
 from tcdb.progress import Progress
 from tcdb.queries import read_runs
 from tcdb.schema.enums import QrelsKind
-from tcdb.scoring.measures import parse_measures
+from tcdb.scoring.measures import check_providers, parse_measures, provider_failed
 from tcdb.storage.bulk import bulk_insert
 from tcdb.storage.locks import write_session
 
@@ -182,6 +182,7 @@ def _plan(session: Session, collection: str, snapshot: str, qrels: str,
     qset = get_qrels_set(session, snap, qrels)
     residual = residual_set(session, snap, residual_of) if residual_of else None
     run_list = get_runs(session, snap, runs)
+    check_providers(names, lambda: provider_data(session.connection(), snap.pk, qset.pk))
     report = EvaluationReport(collection=collection, snapshot=snapshot, qrels=qrels,
                               measures=names, runs=[r.tag for r in run_list],
                               residual_of=residual_of)
@@ -205,6 +206,17 @@ def _plan(session: Session, collection: str, snapshot: str, qrels: str,
                           residual_of_id=residual_id, measure_ids=ids, todo=todo,
                           sizes={r.pk: r.n_entries + r.n_unresolved for r in planned},
                           checksums={r.pk: r.checksum for r in planned})
+
+
+def provider_data(conn: Connection, snapshot_id: int, qrels_set_id: int
+                  ) -> tuple[list[str], int | None]:
+    """The external topic ids of a snapshot and the largest grade of a qrels set: what
+    `tcdb.scoring.measures.check_providers` holds a provider's limits against."""
+    from tcdb.queries import qrels_of, snapshot_topics
+
+    grades = [g for judged in qrels_of(conn, qrels_set_id).values() for g in judged.values()]
+    return ([ext for ext, _key in snapshot_topics(conn, snapshot_id).values()],
+            max(grades, default=None))
 
 
 def residual_set(session: Session, snapshot: Snapshot, name: str) -> QrelsSet:
@@ -337,7 +349,10 @@ def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
 
     parsed = {name: ir_measures.parse_measure(name) for name in measures}
     name_of = {measure: name for name, measure in parsed.items()}
-    evaluator = ir_measures.evaluator(list(parsed.values()), qrels)
+    try:
+        evaluator = ir_measures.evaluator(list(parsed.values()), qrels)
+    except Exception as error:  # noqa: BLE001 - a provider's failure is one line, never a trace
+        raise provider_failed(measures, error) from None
     depth = None if removed else ranking_depth(measures)  # removing documents moves ranks up
     for run_id, run in read_runs(conn, snapshot_id, run_ids, depth):
         if removed:
@@ -346,7 +361,10 @@ def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
                    for topic, docs in run.items()}
             run = {topic: docs for topic, docs in run.items() if docs}
         values: dict[str, dict[str, float]] = {name: {} for name in measures}
-        for metric in evaluator.iter_calc(run):
-            if metric.query_id in run:
-                values[name_of[metric.measure]][metric.query_id] = float(metric.value)
+        try:
+            for metric in evaluator.iter_calc(run):
+                if metric.query_id in run:
+                    values[name_of[metric.measure]][metric.query_id] = float(metric.value)
+        except Exception as error:  # noqa: BLE001 - as above: name the measure and provider
+            raise provider_failed(measures, error) from None
         yield run_id, values

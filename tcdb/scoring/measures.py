@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
 
 from sqlmodel import Session, col, select
 
-from tcdb.errors import FieldError
+from tcdb.errors import FieldError, TcdbError
+from tcdb.limits import GRADE_RANGE, RANK_RANGE, shown
 from tcdb.schema import Measure
 
 
@@ -21,15 +24,52 @@ def canonical_measure(name: str, field: str = "measures") -> str:
     text = name.strip()
     found = _parsed(text)
     if found is not None:
-        return found
+        return _within_edges(found, name, field)
     meanings = sorted({m for v in _case_variants(text) if (m := _parsed(v)) is not None})
     if len(meanings) == 1:
-        return meanings[0]
+        return _within_edges(meanings[0], name, field)
     if meanings:
         raise FieldError(field, f"{name!r} is ambiguous in another case: it could be "
                          f"{' or '.join(meanings)} (write it as ir_measures spells it)")
     raise FieldError(field, f"{name!r} is not a measure ir_measures knows "
                      "(e.g. nDCG@10, AP, P@10, Bpref, RR, Judged@10, or trec_eval names)")
+
+
+def _within_edges(measure: str, given: str, field: str) -> str:
+    """`measure` when its parameters are within their edges; else `FieldError`.
+
+    Why here: ir_measures parses `P@0` and `P@99999999999999999999`, and then pytrec_eval
+    kills the process in C (a zero cutoff) or raises an overflow from deep inside. A cutoff
+    is a rank, a whole number from 1 to the largest rank stored (`tcdb.limits.RANK_RANGE`);
+    a relevance threshold `rel` is a grade (`GRADE_RANGE`); every other parameter is checked
+    against the types ir_measures declares for it, before any provider sees it.
+    """
+    import ir_measures
+
+    parsed = ir_measures.parse_measure(measure)
+    for param, bounds, what in (("cutoff", (1, RANK_RANGE[1]), "a cutoff is a rank"),
+                                ("rel", GRADE_RANGE, "rel is a relevance grade")):
+        value = parsed.params.get(param)
+        if value is None:
+            continue
+        if (isinstance(value, bool) or not isinstance(value, int)
+                or not bounds[0] <= value <= bounds[1]):
+            raise FieldError(field, f"{given!r}: {param}={value!r} is out of range ({what}: "
+                             f"a whole number from {bounds[0]:,} to {bounds[1]:,})")
+    try:
+        parsed.validate_params()
+    except Exception as error:  # noqa: BLE001 - ir_measures asserts: a value of the wrong type
+        reason = re.sub(r"<object object at 0x[0-9a-f]+>", "(not given)", _first_line(error))
+        raise FieldError(field, f"{given!r}: {reason} (ir_measures' parameters "
+                         f"of {parsed.NAME}: {', '.join(sorted(parsed.SUPPORTED_PARAMS))})"
+                         ) from None
+    return measure
+
+
+def _first_line(error: BaseException) -> str:
+    """An exception's message as one line (its type when it has none)."""
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
 
 
 def _parsed(text: str) -> str | None:
@@ -62,10 +102,105 @@ def parse_measures(names: Iterable[str], field: str = "measures") -> list[str]:
     if not result:
         raise FieldError(field, "give at least one measure")
     for name in result:
-        if not ir_measures.DefaultPipeline.supports(ir_measures.parse_measure(name)):
+        try:
+            supported = ir_measures.DefaultPipeline.supports(ir_measures.parse_measure(name))
+        except Exception as error:  # noqa: BLE001 - a provider's check asserts on a parameter
+            raise FieldError(field, f"{name}: {_first_line(error)}") from None
+        if not supported:
             raise FieldError(field, f"no installed ir_measures provider computes "
                               f"{name}")
     return result
+
+
+# What each provider with limits of its own cannot take, and what computes instead.
+GDEVAL_MAX_GRADE = 4  # gdeval.pl's $MAX_JUDGMENT
+_INSTEAD = {"ERR": "RR or nDCG@k (pytrec_eval) on these topics, or ERR on topics numbered "
+            "1, 2, …", "nDCG": "nDCG@k (pytrec_eval, linear gains) on these topics"}
+
+
+def check_providers(names: Iterable[str],
+                    data: Callable[[], tuple[Sequence[str], int | None]],
+                    field: str = "measures") -> None:
+    """Refuse, before anything runs, a measure whose provider cannot take this data: one
+    line naming the measure, the provider, the reason and what works instead.
+
+    Why: ir_measures' gdeval provider (ERR@k, nDCG(dcg='exp-log2')@k) runs a Perl script that
+    reads whole-number topic ids and grades up to 4 only; on `q06225923` it dies with
+    `format error on line 1` and a hundred lines of traceback. `data()` gives the external
+    topic ids the run and qrels files it is given would hold and the largest grade; it is
+    called only when a measure's provider has limits.
+    """
+    import shutil
+
+    import ir_measures
+
+    loaded: tuple[Sequence[str], int | None] | None = None
+    for name in names:
+        measure = ir_measures.parse_measure(name)
+        provider = provider_of(measure)
+        if provider != "gdeval":
+            continue
+        if loaded is None:
+            loaded = data()
+        ids, max_grade = loaded
+        reason = None
+        if shutil.which("perl") is None:
+            reason = "it runs a Perl script and perl is not installed"
+        elif (wrong := [t for t in ids if not (t.isascii() and t.isdigit())]):
+            reason = (f"its Perl script reads whole-number topic ids only, and {len(wrong):,} "
+                      f"of {len(ids):,} topic ids are not (e.g. {shown(wrong[0])})")
+        elif max_grade is not None and max_grade > GDEVAL_MAX_GRADE:
+            reason = (f"its Perl script reads grades up to {GDEVAL_MAX_GRADE} only, and these "
+                      f"judgments go up to {max_grade}")
+        if reason:
+            instead = _INSTEAD.get(str(measure.NAME), "a measure pytrec_eval computes")
+            raise FieldError(field, f"{name} is computed by ir_measures' gdeval provider, which "
+                             f"cannot take this data: {reason}; use {instead}")
+
+
+class ProviderError(TcdbError):
+    """A measure's provider failed while computing (a crash of its own, not bad input)."""
+
+
+def provider_failed(measures: Iterable[str], error: BaseException) -> ProviderError:
+    """The one line for a provider that failed computing `measures`: which measure(s), which
+    provider, and its reason (the first line of what it raised)."""
+    import ir_measures
+
+    named = [f"{m} ({provider_of(ir_measures.parse_measure(m)) or 'no provider'})"
+             for m in measures]
+    return ProviderError(f"computing {', '.join(named)} failed in ir_measures: "
+                         f"{type(error).__name__}: {_first_line(error)}")
+
+
+# Measures whose values are proportions, 0 to 1 (ir_measures' names), and counts, 0 or more.
+_PROPORTIONS = frozenset({
+    "AP", "AP_IA", "Accuracy", "Bpref", "Compat", "ERR", "ERR_IA", "IPrec", "Judged",
+    "NERR8", "NERR9", "NERR10", "NERR11", "P", "P_IA", "R", "RBP", "RR", "Rprec", "SDCG",
+    "SetAP", "SetF", "SetP", "SetR", "SetRelP", "StRecall", "Success", "alpha_nDCG", "infAP",
+    "nDCG", "nERR_IA", "nNRBP"})
+_COUNTS = frozenset({"NumQ", "NumRel", "NumRet", "NumRelRet"})
+
+
+def value_range(name: str) -> tuple[float, float] | None:
+    """The values `name` can take: (0, 1) for a proportion (AP, nDCG, P, …), (0, ∞) for a
+    count; None when ir_measures does not bound it (DCG-like sums, custom gains, unknown).
+
+    Why: a published nDCG of 1.2 or AP of −0.1 is a broken file, not a score to store.
+    """
+    import ir_measures
+
+    try:
+        parsed = ir_measures.parse_measure(name)
+    except Exception:  # noqa: BLE001 - a name ir_measures does not parse: not bounded here
+        return None
+    if parsed.params.get("gains") is not None:  # custom gains may be negative or large
+        return None
+    if parsed.NAME in _PROPORTIONS:
+        return (0.0, 1.0)
+    if parsed.NAME in _COUNTS:
+        return (0.0, math.inf)
+    return None
 
 
 def measure_id(session: Session, name: str) -> int:

@@ -19,16 +19,22 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
+from tcdb.limits import shown
 from tcdb.schema import Collection, Evaluation, QrelsKind, QrelsSet, Run, Score, Snapshot
+from tcdb.scoring.measures import value_range
 from tcdb.storage.bulk import bulk_insert
+
+if TYPE_CHECKING:
+    from tcdb.collections.trec_eval_output import EvalOutput
 
 PUBLISHED = "published"  # the name of the published set when none is given
 
@@ -60,9 +66,36 @@ class ScoresImportReport:
     source: str | None = None  # where published scores came from
     runs: list[RunImport] = field(default_factory=list)
     topics_added: list[str] = field(default_factory=list)  # ids a scores-only snapshot gained
+    # the file's `all` lines held against its per-topic lines (trec_eval output)
+    published_means: list[PublishedMean] = field(default_factory=list)
+    topics_normalised: list[str] = field(default_factory=list)  # ids as given, put in NFC
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class PublishedMean:
+    """A measure's `all` line against the per-topic lines of the same file.
+
+    `semantics`: "mean" (the all line is the mean of the lines), "alone" (the measure has no
+    per-topic line to hold it to), "-c" (it is `trec_eval -c`'s
+    mean over `n_judged` topics, the judged topics without a line counting 0), or
+    "contradicts" (neither, beyond the rounding of the printed values). `reported` is the
+    figure the import reports: the published one unless it contradicts its lines.
+    """
+
+    measure: str
+    line: int
+    published: float
+    mean_of_lines: float  # over the topics with a line
+    n_lines: int
+    n_judged: int | None  # the topics the published mean divides by, when it is -c
+    num_q: int | None  # trec_eval's own `num_q all` line, when the file has one
+    semantics: str
+    reported: float
+    note: str | None = None  # what a front end says of a -c all line
 
 
 @dataclass
@@ -71,6 +104,7 @@ class _RunScores:
 
     per_topic: list[tuple[str, str, float]]
     line_of: Any  # (measure, topic) → line number or None
+    published: list[PublishedMean] = field(default_factory=list)
 
 
 def import_scores(
@@ -102,6 +136,7 @@ def import_scores(
     if not path.exists():  # a directory, a pipe: files.check_input says which
         raise NotFoundError(f"scores file not found: {path}")
     runs, skipped = _read(path, run)
+    normalised = _in_nfc(path, runs)
     if system is not None and len(runs) > 1:
         raise FieldError("system", f"the file holds {len(runs)} runs; a system names one "
                          "(each run's system is its tag)")
@@ -116,7 +151,12 @@ def import_scores(
                                     next(iter(runs)) if len(runs) == 1 else None, "unchanged",
                                     skipped=sorted(skipped), qrels_kind=qset.kind.value,
                                     source=qset.source if qset.kind == QrelsKind.published
-                                    else None, topics_added=added)
+                                    else None, topics_added=added,
+                                    topics_normalised=normalised)
+        for scores in runs.values():
+            report.published_means.extend(scores.published)
+        report.warnings = [_said(path, p) for p in report.published_means
+                           if p.semantics == "contradicts"]
         checksum = checksum_file(path)
         for tag, by_measure in values.items():
             done = _store_run(session, snap, qset, tag, by_measure, path, checksum,
@@ -151,10 +191,94 @@ def _read(path: Path, run: str | None) -> tuple[dict[str, _RunScores], set[str]]
     if tag is None:
         raise FieldError("run", f"{path} names no run (no `runid all TAG` line): give the "
                          "run's tag")
-    def line_of(key: tuple[str, str]) -> int | None:  # looked up only for an error
-        return _line_of(path, key[1], output.source_format)
+    published = [_published_mean(output, measure) for measure in output.aggregate]
+    return ({tag: _RunScores(output.per_topic, output.lines.get, published)},
+            set(output.skipped) - {"runid", "num_q"})
 
-    return {tag: _RunScores(output.per_topic, line_of)}, set(output.skipped) - {"runid"}
+
+def _published_mean(output: EvalOutput, measure: str) -> PublishedMean:
+    """Hold the `all` line of `measure` against its per-topic lines.
+
+    Within the rounding of the printed figures (one unit of the all line's last decimal,
+    which also covers per-topic values printed to as many) the all line is either the mean
+    of the lines or `trec_eval -c`'s: the sum over every judged topic, divided by their
+    number (`num_q all`, or else the one whole number that gives the figure), the judged
+    topics without a line counting 0 (trec_eval before 10 printed no line for them).
+    """
+    from tcdb.analysis.means import exact_mean
+
+    published = output.aggregate[measure]
+    values = [v for m, _t, v in output.per_topic if m == measure]
+    n = len(values)
+    mean = exact_mean(values) if values else math.nan
+    tolerance = 10.0 ** -output.aggregate_decimals.get(measure, 4) + 1e-12
+    total = math.fsum(values)
+    judged: int | None = None
+    if not n:  # an all line alone (no per-topic line of the measure): nothing to hold it to
+        semantics = "alone"
+    elif abs(mean - published) <= tolerance:
+        semantics = "mean"
+    else:
+        candidates = [output.num_q] if output.num_q is not None else (
+            [round(total / published)] if published > 0 else [])
+        judged = next((k for k in candidates if k is not None and k > n
+                       and abs(total / k - published) <= tolerance), None)
+        semantics = "-c" if judged is not None else "contradicts"
+    line = output.aggregate_lines.get(measure, 0)
+    found = PublishedMean(measure, line, published, mean, n, judged, output.num_q, semantics,
+                          mean if semantics == "contradicts" else published)
+    found.note = _published_note(found)
+    return found
+
+
+def _said(path: Path, p: PublishedMean) -> str:
+    """The warning for an all line that contradicts its per-topic lines: file, line, the
+    measure, both values, and whether it is the -c mean over the judged topics."""
+    c_mean = (f"; nor the trec_eval -c mean over its num_q {p.num_q} topics "
+              f"({p.mean_of_lines * p.n_lines / p.num_q:.4f})"
+              if p.num_q and p.num_q != p.n_lines else
+              "; nor a trec_eval -c mean over more judged topics")
+    return (f"{path}:{p.line}: {p.measure}: the published all line says {p.published:.4f}, "
+            f"but the mean of its {p.n_lines:,} per-topic lines is {p.mean_of_lines:.4f}"
+            f"{c_mean}: the per-topic values are stored, the all line is not")
+
+
+def _published_note(p: PublishedMean) -> str | None:
+    """What a front end says of a -c all line (None for a plain or contradicting one)."""
+    if p.semantics != "-c" or p.n_judged is None:
+        return None
+    missing = p.n_judged - p.n_lines
+    return (f"{p.measure}: the published mean {p.published:.4f} is trec_eval -c's, over "
+            f"{p.n_judged:,} judged topics ({missing:,} without a line, counted 0), reported as "
+            f"published; the {p.n_lines:,} topics with lines average {p.mean_of_lines:.4f}, "
+            f"which is what means over the topics these scores name give")
+
+
+def _in_nfc(path: Path, runs: dict[str, _RunScores]) -> list[str]:
+    """Put every topic id in Unicode normal form C, as names are (`tcdb.names`); the ids
+    changed, as given. Two ids of one file that differ only in normalisation are one topic
+    given twice: refused naming the line."""
+    changed: dict[str, str] = {}
+    for scores in runs.values():
+        given: dict[tuple[str, str], str] = {}
+        rows = []
+        for measure, topic, value in scores.per_topic:
+            nfc = unicodedata.normalize("NFC", topic)
+            first = given.setdefault((measure, nfc), topic)
+            if first != topic:
+                raise InputError(path, scores.line_of((measure, topic)),
+                                 f"topic {ascii(topic)} and topic {ascii(first)} differ only "
+                                 f"in Unicode normalisation (both are {ascii(nfc)} in NFC): "
+                                 f"{measure} is given twice for one topic")
+            if nfc != topic:
+                changed[topic] = nfc
+            rows.append((measure, nfc, value))
+        if changed:
+            line_of = scores.line_of
+            raw = {(m, nfc): t for (m, nfc), t in given.items()}
+            scores.per_topic = rows
+            scores.line_of = lambda key, _l=line_of, _r=raw: _l((key[0], _r.get(key, key[1])))
+    return sorted(changed)
 
 
 def _runid(path: Path) -> str | None:
@@ -169,18 +293,6 @@ def _runid(path: Path) -> str | None:
                 return check_name(parts[2])
             except BadName as exc:
                 raise InputError(path, number, f"run tag: {exc}") from None
-    return None
-
-
-def _line_of(path: Path, topic: str, source_format: str) -> int | None:
-    """The first line of an evaluation output naming `topic` (the reader keeps no lines)."""
-    from tcdb.collections.runs import read_text
-
-    column = 1 if source_format == "trec_eval" else 0
-    for number, line in enumerate(read_text(path).split("\n"), start=1):
-        parts = line.split()
-        if len(parts) == 3 and parts[column] == topic:
-            return number
     return None
 
 
@@ -238,6 +350,8 @@ def _values(session: Session, snap: Snapshot, qset: QrelsSet, path: Path,
     from tcdb.queries import qrels_topics, topic_ids
 
     topics = topic_ids(session, snap.pk)
+    for stored, stored_id in list(topics.items()):  # a snapshot's id stored as given, not NFC
+        topics.setdefault(unicodedata.normalize("NFC", stored), stored_id)
     judged = None if qset.kind == QrelsKind.published else qrels_topics(session, qset.pk,
                                                                         snap.pk)
     values: dict[str, dict[int, float]] = {}
@@ -252,6 +366,12 @@ def _values(session: Session, snap: Snapshot, qset: QrelsSet, path: Path,
         if math.isnan(value):
             raise InputError(path, scores.line_of((measure, topic)),
                              f"{measure} for topic {topic!r} is NaN")
+        bounds = value_range(measure)
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            shown_range = f"{bounds[0]:g} to {bounds[1]:g}".replace("inf", "∞")
+            raise InputError(path, scores.line_of((measure, topic)),
+                             f"{measure} {value:g} for topic {shown(topic)} is outside its "
+                             f"range, {shown_range}")
         values.setdefault(measure, {})[topic_id] = value
     return values
 

@@ -274,6 +274,22 @@ class ImportedRun(BaseModel):
     n_scores: int
 
 
+class PublishedAllLine(BaseModel):
+    """A measure's published `all` line held against the file's per-topic lines
+    (`tcdb.scoring.score_import.PublishedMean`)."""
+
+    measure: str
+    line: int
+    published: float
+    mean_of_lines: float
+    n_lines: int
+    n_judged: int | None  # the topics a trec_eval -c mean divides by
+    num_q: int | None
+    semantics: str  # mean | -c | contradicts | alone (no per-topic line of the measure)
+    reported: float  # the published figure, unless it contradicts its lines
+    note: str | None  # what is said of a trec_eval -c all line
+
+
 class ScoresImportResult(Result):
     """What was stored, per run and in sum."""
 
@@ -289,6 +305,9 @@ class ScoresImportResult(Result):
     skipped: list[str]  # measures of the file not imported (no ir_measures equivalent)
     runs: list[ImportedRun]
     topics_added: list[str]  # topics a snapshot registered from its scores' ids gained
+    published_means: list[PublishedAllLine]  # the file's all lines against its topic lines
+    topics_normalised: list[str]  # topic ids as given that were put in Unicode NFC
+    warnings: list[str]  # an all line that contradicts its lines: file, line, both values
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run and measure imported."""

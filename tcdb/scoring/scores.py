@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session, select
 
-from tcdb.analysis.means import aggregate
+from tcdb.analysis.means import aggregate, counts_unanswered, unanswered_value
 from tcdb.schema import QrelsSet, Run, Snapshot
 from tcdb.sorting import natural_key
 from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
+    from sqlalchemy import Connection
 
     from tcdb.scoring.score_import import ScoresImportReport
 
@@ -104,6 +105,7 @@ def _table(
     run_ids = [r.pk for r in run_list]
     done = evaluations(conn, qset.pk, run_ids, list(ids.values()), residual_of_id)
     values: dict[tuple[int, int], dict[int, float]] = {}
+    answers: dict[tuple[int, int], dict[int, float]] = {}  # as stored, when values add to it
     for run_id, mid, topic_id, value in score_rows(conn, qset.pk, run_ids, list(ids.values()),
                                                    residual_of_id):
         values.setdefault((run_id, mid), {})[topic_id] = value
@@ -117,6 +119,9 @@ def _table(
                   for key, got in values.items()}
     all_topics = snapshot_topics(conn, snap.pk)
     n_topics = len(qtopics)
+    if not intersection:
+        answers = dict(values)
+        values = with_unanswered(conn, qset.pk, names, ids, qtopics, done, values)
     rows: list[tuple[Any, ...]] = []
     for run in run_list:
         base = (collection, snap.label, qset.name, run.tag, info[run.pk]["system"])
@@ -124,9 +129,11 @@ def _table(
             mid = ids.get(name, -1)
             source = done.get((run.pk, mid))
             got = values.get((run.pk, mid), {})
+            answered = answers.get((run.pk, mid), got)
             if not per_topic:
-                rows.append((*base, name, *_mean(name, got, qtopics, n_topics, intersection,
-                                                 source is not None), source, topic_set))
+                rows.append((*base, name, *_mean(name, got, answered, qtopics, n_topics,
+                                                 intersection, source is not None),
+                             source, topic_set))
                 continue
             if source is None:
                 continue
@@ -135,7 +142,7 @@ def _table(
                     all_topics.get(t, (qtopics.get(t, ""),))[0])):
                 ext, key = all_topics.get(topic_id, (qtopics.get(topic_id, "?"), None))
                 rows.append((*base, ext, topic_id, key, name, got.get(topic_id, 0.0),
-                             topic_id in got))
+                             topic_id in answered))
     columns = PER_TOPIC_COLUMNS if per_topic else MEAN_COLUMNS
     return pd.DataFrame(rows, columns=columns)
 
@@ -155,16 +162,51 @@ def _in_topic_set(session: Session, collection: str, snap: Snapshot, qtopics: di
     return {t: qtopics[t] for t in kept}
 
 
-def _mean(measure: str, got: dict[int, float], qtopics: dict[int, str], n_topics: int,
-          intersection: bool, evaluated: bool) -> tuple[float, int, int]:
+def unanswered_values(conn: Connection, qrels_set_id: int, measure: str,
+                      topics: dict[int, str]) -> dict[int, float]:
+    """topic id → what `trec_eval -c` gives `topics` a run did not answer, for a count that
+    is not 0 there (NumQ: 1, NumRel: the topic's relevant documents); empty for every other
+    measure, where an unanswered topic is 0 (`tcdb.analysis.means.unanswered_value`)."""
+    from tcdb.queries import qrels_of
+
+    if not counts_unanswered(measure):
+        return {}
+    qrels = qrels_of(conn, qrels_set_id)
+    return {t: unanswered_value(measure, qrels.get(ext, {})) for t, ext in topics.items()}
+
+
+def with_unanswered(conn: Connection, qrels_set_id: int, names: list[str],
+                     ids: dict[str, int], qtopics: dict[int, str],
+                     done: dict[tuple[int, int], str],
+                     values: dict[tuple[int, int], dict[int, float]],
+                     ) -> dict[tuple[int, int], dict[int, float]]:
+    """`values` with, for a count an unanswered topic adds to (NumQ, NumRel), that topic's
+    value as `trec_eval -c` gives it (`unanswered_values`); unchanged for other measures."""
+    filled = dict(values)
+    for name in names:
+        fill = unanswered_values(conn, qrels_set_id, name, qtopics) if name in ids else {}
+        if not fill:
+            continue
+        for (run_id, mid) in done:
+            if mid == ids[name]:
+                filled[(run_id, mid)] = {**fill, **values.get((run_id, mid), {})}
+    return filled
+
+
+def _mean(measure: str, got: dict[int, float], answers: dict[int, float],
+          qtopics: dict[int, str], n_topics: int, intersection: bool, evaluated: bool,
+          ) -> tuple[float, int, int]:
     """(mean, topics averaged over, topics answered) — `trec_eval -c` unless `intersection`;
-    a count (NumRet, NumRel, …) is summed, as trec_eval's `all` line (`aggregate`)."""
-    answered = [v for t, v in got.items() if t in qtopics]
+    a count (NumRet, NumRel, …) is summed, as trec_eval's `all` line (`aggregate`). `got` may
+    hold the values of unanswered topics (NumRel's relevant documents); `answers` is what
+    the run answered."""
+    values = [v for t, v in got.items() if t in qtopics]
+    n_answered = sum(1 for t in answers if t in qtopics)
     if not evaluated:
         return math.nan, 0, 0
     if intersection:
-        return aggregate(measure, answered), len(answered), len(answered)
-    return aggregate(measure, answered, n_topics), n_topics, len(answered)
+        return aggregate(measure, values), n_answered, n_answered
+    return aggregate(measure, values, n_topics), n_topics, n_answered
 
 
 def per_topic_scores(
