@@ -57,17 +57,27 @@ def create_database(backend: str, folder: Path) -> Iterator[str]:
         yield url
         db.dispose_engine(url)
         return
+    with empty_postgres_database("tcdb_test") as url:
+        try:
+            migrate.upgrade(url)
+            yield url
+        finally:
+            db.dispose_engine(url)
+
+
+@contextmanager
+def empty_postgres_database(prefix: str, driver: str = "postgresql+psycopg") -> Iterator[str]:
+    """A fresh, empty PostgreSQL database (no schema) on the test server, dropped afterwards;
+    yields its URL with `driver` (Prefect's server takes `postgresql+asyncpg`)."""
     require_postgres()
-    name = f"tcdb_test_{uuid.uuid4().hex[:12]}"
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
     try:
-        migrate.upgrade(url)
-        yield url
+        yield make_url(POSTGRES_URL).set(drivername=driver, database=name) \
+            .render_as_string(hide_password=False)
     finally:
-        db.dispose_engine(url)
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()

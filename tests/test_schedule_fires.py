@@ -23,16 +23,13 @@ import subprocess
 import sys
 import time
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from tests.databases import BACKENDS, POSTGRES_URL, create_database, require_postgres
+from tests.databases import BACKENDS, create_database, empty_postgres_database
 from tests.scheduled import snapshot_rows, write_scheduled_spec
 
 pytestmark = pytest.mark.slow
@@ -80,18 +77,8 @@ def _prefect_database(backend: str, home: Path) -> Iterator[dict[str, str]]:
     if backend == "sqlite":
         yield {}
         return
-    require_postgres()
-    name = f"prefect_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(POSTGRES_URL).set(drivername="postgresql+asyncpg", database=name)
-    try:
-        yield {"PREFECT_SERVER_DATABASE_CONNECTION_URL": url.render_as_string(False)}
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with empty_postgres_database("prefect", driver="postgresql+asyncpg") as url:
+        yield {"PREFECT_SERVER_DATABASE_CONNECTION_URL": url}
 
 
 def _wait_healthy(api: str, log: Path, seconds: float = 180) -> None:

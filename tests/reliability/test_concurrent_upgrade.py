@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from tests.databases import BACKENDS, POSTGRES_URL, require_postgres
+from tests.databases import BACKENDS, empty_postgres_database
 
 PROCESSES = 6
 
@@ -26,17 +24,8 @@ def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'fresh.sqlite'}"
         return
-    require_postgres()
-    name = f"tcdb_fresh_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(POSTGRES_URL).set(database=name).render_as_string(False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with empty_postgres_database("tcdb_fresh") as url:
+        yield url
 
 
 def test_concurrent_upgrades_all_succeed(fresh_url: str) -> None:
