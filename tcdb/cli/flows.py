@@ -22,7 +22,7 @@ SPEC_HELP = "An extra collection spec (a YAML file) whose ingestion deployment t
 
 @app.command("list")
 def list_deployments(
-    spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP),
+    spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP, readable=False),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show each deployment that can be scheduled: name, flow, schedule and parameters (the
@@ -62,7 +62,7 @@ def run_flow(
                                f"({', '.join(FLOWS)})."),
     param: list[str] = typer.Option([], "--param", "-p", help="A parameter as k=v (repeatable); "
                                     "v is JSON when it parses, else text."),
-    spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP),
+    spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP, readable=False),
     json_output: bool = typer.Option(False, "--json", help="Print the flow's result as JSON."),
 ) -> None:
     """Run a deployment's flow now, in this process, with its parameters and your overrides."""
