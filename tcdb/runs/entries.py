@@ -55,6 +55,21 @@ def _run_tag(run_file: RunFile) -> str:
         raise InputError(run_file.path, line, f"run tag: {exc}") from None
 
 
+def normal_form_hint(name: str, known: IdIndex) -> str:
+    """What to add to "not in snapshot" when the snapshot has the id in another Unicode normal
+    form (`café` as e + combining accent against the precomposed é): the same text to a
+    reader, other bytes to a database; ids are compared as given, never normalised silently."""
+    import unicodedata
+
+    for form in ("NFC", "NFD", "NFKC"):
+        other = unicodedata.normalize(form, name)
+        if other != name and (known.lookup([other])[1] >= 0).all():
+            return (f"; the snapshot has {other!r}, the same text in Unicode normal form "
+                    f"{form}: write the file's ids in {form} (e.g. with Python's "
+                    "unicodedata.normalize)")
+    return ""
+
+
 def prepare_run(run_file: RunFile, label: str, topics: IdIndex, docs: IdIndex,
              allow_unknown_docs: bool) -> PreparedRun:
     """Resolve a run's topics and documents (every topic must be in the snapshot; every
@@ -70,7 +85,8 @@ def prepare_run(run_file: RunFile, label: str, topics: IdIndex, docs: IdIndex,
         index = int(np.argmax(name_positions[codes] < 0))
         raise InputError(run_file.path, int(run_file.lines[index]),
                          f"topic {run_file.topics[index]!r} is not in snapshot {label!r} "
-                         f"({len(unknown)} unknown topic(s) in the file)")
+                         f"({len(unknown)} unknown topic(s) in the file)"
+                         + normal_form_hint(run_file.topics[index], topics))
     topic_col = name_ids[codes]
     doc_col, doc_positions = docs.lookup(run_file.docs)
     missing: list[int] = np.flatnonzero(doc_positions < 0).tolist()
@@ -79,7 +95,8 @@ def prepare_run(run_file: RunFile, label: str, topics: IdIndex, docs: IdIndex,
         raise InputError(run_file.path, int(run_file.lines[index]),
                          f"document {run_file.docs[index]!r} (topic {run_file.topics[index]!r}) "
                          f"is not in snapshot {label!r} ({len(missing)} unknown document "
-                         "row(s); --allow-unknown-docs keeps them as unresolved)")
+                         "row(s); --allow-unknown-docs keeps them as unresolved)"
+                         + normal_form_hint(run_file.docs[index], docs))
     # Documents the snapshot lacks have no place in its byte order: compare their strings.
     order_keys = run_file.docs if missing else docs.byte_order(doc_positions)
     order, eval_ranks = trec_eval_order(topic_col, order_keys, run_file.scores)

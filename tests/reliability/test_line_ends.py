@@ -109,3 +109,24 @@ def test_a_topic_list_line_with_two_ids_is_refused(tmp_path: Path) -> None:
     assert info.value.line == 2 and "found 2 fields (q2, q3)" in str(info.value)
     listed.write_text("q1  # a comment\rq2\r", encoding="utf-8")
     assert read_topic_list(listed) == [(1, "q1"), (2, "q2")]
+
+
+def test_a_topic_in_another_normal_form_is_named_as_such(cli, db: str, tmp_path: Path) -> None:
+    """A run's `café` in NFD against the snapshot's NFC `café`: still refused (ids are compared
+    as given), but the message says the snapshot has the same text in NFC."""
+    import unicodedata
+
+    nfc = unicodedata.normalize("NFC", "café")
+    nfd = unicodedata.normalize("NFD", "café")
+    docs = tmp_path / "docs.trec"
+    docs.write_text("<DOC>\n<DOCNO>d1</DOCNO>\n<TEXT>text</TEXT>\n</DOC>\n", encoding="utf-8")
+    topics = tmp_path / "topics.tsv"
+    topics.write_text(f"{nfc}\tparis cafés\n", encoding="utf-8")
+    assert cli("collection", "add", "c")[0] == 0
+    assert cli("snapshot", "ingest", "c", "s1", "--docs", docs, "--topics", topics)[0] == 0
+    run = tmp_path / "nfd.run"
+    run.write_text(f"{nfd} Q0 d1 1 1.0 r\n", encoding="utf-8")
+    code, _, err = cli("run", "import", "c", "s1", run)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 1 and len(lines) == 1, err
+    assert "is not in snapshot 's1'" in lines[0] and "Unicode normal form NFC" in lines[0], err
