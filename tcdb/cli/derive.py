@@ -110,12 +110,12 @@ def _parameter(name: str, field: FieldInfo) -> inspect.Parameter:
         default = list(default)
     help_text = field.description or ""
     extra = _extra(field)
-    # typer would check a path's readability itself and print its usage box (exit 2); the
-    # core's readers say it in the one `error:` line every bad input gets
-    paths = {"readable": False} if _bare(field.annotation)[0] is Path else {}
+    # readable=False: typer would check a path's readability itself and print its usage box
+    # (exit 2); the core's readers say it in the one `error:` line every bad input gets
     if is_argument(field):
         info: Any = typer.Argument(default, help=help_text, metavar=flag_of(name, field),
-                                   show_default=not required and default is not None, **paths)
+                                   show_default=not required and default is not None,
+                                   readable=False)
     else:
         flag = flag_of(name, field)
         names = [flag]
@@ -124,7 +124,7 @@ def _parameter(name: str, field: FieldInfo) -> inspect.Parameter:
         if extra.get("short"):
             names.append(str(extra["short"]))
         info = typer.Option(default, *names, help=help_text, metavar=extra.get("metavar"),
-                            show_default=default not in (None, False, []), **paths)
+                            show_default=default not in (None, False, []), readable=False)
     if not required and default is None:
         annotation = annotation | None
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info,
