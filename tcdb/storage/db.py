@@ -4,6 +4,7 @@ writer and reader are `tcdb.storage.bulk`."""
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -89,6 +90,7 @@ def get_engine(url: str | None = None, *, read_only: bool = False) -> Engine:
                                 "as postgresql+psycopg://…")
         engine = create_engine(url, echo=get_settings().echo_sql, pool_pre_ping=True,
                                connect_args={"connect_timeout": 10})
+        _quiet_second_error_of_a_lost_copy()
         if read_only:
             @event.listens_for(engine, "connect")
             def _read_only(dbapi_conn: Any, _record: Any) -> None:
@@ -101,6 +103,20 @@ def get_engine(url: str | None = None, *, read_only: bool = False) -> Engine:
     guard.watch(engine, mask_url(url))
     _ENGINES[key] = engine
     return engine
+
+
+def _lost_copy_echo(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("error ignored terminating")
+
+
+def _quiet_second_error_of_a_lost_copy() -> None:
+    """When the server ends the connection during a COPY (a backend terminated, a restart),
+    psycopg logs a second error on leaving the COPY ("error ignored terminating <psycopg.Copy
+    [BAD] …>: the connection is lost") after the first one, which tcdb already says in its
+    one `error:` line. That echo is left out; psycopg's other messages are not."""
+    logger = logging.getLogger("psycopg")
+    if _lost_copy_echo not in logger.filters:
+        logger.addFilter(_lost_copy_echo)
 
 
 def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
