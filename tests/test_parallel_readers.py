@@ -168,9 +168,12 @@ def test_rebatching_fragments_gives_one_readers_batches(monkeypatch: pytest.Monk
     members = [(str(i), str(i), bytes([i % 3]), None, None) for i in range(11)]
     versions = [(i, i, f"text {i}") for i in range(11)]
     one = [batches._batch(members[a:a + 4], versions[a:a + 4]) for a in range(0, 11, 4)]
-    pieces = [(members[a:b], versions[a:b]) for a, b in ((0, 2), (2, 3), (3, 9), (9, 11))]
+    pieces = [(members[a:b], versions[a:b], (b - a, 2 * (b - a)))
+              for a, b in ((0, 2), (2, 3), (3, 9), (9, 11))]
     many = list(batches.rebatched(pieces))
     assert [(b.members, b.contents) for b in many] == [(b.members, b.contents) for b in one]
+    # every fragment's edits reach one batch: the totals are the fragments'
+    assert tuple(map(sum, zip(*(b.edited for b in many), strict=True))) == (11, 22)
     assert one[0].contents[bytes([1])] == (1, 1, "text 1")  # the first of its hash
 
 

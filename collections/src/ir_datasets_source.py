@@ -223,14 +223,17 @@ class IrdsSource:
             url = getattr(doc, "url", None)
             # A dataset whose documents carry who wrote them (and the original rewritten).
             source, twin = getattr(doc, "source", None), getattr(doc, "twin_of", None)
+            raw = _default_text(doc)
+            text = clean_text(raw)
             try:  # not `self._record`: a context manager per document costs ~1 µs
                 record = DocumentRecord(
                     check_identifier(str(doc.doc_id), "document id", DOC_ID_LENGTH),
-                    clean_text(_default_text(doc)),
+                    text,
                     check_characters(url, "URL") if isinstance(url, str) and url else None,
                     source if isinstance(source, str) and source else None,
                     (check_identifier(str(twin), "twin_of", DOC_ID_LENGTH)
-                     if twin not in (None, "") else None))
+                     if twin not in (None, "") else None),
+                    len(raw) - len(text))
             except Refused as exc:
                 raise InputError(self.dataset_id, None, f"document {number}: {exc}") from None
             yield record
@@ -335,18 +338,25 @@ class IrdsSource:
     def _topics(self) -> Iterator[TopicRecord]:
         for number, query in enumerate(self._fetched(self.dataset.queries_iter), start=1):
             values = query._asdict() if hasattr(query, "_asdict") else {}
-            fields = {k: clean_text(v) for k, v in values.items()
-                      if k != "query_id" and isinstance(v, str)}
+            given = {k: v for k, v in values.items() if k != "query_id" and isinstance(v, str)}
+            fields = {k: clean_text(v) for k, v in given.items()}
             description, narrative = (_str_or_none(values.get(k))
                                       for k in ("description", "narrative"))
+            raw_query = _default_text(query)
+            texts = (clean_text(raw_query), None if description is None
+                     else clean_text(description),
+                     None if narrative is None else clean_text(narrative))
+            removed = (len(raw_query) - len(texts[0])
+                       + sum(len(v) - len(fields[k]) for k, v in given.items())
+                       + sum(len(raw) - len(text) for raw, text in
+                             zip((description, narrative), texts[1:], strict=True)
+                             if raw is not None and text is not None))
             with self._record(number, "query"):
                 yield TopicRecord(
                     topic_id=check_identifier(str(query.query_id), "topic id",
                                               TOPIC_ID_LENGTH),
-                    query=clean_text(_default_text(query)),
-                    description=None if description is None else clean_text(description),
-                    narrative=None if narrative is None else clean_text(narrative),
-                    fields=fields,
+                    query=texts[0], description=texts[1], narrative=texts[2], fields=fields,
+                    removed=removed,
                 )
 
     def qrels(self) -> Iterator[QrelRecord] | None:

@@ -43,6 +43,7 @@ class DocumentRecord:
     url: str | None = None
     source: str | None = None  # who wrote it: "human", "llm", … (source-bias studies)
     twin_of: str | None = None  # the id of the original an LLM text was rewritten from
+    removed: int = 0  # characters the reader took out of the text (NUL, …): counted and said
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,7 @@ class TopicRecord:
     description: str | None = None
     narrative: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
+    removed: int = 0  # characters the reader took out of its texts (NUL, …): counted and said
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,13 +123,19 @@ def _cleaned(record: TopicRecord) -> TopicRecord:
     texts = (record.query, record.description, record.narrative, *record.fields.values())
     if all(text is None or clean_text(text) is text for text in texts):
         return record
-    return replace(
+    cleaned = replace(
         record,
         query=clean_text(record.query).strip(),
         description=None if record.description is None else clean_text(record.description),
         narrative=None if record.narrative is None else clean_text(record.narrative),
         fields={key: clean_text(value) for key, value in record.fields.items()},
     )
+    return replace(cleaned, removed=_length(record) - _length(cleaned))
+
+
+def _length(record: TopicRecord) -> int:
+    return sum(len(text) for text in (record.query, record.description, record.narrative,
+                                      *record.fields.values()) if text is not None)
 
 
 def _read_trec(path: Path, text: str) -> list[TopicRecord]:

@@ -226,7 +226,9 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
                 offset = before + pos - len(carry) + max(doc.find("<DOCNO>"), 0)
                 raise InputError(path, _line_of_char(path, offset), str(exc)) from None
             if doc_kind == _DIRTY:
-                record = DocumentRecord(doc_id=record.doc_id, text=clean_text(record.text))
+                text = clean_text(record.text)
+                record = DocumentRecord(doc_id=record.doc_id, text=text,
+                                        removed=len(record.text) - len(text))
             carry, carry_kind = "", _PLAIN
             yield record
             pos = end + 7

@@ -36,10 +36,14 @@ class Batch:
 
     members: list[Member]
     contents: dict[bytes, Version]  # hash → length, tokens, text
+    edited: Edited = (0, 0)  # documents whose text the reader changed, characters it removed
 
 
-# Up to a batch of documents prepared, each member beside its version: what a reader sends.
-Fragment = tuple[list[Member], list[Version]]
+# (documents whose text a reader changed, characters it removed: NUL and the like)
+Edited = tuple[int, int]
+# Up to a batch of documents prepared, each member beside its version, and the edits among
+# them: what a reader sends.
+Fragment = tuple[list[Member], list[Version], Edited]
 
 
 def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
@@ -50,9 +54,9 @@ def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
     Documents repeated across batches are caught by the database's unique constraints
     (`_write_batch`), not by sets here: memory stays flat however large the snapshot.
     """
-    for members, versions in prepare_fragments(source.documents(), source.description,
-                                               by_url, id_fallback, with_text):
-        yield _batch(members, versions)
+    for members, versions, edited in prepare_fragments(source.documents(), source.description,
+                                                       by_url, id_fallback, with_text):
+        yield _batch(members, versions, edited)
 
 
 def prepare_fragments(records: Iterable[DocumentRecord], where: str, by_url: bool,
@@ -61,7 +65,11 @@ def prepare_fragments(records: Iterable[DocumentRecord], where: str, by_url: boo
     for chunk in in_batches(records, BATCH):
         members: list[Member] = []
         versions: list[Version] = []
+        n_edited = n_removed = 0
         for record in chunk:
+            if record.removed:
+                n_edited += 1
+                n_removed += record.removed
             url = record.url
             if by_url and url:  # _document_key, inline: the loop runs once per document
                 key = url
@@ -74,14 +82,14 @@ def prepare_fragments(records: Iterable[DocumentRecord], where: str, by_url: boo
                 check_label(record.source, where, None)
             members.append((record.doc_id, key, digest, record.source, record.twin_of))
             versions.append((length, n_tokens, record.text if with_text else None))
-        yield members, versions
+        yield members, versions, (n_edited, n_removed)
 
 
-def _batch(members: list[Member], versions: list[Version]) -> Batch:
+def _batch(members: list[Member], versions: list[Version], edited: Edited = (0, 0)) -> Batch:
     """A batch's members and the version of each distinct hash as its first document gives it
     (two texts may normalise alike: the first one's text is kept)."""
     digests = [m[2] for m in members]
-    return Batch(members, dict(zip(reversed(digests), reversed(versions), strict=True)))
+    return Batch(members, dict(zip(reversed(digests), reversed(versions), strict=True)), edited)
 
 
 def rebatched(fragments: Iterable[Fragment]) -> Iterator[Batch]:
@@ -89,14 +97,17 @@ def rebatched(fragments: Iterable[Fragment]) -> Iterator[Batch]:
     documents each, whatever the fragments' sizes (a file's last fragment is short)."""
     members: list[Member] = []
     versions: list[Version] = []
-    for more_members, more_versions in fragments:
+    edited = (0, 0)  # the fragments' edits, carried by the next batch made
+    for more_members, more_versions, more_edited in fragments:
         members += more_members
         versions += more_versions
+        edited = (edited[0] + more_edited[0], edited[1] + more_edited[1])
         while len(members) >= BATCH:
-            yield _batch(members[:BATCH], versions[:BATCH])
+            yield _batch(members[:BATCH], versions[:BATCH], edited)
+            edited = (0, 0)
             del members[:BATCH], versions[:BATCH]
     if members:
-        yield _batch(members, versions)
+        yield _batch(members, versions, edited)
 
 
 def document_parts(source: SnapshotSource) -> list[Callable[[], Iterator[DocumentRecord]]]:

@@ -82,8 +82,15 @@ def write_documents(session: Session, coll: Collection, snap: Snapshot,
         for batch in batches:
             report.n_documents += _write_batch(conn, coll, snap, batch, source.description,
                                                report, repeats, tokens, guess)
+            report.n_documents_edited += batch.edited[0]
+            report.n_characters_removed += batch.edited[1]
             bar.advance(len(batch.members))
     repeats.check()
+    if report.n_documents_edited:
+        report.warnings.append(
+            f"{report.n_documents_edited:,} document text(s) stored without "
+            f"{report.n_characters_removed:,} control character(s) (NUL and the like, which "
+            "neither database stores in text)")
     report.n_repeated = repeats.n_identical
     report.n_conflicting = repeats.n_conflicting
     check_twins(conn, snap, source.description)

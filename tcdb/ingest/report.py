@@ -38,6 +38,11 @@ class IngestReport:
     n_repeated: int = 0  # repeats of a document id with the same text, kept once
     n_conflicting: int = 0  # repeats with another text, resolved by --on-duplicate
     n_by_source: dict[str, int] = field(default_factory=dict)  # human / llm / …; {} unlabelled
+    # texts a reader changed: documents and topics whose control characters (NUL, …) it
+    # removed, and how many characters in all (also said in `warnings`)
+    n_documents_edited: int = 0
+    n_topics_edited: int = 0
+    n_characters_removed: int = 0
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
 
@@ -91,6 +96,9 @@ class SnapshotIngestResult(Result):
     n_repeated: int
     n_conflicting: int
     n_by_source: dict[str, int]
+    n_documents_edited: int
+    n_topics_edited: int
+    n_characters_removed: int
     seconds: float
     warnings: list[str]
     n_returning_documents: int

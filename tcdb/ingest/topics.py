@@ -58,6 +58,15 @@ def write_topics(session: Session, coll: Collection, snap: Snapshot,
                 raise InputError(snap.source, None,
                                  f"topic {record.topic_id!r} has an empty query")
             sharing.setdefault(key, []).append(record.topic_id)
+    edited = [r for r in records if r.removed]
+    if edited:
+        report.n_topics_edited = len(edited)
+        removed = sum(r.removed for r in edited)
+        report.n_characters_removed += removed
+        report.warnings.append(
+            f"{len(edited):,} topic(s) stored without {removed:,} character(s) of their texts "
+            f"(control characters such as NUL, and the spaces around a query), e.g. topic "
+            f"{edited[0].topic_id!r}")
     if by_text:
         report.warnings.extend(
             f"ambiguous query text {text!r} under {rule} matching: topics "
