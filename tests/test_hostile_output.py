@@ -107,8 +107,10 @@ def test_pool_export_csv_is_neutralised_trec_and_jsonl_exact(hostile: str,
     for fmt, path in out.items():
         pool_export(POOL, collection=COLLECTION, snapshot=LABELS[-1], format=fmt, out=path)
     rows = _rows(out["csv"].read_text(encoding="utf-8"))
-    assert rows[0] == ["topic_id", "query", "description", "doc_id", "text"]
-    for topic, query, _, doc, text in rows[1:]:
+    assert rows[0] == ["topic_id", "query", "description", "doc_id", "text", "grade",
+                       "grade_scale"]
+    for topic, query, _, doc, text, grade, _scale in rows[1:]:
+        assert grade == ""  # for the assessor to fill
         assert all(_spreadsheet_safe(cell) for cell in (topic, query, doc, text)), rows
         exact_query, exact_text = QUERIES[topic], TEXTS[doc.removeprefix("'")]
         assert query == (("'" + exact_query) if exact_query.startswith(DANGEROUS) and
@@ -123,8 +125,9 @@ def test_pool_export_csv_is_neutralised_trec_and_jsonl_exact(hostile: str,
     assert {x["text"] for x in lines} >= {FORMULA, AT_SUM, "\tTAB"}
     assert "@d9" in out["trec"].read_text(encoding="utf-8").split()
     back = tmp_path / "judged.csv"
-    back.write_text("\n".join([",".join(rows[0] + ["grade"])] + [
-        ",".join(f'"{c}"' for c in row) + ",1" for row in rows[1:]]) + "\n", encoding="utf-8")
+    back.write_text("\n".join([",".join(rows[0])] + [
+        ",".join(f'"{c}"' for c in row[:5]) + ",1," + f'"{row[6]}"' for row in rows[1:]])
+        + "\n", encoding="utf-8")
     assert {j.doc_id for j in read_judgments(back, "csv")} == {r[3].removeprefix("'")
                                                                for r in rows[1:]}
 

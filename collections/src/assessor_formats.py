@@ -13,7 +13,7 @@ Every format is a form the assessor fills and sends back as it is:
   placeholder, since any number (-1 included) is a real grade in some collection; a line left
   unfilled is refused on import as a qrels line of three columns.
 
-Texts are exported trimmed of the blank lines and spaces around them (counted by the export).
+Texts are exported without the blank lines around them (counted by the export).
 Judgments come back in the same three formats; a row whose grade is still empty is refused in
 one line naming it, never read as 0.
 """

@@ -99,7 +99,7 @@ app.command("show")(derive.command("pool_show", show=_show_pool))
 def _show_export(report: PoolExportResult) -> None:
     seed_note = f" (seed {report.seed})" if report.seed is not None else ""
     where = report.out if report.out is not None else "nowhere (no --out)"
-    trimmed = (f" · {report.n_texts_trimmed:,} texts trimmed of the blank lines and spaces "
+    trimmed = (f" · {report.n_texts_trimmed:,} texts trimmed of the blank lines "
                "around them" if report.n_texts_trimmed else "")
     say(f"pool {report.name}: {report.n_documents:,} documents over {report.n_topics} topics "
         f"→ {where} ({report.format}, {report.order} order{seed_note}) · status "

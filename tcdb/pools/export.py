@@ -8,6 +8,7 @@ a read-only front end (the dashboard's download) shows the same export.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -111,9 +112,9 @@ def pool_export(request: PoolExportRequest, db: Database) -> PoolExportResult:
         if needs_text:
             _check_text(session, pool, rows)
         shuffle = used_seed if order == "shuffle" else None
-        # texts as an assessor reads them: without the blank lines and spaces around them
-        n_trimmed = sum(1 for *_, body in rows if body and body != body.strip())
-        items = _blind_order([PoolItem(t, q, desc, d, (body or "").strip())
+        # texts as an assessor reads them: without the blank lines around them
+        n_trimmed = sum(1 for *_, body in rows if body and body != without_blank_lines(body))
+        items = _blind_order([PoolItem(t, q, desc, d, without_blank_lines(body or ""))
                               for t, q, desc, d, body in rows], shuffle)
         collection = session.get(Collection, session.get(Snapshot, pool.snapshot_id)
                                  .collection_id)  # type: ignore[union-attr]
@@ -137,6 +138,15 @@ def pool_export(request: PoolExportRequest, db: Database) -> PoolExportResult:
                                   query=i.query if needs_text else None,
                                   description=i.description if needs_text else None,
                                   text=i.text if needs_text else None) for i in items])
+
+
+_BLANK_EDGES = re.compile(r"\A(?:[ \t\r\f\v]*\n)+|(?:\n[ \t\r\f\v]*)+\Z")
+
+
+def without_blank_lines(text: str) -> str:
+    """`text` without the blank lines before its first line and after its last (TREC texts
+    come as `\n\ntext\n\n`); the text's own lines, indentation included, stay as they are."""
+    return _BLANK_EDGES.sub("", text)
 
 
 def _check_text(session: Any, pool: Pool, rows: Sequence[Any]) -> None:

@@ -164,7 +164,7 @@ class PoolExportResult(Result):
     order: str
     seed: int | None
     status: str
-    n_texts_trimmed: int  # texts written without the blank lines and spaces around them
+    n_texts_trimmed: int  # texts written without the blank lines around them
     grade_scale: str  # what the assessor writes in the grade column
     items: list[PoolExportItem]  # in the file's order
 

@@ -53,7 +53,7 @@ def _run(engine: Engine, action: str, revision: str) -> None:
                 # the schema at head (several `tcdb db upgrade` at once on a fresh database
                 # ended in UniqueViolation or "database is locked")
                 if sqlite:
-                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    _begin_writing(conn)
                 else:
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                                  {"key": lock_key(SCHEMA_LOCK)})
@@ -70,6 +70,20 @@ def _run(engine: Engine, action: str, revision: str) -> None:
             if sqlite and raw is not None:
                 raw.execute("PRAGMA foreign_keys=ON")
                 raw.isolation_level = ""
+
+
+def _begin_writing(conn: Connection) -> None:
+    """SQLite's write lock from the start (BEGIN IMMEDIATE), so that concurrent upgrades wait
+    for each other. A database opened read-only cannot take it: it begins deferred, reads its
+    revision, and only a migration that would write is refused (read-only, in one line)."""
+    from sqlalchemy.exc import OperationalError
+
+    try:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    except OperationalError as exc:
+        if "readonly" not in str(exc).replace("-", "").replace(" ", "").lower():
+            raise
+        conn.exec_driver_sql("BEGIN")
 
 
 def _refuse_newer(conn: Connection, where: str) -> str | None:

@@ -185,9 +185,9 @@ def test_a_bomb_keeps_memory_bounded(kind: str, world: World, database_url: str,
 
 
 @pytest.mark.parametrize(("variable", "value", "reason"), [
-    ("TCDB_MAX_LINE_BYTES", "abc", "valid integer"),
-    ("TCDB_MAX_EXPANDED_BYTES", "0", "greater than 0"),
-    ("TCDB_MAX_EXPANSION_RATIO", "-5", "greater than 0"),
+    ("TCDB_MAX_LINE_BYTES", "abc", "must be a whole number > 0"),
+    ("TCDB_MAX_EXPANDED_BYTES", "0", "must be a whole number > 0"),
+    ("TCDB_MAX_EXPANSION_RATIO", "-5", "must be a whole number > 0"),
 ])
 def test_a_bad_bound_is_one_line_naming_its_variable(
         variable: str, value: str, reason: str, world: World, database_url: str, cli,
@@ -198,5 +198,5 @@ def test_a_bad_bound_is_one_line_naming_its_variable(
     code, _out, err = cli(*INPUTS["run"](world, world.run))
     assert code == 1, err
     message = one_error_line(err)
-    assert message.startswith(f"{variable}: ") and reason in message, message
+    assert message.startswith(f"{variable}={value!r}: ") and reason in message, message
     assert database_state(database_url) == before
