@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tcdb.collections.compression import write_text
 from tcdb.collections.csv_safe import plain_cell, write_csv
-from tcdb.collections.files import text_lines
+from tcdb.collections.lines import text_lines
 from tcdb.collections.qrels import check_duplicate, check_judgment_ids, parse_grade, read_qrels
 from tcdb.collections.records import QrelRecord, delimiter_of
 from tcdb.collections.runs import read_text

@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
-from tcdb.errors import InputError, NotFoundError, SourceUnavailableError
+from tcdb.errors import InputError, NotFoundError
 from tcdb.limits import (
     DOC_ID_LENGTH,
     GRADE_RANGE,
@@ -34,11 +34,13 @@ from tcdb.limits import (
     check_characters,
     check_identifier,
     check_range,
-    clean_text,
+    clean_text_counted,
 )
 
+from .downloads import fetched
 from .fingerprint import file_fingerprint
 from .records import DocumentRecord, QrelRecord, TopicRecord
+from .topics import cleaned_topic
 from .trec_documents import count_trec_documents, read_trec_documents
 from .url_tables import UrlLookup, once_per_process, sqlite_urls, tsv_urls
 
@@ -219,12 +221,11 @@ class IrdsSource:
         """ir_datasets' records held to the limits every file reader applies (ids one word
         within their column, text without NUL: `tcdb.limits`), refused naming the dataset
         and the record's position."""
-        for number, doc in enumerate(self._fetched(self.dataset.docs_iter), start=1):
+        for number, doc in enumerate(fetched(self.dataset_id, self.dataset.docs_iter), start=1):
             url = getattr(doc, "url", None)
             # A dataset whose documents carry who wrote them (and the original rewritten).
             source, twin = getattr(doc, "source", None), getattr(doc, "twin_of", None)
-            raw = _default_text(doc)
-            text = clean_text(raw)
+            text, removed = clean_text_counted(_default_text(doc))
             try:  # not `self._record`: a context manager per document costs ~1 µs
                 record = DocumentRecord(
                     check_identifier(str(doc.doc_id), "document id", DOC_ID_LENGTH),
@@ -233,23 +234,10 @@ class IrdsSource:
                     source if isinstance(source, str) and source else None,
                     (check_identifier(str(twin), "twin_of", DOC_ID_LENGTH)
                      if twin not in (None, "") else None),
-                    len(raw) - len(text))
+                    removed)
             except Refused as exc:
                 raise InputError(self.dataset_id, None, f"document {number}: {exc}") from None
             yield record
-
-    def _fetched(self, records: Callable[[], Iterator[Any]]) -> Iterator[Any]:
-        """ir_datasets' records; a download it had to make and could not is one line naming
-        the dataset, the sources tried and what to do offline (never its traceback, nor its
-        log lines for each failed try, which that line repeats)."""
-        try:
-            with _quiet_download_failures():
-                yield from records()
-        except (RuntimeError, OSError) as exc:
-            failure = download_failure(self.dataset_id, exc)
-            if failure is None:
-                raise
-            raise failure from None
 
     @contextmanager
     def _record(self, number: int, kind: str) -> Iterator[None]:
@@ -336,28 +324,18 @@ class IrdsSource:
         return self._topics()
 
     def _topics(self) -> Iterator[TopicRecord]:
-        for number, query in enumerate(self._fetched(self.dataset.queries_iter), start=1):
+        queries = fetched(self.dataset_id, self.dataset.queries_iter)
+        for number, query in enumerate(queries, start=1):
             values = query._asdict() if hasattr(query, "_asdict") else {}
-            given = {k: v for k, v in values.items() if k != "query_id" and isinstance(v, str)}
-            fields = {k: clean_text(v) for k, v in given.items()}
+            fields = {k: v for k, v in values.items() if k != "query_id" and isinstance(v, str)}
             description, narrative = (_str_or_none(values.get(k))
                                       for k in ("description", "narrative"))
-            raw_query = _default_text(query)
-            texts = (clean_text(raw_query), None if description is None
-                     else clean_text(description),
-                     None if narrative is None else clean_text(narrative))
-            removed = (len(raw_query) - len(texts[0])
-                       + sum(len(v) - len(fields[k]) for k, v in given.items())
-                       + sum(len(raw) - len(text) for raw, text in
-                             zip((description, narrative), texts[1:], strict=True)
-                             if raw is not None and text is not None))
             with self._record(number, "query"):
-                yield TopicRecord(
+                yield cleaned_topic(TopicRecord(
                     topic_id=check_identifier(str(query.query_id), "topic id",
                                               TOPIC_ID_LENGTH),
-                    query=texts[0], description=texts[1], narrative=texts[2], fields=fields,
-                    removed=removed,
-                )
+                    query=_default_text(query), description=description, narrative=narrative,
+                    fields=fields))
 
     def qrels(self) -> Iterator[QrelRecord] | None:
         """The judgments, or None when the dataset has none (e.g. LongEval test snapshots)."""
@@ -366,7 +344,7 @@ class IrdsSource:
         return self._qrels()
 
     def _qrels(self) -> Iterator[QrelRecord]:
-        for number, q in enumerate(self._fetched(self.dataset.qrels_iter), start=1):
+        for number, q in enumerate(fetched(self.dataset_id, self.dataset.qrels_iter), start=1):
             iteration = _iteration(q)
             with self._record(number, "judgment"):
                 yield QrelRecord(
@@ -388,73 +366,6 @@ class IrdsSource:
         except Exception:
             return None
         return count if isinstance(count, int) else None
-
-
-DOWNLOAD_LOGGERS = ("ir_datasets", "ir_datasets.util.download")
-
-
-@contextmanager
-def _quiet_download_failures() -> Iterator[None]:
-    """Leave out ir_datasets' log lines of each failed download try ("Download failed: …",
-    "download error: … Retrying"); its progress and other messages stay."""
-    import logging
-
-    def keep(record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(("Download failed", "download error"))
-
-    # ir_datasets names each module's logger after it and does not propagate its records
-    loggers = [logging.getLogger(name) for name in DOWNLOAD_LOGGERS]
-    for logger in loggers:
-        logger.addFilter(keep)
-    try:
-        yield
-    finally:
-        for logger in loggers:
-            logger.removeFilter(keep)
-
-
-def download_failure(dataset_id: str, exc: BaseException) -> SourceUnavailableError | None:
-    """The error to say when `exc` is ir_datasets failing to download a file it needs
-    (`RuntimeError('All download sources failed', [(source, error), …])`, or the one source's
-    own connection error); None for any other error."""
-    import ir_datasets
-
-    if isinstance(exc, RuntimeError) and exc.args[:1] == ("All download sources failed",):
-        tried = [(getattr(source, "url", None) or str(source), error)
-                 for source, error in (exc.args[1] if len(exc.args) > 1 else [])]
-    elif _is_connection_error(exc):
-        tried = [(None, exc)]
-    else:
-        return None
-    reasons = "; ".join(f"{url}: {_first_line(error)}" if url else _first_line(error)
-                        for url, error in tried) or "no source answered"
-    home = ir_datasets.util.home_path()
-    return SourceUnavailableError(
-        f"ir_datasets {dataset_id}: its files are not in {home} and could not be downloaded "
-        f"(tried {reasons}). Offline, copy the files into {home} where ir_datasets keeps them "
-        "(IR_DATASETS_HOME), or declare the snapshot from local files (docs, topics, qrels)")
-
-
-def _is_connection_error(exc: BaseException) -> bool:
-    """A failure to reach a server (requests' or urllib's), not a local file's error."""
-    import urllib.error
-
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    return isinstance(exc, urllib.error.URLError | ConnectionError | TimeoutError) or \
-        bool(names & {"ConnectionError", "ConnectTimeout", "ReadTimeout", "SSLError"})
-
-
-def _first_line(error: BaseException) -> str:
-    """A connection error's gist: requests nests the resolver's words deep in its text."""
-    import re
-
-    text = str(error)
-    for pattern in (r"Failed to resolve '[^']+'", r"Name or service not known",
-                    r"Connection refused", r"timed out"):
-        found = re.search(pattern, text)
-        if found:
-            return found.group()
-    return text.strip().splitlines()[0][:200] if text.strip() else type(error).__name__
 
 
 def _default_text(item: Any) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tcdb.collections.compression import write_text
-from tcdb.collections.files import text_lines
+from tcdb.collections.lines import text_lines
 from tcdb.collections.numeric import parse_integer
 from tcdb.collections.records import QrelRecord
 from tcdb.collections.runs import read_text

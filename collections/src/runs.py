@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tcdb.collections.compression import write_text
-from tcdb.collections.files import byte_lines
+from tcdb.collections.lines import byte_lines
 from tcdb.collections.numeric import parse_integer, parse_score
 from tcdb.collections.run_parsing import Parsed, parse_fast
 from tcdb.errors import InputError

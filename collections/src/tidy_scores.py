@@ -17,7 +17,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tcdb.collections.files import text_lines
+from tcdb.collections.lines import text_lines
 from tcdb.collections.numeric import parse_score
 from tcdb.collections.records import SEPARATORS, delimiter_of
 from tcdb.collections.runs import read_text

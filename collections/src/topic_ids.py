@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tcdb.collections.files import text_lines
+from tcdb.collections.lines import text_lines
 from tcdb.collections.records import TopicRecord
 from tcdb.collections.runs import read_text
 from tcdb.collections.topics import read_topics

@@ -42,7 +42,13 @@ from pathlib import Path
 import numpy as np
 
 from tcdb.errors import InputError
-from tcdb.limits import DOC_ID_LENGTH, Refused, check_identifier, clean_text, needs_cleaning
+from tcdb.limits import (
+    DOC_ID_LENGTH,
+    Refused,
+    check_identifier,
+    clean_text_counted,
+    needs_cleaning,
+)
 
 from .compression import count_markers, open_maybe_gzip
 from .records import DocumentRecord
@@ -226,9 +232,8 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
                 offset = before + pos - len(carry) + max(doc.find("<DOCNO>"), 0)
                 raise InputError(path, _line_of_char(path, offset), str(exc)) from None
             if doc_kind == _DIRTY:
-                text = clean_text(record.text)
-                record = DocumentRecord(doc_id=record.doc_id, text=text,
-                                        removed=len(record.text) - len(text))
+                text, removed = clean_text_counted(record.text)
+                record = DocumentRecord(doc_id=record.doc_id, text=text, removed=removed)
             carry, carry_kind = "", _PLAIN
             yield record
             pos = end + 7

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from tcdb.collections.files import text_lines
+from tcdb.collections.lines import text_lines
 from tcdb.collections.numeric import parse_score
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError

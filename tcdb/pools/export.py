@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import field_validator
 from sqlalchemy import text
 
-from tcdb.errors import FieldError
+from tcdb.errors import FieldError, some
 from tcdb.operations import Database, operation, option
 from tcdb.pools.build import word
 from tcdb.pools.inspect import PoolRef, get_pool
@@ -153,12 +153,11 @@ def _check_text(session: Any, pool: Pool, rows: Sequence[Any]) -> None:
     """Every pooled document has its text, or a FieldError of `format` names those lacking."""
     missing = sorted((t, d) for t, _, _, d, body in rows if body is None)
     if missing:
-        shown = ", ".join(d for _, d in missing[:10])
-        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
         snap = session.get(Snapshot, pool.snapshot_id)
         label = snap.label if snap else "?"
         raise FieldError("format", f"{len(missing)} pooled document(s) of snapshot {label!r} "
-                         f"have no text (ingested with --no-text?): {shown}{more}; export in "
+                         f"have no text (ingested with --no-text?): "
+                         f"{some(d for _, d in missing)}; export in "
                          "the trec format, or re-ingest with text")
 
 

@@ -13,7 +13,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect, text
 
 from tcdb.errors import DatabaseError
-from tcdb.storage.db import check_connection, get_engine, mask_url
+from tcdb.storage.db import check_connection, get_engine, mask_url, sqlite_read_only_uri
 from tcdb.storage.guard import known_revisions, newer_schema, unguarded
 from tcdb.storage.locks import lock_key
 
@@ -53,7 +53,11 @@ def _run(engine: Engine, action: str, revision: str) -> None:
                 # the schema at head (several `tcdb db upgrade` at once on a fresh database
                 # ended in UniqueViolation or "database is locked")
                 if sqlite:
-                    _begin_writing(conn)
+                    # one upgrade at a time takes the write lock from the start; a database
+                    # this process can only read begins deferred, and only a migration that
+                    # would write is refused (read-only, in one line)
+                    readable_only = sqlite_read_only_uri(engine.url.database or "") is not None
+                    conn.exec_driver_sql("BEGIN" if readable_only else "BEGIN IMMEDIATE")
                 else:
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                                  {"key": lock_key(SCHEMA_LOCK)})
@@ -70,20 +74,6 @@ def _run(engine: Engine, action: str, revision: str) -> None:
             if sqlite and raw is not None:
                 raw.execute("PRAGMA foreign_keys=ON")
                 raw.isolation_level = ""
-
-
-def _begin_writing(conn: Connection) -> None:
-    """SQLite's write lock from the start (BEGIN IMMEDIATE), so that concurrent upgrades wait
-    for each other. A database opened read-only cannot take it: it begins deferred, reads its
-    revision, and only a migration that would write is refused (read-only, in one line)."""
-    from sqlalchemy.exc import OperationalError
-
-    try:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
-    except OperationalError as exc:
-        if "readonly" not in str(exc).replace("-", "").replace(" ", "").lower():
-            raise
-        conn.exec_driver_sql("BEGIN")
 
 
 def _refuse_newer(conn: Connection, where: str) -> str | None:
