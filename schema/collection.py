@@ -79,6 +79,13 @@ class Snapshot(Keyed, SQLModel, table=True):
     tokens_total: int | None = Field(default=None, sa_type=BigInteger)
     tokens_min: int | None = None
     tokens_max: int | None = None
+    # What the readers changed in the user's text (NUL and other control characters removed,
+    # a query's surrounding spaces trimmed): the ingest's counts, kept with the snapshot so that
+    # the change stays said after the summary has scrolled away (migration 0020).
+    n_documents_edited: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    n_topics_edited: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    n_characters_removed: int = Field(default=0, sa_type=BigInteger,
+                                      sa_column_kwargs={"server_default": "0"})
     created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
     completed_at: dt.datetime | None = Field(default=None, sa_type=aware_datetime())
     error: str | None = Field(default=None, sa_column=Column(Text))

@@ -31,7 +31,8 @@ bytes raise `InputError` (TrecDocs replaces them with U+FFFD), a document withou
 As for every source (`tcdb.limits`): a document id is one word of at most 500 characters
 without control characters (else `InputError` naming its <DOCNO> line), and the text's control
 characters that are not whitespace are removed after the markup is read (a NUL cannot be
-stored on PostgreSQL; lxml has already made U+FFFD of it, as in TrecDocs' text).
+stored on PostgreSQL; lxml has already made U+FFFD of it, as in TrecDocs' text). Both changes are
+counted on the record (`DocumentRecord.removed`) and said by the ingest.
 """
 
 from __future__ import annotations
@@ -233,7 +234,8 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
                 raise InputError(path, _line_of_char(path, offset), str(exc)) from None
             if doc_kind == _DIRTY:
                 text, removed = clean_text_counted(record.text)
-                record = DocumentRecord(doc_id=record.doc_id, text=text, removed=removed)
+                record = DocumentRecord(doc_id=record.doc_id, text=text,
+                                        removed=record.removed + removed)
             carry, carry_kind = "", _PLAIN
             yield record
             pos = end + 7
@@ -259,7 +261,8 @@ def _document(doc: str, state: FileState, plain: bool = False) -> DocumentRecord
         doc_id, markup = select_fast(doc, state)
     if doc_id is None:
         raise _MissingDocno(max(doc.find("<DOC>"), 0))
-    return DocumentRecord(doc_id=doc_id, text=markup_text(markup))
+    # lxml writes U+FFFD for each NUL of the markup, as in TrecDocs' text: a change, counted.
+    return DocumentRecord(doc_id=doc_id, text=markup_text(markup), removed=markup.count("\x00"))
 
 
 def _canonical(doc: str, state: FileState) -> DocumentRecord | None:

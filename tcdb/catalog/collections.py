@@ -193,7 +193,8 @@ def list_snapshots(collection: str | None = None) -> list[dict[str, Any]]:
             "source": s.source, "documents": s.n_documents, "topics": s.n_topics,
             "judgments": s.n_judgments, "with_text": s.with_text,
             "with_documents": s.with_documents, "topics_from_scores": s.topics_from_scores,
-            "ordinal": s.ordinal,
+            "ordinal": s.ordinal, "documents_edited": s.n_documents_edited,
+            "topics_edited": s.n_topics_edited, "characters_removed": s.n_characters_removed,
             "completed_at": s.completed_at, "error": s.error,
         } for s, name in session.exec(query).all()]
 
@@ -338,6 +339,10 @@ class SnapshotRow(BaseModel):
     with_documents: bool | None  # False: registered without documents (scores only)
     topics_from_scores: bool | None  # its topics are the ids its imported scores named
     ordinal: int | None
+    # texts its readers changed (control characters removed or made U+FFFD): counted at ingest
+    documents_edited: int | None
+    topics_edited: int | None
+    characters_removed: int | None
     completed_at: dt.datetime | None
     error: str | None
 

@@ -51,6 +51,13 @@ def _show_list(result: SnapshotsResult) -> None:
                   f"{r.documents or 0:,}" if r.with_documents is not False else "none (scores)",
                   "from scores" if r.topics_from_scores and not r.topics else r.topics,
                   f"{r.judgments or 0:,}") for r in result.snapshots])
+    for r in result.snapshots:  # what the readers changed stays said after the ingest
+        if r.documents_edited or r.topics_edited:
+            console.print(f"note: {safe_text(r.collection)}/{safe_text(r.label)}: "
+                          f"{r.documents_edited or 0:,} document text(s) and "
+                          f"{r.topics_edited or 0:,} topic(s) changed by their reader at "
+                          f"ingest ({r.characters_removed or 0:,} character(s) removed or "
+                          "replaced)", highlight=False, markup=False, emoji=False)
 
 
 app.command("ingest")(derive.command("snapshot_ingest", show=_show_ingest))

@@ -88,9 +88,10 @@ def write_documents(session: Session, coll: Collection, snap: Snapshot,
     repeats.check()
     if report.n_documents_edited:
         report.warnings.append(
-            f"{report.n_documents_edited:,} document text(s) stored without "
+            f"{report.n_documents_edited:,} document text(s) changed by the reader: "
             f"{report.n_characters_removed:,} control character(s) (NUL and the like, which "
-            "neither database stores in text)")
+            "neither database stores in text) removed, or in TREC SGML made U+FFFD as "
+            "ir_datasets' TrecDocs does")
     report.n_repeated = repeats.n_identical
     report.n_conflicting = repeats.n_conflicting
     check_twins(conn, snap, source.description)

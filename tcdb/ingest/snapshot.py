@@ -180,6 +180,9 @@ def ingest_snapshot(
         snap.n_documents = report.n_documents
         snap.n_topics = report.n_topics
         snap.n_judgments = report.n_judgments
+        snap.n_documents_edited = report.n_documents_edited
+        snap.n_topics_edited = report.n_topics_edited
+        snap.n_characters_removed = report.n_characters_removed
         if token_totals is None:  # summed as written, unless a repeat replaced a membership
             token_totals = live_token_totals(session.connection(), [snap.pk]).get(
                 snap.pk, (0, 0, None, None))

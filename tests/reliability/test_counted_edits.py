@@ -24,12 +24,12 @@ def test_removed_characters_are_counted_and_said(cli, db: str, tmp_path: Path) -
     assert (report["n_documents_edited"], report["n_topics_edited"]) == (2, 1)
     assert report["n_characters_removed"] == 3 + 1  # two NULs and a BEL, and one NUL
     said = " ".join(report["warnings"])
-    assert "2 document text(s) stored without 3 control character(s)" in said
+    assert "2 document text(s) changed by the reader: 3 control character(s)" in said
     assert "1 topic(s) stored without 1 character(s)" in said and "'q1'" in said
 
     code, out, err = cli("snapshot", "ingest", "c", "s2", "--docs", docs, "--topics", topics)
     assert code == 0, err
-    assert "2 document text(s) stored without 3 control character(s)" in out + err
+    assert "2 document text(s) changed by the reader: 3 control character(s)" in out + err
 
 
 def test_edits_are_counted_across_parallel_readers(
@@ -49,3 +49,32 @@ def test_edits_are_counted_across_parallel_readers(
     report = json.loads(out)
     assert (report["n_documents"], report["n_documents_edited"],
             report["n_characters_removed"]) == (6, 6, 6)
+
+
+def test_the_counts_stay_on_the_snapshot(cli, db: str, tmp_path: Path) -> None:
+    """The snapshot's record keeps what its readers changed: `snapshot list` says it later."""
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"_id": "d1", "text": "a\\u0000b"}\n{"_id": "d2", "text": "ok"}\n',
+                    encoding="utf-8")
+    assert cli("collection", "add", "c")[0] == 0
+    assert cli("snapshot", "ingest", "c", "s1", "--docs", docs)[0] == 0
+    code, out, err = cli("snapshot", "list", "--json")
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["documents_edited"], row["topics_edited"], row["characters_removed"]) == (1, 0, 1)
+    code, out, err = cli("snapshot", "list")
+    assert "note: c/s1: 1 document text(s) and 0 topic(s) changed by their reader" in out
+
+
+def test_trec_sgml_nul_made_u_fffd_is_counted(cli, db: str, tmp_path: Path) -> None:
+    """TREC SGML as ir_datasets reads it: lxml makes U+FFFD of a NUL. Kept (fidelity with
+    TrecDocs), but counted and said like every reader's change."""
+    docs = tmp_path / "docs.trec"
+    docs.write_bytes(b"<DOC>\n<DOCNO>d1</DOCNO>\n<TEXT>\na\x00b\x00c &amp; d\n</TEXT>\n</DOC>\n"
+                     b"<DOC>\n<DOCNO>d2</DOCNO>\n<TEXT>\nplain\n</TEXT>\n</DOC>\n")
+    assert cli("collection", "add", "c")[0] == 0
+    code, out, err = cli("snapshot", "ingest", "c", "s1", "--docs", docs, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["n_documents_edited"], report["n_characters_removed"]) == (1, 2)
+    assert "made U+FFFD" in " ".join(report["warnings"])
