@@ -24,14 +24,17 @@ POSTGRES_ADMIN_URL = os.environ.get(
 
 
 @contextmanager
-def temporary_database(backend: str) -> Iterator[str]:
-    """A fresh, migrated tcdb database (SQLite file or PostgreSQL database), removed afterwards."""
-    from tcdb.storage import db, migrate
+def temporary_database(backend: str, migrate: bool = True) -> Iterator[str]:
+    """A fresh tcdb database (SQLite file or PostgreSQL database), migrated unless `migrate` is
+    False (another checkout migrates it to its own schema), removed afterwards."""
+    from tcdb.storage import db
+    from tcdb.storage import migrate as migrations
 
     if backend == "sqlite":
         folder = Path(tempfile.mkdtemp(prefix="tcdb-bench-"))
         url = f"sqlite:///{folder / 'bench.sqlite'}"
-        migrate.upgrade(url)
+        if migrate:
+            migrations.upgrade(url)
         try:
             yield url
         finally:
@@ -44,7 +47,8 @@ def temporary_database(backend: str) -> Iterator[str]:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     url = make_url(POSTGRES_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
     try:
-        migrate.upgrade(url)
+        if migrate:
+            migrations.upgrade(url)
         yield url
     finally:
         db.dispose_engine(url)

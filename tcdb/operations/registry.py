@@ -21,9 +21,24 @@ from tcdb.operations.result import Result
 Req = TypeVar("Req", bound=Request)
 Res = TypeVar("Res", bound=Result)
 
-# Modules that define operations, imported on demand so `tcdb --help` stays fast. A new
-# operation's module is added here, and appears in the CLI, the API and the flows.
+# Modules that define operations, imported on demand so `tcdb --help` stays fast, and in this
+# order only until the one asked for is found (`get_operation`): the light modules that bring
+# data in come first, so `tcdb run import` loads neither pandas nor scipy (issue 41, Build 8).
+# A new operation's module is added here, and appears in the CLI, the API and the flows.
 MODULES: list[str] = [
+    # the catalogue, ingest, runs, qrels and scores: what imports data (light to load)
+    "tcdb.runs.operations",
+    "tcdb.runs.listing",
+    "tcdb.runs.exporting",
+    "tcdb.catalog.collections",
+    "tcdb.catalog.sync",
+    "tcdb.ingest.snapshot",
+    "tcdb.ingest.register",
+    "tcdb.judging.qrels_operations",
+    "tcdb.scoring.score_operations",
+    "tcdb.catalog.topic_sets",
+    "tcdb.catalog.contamination",
+    # the evaluation, the pools and the reports (they load pandas and scipy)
     "tcdb.scoring.evaluation",
     "tcdb.pools.build",
     "tcdb.pools.inspect",
@@ -50,17 +65,6 @@ MODULES: list[str] = [
     "tcdb.published.listing",
     "tcdb.published.over_time",
     "tcdb.reports.rankings_across_snapshots",
-    "tcdb.catalog.topic_sets",
-    "tcdb.catalog.contamination",
-    "tcdb.runs.operations",
-    "tcdb.runs.listing",
-    "tcdb.runs.exporting",
-    "tcdb.judging.qrels_operations",
-    "tcdb.scoring.score_operations",
-    "tcdb.catalog.collections",
-    "tcdb.catalog.sync",
-    "tcdb.ingest.snapshot",
-    "tcdb.ingest.register",
 ]
 
 
@@ -127,8 +131,12 @@ def all_operations() -> dict[str, Operation[Any, Any]]:
 
 
 def get_operation(name: str) -> Operation[Any, Any]:
-    """The operation `name`; a KeyError names the known ones."""
-    operations = all_operations()
-    if name not in operations:
-        raise KeyError(f"no operation {name!r} (known: {', '.join(sorted(operations))})")
-    return operations[name]
+    """The operation `name`, importing `MODULES` in order only until it is registered; a
+    KeyError names the known ones."""
+    for module in MODULES:
+        if name in _REGISTRY:
+            break
+        importlib.import_module(module)
+    if name not in _REGISTRY:
+        raise KeyError(f"no operation {name!r} (known: {', '.join(sorted(_REGISTRY))})")
+    return _REGISTRY[name]

@@ -19,9 +19,8 @@ def trec_eval_order(topics: Sequence[Any], docs: Any, scores: Any) -> tuple[Any,
     by value, so for integer topic ids the order is `run_entry`'s key order.
     """
     import numpy as np
-    import pandas as pd
 
-    topic_codes = pd.factorize(np.asarray(topics), sort=True)[0]
+    topic_codes = np.unique(np.asarray(topics), return_inverse=True)[1].reshape(-1)
     scores = np.asarray(scores, dtype=np.float64)
     if isinstance(docs, np.ndarray):
         order = np.lexsort((-docs, -scores, topic_codes))
