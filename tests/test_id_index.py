@@ -4,6 +4,7 @@ trec_eval's order (numpy's unique) equal pandas' sorted factorize they replaced.
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import numpy as np
@@ -42,8 +43,16 @@ def test_empty_index_and_empty_lookup() -> None:
     assert len(ids) == len(positions) == 0
 
 
-def test_topic_codes_equal_pandas_factorize() -> None:
+def test_topic_codes_equal_pandas_factorize(monkeypatch) -> None:
+    trec_eval_order_module = importlib.import_module("tcdb.runs.trec_eval_order")
+
     rng = np.random.default_rng(3)
+    for threshold in (PANDAS_FROM, 0):  # numpy's unique, then pandas' factorize
+        monkeypatch.setattr(trec_eval_order_module, "PANDAS_FROM", threshold)
+        _check_topic_codes(rng)
+
+
+def _check_topic_codes(rng: np.random.Generator) -> None:
     for topics in (rng.integers(0, 50, 2_000), np.array(rng.choice(["b", "a", "é", "10", "9"],
                                                                     2_000), dtype=object)):
         scores = rng.random(len(topics)).round(1)
