@@ -86,6 +86,8 @@ class Snapshot(Keyed, SQLModel, table=True):
     n_topics_edited: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     n_characters_removed: int = Field(default=0, sa_type=BigInteger,
                                       sa_column_kwargs={"server_default": "0"})
+    # Lines its readers set aside (`--on-bad-lines warn|skip`; the rejects file has them).
+    n_rejected: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
     completed_at: dt.datetime | None = Field(default=None, sa_type=aware_datetime())
     error: str | None = Field(default=None, sa_column=Column(Text))

@@ -23,7 +23,7 @@ from tcdb.collections.demo.longeval_files import (
     write_longeval_web,
 )
 from tcdb.collections.ir_datasets_source import IrdsSource
-from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
+from tcdb.collections.records import DocumentRecord, QrelRecord, Rejected, TopicRecord
 from tcdb.errors import InputError
 from tcdb.ingest import batches, ingest_snapshot
 from tcdb.ingest.readahead import fork_is_safe, parallel_readers, read_parts_ahead
@@ -168,12 +168,15 @@ def test_rebatching_fragments_gives_one_readers_batches(monkeypatch: pytest.Monk
     members = [(str(i), str(i), bytes([i % 3]), None, None) for i in range(11)]
     versions = [(i, i, f"text {i}") for i in range(11)]
     one = [batches._batch(members[a:a + 4], versions[a:a + 4]) for a in range(0, 11, 4)]
-    pieces = [(members[a:b], versions[a:b], (b - a, 2 * (b - a)))
+    pieces = [(members[a:b], versions[a:b],
+               batches.Notes(b - a, 2 * (b - a), [Rejected("f", a, "bad")]))
               for a, b in ((0, 2), (2, 3), (3, 9), (9, 11))]
     many = list(batches.rebatched(pieces))
     assert [(b.members, b.contents) for b in many] == [(b.members, b.contents) for b in one]
-    # every fragment's edits reach one batch: the totals are the fragments'
-    assert tuple(map(sum, zip(*(b.edited for b in many), strict=True))) == (11, 22)
+    # every fragment's notes reach one batch: the totals are the fragments', rejects in order
+    assert (sum(b.notes.n_edited for b in many), sum(b.notes.n_removed for b in many)) \
+        == (11, 22)
+    assert [r.line for b in many for r in b.notes.rejected] == [0, 2, 3, 9]
     assert one[0].contents[bytes([1])] == (1, 1, "text 1")  # the first of its hash
 
 

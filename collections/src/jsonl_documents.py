@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
@@ -35,8 +35,9 @@ from tcdb.limits import (
     clean_text_counted,
 )
 
+from .bad_lines import BadLines, set_aside
 from .compression import count_markers, open_maybe_gzip
-from .records import DocumentRecord, is_json_id
+from .records import DocumentRecord, Rejected, is_json_id
 
 __all__ = ["count_jsonl_documents", "is_jsonl_path", "read_jsonl_documents"]
 
@@ -56,8 +57,15 @@ def count_jsonl_documents(files: Iterable[Path]) -> int | None:
     return count_markers(files, b"\n", lines=True)
 
 
-def read_jsonl_documents(path: Path | str) -> Iterator[DocumentRecord]:
-    """Yield the documents of one JSONL file in file order; bad lines raise `InputError`."""
+@overload
+def read_jsonl_documents(path: Path | str, bad: None = None) -> Iterator[DocumentRecord]: ...
+@overload
+def read_jsonl_documents(path: Path | str,
+                         bad: BadLines) -> Iterator[DocumentRecord | Rejected]: ...
+def read_jsonl_documents(path: Path | str, bad: BadLines | None = None,
+                         ) -> Iterator[DocumentRecord | Rejected]:
+    """Yield the documents of one JSONL file in file order; a bad line raises `InputError`,
+    or under `bad` that keeps going (`--on-bad-lines warn|skip`) is yielded as a `Rejected`."""
     path = Path(path)
     number = 0  # a missing path, a directory…: refused by open_maybe_gzip (files.open_input)
     with open_maybe_gzip(path) as stream:
@@ -71,7 +79,10 @@ def read_jsonl_documents(path: Path | str) -> Iterator[DocumentRecord]:
                 raise InputError(path, number + 1, f"cannot read: {exc}") from exc
             number += 1
             if raw.strip():
-                yield _record(path, number, raw)
+                try:
+                    yield _record(path, number, raw)
+                except InputError as exc:
+                    yield set_aside(exc, bad)
 
 
 # JSON escapes that decode to a C0 control character (a raw one is malformed JSON).

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tcdb.collections.bad_lines import BadLines, one_line
 from tcdb.collections.compression import write_text
 from tcdb.collections.lines import text_lines
 from tcdb.collections.numeric import parse_integer
@@ -49,10 +50,12 @@ def is_comment(line: str) -> bool:
     return line.lstrip().startswith("#")
 
 
-def read_qrels(path: Path) -> list[QrelRecord]:
+def read_qrels(path: Path, bad: BadLines | None = None) -> list[QrelRecord]:
     """Read a TREC or BEIR qrels file (plain or gzip), detected by BEIR's header line.
 
-    Returns every judgment in file order, each pointing back at its file and line.
+    Returns every judgment in file order, each pointing back at its file and line. A bad line
+    raises `InputError`, or under `bad` that keeps going (`--on-bad-lines warn|skip`) is set
+    aside into `bad.rejected`.
     """
     path = Path(path)
     lines = text_lines(read_text(path))
@@ -66,34 +69,37 @@ def read_qrels(path: Path) -> list[QrelRecord]:
     seen: dict[tuple[str, str], tuple[int, int]] = {}
     file = str(path)
     for index in range(first + 1 if beir else first, len(lines)):
-        number = index + 1
-        line = lines[index]
-        if not line.strip() or is_comment(line):
-            continue
-        if beir:
-            fields = [field.strip() for field in line.split("\t")]
-            if len(fields) != 3:
-                reason = f"expected 3 tab-separated columns {BEIR_HEADER}, found {len(fields)}"
-                raise InputError(path, number, reason)
-            topic, doc, grade_text = fields
-            iteration = None
-        else:
-            fields = line.split()
-            if len(fields) != 4:
-                reason = f"expected 4 columns `topic iteration doc grade`, found {len(fields)}"
-                raise InputError(path, number, reason)
-            topic, iteration, doc, grade_text = fields
-        if not topic or not doc:
-            raise InputError(path, number, "empty topic or document id")
-        try:
-            check_judgment_ids(topic, doc)
-            grade = parse_grade(grade_text)
-            if iteration is not None:
-                check_identifier(iteration, "iteration", ITERATION_LENGTH)
-        except Refused as exc:
-            raise InputError(path, number, str(exc)) from None
-        check_duplicate(seen, path, number, topic, doc, grade)
-        records.append(QrelRecord(topic, doc, grade, file, number, iteration))
+        with one_line(bad):
+            number = index + 1
+            line = lines[index]
+            if not line.strip() or is_comment(line):
+                continue
+            if beir:
+                fields = [field.strip() for field in line.split("\t")]
+                if len(fields) != 3:
+                    reason = (f"expected 3 tab-separated columns {BEIR_HEADER}, "
+                              f"found {len(fields)}")
+                    raise InputError(path, number, reason)
+                topic, doc, grade_text = fields
+                iteration = None
+            else:
+                fields = line.split()
+                if len(fields) != 4:
+                    reason = (f"expected 4 columns `topic iteration doc grade`, "
+                              f"found {len(fields)}")
+                    raise InputError(path, number, reason)
+                topic, iteration, doc, grade_text = fields
+            if not topic or not doc:
+                raise InputError(path, number, "empty topic or document id")
+            try:
+                check_judgment_ids(topic, doc)
+                grade = parse_grade(grade_text)
+                if iteration is not None:
+                    check_identifier(iteration, "iteration", ITERATION_LENGTH)
+            except Refused as exc:
+                raise InputError(path, number, str(exc)) from None
+            check_duplicate(seen, path, number, topic, doc, grade)
+            records.append(QrelRecord(topic, doc, grade, file, number, iteration))
     if not records:
         raise InputError(path, None, "qrels file has no judgments")
     return records

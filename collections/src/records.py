@@ -47,6 +47,17 @@ class DocumentRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Rejected:
+    """A line (a record) a reader set aside under `--on-bad-lines warn|skip`, in the stream in
+    its place: where it is and why, so the ingest writes it to the rejects file and counts it.
+    Picklable, so it crosses from a reader process like the records around it."""
+
+    file: str
+    line: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class TopicRecord:
     """One topic (query) of one snapshot."""
 

@@ -19,7 +19,7 @@ from tcdb.errors import InputError
 
 from .compression import open_maybe_gzip
 from .fingerprint import file_fingerprint
-from .records import DocumentRecord, QrelRecord, TopicRecord
+from .records import DocumentRecord, QrelRecord, Rejected, TopicRecord
 from .sources import SnapshotSource
 
 __all__ = ["LabelledSource", "SOURCE_LABEL_LENGTH", "check_label", "read_source_labels"]
@@ -81,11 +81,14 @@ class LabelledSource:
         return file_fingerprint(f"labelled:{self.inner.fingerprint()}",
                                 [("labels", self.labels_path)])
 
-    def documents(self) -> Iterator[DocumentRecord]:
+    def documents(self) -> Iterator[DocumentRecord | Rejected]:
         """The inner source's documents, labelled; unused or contradicting lines raise."""
         labels = read_source_labels(self.labels_path)
         used: set[str] = set()
         for record in self.inner.documents():
+            if isinstance(record, Rejected):  # a line its reader set aside: passed on
+                yield record
+                continue
             label = labels.get(record.doc_id)
             if label is None:
                 yield record
@@ -108,10 +111,10 @@ class LabelledSource:
                              f"document {doc_id!r} is not in {self.description}; "
                              f"{len(unused):,} labelled document(s) are not")
 
-    def topics(self) -> Iterator[TopicRecord]:
+    def topics(self) -> Iterator[TopicRecord | Rejected]:
         return self.inner.topics()
 
-    def qrels(self) -> Iterator[QrelRecord] | None:
+    def qrels(self) -> Iterator[QrelRecord | Rejected] | None:
         return self.inner.qrels()
 
     def documents_count_hint(self) -> int | None:

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from tcdb.errors import FieldError, InputError, NotFoundError
+from tcdb.vocabulary import OnBadLines
 
+from .bad_lines import BadLines, keeps_going
 from .fingerprint import file_fingerprint
 from .jsonl_documents import count_jsonl_documents, is_jsonl_path, read_jsonl_documents
-from .records import DocumentRecord, QrelRecord, TopicRecord
+from .records import DocumentRecord, QrelRecord, Rejected, TopicRecord
 from .trec_documents import count_trec_documents, iter_document_files, read_trec_documents
 
 __all__ = ["LocalSource", "SnapshotSource", "file_fingerprint", "open_source"]
@@ -31,15 +33,15 @@ class SnapshotSource(Protocol):
         """A cheap, stable identity of the content (file names, sizes, mtimes; never the data)."""
         ...
 
-    def documents(self) -> Iterator[DocumentRecord]:
+    def documents(self) -> Iterator[DocumentRecord | Rejected]:
         """The documents, streamed."""
         ...
 
-    def topics(self) -> Iterator[TopicRecord]:
+    def topics(self) -> Iterator[TopicRecord | Rejected]:
         """The topics (empty when the source has none)."""
         ...
 
-    def qrels(self) -> Iterator[QrelRecord] | None:
+    def qrels(self) -> Iterator[QrelRecord | Rejected] | None:
         """The judgments, or None when the source has no qrels (a test snapshot before pooling)."""
         ...
 
@@ -72,7 +74,10 @@ class LocalSource:
     kind = "local"
 
     def __init__(self, docs: Path | str, topics: Path | str | None = None,
-                 qrels: Path | str | None = None) -> None:
+                 qrels: Path | str | None = None,
+                 on_bad_lines: OnBadLines = OnBadLines.error) -> None:
+        self.keep_going = keeps_going(on_bad_lines)  # bad lines set aside, not refused
+        self.bad = BadLines(self.keep_going)
         self.docs_path = _existing(Path(docs), "documents")
         self.topics_path = _existing(Path(topics), "topics") if topics is not None else None
         self.qrels_path = _existing(Path(qrels), "qrels") if qrels is not None else None
@@ -89,31 +94,36 @@ class LocalSource:
             [("docs", self.docs_path), ("topics", self.topics_path), ("qrels", self.qrels_path)],
         )
 
-    def documents(self) -> Iterator[DocumentRecord]:
-        """Stream the documents with the reader for their format."""
+    def documents(self) -> Iterator[DocumentRecord | Rejected]:
+        """Stream the documents with the reader for their format (and the lines it set aside,
+        when it keeps going)."""
         if self.docs_format == "trec":
-            return read_trec_documents(self.docs_path)
+            return read_trec_documents(self.docs_path, self.bad)
         return self._jsonl_documents()
 
-    def _jsonl_documents(self) -> Iterator[DocumentRecord]:
+    def _jsonl_documents(self) -> Iterator[DocumentRecord | Rejected]:
         for file in iter_document_files(self.docs_path):
-            yield from read_jsonl_documents(file)
+            yield from read_jsonl_documents(file, self.bad)
 
-    def topics(self) -> Iterator[TopicRecord]:
-        """The topics of the topics file; none when no file was given."""
+    def topics(self) -> Iterator[TopicRecord | Rejected]:
+        """The topics of the topics file (then the lines set aside); none without a file."""
         if self.topics_path is None:
             return iter(())
         from tcdb.collections.topics import read_topics
 
-        return iter(read_topics(self.topics_path))
+        bad = BadLines(self.keep_going)
+        return iter([*read_topics(self.topics_path, bad), *bad.rejected])
 
-    def qrels(self) -> Iterator[QrelRecord] | None:
-        """The judgments of the qrels file; None when no file was given."""
+    def qrels(self) -> Iterator[QrelRecord | Rejected] | None:
+        """The judgments of the qrels file (then the lines set aside); None without a file."""
         if self.qrels_path is None:
             return None
         from tcdb.collections.qrels import read_qrels
 
-        return iter(read_qrels(self.qrels_path))
+        bad = BadLines(self.keep_going)
+        judgments: list[QrelRecord | Rejected] = [*read_qrels(self.qrels_path, bad)]
+        judgments += bad.rejected
+        return iter(judgments)
 
     def documents_count_hint(self) -> int | None:
         """Lines of JSONL, ``</DOC>`` lines of TREC SGML, counted in big blocks without parsing
@@ -128,15 +138,20 @@ def open_source(irds_id: str | None = None, docs: Path | str | None = None,
                 topics: Path | str | None = None,
                 qrels: Path | str | None = None,
                 labels: Path | str | None = None,
-                cocktail: Path | str | None = None) -> SnapshotSource:
+                cocktail: Path | str | None = None,
+                on_bad_lines: OnBadLines = OnBadLines.error) -> SnapshotSource:
     """The source a snapshot spec or the CLI names: an ir_datasets id, local files, or a
     Cocktail dataset folder (`tcdb.collections.cocktail`); with `labels`, a source-label file
     (`tcdb.collections.source_labels`) says who wrote what."""
     if labels is not None:
         from .source_labels import LabelledSource
 
-        return LabelledSource(open_source(irds_id, docs, topics, qrels, cocktail=cocktail),
+        return LabelledSource(open_source(irds_id, docs, topics, qrels, cocktail=cocktail,
+                                          on_bad_lines=on_bad_lines),
                               _existing(Path(labels), "source labels"))
+    if keeps_going(on_bad_lines) and docs is None:
+        raise FieldError("on_bad_lines", "sets aside bad lines of local files (docs, topics, "
+                         "qrels); an ir_datasets or Cocktail source is read as it is")
     if cocktail is not None:
         if irds_id is not None or docs is not None or topics is not None or qrels is not None:
             raise FieldError("cocktail", "a Cocktail dataset folder holds its documents, "
@@ -154,7 +169,7 @@ def open_source(irds_id: str | None = None, docs: Path | str | None = None,
     if docs is None:
         raise FieldError("irds/docs", "a snapshot source needs an ir_datasets id or "
                          "documents")
-    return LocalSource(docs, topics, qrels)
+    return LocalSource(docs, topics, qrels, on_bad_lines)
 
 
 def _existing(path: Path, role: str) -> Path:

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from tcdb.collections.bad_lines import BadLines, one_line
 from tcdb.collections.lines import text_lines
 from tcdb.collections.records import TopicRecord, is_json_id
 from tcdb.collections.runs import read_text
@@ -46,8 +47,10 @@ _XML_NARRATIVE = ("narrative", "narr")
 _TSV_HEADERS = {"id", "qid", "query_id", "query-id", "_id", "topic", "topic_id"}
 
 
-def read_topics(path: Path) -> Iterator[TopicRecord]:
-    """Read a topics file of any supported shape; fully validated before the first record."""
+def read_topics(path: Path, bad: BadLines | None = None) -> Iterator[TopicRecord]:
+    """Read a topics file of any supported shape; fully validated before the first record. A
+    bad line of TSV or JSONL topics is set aside into `bad.rejected` when `bad` keeps going
+    (`--on-bad-lines warn|skip`); TREC and XML topics are read whole or refused."""
     path = Path(path)
     text = read_text(path)
     first = next((line.strip() for line in text_lines(text) if line.strip()), "")
@@ -58,9 +61,9 @@ def read_topics(path: Path) -> Iterator[TopicRecord]:
     elif first.startswith("<"):
         records = _read_xml(path, text)
     elif first.startswith("{"):
-        records = _read_jsonl(path, text)
+        records = _read_jsonl(path, text, bad)
     else:
-        records = _read_tsv(path, text)
+        records = _read_tsv(path, text, bad)
     if not records:
         raise InputError(path, None, "topics file has no topics")
     return iter(records)
@@ -217,22 +220,23 @@ def _xml_topic_lines(text: str, count: int) -> list[int | None]:
     return [text.count("\n", 0, start) + 1 for start in starts]
 
 
-def _read_tsv(path: Path, text: str) -> list[TopicRecord]:
+def _read_tsv(path: Path, text: str, bad: BadLines | None = None) -> list[TopicRecord]:
     """`id<TAB>query` lines; a header such as `id<TAB>query` on the first line is skipped."""
     topics = _Topics(path)
     header_checked = False
     for number, line in enumerate(text_lines(text), start=1):
-        if not line.strip():
-            continue
-        fields = [field.strip() for field in line.rstrip("\r").split("\t")]
-        if len(fields) != 2:
-            reason = f"expected 2 tab-separated columns `id query`, found {len(fields)}"
-            raise InputError(path, number, reason)
-        if not header_checked:
-            header_checked = True
-            if fields[0].lower() in _TSV_HEADERS and fields[1].lower() in {"query", "text"}:
+        with one_line(bad):
+            if not line.strip():
                 continue
-        topics.add(TopicRecord(fields[0], fields[1]), number)
+            fields = [field.strip() for field in line.rstrip("\r").split("\t")]
+            if len(fields) != 2:
+                reason = f"expected 2 tab-separated columns `id query`, found {len(fields)}"
+                raise InputError(path, number, reason)
+            if not header_checked:
+                header_checked = True
+                if fields[0].lower() in _TSV_HEADERS and fields[1].lower() in {"query", "text"}:
+                    continue
+            topics.add(TopicRecord(fields[0], fields[1]), number)
     return topics.records
 
 
@@ -246,36 +250,38 @@ def _json_kind(value: object) -> str:
         type(value), type(value).__name__)
 
 
-def _read_jsonl(path: Path, text: str) -> list[TopicRecord]:
+def _read_jsonl(path: Path, text: str, bad: BadLines | None = None) -> list[TopicRecord]:
     """BEIR queries.jsonl: `_id`, `text`; `metadata` and other keys become `fields`."""
     topics = _Topics(path)
     for number, line in enumerate(text_lines(text), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, number, f"not valid JSON: {exc.msg}") from exc
-        if not isinstance(obj, dict):
-            raise InputError(path, number, "expected a JSON object per line")
-        for key in ("_id", "text"):
-            if key not in obj:
-                raise InputError(path, number, f"missing key {key!r}")
-        fields: dict[str, str] = {}
-        metadata = obj.get("metadata") or {}
-        if not isinstance(metadata, dict):
-            raise InputError(path, number, "'metadata' must be a JSON object")
-        extras = {k: v for k, v in obj.items() if k not in ("_id", "text", "metadata")}
-        for key, value in {**metadata, **extras}.items():
-            fields[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        # the id as the documents' reader takes it (a string or an integer), the query a string:
-        # str() of null, true, 1.5 or an object would store "None", "True", "1.5", "{'a': 1}"
-        topic_id, query = obj["_id"], obj["text"]
-        if not is_json_id(topic_id):
-            raise InputError(path, number, f"'_id' is {_json_kind(topic_id)}, not a topic id "
-                             "(a string or an integer)")
-        if not isinstance(query, str):
-            raise InputError(path, number, f"'text' is {_json_kind(query)}, not a string")
-        record = TopicRecord(str(topic_id).strip(), query.strip(), fields=fields)
-        topics.add(record, number)
+        with one_line(bad):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, number, f"not valid JSON: {exc.msg}") from exc
+            if not isinstance(obj, dict):
+                raise InputError(path, number, "expected a JSON object per line")
+            for key in ("_id", "text"):
+                if key not in obj:
+                    raise InputError(path, number, f"missing key {key!r}")
+            fields: dict[str, str] = {}
+            metadata = obj.get("metadata") or {}
+            if not isinstance(metadata, dict):
+                raise InputError(path, number, "'metadata' must be a JSON object")
+            extras = {k: v for k, v in obj.items() if k not in ("_id", "text", "metadata")}
+            for key, value in {**metadata, **extras}.items():
+                fields[key] = value if isinstance(value, str) \
+                    else json.dumps(value, ensure_ascii=False)
+            # the id as the documents' reader takes it (a string or an integer), the query a
+            # string: str() of null, true, 1.5 or an object would store "None", "True", "1.5"…
+            topic_id, query = obj["_id"], obj["text"]
+            if not is_json_id(topic_id):
+                raise InputError(path, number, f"'_id' is {_json_kind(topic_id)}, not a topic "
+                                 "id (a string or an integer)")
+            if not isinstance(query, str):
+                raise InputError(path, number, f"'text' is {_json_kind(query)}, not a string")
+            record = TopicRecord(str(topic_id).strip(), query.strip(), fields=fields)
+            topics.add(record, number)
     return topics.records

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 
@@ -51,8 +52,9 @@ from tcdb.limits import (
     needs_cleaning,
 )
 
+from .bad_lines import BadLines, set_aside
 from .compression import count_markers, open_maybe_gzip
-from .records import DocumentRecord
+from .records import DocumentRecord, Rejected
 from .trec_markup import FileState, collapse, docno, markup_text, select_fast, select_lines
 
 __all__ = ["count_trec_documents", "iter_document_files", "read_trec_documents"]
@@ -64,15 +66,24 @@ _SEPARATORS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _BLOCK_SIZE = 8 << 20
 
 
-def read_trec_documents(paths: Path | str | Iterable[Path | str]) -> Iterator[DocumentRecord]:
+@overload
+def read_trec_documents(paths: Path | str | Iterable[Path | str], bad: None = None,
+                        ) -> Iterator[DocumentRecord]: ...
+@overload
+def read_trec_documents(paths: Path | str | Iterable[Path | str], bad: BadLines,
+                        ) -> Iterator[DocumentRecord | Rejected]: ...
+def read_trec_documents(paths: Path | str | Iterable[Path | str], bad: BadLines | None = None,
+                        ) -> Iterator[DocumentRecord | Rejected]:
     """Yield the documents of TREC SGML files (plain or gzip), in file order then file position.
 
     `paths` is one file, one directory (all files below it, recursively, sorted by path; hidden
     files skipped) or several of either. Gzip is recognised by its magic bytes, not the name,
-    because real collections ship plain files named ``.gz`` (LongEval 2023-02).
+    because real collections ship plain files named ``.gz`` (LongEval 2023-02). Under `bad`
+    (`--on-bad-lines`) that keeps going, a document without <DOCNO> or with a bad id, or a file's
+    unclosed last document, is yielded as a `Rejected` at its line, and reading goes on.
     """
     for file in iter_document_files(paths):
-        yield from _read_file(file)
+        yield from _read_file(file, bad)
 
 
 def count_trec_documents(paths: Path | str | Iterable[Path | str]) -> int | None:
@@ -210,7 +221,7 @@ class _MissingDocno(Exception):
         self.offset = offset
 
 
-def _read_file(path: Path) -> Iterator[DocumentRecord]:
+def _read_file(path: Path, bad: BadLines | None = None) -> Iterator[DocumentRecord | Rejected]:
     """Split one file into documents (TrecDocs' rules) and yield their records."""
     state = FileState()
     carry = ""  # the start of a document that goes on in the next piece
@@ -228,10 +239,15 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
                 check_identifier(record.doc_id, "document id", DOC_ID_LENGTH)
             except _MissingDocno as exc:
                 where = _line_of_char(path, before + pos - len(carry) + exc.offset)
-                raise InputError(path, where, "document without <DOCNO>") from None
+                yield set_aside(InputError(path, where, "document without <DOCNO>"), bad)
+                carry, carry_kind, pos = "", _PLAIN, end + 7
+                continue
             except Refused as exc:
                 offset = before + pos - len(carry) + max(doc.find("<DOCNO>"), 0)
-                raise InputError(path, _line_of_char(path, offset), str(exc)) from None
+                yield set_aside(InputError(path, _line_of_char(path, offset), str(exc)),
+                                bad)
+                carry, carry_kind, pos = "", _PLAIN, end + 7
+                continue
             if doc_kind == _DIRTY:
                 text, removed = clean_text_counted(record.text)
                 record = DocumentRecord(doc_id=record.doc_id, text=text,
@@ -245,7 +261,8 @@ def _read_file(path: Path) -> Iterator[DocumentRecord]:
         before += len(piece)
     if carry and ("<DOC>" in carry or "<DOCNO>" in carry):
         where = _line_of_char(path, before - len(carry) + max(carry.find("<DOC"), 0))
-        raise InputError(path, where, "document not closed by a </DOC> line (truncated file?)")
+        yield set_aside(InputError(path, where, "document not closed by a </DOC> line "
+                                   "(truncated file?)"), bad)
 
 
 def _document(doc: str, state: FileState, plain: bool = False) -> DocumentRecord:

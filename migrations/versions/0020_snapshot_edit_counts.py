@@ -1,10 +1,13 @@
-"""snapshots keep the counts of what their readers changed
+"""snapshots keep the counts of what their readers changed or set aside
 
 * `snapshot.n_documents_edited`, `snapshot.n_topics_edited`, `snapshot.n_characters_removed`:
   the ingest's counts of texts a reader changed (NUL and the other control characters neither
   database stores in text removed, or made U+FFFD by the TREC SGML reader as ir_datasets does;
   a query's surrounding spaces trimmed). The summary says them once; the snapshot's record keeps
   them, so `snapshot list --json` and the lineage can say them later (issue 41, Build 3).
+
+* `snapshot.n_rejected`: the lines its readers set aside under `--on-bad-lines warn|skip`
+  (each in the ingest's rejects file with its reason; issue 43, Build 5).
 
 Existing snapshots start at 0: their ingests did not count. The downgrade drops the columns.
 
@@ -31,10 +34,13 @@ def upgrade() -> None:
                                       server_default='0'))
         batch_op.add_column(sa.Column('n_characters_removed', sa.BigInteger(), nullable=False,
                                       server_default='0'))
+        batch_op.add_column(sa.Column('n_rejected', sa.Integer(), nullable=False,
+                                      server_default='0'))
 
 
 def downgrade() -> None:
     with op.batch_alter_table('snapshot', schema=None) as batch_op:
+        batch_op.drop_column('n_rejected')
         batch_op.drop_column('n_characters_removed')
         batch_op.drop_column('n_topics_edited')
         batch_op.drop_column('n_documents_edited')

@@ -195,6 +195,7 @@ def list_snapshots(collection: str | None = None) -> list[dict[str, Any]]:
             "with_documents": s.with_documents, "topics_from_scores": s.topics_from_scores,
             "ordinal": s.ordinal, "documents_edited": s.n_documents_edited,
             "topics_edited": s.n_topics_edited, "characters_removed": s.n_characters_removed,
+            "rejected": s.n_rejected,
             "completed_at": s.completed_at, "error": s.error,
         } for s, name in session.exec(query).all()]
 
@@ -343,6 +344,7 @@ class SnapshotRow(BaseModel):
     documents_edited: int | None
     topics_edited: int | None
     characters_removed: int | None
+    rejected: int | None  # lines its readers set aside (--on-bad-lines warn|skip)
     completed_at: dt.datetime | None
     error: str | None
 

@@ -58,6 +58,10 @@ def _show_list(result: SnapshotsResult) -> None:
                           f"{r.topics_edited or 0:,} topic(s) changed by their reader at "
                           f"ingest ({r.characters_removed or 0:,} character(s) removed or "
                           "replaced)", highlight=False, markup=False, emoji=False)
+        if r.rejected:
+            console.print(f"note: {safe_text(r.collection)}/{safe_text(r.label)}: "
+                          f"{r.rejected:,} bad line(s) set aside at ingest", highlight=False,
+                          markup=False, emoji=False)
 
 
 app.command("ingest")(derive.command("snapshot_ingest", show=_show_ingest))

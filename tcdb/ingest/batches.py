@@ -10,11 +10,11 @@ and every figure stored are the same either way.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 
-from tcdb.collections.records import DocumentRecord
+from tcdb.collections.records import DocumentRecord, Rejected
 from tcdb.collections.source_labels import check_label
 from tcdb.collections.sources import SnapshotSource
 from tcdb.errors import InputError
@@ -36,14 +36,27 @@ class Batch:
 
     members: list[Member]
     contents: dict[bytes, Version]  # hash → length, tokens, text
-    edited: Edited = (0, 0)  # documents whose text the reader changed, characters it removed
+    notes: Notes = field(default_factory=lambda: Notes())  # what the readers changed or set aside
 
 
-# (documents whose text a reader changed, characters it removed: NUL and the like)
-Edited = tuple[int, int]
-# Up to a batch of documents prepared, each member beside its version, and the edits among
-# them: what a reader sends.
-Fragment = tuple[list[Member], list[Version], Edited]
+@dataclass
+class Notes:
+    """What readers said of the documents they read: texts they changed (NUL and the like
+    removed), and lines they set aside (`--on-bad-lines warn|skip`), in file order."""
+
+    n_edited: int = 0  # documents whose text a reader changed
+    n_removed: int = 0  # characters it removed
+    rejected: list[Rejected] = field(default_factory=list)
+
+    def add(self, other: Notes) -> None:
+        self.n_edited += other.n_edited
+        self.n_removed += other.n_removed
+        self.rejected += other.rejected
+
+
+# Up to a batch of documents prepared, each member beside its version, and the readers' notes
+# on them: what a reader sends.
+Fragment = tuple[list[Member], list[Version], Notes]
 
 
 def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
@@ -54,22 +67,25 @@ def prepare_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
     Documents repeated across batches are caught by the database's unique constraints
     (`_write_batch`), not by sets here: memory stays flat however large the snapshot.
     """
-    for members, versions, edited in prepare_fragments(source.documents(), source.description,
-                                                       by_url, id_fallback, with_text):
-        yield _batch(members, versions, edited)
+    for members, versions, notes in prepare_fragments(source.documents(), source.description,
+                                                      by_url, id_fallback, with_text):
+        yield _batch(members, versions, notes)
 
 
-def prepare_fragments(records: Iterable[DocumentRecord], where: str, by_url: bool,
+def prepare_fragments(records: Iterable[DocumentRecord | Rejected], where: str, by_url: bool,
                       id_fallback: bool, with_text: bool) -> Iterator[Fragment]:
     """The records' members and versions, `BATCH` documents at a time."""
     for chunk in in_batches(records, BATCH):
         members: list[Member] = []
         versions: list[Version] = []
-        n_edited = n_removed = 0
+        notes = Notes()
         for record in chunk:
+            if isinstance(record, Rejected):
+                notes.rejected.append(record)
+                continue
             if record.removed:
-                n_edited += 1
-                n_removed += record.removed
+                notes.n_edited += 1
+                notes.n_removed += record.removed
             url = record.url
             if by_url and url:  # _document_key, inline: the loop runs once per document
                 key = url
@@ -82,14 +98,15 @@ def prepare_fragments(records: Iterable[DocumentRecord], where: str, by_url: boo
                 check_label(record.source, where, None)
             members.append((record.doc_id, key, digest, record.source, record.twin_of))
             versions.append((length, n_tokens, record.text if with_text else None))
-        yield members, versions, (n_edited, n_removed)
+        yield members, versions, notes
 
 
-def _batch(members: list[Member], versions: list[Version], edited: Edited = (0, 0)) -> Batch:
+def _batch(members: list[Member], versions: list[Version], notes: Notes | None = None) -> Batch:
     """A batch's members and the version of each distinct hash as its first document gives it
     (two texts may normalise alike: the first one's text is kept)."""
     digests = [m[2] for m in members]
-    return Batch(members, dict(zip(reversed(digests), reversed(versions), strict=True)), edited)
+    return Batch(members, dict(zip(reversed(digests), reversed(versions), strict=True)),
+                 notes or Notes())
 
 
 def rebatched(fragments: Iterable[Fragment]) -> Iterator[Batch]:
@@ -97,20 +114,21 @@ def rebatched(fragments: Iterable[Fragment]) -> Iterator[Batch]:
     documents each, whatever the fragments' sizes (a file's last fragment is short)."""
     members: list[Member] = []
     versions: list[Version] = []
-    edited = (0, 0)  # the fragments' edits, carried by the next batch made
-    for more_members, more_versions, more_edited in fragments:
+    notes = Notes()  # the fragments' notes, carried by the next batch made
+    for more_members, more_versions, more_notes in fragments:
         members += more_members
         versions += more_versions
-        edited = (edited[0] + more_edited[0], edited[1] + more_edited[1])
+        notes.add(more_notes)
         while len(members) >= BATCH:
-            yield _batch(members[:BATCH], versions[:BATCH], edited)
-            edited = (0, 0)
+            yield _batch(members[:BATCH], versions[:BATCH], notes)
+            notes = Notes()
             del members[:BATCH], versions[:BATCH]
-    if members:
-        yield _batch(members, versions, edited)
+    if members or notes.rejected:
+        yield _batch(members, versions, notes)
 
 
-def document_parts(source: SnapshotSource) -> list[Callable[[], Iterator[DocumentRecord]]]:
+def document_parts(source: SnapshotSource,
+                   ) -> list[Callable[[], Iterator[DocumentRecord | Rejected]]]:
     """The source's documents as parts readable apart (one per file), whose concatenation is
     `documents()`; one part (the whole stream) when the source cannot say."""
     parts = getattr(source, "document_parts", None)
@@ -133,7 +151,8 @@ def read_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
         rebatched, readers=readers, name="tcdb-ingest-reader")
 
 
-def _part_fragments(part: Callable[[], Iterable[DocumentRecord]], where: str, by_url: bool,
+def _part_fragments(part: Callable[[], Iterable[DocumentRecord | Rejected]], where: str,
+                    by_url: bool,
                     id_fallback: bool, with_text: bool) -> Iterator[Fragment]:
     return prepare_fragments(part(), where, by_url, id_fallback, with_text)
 
@@ -149,7 +168,8 @@ def _document_key(record: DocumentRecord, by_url: bool, id_fallback: bool, where
                      "keeps documents by URL (allow `id_fallback` in its spec to key it by id)")
 
 
-def in_batches(records: Iterable[DocumentRecord], size: int) -> Iterator[list[DocumentRecord]]:
+def in_batches(records: Iterable[DocumentRecord | Rejected], size: int,
+               ) -> Iterator[list[DocumentRecord | Rejected]]:
     iterator = iter(records)
     while batch := list(islice(iterator, size)):
         yield batch

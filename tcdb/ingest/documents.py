@@ -80,11 +80,14 @@ def write_documents(session: Session, coll: Collection, snap: Snapshot,
         if progress:  # counting reads the files once more: only for a bar someone watches
             bar.set_total(source.documents_count_hint())
         for batch in batches:
-            report.n_documents += _write_batch(conn, coll, snap, batch, source.description,
-                                               report, repeats, tokens, guess)
-            report.n_documents_edited += batch.edited[0]
-            report.n_characters_removed += batch.edited[1]
-            bar.advance(len(batch.members))
+            if batch.members:
+                report.n_documents += _write_batch(conn, coll, snap, batch,
+                                                   source.description, report, repeats,
+                                                   tokens, guess)
+            report.n_documents_edited += batch.notes.n_edited
+            report.n_characters_removed += batch.notes.n_removed
+            report.rejected += batch.notes.rejected
+            bar.advance(len(batch.members) + len(batch.notes.rejected))
     repeats.check()
     if report.n_documents_edited:
         report.warnings.append(

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import TYPE_CHECKING, Any
 
+from tcdb.collections.records import Rejected
 from tcdb.operations import Result
 
 if TYPE_CHECKING:
@@ -43,8 +44,15 @@ class IngestReport:
     n_documents_edited: int = 0
     n_topics_edited: int = 0
     n_characters_removed: int = 0
+    # lines the readers set aside (`--on-bad-lines warn|skip`), and where they were written
+    rejected: list[Rejected] = field(default_factory=list)
+    rejects_file: str | None = None
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n_rejected(self) -> int:
+        return len(self.rejected)
 
     @property
     def docs_per_second(self) -> float:
@@ -73,7 +81,10 @@ class IngestReport:
         return f"{head}: {', '.join(parts)}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "n_returning_documents": self.n_returning_documents,
+        said = asdict(self)
+        del said["rejected"]  # in the rejects file; the count and the file name stay here
+        return {**said, "n_rejected": self.n_rejected,
+                "n_returning_documents": self.n_returning_documents,
                 "docs_per_second": round(self.docs_per_second, 1)}
 
 
@@ -99,8 +110,10 @@ class SnapshotIngestResult(Result):
     n_documents_edited: int
     n_topics_edited: int
     n_characters_removed: int
+    rejects_file: str | None
     seconds: float
     warnings: list[str]
+    n_rejected: int
     n_returning_documents: int
     docs_per_second: float
 

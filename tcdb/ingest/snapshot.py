@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from pydantic import model_validator
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection
+from tcdb.collections.files import check_output
+from tcdb.collections.records import Rejected
 from tcdb.collections.sources import SnapshotSource
 from tcdb.errors import ConflictError, FieldError, InputError
 from tcdb.ingest.documents import write_documents
@@ -41,7 +44,9 @@ from tcdb.schema import Collection, Snapshot, SnapshotDocument, SnapshotStatus
 from tcdb.storage.bulk import bulk_insert
 from tcdb.storage.db import get_engine, session_scope
 from tcdb.storage.locks import ingest_lock_name, write_session
-from tcdb.vocabulary import OnDuplicate
+from tcdb.vocabulary import OnBadLines, OnDuplicate
+
+T = TypeVar("T")
 
 
 class SnapshotIngestRequest(Request):
@@ -80,6 +85,14 @@ class SnapshotIngestRequest(Request):
         OnDuplicate.error, help="A document id given twice with different texts: refuse "
         "(error), or keep the first or the last text. The same id with the same text is "
         "always kept once.")
+    on_bad_lines: OnBadLines = option(
+        OnBadLines.error, help="A line of the local files its reader cannot read (a bad id, "
+        "malformed JSON, a document without <DOCNO>): refuse the files (error), or set it "
+        "aside in the rejects file and go on, naming the first ones (warn) or counting them "
+        "(skip).")
+    rejects: Path | None = option(
+        None, metavar="FILE", help="Where set-aside lines go (TSV: file, line, reason); "
+        "default LABEL.rejects.tsv in the current folder.")
 
     @model_validator(mode="after")
     def _one_source(self) -> Self:
@@ -102,7 +115,8 @@ class SnapshotIngestRequest(Request):
         from tcdb.collections.sources import open_source
 
         return open_source(self.irds, self.docs, self.topics_file, self.qrels_file,
-                           labels=self.source_labels, cocktail=self.cocktail)
+                           labels=self.source_labels, cocktail=self.cocktail,
+                           on_bad_lines=self.on_bad_lines)
 
 
 @operation("snapshot_ingest", command="snapshot ingest", writes=True)
@@ -111,7 +125,8 @@ def snapshot_ingest(request: SnapshotIngestRequest, db: Database) -> SnapshotIng
     report = ingest_snapshot(request.collection, request.snapshot, request.open_source(),
                              date=request.date, qrels_name=request.qrels,
                              with_text=request.text, replace=request.replace,
-                             on_duplicate=request.on_duplicate, progress=True)
+                             on_duplicate=request.on_duplicate, progress=True,
+                             on_bad_lines=request.on_bad_lines, rejects=request.rejects)
     return SnapshotIngestResult.of(report)
 
 
@@ -126,9 +141,18 @@ def ingest_snapshot(
     replace: bool = False,
     on_duplicate: OnDuplicate | str = OnDuplicate.error,
     progress: bool = False,
+    on_bad_lines: OnBadLines = OnBadLines.error,
+    rejects: Path | None = None,
 ) -> IngestReport:
-    """Ingest `source` as snapshot `label` of `collection` (see the module docstring)."""
+    """Ingest `source` as snapshot `label` of `collection` (see the module docstring).
+
+    `on_bad_lines` says how the lines `source`'s readers set aside are said (`source` was
+    opened with it); they go to `rejects` (default LABEL.rejects.tsv), written before the
+    commit, so an ingest whose rejects cannot be written writes nothing."""
     started = time.perf_counter()
+    on_bad_lines = OnBadLines(on_bad_lines)
+    rejects_path = None if on_bad_lines is OnBadLines.error else check_output(
+        rejects or Path(f"{label}.rejects.tsv"), "rejects")  # checked before any work
     try:
         policy = OnDuplicate(on_duplicate)
     except ValueError:
@@ -141,10 +165,11 @@ def ingest_snapshot(
     if done is not None:
         return done
     # Topics and qrels are read before anything is written: a bad line fails at once.
-    topics = list(source.topics())
+    topics, rejected = _kept(source.topics())
     judgments = source.qrels()
-    qrels = None if judgments is None else list(judgments)
-    report = IngestReport(collection, label, "ingested", source.description)
+    qrels, rejected_qrels = (None, []) if judgments is None else _kept(judgments)
+    report = IngestReport(collection, label, "ingested", source.description,
+                          rejected=rejected + rejected_qrels)
     busy = (f"snapshot {label!r} of {collection!r} is being ingested by another process; "
             "try again when it has finished")
     with write_session(ingest_lock_name(collection, label), busy=busy) as session:
@@ -183,6 +208,9 @@ def ingest_snapshot(
         snap.n_documents_edited = report.n_documents_edited
         snap.n_topics_edited = report.n_topics_edited
         snap.n_characters_removed = report.n_characters_removed
+        snap.n_rejected = report.n_rejected
+        if report.rejected and rejects_path is not None:
+            _set_aside(report, rejects_path, on_bad_lines)
         if token_totals is None:  # summed as written, unless a repeat replaced a membership
             token_totals = live_token_totals(session.connection(), [snap.pk]).get(
                 snap.pk, (0, 0, None, None))
@@ -196,6 +224,35 @@ def ingest_snapshot(
     _refresh_planner_statistics()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _kept(records: Iterable[T | Rejected]) -> tuple[list[T], list[Rejected]]:
+    """A reader's records, and the lines it set aside (`--on-bad-lines warn|skip`)."""
+    kept: list[T] = []
+    rejected: list[Rejected] = []
+    for record in records:
+        (rejected if isinstance(record, Rejected) else kept).append(record)  # type: ignore[arg-type]
+    return kept, rejected
+
+
+def _set_aside(report: IngestReport, path: Path, mode: OnBadLines) -> None:
+    """Write the set-aside lines to `path` and say them: their count and file, and under
+    `warn` the first few with their reasons."""
+    from tcdb.collections.bad_lines import write_rejects
+    from tcdb.collections.files import is_stdout
+
+    write_rejects(path, report.rejected)
+    if not is_stdout(path):
+        path = path.absolute()
+    report.rejects_file = str(path)
+    report.warnings.append(f"{report.n_rejected:,} bad line(s) set aside "
+                           f"(on_bad_lines {mode.value}), each with its reason in {path}")
+    if mode is OnBadLines.warn:
+        shown = report.rejected[:5]
+        more = report.n_rejected - len(shown)
+        report.warnings += [f"set aside {r.file}:{r.line}: {r.reason}" for r in shown]
+        if more:
+            report.warnings.append(f"set aside {more:,} more line(s): see {path}")
 
 
 def _refresh_planner_statistics() -> None:

@@ -1,0 +1,75 @@
+"""Bad lines in big files: refused (the default), or set aside and said (`--on-bad-lines`).
+
+Every reader raises `InputError` naming the file, the line and the reason. Under `error` that
+stays the answer, with a hint naming the flag; under `warn` or `skip` (pandas' words) a reader
+that can go on after a bad line yields a `Rejected` in its place instead, and goes on. The
+ingest counts them, writes each to the rejects file (`write_rejects`) and stores the count on
+the snapshot: a line is never dropped without a word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tcdb.errors import InputError
+from tcdb.vocabulary import OnBadLines
+
+from .records import Rejected
+
+__all__ = ["HINT", "REJECTS_HEADER", "BadLines", "keeps_going", "one_line", "set_aside",
+           "write_rejects"]
+
+HINT = "--on-bad-lines warn|skip sets such lines aside"
+REJECTS_HEADER = ("file", "line", "reason")
+
+
+def keeps_going(mode: OnBadLines | str) -> bool:
+    """Whether a reader sets bad lines aside (warn, skip) rather than refusing the file."""
+    return OnBadLines(mode) is not OnBadLines.error
+
+
+@dataclass
+class BadLines:
+    """What a reader called under `--on-bad-lines` does with a bad line: refuse it with the
+    flag's hint, or (`keep_going`) set it aside — into `rejected`, or, for a streaming reader,
+    as a `Rejected` in its stream. A reader called without one (`qrels import`, …) refuses
+    as it always did: no flag there to hint at."""
+
+    keep_going: bool = False
+    rejected: list[Rejected] = field(default_factory=list)
+
+
+def set_aside(error: InputError, bad: BadLines | None) -> Rejected:
+    """The `Rejected` for a bad line when `bad` keeps going; else the error again (with the
+    hint that names the flag when the reader was called under it)."""
+    if bad is None or error.line is None:
+        raise error
+    if not bad.keep_going:
+        if HINT in error.reason:
+            raise error
+        raise InputError(error.file, error.line, f"{error.reason} ({HINT})") from None
+    return Rejected(error.file, error.line, error.reason)
+
+
+@contextmanager
+def one_line(bad: BadLines | None) -> Iterator[None]:
+    """Around the reading of one line: its `InputError` is raised (`set_aside`), or set aside
+    into `bad.rejected`, and reading goes on with the next line."""
+    try:
+        yield
+    except InputError as exc:
+        kept = set_aside(exc, bad)
+        assert bad is not None  # set_aside raised otherwise
+        bad.rejected.append(kept)
+
+
+def write_rejects(path: Path | str, rejected: Iterable[Rejected]) -> None:
+    """The set-aside lines as TSV (file, line, reason), cells neutralised for spreadsheets;
+    written whole or not at all."""
+    from .csv_safe import write_csv
+
+    write_csv(((r.file, "" if r.line is None else r.line, r.reason) for r in rejected), path,
+              header=REJECTS_HEADER, delimiter="\t")
