@@ -246,7 +246,7 @@ def _set_aside(report: IngestReport, path: Path, mode: OnBadLines) -> None:
         path = path.absolute()
     report.rejects_file = str(path)
     report.warnings.append(f"{report.n_rejected:,} bad line(s) set aside "
-                           f"(on_bad_lines {mode.value}), each with its reason in {path}")
+                           f"(--on-bad-lines {mode.value}), each with its reason in {path}")
     if mode is OnBadLines.warn:
         shown = report.rejected[:5]
         more = report.n_rejected - len(shown)
