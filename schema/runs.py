@@ -61,6 +61,8 @@ class Run(Keyed, SQLModel, table=True):
     meta: dict[str, Any] | None = Field(default=None, sa_column=Column("metadata", JSON))
     n_entries: int = 0
     n_unresolved: int = 0
+    # lines of its file set aside under --on-bad-lines warn|skip (migration 0020)
+    n_rejected: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
 
 

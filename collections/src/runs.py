@@ -20,15 +20,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tcdb.collections.bad_lines import BadLines, one_line
 from tcdb.collections.compression import write_text
 from tcdb.collections.lines import byte_lines
 from tcdb.collections.numeric import parse_integer, parse_score
+from tcdb.collections.records import Rejected
 from tcdb.collections.run_parsing import Parsed, parse_fast
 from tcdb.errors import InputError
 from tcdb.limits import (
@@ -64,6 +66,7 @@ class RunFile:
     scores: np.ndarray  # float64
     lines: np.ndarray  # int64, 1-based
     topic_coding: tuple[np.ndarray, list[str]] | None = None  # see topic_codes()
+    rejected: list[Rejected] = field(default_factory=list)  # lines set aside (--on-bad-lines)
 
     def __len__(self) -> int:
         return len(self.topics)
@@ -131,8 +134,11 @@ def _decode_error(path: Path, data: bytes, exc: UnicodeDecodeError) -> InputErro
     return utf8_error(path, data, exc)
 
 
-def read_run(path: Path, checksum: str | None = None) -> RunFile:
-    """Read and fully validate a TREC run file; raise `InputError` on the first bad line.
+def read_run(path: Path, checksum: str | None = None,
+             bad: BadLines | None = None) -> RunFile:
+    """Read and fully validate a TREC run file; raise `InputError` on the first bad line, or
+    under `bad` that keeps going (`--on-bad-lines warn|skip`) set bad lines aside
+    (`RunFile.rejected`).
 
     `checksum`: the file's sha256 when the caller has it already (`checksum_file`).
     """
@@ -142,17 +148,19 @@ def read_run(path: Path, checksum: str | None = None) -> RunFile:
     with ThreadPoolExecutor(max_workers=1) as pool:
         digest = None if checksum else pool.submit(lambda: hashlib.sha256(raw).hexdigest())
         parsed = parse_fast(data)
-        if parsed is None:
-            parsed = _parse_slow(path, data)
+        if parsed is None:  # the fast path vouches only for a file without a bad line
+            parsed = _parse_slow(path, data, bad)
         if digest is not None:
             checksum = digest.result()
     assert checksum is not None
     tag, topics, docs, ranks, scores, lines, coding = parsed
-    return RunFile(path, tag, checksum, topics, docs, ranks, scores, lines, coding)
+    return RunFile(path, tag, checksum, topics, docs, ranks, scores, lines, coding,
+                   list(bad.rejected) if bad is not None else [])
 
 
-def _parse_slow(path: Path, data: bytes) -> Parsed:
-    """Line-by-line reference reader: accepts any ASCII whitespace, names the first bad line."""
+def _parse_slow(path: Path, data: bytes, bad: BadLines | None = None) -> Parsed:
+    """Line-by-line reference reader: accepts any ASCII whitespace, names the first bad line
+    (or sets bad lines aside into `bad`, `one_line`)."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -166,40 +174,42 @@ def _parse_slow(path: Path, data: bytes) -> Parsed:
     tag: bytes | None = None
     tag_line = 0
     for number, raw_line in enumerate(byte_lines(data), start=1):
-        parts = raw_line.split()
-        if not parts or parts[0].startswith(b"#"):
-            continue
-        if len(parts) < 6:
-            raise InputError(path, number, f"{_FORMAT}, found {len(parts)}")
-        topic_bytes, _q0, doc_bytes, rank_text, score_text, tag_bytes = parts[:6]
-        try:
-            rank = parse_integer(rank_text, "rank", RANK_RANGE)
-            score = parse_score(score_text)
-            topic = check_identifier(topic_bytes.decode(), "topic id", TOPIC_ID_LENGTH)
-            doc = check_identifier(doc_bytes.decode(), "document id", DOC_ID_LENGTH)
-        except Refused as exc:
-            raise InputError(path, number, str(exc)) from None
-        if tag is None:
-            tag, tag_line = tag_bytes, number
-        elif tag_bytes != tag:
-            raise InputError(
-                path,
-                number,
-                f"run tag {tag_bytes.decode()!r} differs from tag {tag.decode()!r} on line "
-                f"{tag_line}: a run file holds one run",
-            )
-        first = seen.setdefault((topic, doc), number)
-        if first != number:
-            raise InputError(
-                path,
-                number,
-                f"document {doc!r} appears twice for topic {topic!r} (first on line {first})",
-            )
-        topics.append(topic)
-        docs.append(doc)
-        ranks.append(rank)
-        scores.append(score)
-        lines.append(number)
+        with one_line(bad):
+            parts = raw_line.split()
+            if not parts or parts[0].startswith(b"#"):
+                continue
+            if len(parts) < 6:
+                raise InputError(path, number, f"{_FORMAT}, found {len(parts)}")
+            topic_bytes, _q0, doc_bytes, rank_text, score_text, tag_bytes = parts[:6]
+            try:
+                rank = parse_integer(rank_text, "rank", RANK_RANGE)
+                score = parse_score(score_text)
+                topic = check_identifier(topic_bytes.decode(), "topic id", TOPIC_ID_LENGTH)
+                doc = check_identifier(doc_bytes.decode(), "document id", DOC_ID_LENGTH)
+            except Refused as exc:
+                raise InputError(path, number, str(exc)) from None
+            if tag is None:
+                tag, tag_line = tag_bytes, number
+            elif tag_bytes != tag:
+                raise InputError(
+                    path,
+                    number,
+                    f"run tag {tag_bytes.decode()!r} differs from tag {tag.decode()!r} on "
+                    f"line {tag_line}: a run file holds one run",
+                )
+            first = seen.setdefault((topic, doc), number)
+            if first != number:
+                raise InputError(
+                    path,
+                    number,
+                    f"document {doc!r} appears twice for topic {topic!r} (first on line "
+                    f"{first})",
+                )
+            topics.append(topic)
+            docs.append(doc)
+            ranks.append(rank)
+            scores.append(score)
+            lines.append(number)
     if tag is None:
         raise InputError(path, None, "run file has no rows")
     return (

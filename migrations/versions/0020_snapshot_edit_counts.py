@@ -8,6 +8,7 @@
 
 * `snapshot.n_rejected`: the lines its readers set aside under `--on-bad-lines warn|skip`
   (each in the ingest's rejects file with its reason; issue 43, Build 5).
+* `run.n_rejected`: the same for a run file (`run import --on-bad-lines warn|skip`).
 
 Existing snapshots start at 0: their ingests did not count. The downgrade drops the columns.
 
@@ -36,9 +37,14 @@ def upgrade() -> None:
                                       server_default='0'))
         batch_op.add_column(sa.Column('n_rejected', sa.Integer(), nullable=False,
                                       server_default='0'))
+    with op.batch_alter_table('run', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('n_rejected', sa.Integer(), nullable=False,
+                                      server_default='0'))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('run', schema=None) as batch_op:
+        batch_op.drop_column('n_rejected')
     with op.batch_alter_table('snapshot', schema=None) as batch_op:
         batch_op.drop_column('n_rejected')
         batch_op.drop_column('n_characters_removed')

@@ -6,11 +6,12 @@ from `tcdb.runs.importing`, which decides what to import (checksums, tags, metad
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+from tcdb.collections.records import Rejected
 from tcdb.errors import InputError
 from tcdb.names import BadName, check_name
 from tcdb.runs.id_index import IdIndex
@@ -43,6 +44,7 @@ class PreparedRun:
     order: Any  # rows in run_entry's key order (topic id, eval_rank)
     missing: list[int]  # rows whose document the snapshot does not have
     missing_docs: list[str]  # and those documents' ids, row by row
+    rejected: list[Rejected] = field(default_factory=list)  # lines set aside (--on-bad-lines)
 
 
 def _run_tag(run_file: RunFile) -> str:
@@ -102,7 +104,7 @@ def prepare_run(run_file: RunFile, label: str, topics: IdIndex, docs: IdIndex,
     order, eval_ranks = trec_eval_order(topic_col, order_keys, run_file.scores)
     return PreparedRun(tag, run_file.checksum, len(run_file), topic_col, doc_col,
                        run_file.ranks, run_file.scores, eval_ranks, order, missing,
-                       [run_file.docs[i] for i in missing])
+                       [run_file.docs[i] for i in missing], run_file.rejected)
 
 
 def write_entries(session: Session, run_id: int, run: PreparedRun) -> None:

@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session, select
 
 from tcdb.catalog.collections import get_snapshot
+from tcdb.collections.bad_lines import BadLines, keeps_going, write_rejects
+from tcdb.collections.files import check_output, is_stdout
 from tcdb.collections.ir_metadata import IrMetadata, read_header, read_side_file, side_files
+from tcdb.collections.records import Rejected
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.ingest.readahead import read_ahead
 from tcdb.names import BadName, check_name
@@ -36,6 +39,7 @@ from tcdb.runs.systems import get_system, system_name
 from tcdb.schema import Run, RunCategory, RunType
 from tcdb.storage.housekeeping import clear_run
 from tcdb.storage.locks import write_session
+from tcdb.vocabulary import OnBadLines
 
 if TYPE_CHECKING:
     from tcdb.collections.runs import RunFile
@@ -54,6 +58,8 @@ class RunImportReport:
     system: str
     n_entries: int = 0
     n_unresolved: int = 0
+    n_rejected: int = 0  # lines set aside (--on-bad-lines warn|skip)
+    rejects_file: str | None = None  # where they were written (the same for every file)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -105,6 +111,8 @@ def import_runs(
     replace: bool = False,
     allow_unknown_docs: bool = False,
     progress: bool = False,
+    on_bad_lines: OnBadLines = OnBadLines.error,
+    rejects: Path | None = None,
 ) -> list[RunImportReport]:
     """Import several run files in one transaction: all of them, or (on any error) none.
 
@@ -118,6 +126,9 @@ def import_runs(
     Each run's ir_metadata (`tcdb.collections.ir_metadata`: its file's header block, a side file
     `RUN.yaml`, or the file `ir_metadata` for a single run) is kept with the run and gives what
     the options and the table leave open: group (its team), run type, category, description.
+
+    `on_bad_lines` warn or skip sets a run file's bad lines aside (`tcdb.collections.bad_lines`):
+    all files' go to `rejects` (default runs.rejects.tsv), written before the commit.
     """
     from tcdb.collections.files import check_input
     from tcdb.collections.runs import checksum_file, read_run
@@ -125,6 +136,10 @@ def import_runs(
     files = [Path(p) for p in paths]
     if not files:
         raise FieldError("files", "no run files given")
+    keep_going = keeps_going(on_bad_lines)
+    rejects_path = check_output(rejects or Path("runs.rejects.tsv"), "rejects") \
+        if keep_going else None  # checked before any work
+    rejected: list[Rejected] = []
     for file in files:
         if not file.exists():
             raise NotFoundError(f"run file not found: {file}")
@@ -167,7 +182,7 @@ def import_runs(
             file, checksum = item
             if checksum in known:
                 return file, checksum, None
-            run_file = read_run(file, checksum)
+            run_file = read_run(file, checksum, BadLines(keep_going))
             return file, checksum, run_file if doc_index is None else resolve(run_file)
 
         # Parsing, resolving and ranking the next run overlap this one's COPY. A thread, not a
@@ -195,7 +210,7 @@ def import_runs(
                     bar.advance()
                     continue
                 if prepared is None:  # its checksum belonged to a run this call has replaced
-                    prepared = read_run(file, checksum)
+                    prepared = read_run(file, checksum, BadLines(keep_going))
                 if not isinstance(prepared, PreparedRun):
                     prepared = resolve(prepared)
                 tag = prepared.tag
@@ -211,9 +226,11 @@ def import_runs(
                         f"({old.source or 'unknown source'}, sha256 {str(old.checksum)[:12]}…): "
                         "pass --replace to replace it")
                 n_missing = len(prepared.missing)
+                rejected += prepared.rejected
                 files_values: dict[str, Any] = dict(
                     checksum=prepared.checksum, source=str(file.resolve()),
-                    n_entries=prepared.n_rows - n_missing, n_unresolved=n_missing)
+                    n_entries=prepared.n_rows - n_missing, n_unresolved=n_missing,
+                    n_rejected=len(prepared.rejected))
                 ir = _checked_tag(described[file], file, tag)
                 given = _given(table, tag, options).over(_ir_given(ir))
                 if old is not None:
@@ -237,6 +254,11 @@ def import_runs(
                 reports.append(_report(session, collection, snapshot, run, file, status,
                                        started))
                 bar.advance()
+        if rejected and rejects_path is not None:  # before the commit: all or nothing
+            write_rejects(rejects_path, rejected)
+            for report in reports:
+                report.rejects_file = str(rejects_path if is_stdout(rejects_path)
+                                          else rejects_path.absolute())
     return reports
 
 
@@ -323,7 +345,8 @@ def _report(session: Session, collection: str, snapshot: str, run: Run, file: Pa
             status: str, started: float) -> RunImportReport:
     return RunImportReport(collection, snapshot, run.tag, str(file), status, run.pk,
                            system_name(session, run.system_id), run.n_entries,
-                           run.n_unresolved, time.perf_counter() - started)
+                           run.n_unresolved, run.n_rejected, None,
+                           time.perf_counter() - started)
 
 
 def _existing_runs(session: Session, snapshot_id: int) -> dict[str, Run]:

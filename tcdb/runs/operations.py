@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
-from tcdb.vocabulary import RunCategory, RunType
+from tcdb.vocabulary import OnBadLines, RunCategory, RunType
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,6 +76,13 @@ class RunImportRequest(RunMetadataFields, _ImportTarget):
     allow_unknown_docs: bool = option(
         False, help="Keep entries for documents the snapshot lacks (as unresolved) instead of "
         "failing.")
+    on_bad_lines: OnBadLines = option(
+        OnBadLines.error, help="A line a run file's reader cannot read (too few columns, a bad "
+        "id or score, a second tag, a repeated document): refuse the files (error), or set it "
+        "aside in the rejects file and go on (warn, skip: counted per run either way).")
+    rejects: Path | None = option(
+        None, metavar="FILE", help="Where set-aside lines go (TSV: file, line, reason); "
+        "default runs.rejects.tsv in the current folder.")
 
 
 class ImportedRun(BaseModel):
@@ -90,6 +97,8 @@ class ImportedRun(BaseModel):
     system: str
     n_entries: int
     n_unresolved: int
+    n_rejected: int  # lines set aside (--on-bad-lines warn|skip)
+    rejects_file: str | None
     seconds: float
 
 
@@ -120,7 +129,8 @@ def run_import(request: RunImportRequest, db: Database) -> RunImportResult:
     reports = import_runs(request.collection, request.snapshot, request.files,
                           **request.given_metadata().given(), metadata=table,
                           ir_metadata=request.ir_metadata, replace=request.replace,
-                          allow_unknown_docs=request.allow_unknown_docs, progress=True)
+                          allow_unknown_docs=request.allow_unknown_docs, progress=True,
+                          on_bad_lines=request.on_bad_lines, rejects=request.rejects)
     return RunImportResult(runs=[ImportedRun(**r.as_dict()) for r in reports],
                            metadata_unmatched=sorted(set(table) - {r.run for r in reports}))
 

@@ -130,3 +130,29 @@ def test_a_source_it_cannot_apply_to_is_refused(cli, db: str, tmp_path: Path,
     code, _, err = cli("snapshot", "ingest", "c", "s1", "--irds", "vaswani",
                        "--on-bad-lines", mode)
     assert code != 0 and "--on-bad-lines" in err and "Traceback" not in err
+
+
+def test_run_file_bad_lines(cli, db: str, tmp_path: Path, monkeypatch) -> None:
+    """A run's bad lines: refused naming the flag, or set aside; the rest imported exactly."""
+    monkeypatch.chdir(tmp_path)
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"_id": f"d{i}", "text": f"t {i}"}) + "\n"
+                            for i in range(8)), encoding="utf-8")
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("q1\tone\nq2\ttwo\n", encoding="utf-8")
+    assert cli("collection", "add", "c")[0] == 0
+    assert cli("snapshot", "ingest", "c", "s1", "--docs", docs, "--topics", topics)[0] == 0
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 x r\nq1 Q0 d3 3 1.0 r\nq2 Q0 d4 1 2 r\n"
+                   "q2 Q0 d5 2\nq2 Q0 d6 3 0.5 other\nq2 Q0 d4 4 0.1 r\n", encoding="utf-8")
+    code, out, err = cli("run", "import", "c", "s1", run)
+    assert code == 1 and "r.run:2: score 'x' is not a number" in err
+    assert "--on-bad-lines warn|skip" in err and _rows(db, "run") == 0
+    code, out, err = cli("run", "import", "c", "s1", run, "--on-bad-lines", "skip", "--json")
+    assert code == 0, err
+    (imported,) = json.loads(out)["runs"]
+    assert (imported["n_entries"], imported["n_rejected"]) == (3, 4)
+    with (tmp_path / "runs.rejects.tsv").open(newline="", encoding="utf-8") as handle:
+        lines = [r[1] for r in list(csv.reader(handle, delimiter="\t"))[1:]]
+    assert lines == ["2", "5", "6", "7"]  # bad score, 4 columns, a second tag, d4 again
+    assert _rows(db, "run_entry") == 3
