@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tcdb.collections.bad_lines import BadLines, one_line
 from tcdb.collections.numeric import parse_score
-from tcdb.collections.records import delimiter_of
+from tcdb.collections.records import Rejected, delimiter_of
 from tcdb.errors import FieldError, InputError, NotFoundError
 from tcdb.limits import Refused
 
@@ -55,6 +56,7 @@ class PublishedTable:
     checksum: str
     n_missing: int = 0
     ignored: list[str] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)  # rows set aside (--on-bad-lines)
 
     @property
     def n_values(self) -> int:
@@ -67,8 +69,11 @@ def _folded(name: str) -> str:
 
 def read_results_table(path: Path | str, *, snapshot_column: str | None = None,
                        team_column: str | None = None, run_column: str | None = None,
-                       ignore_columns: Sequence[str] = ()) -> PublishedTable:
-    """Every row of a results table, checked; an InputError at the first bad one."""
+                       ignore_columns: Sequence[str] = (),
+                       bad: BadLines | None = None) -> PublishedTable:
+    """Every row of a results table, checked; an InputError at the first bad one, or under
+    `bad` that keeps going (`--on-bad-lines warn|skip`) the bad rows set aside
+    (`PublishedTable.rejected`). A bad header is always an error."""
     path = Path(path)
     if not path.exists():
         raise NotFoundError(f"results table not found: {path}")
@@ -97,17 +102,21 @@ def read_results_table(path: Path | str, *, snapshot_column: str | None = None,
             table.columns[role] = name
     seen: dict[tuple[str, str, str], int] = {}
     for line, cells in records[1:]:
-        if len(cells) != len(header):
-            raise InputError(path, line, f"{len(cells)} fields, the header has {len(header)} "
-                             f"(a field with a {delimiter!r} inside needs double quotes)")
-        row = _row(path, line, header, roles, cells, table)
-        key = (row.team, row.run, row.snapshot)
-        if key in seen:
-            who = f"{row.team}/{row.run}" if row.team else row.run
-            raise InputError(path, line, f"run {who!r} on snapshot {row.snapshot!r} is "
-                             f"already on line {seen[key]}")
-        seen[key] = line
-        table.rows.append(row)
+        with one_line(bad):
+            if len(cells) != len(header):
+                raise InputError(path, line, f"{len(cells)} fields, the header has "
+                                 f"{len(header)} (a field with a {delimiter!r} inside needs "
+                                 "double quotes)")
+            row = _row(path, line, header, roles, cells, table)
+            key = (row.team, row.run, row.snapshot)
+            if key in seen:
+                who = f"{row.team}/{row.run}" if row.team else row.run
+                raise InputError(path, line, f"run {who!r} on snapshot {row.snapshot!r} is "
+                                 f"already on line {seen[key]}")
+            seen[key] = line
+            table.rows.append(row)
+    if bad is not None:
+        table.rejected = list(bad.rejected)
     if not table.rows:
         raise InputError(path, None, "no rows below the header")
     return table
@@ -189,6 +198,7 @@ def _row(path: Path, line: int, header: list[str], roles: list[str | None], cell
 
     ids: dict[str, str] = {}
     values: dict[str, float] = {}
+    missing = 0  # counted on the table only when the row is kept
     for name, role, cell in zip(header, roles, cells, strict=True):
         if role is None:
             continue
@@ -203,7 +213,7 @@ def _row(path: Path, line: int, header: list[str], roles: list[str | None], cell
             continue
         text = cell.strip()
         if text.lower() in NO_VALUE:
-            table.n_missing += 1
+            missing += 1
             continue
         try:  # the one number grammar of tcdb's readers (no `1_0`, `nan`)
             value = parse_score(text, f"column {name!r}:")
@@ -213,4 +223,5 @@ def _row(path: Path, line: int, header: list[str], roles: list[str | None], cell
             bound = "at least 0" if sums_over_topics(role) else "between 0 and 1"
             raise InputError(path, line, f"column {name!r}: {role} is {bound}, not {text}")
         values[role] = value
+    table.n_missing += missing
     return PublishedRow(line, ids.get("team", ""), ids["run"], ids["snapshot"], values)

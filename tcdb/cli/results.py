@@ -31,6 +31,9 @@ def _show_import(result: ResultsImportResult) -> None:
         say(f"{result.n_missing} empty cells: figures the table does not give (not stored)")
     if result.ignored_columns:
         say(f"left out: {', '.join(result.ignored_columns)}")
+    if result.n_rejected:
+        say(f"{result.n_rejected:,} bad row(s) set aside, each with its reason in "
+            f"{result.rejects_file}")
 
 
 def _show_list(result: ResultsResult) -> None:

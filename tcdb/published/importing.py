@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, delete, select, tuple_
 from sqlmodel import col
 
+from tcdb.collections.bad_lines import BadLines, keeps_going, write_rejects
+from tcdb.collections.files import check_output, is_stdout
 from tcdb.collections.results_table import PublishedTable, read_results_table
 from tcdb.errors import ConflictError, InputError
 from tcdb.operations import Database, Labels, Name, Request, Result, argument, operation, option
@@ -26,6 +28,7 @@ from tcdb.schema import PublishedResult, Snapshot, SnapshotStatus, System
 from tcdb.schema.base import stored_id, utcnow
 from tcdb.storage.bulk import bulk_insert
 from tcdb.storage.db import is_integrity_error
+from tcdb.vocabulary import OnBadLines
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +54,13 @@ class ResultsImportRequest(Request):
                                     "left out (repeat).")
     replace: bool = option(False, help="Store the file's value where a stored figure of the "
                            "same snapshot, system and measure differs (otherwise refused).")
+    on_bad_lines: OnBadLines = option(
+        OnBadLines.error, help="A row that cannot be read (a bad value, a run given twice for "
+        "a snapshot, a wrong number of fields): refuse the table (error), or set it aside in "
+        "the rejects file and go on (warn, skip). A bad header is always refused.")
+    rejects: Path | None = option(
+        None, metavar="FILE", help="Where set-aside rows go (TSV: file, line, reason); "
+        "default FILE.rejects.tsv in the current folder.")
 
 
 class ResultsImportResult(Result):
@@ -70,6 +80,8 @@ class ResultsImportResult(Result):
     snapshots: list[str]
     measures: list[str]
     ignored_columns: list[str]
+    n_rejected: int = 0  # rows set aside (--on-bad-lines warn|skip)
+    rejects_file: str | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the file, its status and counts."""
@@ -92,9 +104,13 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
     snapshots need no run at all.
     """
     path = Path(request.file)
+    keep_going = keeps_going(request.on_bad_lines)
+    rejects = check_output(request.rejects or Path(f"{path.name}.rejects.tsv"), "rejects") \
+        if keep_going else None  # checked before any work
     table = read_results_table(path, snapshot_column=request.snapshot_column,
                                team_column=request.team_column, run_column=request.run_column,
-                               ignore_columns=request.ignore_columns)
+                               ignore_columns=request.ignore_columns,
+                               bad=BadLines(keep_going))
     try:
         with db.session() as session:
             from tcdb.catalog.collections import get_collection
@@ -122,6 +138,8 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
                          "source", "checksum", "imported_at"],
                         ((coll.pk, s, system, m, wanted[(s, system, m)], path.name,
                           table.checksum, now) for s, system, m in [*new, *changed]))
+            if table.rejected and rejects is not None:  # before the commit: all or nothing
+                write_rejects(rejects, table.rejected)
     except Exception as exc:
         if is_integrity_error(exc):
             raise ConflictError(f"{path}: another import stored some of these results at the "
@@ -134,7 +152,10 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
         n_added=len(new), n_replaced=len(changed),
         n_unchanged=len(wanted) - len(new) - len(changed), n_new_systems=n_new,
         snapshots=list(dict.fromkeys(r.snapshot for r in table.rows)),
-        measures=table.measures, ignored_columns=table.ignored)
+        measures=table.measures, ignored_columns=table.ignored,
+        n_rejected=len(table.rejected),
+        rejects_file=str(rejects.absolute()) if table.rejected and rejects is not None
+        and not is_stdout(rejects) else None)
 
 
 def _snapshot_ids(conn: Connection, collection_id: int, collection: str,

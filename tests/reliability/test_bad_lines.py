@@ -156,3 +156,24 @@ def test_run_file_bad_lines(cli, db: str, tmp_path: Path, monkeypatch) -> None:
         lines = [r[1] for r in list(csv.reader(handle, delimiter="\t"))[1:]]
     assert lines == ["2", "5", "6", "7"]  # bad score, 4 columns, a second tag, d4 again
     assert _rows(db, "run_entry") == 3
+
+
+def test_results_table_bad_rows(cli, db: str, tmp_path: Path, monkeypatch) -> None:
+    """An organiser's results table with a bad value and a repeated row: refused naming the
+    flag, or those rows set aside and the others stored."""
+    monkeypatch.chdir(tmp_path)
+    table = tmp_path / "results.csv"
+    table.write_text("team,run,snapshot,nDCG@10\n"
+                     "A,bm25,s1,0.31\nA,dense,s1,1.7\nB,bm25,s1,0.29\nA,bm25,s1,0.33\n",
+                     encoding="utf-8")
+    assert cli("collection", "add", "c")[0] == 0
+    assert cli("snapshot", "register", "c", "s1")[0] == 0
+    code, _, err = cli("results", "import", "c", table)
+    assert code == 1 and "results.csv:3:" in err and "--on-bad-lines" in err
+    code, out, err = cli("results", "import", "c", table, "--on-bad-lines", "skip", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["n_rows"], report["n_rejected"], report["n_added"]) == (2, 2, 2)
+    with (tmp_path / "results.csv.rejects.tsv").open(newline="", encoding="utf-8") as handle:
+        assert [r[1] for r in list(csv.reader(handle, delimiter="\t"))[1:]] == ["3", "5"]
+    assert _rows(db, "published_result") == 2
