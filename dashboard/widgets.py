@@ -16,52 +16,14 @@ import streamlit as st
 
 from tcdb.dashboard import charts, data
 from tcdb.dashboard.columns import MISSING, Col, styled
+from tcdb.escaping import streamlit_code as code  # noqa: F401 (the pages' name for it)
+from tcdb.escaping import streamlit_text as plain  # the pages' name for it
 
 EMPTY_HELP = (
     "Fill it with the demo collection — `make demo` (three LongEval-shaped snapshots, ten "
     "systems, pools and qrels) — or with your own data: `tcdb collection sync SPEC`, "
     "`tcdb snapshot ingest`, `tcdb run import`, `tcdb evaluate`."
 )
-
-
-# Markdown, HTML, emoji (`:x:`), colour (`:red[…]`) and LaTeX (`$`) specials inside a line;
-# `-`, `+`, `#`, `>`, `=` and `1.` start a block only at a line's start (see `plain`).
-_INLINE_SPECIALS = re.compile(r"([\\`*_~\[\]<>&$:|!])")
-_LINE_START = re.compile(r"^([-+#>=]|\d+[.)])")
-# Streamlit turns `:material/x:` into an icon by rewriting the source before it parses it: an
-# escaped slash keeps the text.
-_ICON = re.compile(r"(?i)(?<=material)/")
-# Where escaping is not enough: after parsing, GFM links a bare address (`http://`, `www.`,
-# `a@b.c`) and Streamlit draws `:material_x:` / `:name:` in the text, escaped or not. A word
-# holding one is shown as an inline code span instead, which neither touches.
-_TRANSFORMED_ANYWAY = re.compile(r"(?i)://|www\.|@[\w-]+\.[\w-]|:[\w+-]+:")
-
-
-def plain(text: object) -> str:
-    """Text from the data (a name, query, description, error naming them) as literal text in an
-    element that renders Markdown — titles, captions, alerts, labels, metrics, help.
-
-    Streamlit renders Markdown there: `![x](http://host/pixel.png)` would fetch a remote image
-    on page load, `[text](url)` become a link. Every special is backslash-escaped and line
-    breaks become spaces; a word Markdown would link (or Streamlit draw as an icon) however it
-    is escaped is shown in an inline code span. The page shows, and a reader copies, exactly
-    the text — no invisible character is added. Tables, charts, `st.text` and `st.code` show
-    text as it is.
-    """
-    words = [code(word) if _TRANSFORMED_ANYWAY.search(word) else
-             _ICON.sub("\\/", _INLINE_SPECIALS.sub(r"\\\1", word))
-             for word in str(text).split()]
-    line = " ".join(words)
-    return _LINE_START.sub(lambda m: m.group(1)[:-1] + "\\" + m.group(1)[-1], line)
-
-
-def code(text: object) -> str:
-    """Text from the data as an inline code span (a command naming a collection, a qrels set):
-    nothing inside a code span is Markdown; its fence is longer than any backtick run in it."""
-    line = " ".join(str(text).split())
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", line)), default=0) + 1)
-    pad = " " if line.startswith("`") or line.endswith("`") else ""
-    return f"{fence}{pad}{line}{pad}{fence}"
 
 
 def _keep(param: str) -> str:

@@ -77,7 +77,9 @@ def _rows(text: str, delimiter: str = ",") -> list[list[str]]:
 def test_safe_cell_is_owasps_rule() -> None:
     import pandas as pd
 
-    from tcdb.collections.csv_safe import frame_csv, plain_cell, safe_cell, write_csv
+    from tcdb.collections.csv_safe import frame_csv, write_csv
+    from tcdb.escaping import csv_cell as safe_cell
+    from tcdb.escaping import csv_plain as plain_cell
 
     for text in (FORMULA, AT_SUM, "+SUM(A1)", "-2+3", "\tTAB", "\rCR", "-inf"):
         assert safe_cell(text) == "'" + text and plain_cell(safe_cell(text)) == text

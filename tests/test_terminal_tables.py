@@ -227,8 +227,8 @@ RAW = [b"\x1b[2J", b"\x1b[5;41m", b"\x07", b"\x00", b"\x7f", "\x9b".encode(),
 
 
 def test_safe_text() -> None:
-    assert output.safe_text(EVIL) == SHOWN
-    assert output.safe_text("C:\\runs\\bm25 · Δ τ ✓") == "C:\\runs\\bm25 · Δ τ ✓"
+    assert output.terminal_text(EVIL) == SHOWN
+    assert output.terminal_text("C:\\runs\\bm25 · Δ τ ✓") == "C:\\runs\\bm25 · Δ τ ✓"
     assert output.format_cell("a\x1bb") == "a\\x1bb"
 
 

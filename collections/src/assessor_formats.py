@@ -30,12 +30,13 @@ from itertools import groupby
 from pathlib import Path
 
 from tcdb.collections.compression import write_text
-from tcdb.collections.csv_safe import plain_cell, write_csv
+from tcdb.collections.csv_safe import write_csv
 from tcdb.collections.lines import text_lines
 from tcdb.collections.qrels import check_duplicate, check_judgment_ids, parse_grade, read_qrels
 from tcdb.collections.records import QrelRecord, delimiter_of
 from tcdb.collections.runs import read_text
 from tcdb.errors import InputError
+from tcdb.escaping import csv_plain
 from tcdb.limits import Refused
 from tcdb.vocabulary import JudgmentFormat
 
@@ -216,7 +217,7 @@ def _read_judgments_csv(path: Path) -> list[QrelRecord]:
             for name, index in columns.items():
                 if index >= len(row):
                     raise InputError(path, start, f"row has no {name!r} value")
-                values[name] = plain_cell(row[index].strip())
+                values[name] = csv_plain(row[index].strip())
             topic, doc, grade_text = (values[name] for name in JUDGMENT_COLUMNS)
             if not topic or not doc:
                 raise InputError(path, start, "empty topic_id or doc_id")

@@ -1,5 +1,5 @@
-"""CSV and TSV cells a spreadsheet would evaluate, neutralised: the one rule every delimited table
-tcdb writes follows (pool exports, score tables, per-topic deltas, dashboard downloads).
+"""CSV and TSV that tcdb writes for people (pool exports, score tables, per-topic deltas,
+dashboard downloads), every cell through the one spreadsheet rule, `tcdb.escaping.csv_cell`.
 
 Document texts, queries and run tags are untrusted: a cell `=cmd|' /C calc'!A0` or `@SUM(1+1)`
 is a formula to Excel, LibreOffice and Google Sheets (CSV formula injection). OWASP's rule: a
@@ -14,33 +14,13 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-QUOTE = "'"
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def safe_cell(value: Any) -> Any:
-    """The value as a spreadsheet should see it: a text cell a spreadsheet would evaluate gets
-    a leading `'`; numbers, and texts that are a plain number, are returned unchanged."""
-    if (isinstance(value, str) and value.startswith(FORMULA_STARTS)
-            and not _NUMBER.fullmatch(value)):
-        return QUOTE + value
-    return value
-
-
-def plain_cell(text: str) -> str:
-    """The text before `safe_cell`: what a reader of a file tcdb wrote (an assessor's judgments
-    returned with our columns) takes an id to be."""
-    if text.startswith(QUOTE) and text[1:].startswith(FORMULA_STARTS):
-        return text[1:]
-    return text
+from tcdb.escaping import csv_cell
 
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -50,8 +30,8 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
         column = out[name]
         if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
                 or pd.api.types.is_datetime64_any_dtype(column)):
-            out[name] = column.map(safe_cell)
-    out.columns = [safe_cell(name) for name in out.columns]
+            out[name] = column.map(csv_cell)
+    out.columns = [csv_cell(name) for name in out.columns]
     return out
 
 
@@ -69,9 +49,9 @@ def write_csv(rows: Iterable[Sequence[Any]], target: str | Path | IO[str] | None
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator=lineterminator)
     if header is not None:
-        writer.writerow([safe_cell(name) for name in header])
+        writer.writerow([csv_cell(name) for name in header])
     for row in rows:
-        writer.writerow([safe_cell(value) for value in row])
+        writer.writerow([csv_cell(value) for value in row])
     text = buffer.getvalue()
     if isinstance(target, str | Path):
         from tcdb.collections.files import write_output

@@ -218,10 +218,10 @@ def print_error(message: str) -> None:
     parser's message) is shown as `\\n` rather than breaking the line, ESC as `\\x1b`."""
     from rich.text import Text
 
-    from tcdb.cli.output import err_console, safe_text
+    from tcdb.cli.output import err_console, terminal_text
 
     line = Text("error:", style="bold red")
-    line.append(" " + safe_text(message))  # `\n`, `\x1b`, …: no control character raw
+    line.append(" " + terminal_text(message))  # `\n`, `\x1b`, …: no control character raw
     err_console.print(line, highlight=False, emoji=False, markup=False)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from tcdb.cli.output import console, print_json, print_table, safe_text, tick
+from tcdb.cli.output import console, print_json, print_table, terminal_text, tick
 from tcdb.flows.deployments import FLOWS
 
 app = typer.Typer(help="Prefect flows: the deployments, their status, run one now.",
@@ -154,4 +154,4 @@ def status(
 
 def _line(text: str) -> None:
     """A line that may carry names (pools, paths): printed as it is, controls escaped."""
-    console.print(safe_text(text), highlight=False, markup=False, soft_wrap=True)
+    console.print(terminal_text(text), highlight=False, markup=False, soft_wrap=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from tcdb.escaping import json_text, terminal_text
 from tcdb.operations.result import json_safe
 from tcdb.vocabulary import format_p as format_p  # the one rule for a p-value (re-exported here)
 
@@ -33,16 +33,6 @@ console.soft_wrap = not console.is_terminal
 err_console = Console(stderr=True, markup=False, emoji=False)
 err_console.soft_wrap = not err_console.is_terminal  # errors and warnings alike
 
-# What data must never write to a terminal raw: C0 controls (ESC starts the sequences that
-# clear a screen or colour text, BEL rings, NUL, backspace, tab, newline), DEL, C1 controls
-# (U+009B is a one-character CSI on some terminals), the Unicode line and paragraph
-# separators, and the bidirectional overrides and isolates that reorder what is shown.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# Inside JSON strings: C0 controls are escaped by `json.dumps` already, the rest are not.
-_JSON_CONTROL = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
 def encode_anything() -> None:
     """Let stdout and stderr write a character their encoding lacks as its escape (`\\xe9`)
     instead of failing: a result printed after its change was committed must never end in a
@@ -54,23 +44,10 @@ def encode_anything() -> None:
                 reconfigure(errors="backslashreplace")
 
 
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
-    code = ord(char)
-    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-
-
-def safe_text(text: str) -> str:
-    """`text` with every control character shown as its escape (`\\x1b`, `\\n`, `\\u202e`), so
-    a value from the data can neither move the cursor, clear the screen, colour the text nor
-    break a line or an alignment. Everything else, backslashes included, is left as it is."""
-    return _CONTROL.sub(_escape, text)
-
-
 def say(text: str) -> None:
     """One line of prose that may carry names from the data (a legend, a summary): control
     characters shown as escapes, nothing highlighted; wrapped at spaces on a terminal."""
-    console.print(safe_text(text), highlight=False)
+    console.print(terminal_text(text), highlight=False)
 
 
 def tick(text: str) -> Text:
@@ -78,14 +55,14 @@ def tick(text: str) -> Text:
     neither markup nor emoji; control characters shown as escapes)."""
     from rich.text import Text
 
-    return Text.assemble(("✓", "green"), " ", safe_text(text))
+    return Text.assemble(("✓", "green"), " ", terminal_text(text))
 
 
 def heading(text: str) -> Text:
     """`text` in bold, as it is (see `tick`): a report's first line, naming what it is on."""
     from rich.text import Text
 
-    return Text(safe_text(text), style="bold")
+    return Text(terminal_text(text), style="bold")
 
 
 def _default(value: Any) -> Any:
@@ -103,7 +80,7 @@ def _default(value: Any) -> Any:
 def print_json(obj: Any) -> None:
     text = json.dumps(json_safe(obj), default=_default, indent=2, ensure_ascii=False)
     # Such characters occur only inside strings, where `\uXXXX` is the same character.
-    text = _JSON_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = json_text(text)
     try:
         text.encode(sys.stdout.encoding or "utf-8")
     except (UnicodeEncodeError, LookupError):  # an ASCII-only pipe: JSON's own escapes
@@ -122,10 +99,10 @@ def print_table(
     other, a field a line. Only free text (with spaces) ever wraps, and only at a space.
     When not even that fits (a single name wider than the screen), the table without lines
     folds its widest columns.
-    Control characters in cells, names and title are shown as escapes (`safe_text`)."""
-    names = [safe_text(str(c)) for c in columns]
+    Control characters in cells, names and title are shown as escapes (`terminal_text`)."""
+    names = [terminal_text(str(c)) for c in columns]
     cells = [[format_cell(v) for v in row] for row in rows]
-    heading = safe_text(title) if title else None
+    heading = terminal_text(title) if title else None
     numeric = [bool(cells) and all(_is_number(row[i]) for row in cells)
                for i in range(len(names))]
     if not console.is_terminal:
@@ -359,8 +336,8 @@ def format_cell(value: Any) -> str:
             return "–"
         return f"{value:.4f}"
     if isinstance(value, Enum):
-        return safe_text(str(value.value))
-    return safe_text(str(value))
+        return terminal_text(str(value.value))
+    return terminal_text(str(value))
 
 
 def topics_said(topics: str | None) -> str:
@@ -368,4 +345,4 @@ def topics_said(topics: str | None) -> str:
     `topic set NAME` (a set's name is the user's, so it is said as a set)."""
     if topics in (None, "all"):
         return ""
-    return " · core topics" if topics == "core" else f" · topic set {safe_text(topics)}"
+    return " · core topics" if topics == "core" else f" · topic set {terminal_text(topics)}"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, err_console, print_table, safe_text
+from tcdb.cli.output import console, err_console, print_table, terminal_text
 from tcdb.errors import some
 
 if TYPE_CHECKING:
@@ -59,8 +59,8 @@ def _show_import(result: RunImportResult, **_: Any) -> None:
     if rejected:
         where = next(r.rejects_file for r in result.runs if r.rejects_file)
         console.print(f"{rejected:,} bad line(s) set aside, each with its reason in "
-                      f"{safe_text(str(where))}: "
-                      + ", ".join(f"{safe_text(r.run)} {r.n_rejected:,}" for r in result.runs
+                      f"{terminal_text(str(where))}: "
+                      + ", ".join(f"{terminal_text(r.run)} {r.n_rejected:,}" for r in result.runs
                                   if r.n_rejected), highlight=False, markup=False, emoji=False)
     if result.metadata_unmatched:
         console.print(f"{len(result.metadata_unmatched)} row(s) of the metadata table describe "

@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, err_console, print_table, safe_text, topics_said
+from tcdb.cli.output import console, err_console, print_table, terminal_text, topics_said
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,16 +133,17 @@ def _print_frame(frame: pd.DataFrame, title: str) -> None:
 
 def _show_import(report: ScoresImportResult) -> None:
     for run in report.runs:
-        console.print(f"run {safe_text(run.run)}: {run.status} · {run.n_scores:,} per-topic "
+        console.print(f"run {terminal_text(run.run)}: {run.status} · {run.n_scores:,} per-topic "
                       f"values · measures {', '.join(run.measures)}", highlight=False,
                       markup=False, emoji=False)
     if report.qrels_kind == "published":
-        console.print(f"qrels set {safe_text(report.qrels)}: published (no judgments; the "
-                      f"scores' source: {safe_text(report.source or '')})", highlight=False,
+        console.print(f"qrels set {terminal_text(report.qrels)}: published (no judgments; the "
+                      f"scores' source: {terminal_text(report.source or '')})", highlight=False,
                       markup=False, emoji=False)
     if report.topics_added:
-        console.print(f"{len(report.topics_added):,} topics added to {safe_text(report.snapshot)}"
-                      " from the scores", highlight=False, markup=False, emoji=False)
+        console.print(f"{len(report.topics_added):,} topics added to "
+                      f"{terminal_text(report.snapshot)} from the scores", highlight=False,
+                      markup=False, emoji=False)
     if report.skipped:
         console.print(f"not imported (no ir_measures equivalent or counts): "
                       f"{', '.join(sorted(report.skipped))}", highlight=False)
@@ -164,7 +165,7 @@ def _show_import(report: ScoresImportResult) -> None:
         if published.note:
             console.print(published.note, highlight=False, markup=False, emoji=False)
     for warning in report.warnings:
-        err_console.print(f"warning: {safe_text(warning)}", highlight=False, markup=False,
+        err_console.print(f"warning: {terminal_text(warning)}", highlight=False, markup=False,
                           emoji=False)
 
 

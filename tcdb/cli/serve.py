@@ -23,7 +23,7 @@ from typing import Any
 
 import typer
 
-from tcdb.cli.output import console, print_json, print_table, safe_text, say
+from tcdb.cli.output import console, print_json, print_table, say, terminal_text
 
 SPEC_HELP = ("A collection spec to schedule ingestion for (repeatable): a YAML file, or a "
              "shipped spec by name (longeval-web, longeval-2023, trec-covid). Only the specs "
@@ -115,7 +115,7 @@ def _serve_on(api: str, *, registering: bool, spec: list[str], home: Path, datab
         register_deployments(deployments, work_pool)
     if not json_output:
         for hint in hints:
-            console.print(safe_text(hint), highlight=False, markup=False, soft_wrap=True)
+            console.print(terminal_text(hint), highlight=False, markup=False, soft_wrap=True)
         if not registering:
             console.print("deployments are being served, polling for scheduled runs "
                           "(Ctrl-C or SIGTERM stops)")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from tcdb.cli import derive
-from tcdb.cli.output import console, print_table, safe_text, tick
+from tcdb.cli.output import console, print_table, terminal_text, tick
 
 if TYPE_CHECKING:
     from tcdb.catalog.collections import SnapshotsResult
@@ -37,7 +37,7 @@ def _show_ingest(report: SnapshotIngestResult) -> None:
     console.print(f"  {report.n_topics:,} topics, {report.n_judgments:,} judgments",
                   highlight=False)
     for warning in report.warnings:
-        console.print(f"  warning: {safe_text(warning)}", highlight=False, markup=False,
+        console.print(f"  warning: {terminal_text(warning)}", highlight=False, markup=False,
                       emoji=False)
     if report.n_repeated or report.n_conflicting:
         console.print(f"  {report.n_repeated:,} repeated document id(s) with the same text kept "
@@ -53,13 +53,13 @@ def _show_list(result: SnapshotsResult) -> None:
                   f"{r.judgments or 0:,}") for r in result.snapshots])
     for r in result.snapshots:  # what the readers changed stays said after the ingest
         if r.documents_edited or r.topics_edited:
-            console.print(f"note: {safe_text(r.collection)}/{safe_text(r.label)}: "
+            console.print(f"note: {terminal_text(r.collection)}/{terminal_text(r.label)}: "
                           f"{r.documents_edited or 0:,} document text(s) and "
                           f"{r.topics_edited or 0:,} topic(s) changed by their reader at "
                           f"ingest ({r.characters_removed or 0:,} character(s) removed or "
                           "replaced)", highlight=False, markup=False, emoji=False)
         if r.rejected:
-            console.print(f"note: {safe_text(r.collection)}/{safe_text(r.label)}: "
+            console.print(f"note: {terminal_text(r.collection)}/{terminal_text(r.label)}: "
                           f"{r.rejected:,} bad line(s) set aside at ingest", highlight=False,
                           markup=False, emoji=False)
 
@@ -71,11 +71,11 @@ app.command("list")(derive.command("snapshots", show=_show_list))
 def _show_register(result: SnapshotRegisterResult) -> None:
     where = "its topics come from the scores imported into it" if result.topics_from_scores \
         else f"{result.n_topics:,} topics"
-    console.print(f"snapshot {safe_text(result.collection)}/{safe_text(result.label)}: "
+    console.print(f"snapshot {terminal_text(result.collection)}/{terminal_text(result.label)}: "
                   f"{result.status} without documents; {where}", highlight=False,
                   markup=False, emoji=False)
     for warning in result.warnings:
-        console.print(f"  warning: {safe_text(warning)}", highlight=False, markup=False,
+        console.print(f"  warning: {terminal_text(warning)}", highlight=False, markup=False,
                       emoji=False)
 
 

@@ -17,6 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from tcdb.escaping import (
+    csv_cell,
+    html_comment_line,
+    latex_comment_line,
+    latex_text,
+    markdown_line,
+    markdown_text,
+    visible_controls,
+)
 from tcdb.operations.lineage import Lineage
 from tcdb.vocabulary import format_p
 
@@ -24,7 +33,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 FORMATS = ("table", "markdown", "latex", "csv")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 class PaperTable(BaseModel):
@@ -94,8 +102,7 @@ def format_value(value: Any, digits: int = 4, p: bool = False) -> str:
         return f"{value:.{digits}f}"
     if hasattr(value, "isoformat"):
         return str(value.isoformat())
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(getattr(value, "value",
-                                                                         value)))
+    return visible_controls(str(getattr(value, "value", value)))
 
 
 def _number(value: Any) -> float | None:
@@ -150,38 +157,6 @@ def _is_measure(name: str) -> bool:
 
 # ---- Markdown ---------------------------------------------------------------------------------
 
-# Inline syntax of CommonMark/GFM and Pandoc's Markdown: code, emphasis, links and images, HTML
-# and autolinks, entities, table cells, strikethrough and Pandoc's sub/superscript and math.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~^$&])")
-# Where a single character turns text into a link or a citation: GFM links bare `http://`,
-# `www.` and `user@host` addresses, Pandoc reads `@key` as a citation, GitHub `:name:` as
-# an emoji; escaping that character leaves the text as it was.
-_MD_LINKS = re.compile(r"(?i):(?=//)|(?<=\bwww)\.|@|:(?=[a-z0-9_+-]+:)")
-# What starts a block at a line's start (a note under the table): heading, quote, list
-# (1. a) (a) i.), rule or setext underline, Pandoc's definition, table and title lines.
-_MD_BLOCK = re.compile(r"^(?:[-+*#>=:|%]|\(?[0-9A-Za-z]{1,9}[.)])")
-
-
-def markdown_text(text: str) -> str:
-    """Data as Markdown text (GitHub and Pandoc): every character Markdown would read as syntax
-    backslash-escaped — which both render as the character itself — so a name is never a
-    link, an image, HTML, emphasis, a table cell or math; control characters as escapes."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return _MD_LINKS.sub(lambda m: "\\" + m.group(), text)
-
-
-def markdown_line(text: str) -> str:
-    """`markdown_text` for text at the start of a line (a note): also no block may start
-    there (`- x`, `# x`, `1. x`, `> x`…); leading spaces (a code block) are dropped."""
-    text = markdown_text(text.lstrip())
-    block = _MD_BLOCK.match(text)
-    if block is None:
-        return text
-    end = block.end() - 1  # the character that makes it a block: escape it
-    return text[:end] + "\\" + text[end:]
-
-
 def to_markdown(table: PaperTable) -> str:
     """A GitHub/pandoc pipe table: `Table:` caption, bold best, `<sup>` marks, notes below and
     the lineage in an HTML comment."""
@@ -213,19 +188,9 @@ def to_markdown(table: PaperTable) -> str:
     if footer:
         out += [""] + [markdown_line(note) + "  " for note in footer]
     if table.lineage is not None:
-        out += ["", "<!-- lineage"] + [_comment_safe(line) for line in table.lineage.lines()]
+        out += ["", "<!-- lineage"] + [html_comment_line(line) for line in table.lineage.lines()]
         out.append("-->")
     return "\n".join(out) + "\n"
-
-
-def _comment_safe(line: str) -> str:
-    """A line inside an HTML comment (`<!-- … -->`): no `--` can remain, so no name (`-->`,
-    `--->`, `--!>`) can end the comment early and turn what follows into live HTML. One pass
-    of `replace` is not enough: `--->` becomes `- -->`."""
-    line = _CONTROL.sub(" ", line)
-    while "--" in line:
-        line = line.replace("--", "- -")
-    return line
 
 
 def _numeric_column(table: PaperTable, j: int) -> bool:
@@ -234,26 +199,6 @@ def _numeric_column(table: PaperTable, j: int) -> bool:
 
 
 # ---- LaTeX ------------------------------------------------------------------------------------
-
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-          "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-          "|": r"\textbar{}", "[": "{[}", "]": "{]}", "*": "{*}", "`": r"\textasciigrave{}",
-          "Δ": r"$\Delta$", "τ": r"$\tau$", "α": r"$\alpha$",
-          "−": "$-$", "–": "--", "×": r"$\times$", "…": r"\ldots{}", "≥": r"$\geq$",
-          "≤": r"$\leq$", "†": r"\dag{}", "‡": r"\ddag{}", "·": r"$\cdot$", "→": r"$\to$",
-          "σ": r"$\sigma$", "≠": r"$\neq$", "±": r"$\pm$", "γ": r"$\gamma$"}
-_LATEX_RE = re.compile("|".join([r"-(?=-)", *(re.escape(k) for k in _LATEX)]))
-
-
-def latex_text(text: str) -> str:
-    """Data as LaTeX text: the ten special characters (`& % $ # _ { } ~ ^ \\`) escaped, and
-    what would otherwise not print as typed — `< > |` (OT1 has no such glyphs), `[ ] *` (read
-    as an argument of the `\\\\` before a row), `` ` `` and `--` (ligatures) — spelt so it does;
-    a few symbols (Δ, τ, α, †) as commands, control characters as visible escapes."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return _LATEX_RE.sub(lambda m: _LATEX.get(m.group(), "-{}"), text)  # -{}- is no dash
-
 
 def to_latex(table: PaperTable) -> str:
     """A booktabs table (`\\usepackage{booktabs}`): \\toprule, \\midrule, \\bottomrule, bold
@@ -264,7 +209,7 @@ def to_latex(table: PaperTable) -> str:
     out = ["% needs \\usepackage{booktabs}"]
     if table.lineage is not None:
         out += ["% lineage (what these figures were computed from):"]
-        out += [f"%   {_CONTROL.sub(' ', line)}" for line in table.lineage.lines()]
+        out += [f"%   {latex_comment_line(line)}" for line in table.lineage.lines()]
     out += ["\\begin{table}[t]", "\\centering"]
     if table.caption:
         out.append(f"\\caption{{{latex_text(table.caption)}}}")
@@ -317,7 +262,6 @@ def _label(label: str) -> str:
 def to_csv(table: PaperTable) -> str:
     """The table's values unrounded, one column of marks after each marked column; text cells
     a spreadsheet would evaluate neutralised (`tcdb.collections.csv_safe`, OWASP's rule)."""
-    from tcdb.collections.csv_safe import safe_cell as csv_cell
 
     marked = [c for c in table.columns if any(table.mark(i, c) for i in range(len(table.rows)))]
     header: list[str] = []
