@@ -153,6 +153,7 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
     Reads, unless `save` stores the reduced qrels (missing scores are computed, as every
     report does, unless `compute` is off).
     """
+    from tcdb.analysis.means import counts_unanswered
     from tcdb.analysis.reusability import uniques_leave_out
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
@@ -163,12 +164,14 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
         load_top_k,
         measure_ids,
         qrels_dict,
+        qrels_topics,
         stored_scores,
     )
     from tcdb.reports.common import select_topics
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import evaluate, score_runs
     from tcdb.scoring.measures import parse_measures
+    from tcdb.scoring.scores import with_unanswered
 
     started = time.perf_counter()
     collection, snapshot, qrels, depth = (request.collection, request.snapshot, request.qrels,
@@ -195,6 +198,10 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
         mids = measure_ids(conn, names)
         done = evaluations(conn, parent.pk, run_ids, list(mids.values()))
         full_scores = stored_scores(conn, parent.pk, run_ids, list(mids.values()))
+        if any(counts_unanswered(n) for n in names):  # NumRel, NumQ: as trec_eval -c
+            full_scores = with_unanswered(conn, parent.pk, names, mids,
+                                          qrels_topics(conn, parent.pk, snap.pk), done,
+                                          full_scores)
         reduced_scores: dict[str, ScoreMap] = {}
         removed: dict[str, int] = {}
         stored_as: dict[str, str | None] = {}
@@ -203,10 +210,13 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
             reduced = uniques_leave_out(top, judgments, group)
             removed[group] = len(judgments) - len(reduced)
             as_external = _external(reduced, all_topics, documents)
+            reduced_qrels = qrels_dict(as_external)
             reduced_scores[group] = {
-                (run_id, mids.get(name, -1)): {topic_id_of[t]: v for t, v in by_topic.items()}
+                (run_id, mids.get(name, -1)): {
+                    **_unanswered(name, reduced_qrels, topic_id_of),
+                    **{topic_id_of[t]: v for t, v in by_topic.items()}}
                 for run_id, values in score_runs(conn, snap.pk, [r.pk for r in runs],
-                                                 names, qrels_dict(as_external))
+                                                 names, reduced_qrels)
                 for name, by_topic in values.items()}
             stored_as[group] = None
             if save is not None:
@@ -282,6 +292,19 @@ def _group_figures(group: str, mine: list[int], full_scores: ScoreMap, reduced_s
         tau_b=json_float(tau_b(mean_full, mean_reduced)),
         tau_ap=json_float(tau_ap(mean_full, mean_reduced)),
         max_drop=max((-e.rank_change for e in entries), default=0))
+
+
+def _unanswered(measure: str, qrels: dict[str, dict[str, int]], topic_id_of: dict[str, int],
+                ) -> dict[int, float]:
+    """topic id → what `trec_eval -c` gives a topic of the reduced qrels a run did not
+    answer, for a count that is not 0 there (NumRel: its relevant documents left; NumQ: 1);
+    empty for every other measure (`tcdb.analysis.means.unanswered_value`)."""
+    from tcdb.analysis.means import counts_unanswered, unanswered_value
+
+    if not counts_unanswered(measure):
+        return {}
+    return {topic_id_of[t]: unanswered_value(measure, judged) for t, judged in qrels.items()
+            if t in topic_id_of}
 
 
 def _topic_names(session: Session, snap: Snapshot) -> dict[int, str]:
