@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, field_validator
 
-from tcdb.judging.by_source import HUMAN, LLM, MIXED
+from tcdb.judging.by_source import HUMAN, LLM, MIXED, SourceQrels
 from tcdb.operations import (
     Database,
     Labels,
@@ -181,12 +181,33 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
                            n_judgments=q.n_judgments, n_copied=q.n_copied)
               for s, q in derived.items()},
         measures={name: measure_figures(name, scores, tags, first_stage, topic_names, sources,
-                                        request.bootstrap, request.seed) for name in names},
+                                        request.bootstrap, request.seed,
+                                        _unanswered(name, derived, topic_names))
+                  for name in names},
         seconds=time.perf_counter() - started,
         lineage=lineage_of(collection, runs=[(snapshot, t) for t in tags.values()],
                            qrels=[(snapshot, parent_label)] + [
                                (snapshot, s) for s in (stored_as or {}).values()],
                            topics=request.topics, measures=names))
+
+
+def _unanswered(measure: str, derived: dict[str, SourceQrels], topics: dict[int, str],
+                ) -> dict[str, dict[int, float]]:
+    """source → topic → what `trec_eval -c` gives a judged topic a run did not answer under
+    that source's qrels, for a count that is not 0 there (NumRel, NumQ); {} otherwise."""
+    from tcdb.analysis.means import counts_unanswered, unanswered_value
+
+    if not counts_unanswered(measure):
+        return {}
+    out: dict[str, dict[int, float]] = {}
+    for source, qrels in derived.items():
+        judged: dict[int, dict[str, int]] = {}
+        frame = qrels.frame
+        for topic, doc, grade in zip(frame["topic"].tolist(), frame["doc"].tolist(),
+                                     frame["grade"].tolist(), strict=True):
+            judged.setdefault(int(topic), {})[str(doc)] = int(grade)
+        out[source] = {t: unanswered_value(measure, judged[t]) for t in topics if t in judged}
+    return out
 
 
 class DocumentsBySourceRequest(Request):

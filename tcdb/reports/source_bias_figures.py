@@ -138,8 +138,11 @@ class AcrossMeasure(BaseModel):
 
 def measure_figures(name: str, scores: Scores, tags: dict[int, str],
                     first_stage: dict[str, str | None], topics: dict[int, str],
-                    sources: tuple[str, str], bootstrap: int, seed: int) -> SourceBiasMeasure:
-    """One measure: every run's bias, the averages, the correlation, first stage → re-ranker."""
+                    sources: tuple[str, str], bootstrap: int, seed: int,
+                    unanswered: dict[str, dict[int, float]] | None = None) -> SourceBiasMeasure:
+    """One measure: every run's bias, the averages, the correlation, first stage → re-ranker.
+    `unanswered`: source → topic → what `trec_eval -c` gives a topic a run did not answer
+    (NumRel: the source's relevant documents of it; 0 for every other measure)."""
     from tcdb.analysis import json_float
     from tcdb.analysis.means import aggregate, aggregate_word, sums_over_topics, trec_eval_mean
     from tcdb.analysis.source_bias import bias_correlation, run_bias
@@ -150,7 +153,8 @@ def measure_figures(name: str, scores: Scores, tags: dict[int, str],
 
     def vector(run_id: int, source: str) -> np.ndarray:
         got = scores.get((run_id, source, name), {})
-        return np.array([got.get(t, 0.0) for t in topic_ids], dtype=float)
+        fill = (unanswered or {}).get(source, {})
+        return np.array([got.get(t, fill.get(t, 0.0)) for t in topic_ids], dtype=float)
 
     rows: list[RunBias] = []
     for run_id, tag in sorted(tags.items(), key=lambda item: item[1]):
