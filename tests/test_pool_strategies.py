@@ -121,6 +121,8 @@ def test_simulate_cli_table_and_json(generated: dict[str, set[str]], cli) -> Non
     (["--strategy", "rbp:p=2"], "rbp p must be between 0 and 1"),
     (["--strategy", "rbp:q=1"], "'q=1' is not key=value with a parameter of rbp"),
     (["--budgets", "0"], "'0' is not a budget"),
+    (["--measure", "NumRel"], "--measure: NumRel does not rank systems"),
+    (["--measure", "NumQ"], "--measure: NumQ does not rank systems"),
 ])
 def test_simulate_bad_options(generated: dict[str, set[str]], cli, args: list[str],
                               message: str) -> None:

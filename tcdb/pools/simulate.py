@@ -151,6 +151,7 @@ class SimulationPlan:
 def plan_simulation(request: SimulationRequest, db: Database) -> SimulationPlan:
     """The simulation `request` asks for, checked (at least two runs, a qrels set with
     judgments) without reading the runs' entries."""
+    from tcdb.analysis.means import counts_unanswered
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import provider_data
@@ -158,6 +159,10 @@ def plan_simulation(request: SimulationRequest, db: Database) -> SimulationPlan:
 
     made = [make_strategy(s, "strategies") for s in (request.strategies or strategy_names())]
     (name,) = parse_measures([request.measure], "measure")
+    if counts_unanswered(name):
+        raise FieldError("measure", f"{name} does not rank systems: trec_eval -c gives every "
+                         "run the same figure (the qrels' count, whatever the run retrieves); "
+                         "rank by a measure of the ranking, e.g. AP or nDCG@10")
     with db.session() as session:
         snap = get_snapshot(session, request.collection, request.snapshot)
         qset = get_qrels_set(session, snap, request.qrels)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tcdb.analysis.means import aggregate
+from tcdb.analysis.means import aggregate, counts_unanswered, unanswered_value
 from tcdb.pools.pooled_scores import PooledScores, Subset, relevant_only
 from tcdb.pools.simulation_layout import (
     COMPLETE,
@@ -72,16 +72,21 @@ def orders_for_budget(strategy: Strategy, topics: Mapping[str, TopicRanking], qr
 def mean_scores(runs: Mapping[str, RunDict], qrels: Qrels, measure: str, n_topics: int
                 ) -> dict[str, float]:
     """Each run's mean of `measure` over the complete qrels' `n_topics` topics (trec_eval -c:
-    a topic without a value counts 0), with ir_measures."""
+    a topic without a value counts 0, or for NumRel and NumQ what an empty ranking has), with
+    ir_measures."""
     import ir_measures
 
     parsed = ir_measures.parse_measure(measure)
     if not qrels:
         return {tag: 0.0 for tag in runs}
     evaluator = ir_measures.evaluator([parsed], qrels)
+    fills = counts_unanswered(measure)  # NumRel, NumQ: an unanswered topic is not 0
     means = {}
     for tag, run in runs.items():
         values = [float(m.value) for m in evaluator.iter_calc(run) if m.query_id in run]
+        if fills:
+            values += [unanswered_value(measure, judged) for topic, judged in qrels.items()
+                       if topic not in run]
         # a count (NumRet…) is summed, as trec_eval's `all` line: the same ranking for τ
         means[tag] = aggregate(measure, values, n_topics)
     return means
