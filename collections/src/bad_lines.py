@@ -1,7 +1,8 @@
 """Bad lines in big files: refused (the default), or set aside and said (`--on-bad-lines`).
 
 Every reader raises `InputError` naming the file, the line and the reason. Under `error` that
-stays the answer, with a hint naming the flag; under `warn` or `skip` (pandas' words) a reader
+stays the answer, as a `BadLine` (a front end that offers the flag names it: the CLI adds
+"--on-bad-lines warn|skip sets such lines aside"); under `warn` or `skip` (pandas' words) a reader
 that can go on after a bad line yields a `Rejected` in its place instead, and goes on. The
 ingest counts them, writes each to the rejects file (`write_rejects`) and stores the count on
 the snapshot: a line is never dropped without a word.
@@ -19,10 +20,8 @@ from tcdb.vocabulary import OnBadLines
 
 from .records import Rejected
 
-__all__ = ["HINT", "REJECTS_HEADER", "BadLines", "keeps_going", "one_line", "set_aside",
+__all__ = ["REJECTS_HEADER", "BadLine", "BadLines", "keeps_going", "one_line", "set_aside",
            "write_rejects"]
-
-HINT = "--on-bad-lines warn|skip sets such lines aside"
 REJECTS_HEADER = ("file", "line", "reason")
 
 
@@ -31,10 +30,15 @@ def keeps_going(mode: OnBadLines | str) -> bool:
     return OnBadLines(mode) is not OnBadLines.error
 
 
+class BadLine(InputError):
+    """A bad line refused under `error` that `warn` or `skip` would have set aside: the same
+    message, so a front end that offers the choice can say so (the CLI names its flag)."""
+
+
 @dataclass
 class BadLines:
-    """What a reader called under `--on-bad-lines` does with a bad line: refuse it with the
-    flag's hint, or (`keep_going`) set it aside — into `rejected`, or, for a streaming reader,
+    """What a reader called under `--on-bad-lines` does with a bad line: refuse it (as a
+    `BadLine`), or (`keep_going`) set it aside — into `rejected`, or, for a streaming reader,
     as a `Rejected` in its stream. A reader called without one (`qrels import`, …) refuses
     as it always did: no flag there to hint at."""
 
@@ -43,14 +47,12 @@ class BadLines:
 
 
 def set_aside(error: InputError, bad: BadLines | None) -> Rejected:
-    """The `Rejected` for a bad line when `bad` keeps going; else the error again (with the
-    hint that names the flag when the reader was called under it)."""
-    if bad is None or error.line is None:
+    """The `Rejected` for a bad line when `bad` keeps going; else the error again (a `BadLine`
+    when the reader was called under the choice)."""
+    if bad is None or error.line is None or isinstance(error, BadLine):
         raise error
     if not bad.keep_going:
-        if HINT in error.reason:
-            raise error
-        raise InputError(error.file, error.line, f"{error.reason} ({HINT})") from None
+        raise BadLine(error.file, error.line, error.reason) from None
     return Rejected(error.file, error.line, error.reason)
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import typer
 from pydantic.fields import FieldInfo
 
-from tcdb.errors import FieldError, OptionError
+from tcdb.errors import FieldError, InputError, OptionError
 from tcdb.operations import Operation, Request, Result
 from tcdb.operations.registry import get_operation
 
@@ -243,10 +243,18 @@ def _summary_beside(out: Any) -> Iterator[None]:
 
 def run_operation(op: Operation[Any, Any], fields: dict[str, Any]) -> Result:
     """Build the request and run the operation; a FieldError is said with the command's flags."""
+    from tcdb.collections.bad_lines import BadLine
+
     try:
         return op.run(**fields)
     except FieldError as exc:
         raise OptionError(flags_of(op.request, exc.field), exc.reason) from None
+    except BadLine as exc:  # a line the command's --on-bad-lines could have set aside
+        if "on_bad_lines" not in op.request.model_fields:
+            raise
+        flag = flags_of(op.request, "on_bad_lines")
+        raise InputError(exc.file, exc.line,
+                         f"{exc.reason} ({flag} warn|skip sets such lines aside)") from None
 
 
 @contextmanager
