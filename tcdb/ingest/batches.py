@@ -152,8 +152,7 @@ def read_batches(source: SnapshotSource, by_url: bool, id_fallback: bool,
 
 
 def _part_fragments(part: Callable[[], Iterable[DocumentRecord | Rejected]], where: str,
-                    by_url: bool,
-                    id_fallback: bool, with_text: bool) -> Iterator[Fragment]:
+                    by_url: bool, id_fallback: bool, with_text: bool) -> Iterator[Fragment]:
     return prepare_fragments(part(), where, by_url, id_fallback, with_text)
 
 
