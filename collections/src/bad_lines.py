@@ -20,8 +20,8 @@ from tcdb.vocabulary import OnBadLines
 
 from .records import Rejected
 
-__all__ = ["REJECTS_HEADER", "BadLine", "BadLines", "keeps_going", "one_line", "set_aside",
-           "write_rejects"]
+__all__ = ["REJECTS_HEADER", "BadLine", "BadLines", "keeps_going", "one_line",
+           "rejects_target", "set_aside", "write_rejects"]
 REJECTS_HEADER = ("file", "line", "reason")
 
 
@@ -68,10 +68,23 @@ def one_line(bad: BadLines | None) -> Iterator[None]:
         bad.rejected.append(kept)
 
 
-def write_rejects(path: Path | str, rejected: Iterable[Rejected]) -> None:
-    """The set-aside lines as TSV (file, line, reason), cells neutralised for spreadsheets;
-    written whole or not at all."""
+def rejects_target(mode: OnBadLines | str, given: Path | None, default: str) -> Path | None:
+    """Where an import under `mode` writes the lines it sets aside (`given`, else `default` in
+    the current folder), checked before any work; None under `error`, which sets none aside."""
+    if not keeps_going(mode):
+        return None
+    from .files import check_output
+
+    return check_output(given or Path(default), "rejects")
+
+
+def write_rejects(path: Path, rejected: Iterable[Rejected]) -> str:
+    """The set-aside lines as TSV (file, line, reason), cells neutralised for spreadsheets,
+    written whole or not at all (callers write before their commit); returns the file's name
+    as a summary says it (absolute, or `-` for standard output)."""
     from .csv_safe import write_csv
+    from .files import is_stdout
 
     write_csv(((r.file, "" if r.line is None else r.line, r.reason) for r in rejected), path,
               header=REJECTS_HEADER, delimiter="\t")
+    return str(path if is_stdout(path) else path.absolute())

@@ -29,7 +29,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection
-from tcdb.collections.files import check_output
+from tcdb.collections.bad_lines import rejects_target
 from tcdb.collections.records import Rejected
 from tcdb.collections.sources import SnapshotSource
 from tcdb.errors import ConflictError, FieldError, InputError
@@ -151,8 +151,7 @@ def ingest_snapshot(
     commit, so an ingest whose rejects cannot be written writes nothing."""
     started = time.perf_counter()
     on_bad_lines = OnBadLines(on_bad_lines)
-    rejects_path = None if on_bad_lines is OnBadLines.error else check_output(
-        rejects or Path(f"{label}.rejects.tsv"), "rejects")  # checked before any work
+    rejects_path = rejects_target(on_bad_lines, rejects, f"{label}.rejects.tsv")
     try:
         policy = OnDuplicate(on_duplicate)
     except ValueError:
@@ -239,20 +238,16 @@ def _set_aside(report: IngestReport, path: Path, mode: OnBadLines) -> None:
     """Write the set-aside lines to `path` and say them: their count and file, and under
     `warn` the first few with their reasons."""
     from tcdb.collections.bad_lines import write_rejects
-    from tcdb.collections.files import is_stdout
 
-    write_rejects(path, report.rejected)
-    if not is_stdout(path):
-        path = path.absolute()
-    report.rejects_file = str(path)
+    written = report.rejects_file = write_rejects(path, report.rejected)
     report.warnings.append(f"{report.n_rejected:,} bad line(s) set aside "
-                           f"(--on-bad-lines {mode.value}), each with its reason in {path}")
+                           f"(--on-bad-lines {mode.value}), each with its reason in {written}")
     if mode is OnBadLines.warn:
         shown = report.rejected[:5]
         more = report.n_rejected - len(shown)
         report.warnings += [f"set aside {r.file}:{r.line}: {r.reason}" for r in shown]
         if more:
-            report.warnings.append(f"set aside {more:,} more line(s): see {path}")
+            report.warnings.append(f"set aside {more:,} more line(s): see {written}")
 
 
 def _refresh_planner_statistics() -> None:

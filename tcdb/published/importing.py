@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, delete, select, tuple_
 from sqlmodel import col
 
-from tcdb.collections.bad_lines import BadLines, keeps_going, write_rejects
-from tcdb.collections.files import check_output, is_stdout
+from tcdb.collections.bad_lines import BadLines, keeps_going, rejects_target, write_rejects
 from tcdb.collections.results_table import PublishedTable, read_results_table
 from tcdb.errors import ConflictError, InputError
 from tcdb.operations import Database, Labels, Name, Request, Result, argument, operation, option
@@ -105,8 +104,8 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
     """
     path = Path(request.file)
     keep_going = keeps_going(request.on_bad_lines)
-    rejects = check_output(request.rejects or Path(f"{path.name}.rejects.tsv"), "rejects") \
-        if keep_going else None  # checked before any work
+    rejects = rejects_target(request.on_bad_lines, request.rejects, f"{path.name}.rejects.tsv")
+    written: str | None = None
     table = read_results_table(path, snapshot_column=request.snapshot_column,
                                team_column=request.team_column, run_column=request.run_column,
                                ignore_columns=request.ignore_columns,
@@ -139,7 +138,7 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
                         ((coll.pk, s, system, m, wanted[(s, system, m)], path.name,
                           table.checksum, now) for s, system, m in [*new, *changed]))
             if table.rejected and rejects is not None:  # before the commit: all or nothing
-                write_rejects(rejects, table.rejected)
+                written = write_rejects(rejects, table.rejected)
     except Exception as exc:
         if is_integrity_error(exc):
             raise ConflictError(f"{path}: another import stored some of these results at the "
@@ -154,8 +153,7 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
         snapshots=list(dict.fromkeys(r.snapshot for r in table.rows)),
         measures=table.measures, ignored_columns=table.ignored,
         n_rejected=len(table.rejected),
-        rejects_file=str(rejects.absolute()) if table.rejected and rejects is not None
-        and not is_stdout(rejects) else None)
+        rejects_file=written)
 
 
 def _snapshot_ids(conn: Connection, collection_id: int, collection: str,

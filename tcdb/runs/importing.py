@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session, select
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.collections.bad_lines import BadLines, keeps_going, write_rejects
-from tcdb.collections.files import check_output, is_stdout
+from tcdb.collections.bad_lines import BadLines, keeps_going, rejects_target, write_rejects
 from tcdb.collections.ir_metadata import IrMetadata, read_header, read_side_file, side_files
 from tcdb.collections.records import Rejected
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
@@ -137,8 +136,7 @@ def import_runs(
     if not files:
         raise FieldError("files", "no run files given")
     keep_going = keeps_going(on_bad_lines)
-    rejects_path = check_output(rejects or Path("runs.rejects.tsv"), "rejects") \
-        if keep_going else None  # checked before any work
+    rejects_path = rejects_target(on_bad_lines, rejects, "runs.rejects.tsv")
     rejected: list[Rejected] = []
     for file in files:
         if not file.exists():
@@ -255,10 +253,9 @@ def import_runs(
                                        started))
                 bar.advance()
         if rejected and rejects_path is not None:  # before the commit: all or nothing
-            write_rejects(rejects_path, rejected)
+            written = write_rejects(rejects_path, rejected)
             for report in reports:
-                report.rejects_file = str(rejects_path if is_stdout(rejects_path)
-                                          else rejects_path.absolute())
+                report.rejects_file = written
     return reports
 
 
