@@ -28,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import dask_cluster, temporary_database, timer  # noqa: E402
 from runs import MEASURES, baseline_evaluate, make_files  # noqa: E402
 
+from tcdb.operations import Database
+
 
 def load(url: str, docs: Path, topics: Path, qrels: Path, runs: list[Path]) -> None:
     """The snapshot and its runs in the database (not timed)."""
@@ -35,12 +37,11 @@ def load(url: str, docs: Path, topics: Path, qrels: Path, runs: list[Path]) -> N
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.runs import import_runs
-    from tcdb.storage.db import using_database
 
-    with using_database(url):
-        add_collection("bench", "doc_id", "query_id")
-        ingest_snapshot("bench", "s1", LocalSource(docs, topics, qrels))
-        import_runs("bench", "s1", runs)
+    db = Database(url)
+    add_collection(db, "bench", "doc_id", "query_id")
+    ingest_snapshot(db, "bench", "s1", LocalSource(docs, topics, qrels))
+    import_runs(db, "bench", "s1", runs)
 
 
 def forget_scores(url: str) -> None:
@@ -55,11 +56,10 @@ def forget_scores(url: str) -> None:
 
 def time_local(url: str, workers: int) -> tuple[float, int]:
     from tcdb.scoring.evaluate import evaluate
-    from tcdb.storage.db import using_database
 
     forget_scores(url)
-    with using_database(url), timer() as t:
-        report = evaluate("bench", "s1", "original", MEASURES, workers=workers)
+    with timer() as t:
+        report = evaluate(Database(url), "bench", "s1", "original", MEASURES, workers=workers)
     return t[0], report.n_scores
 
 
@@ -68,13 +68,13 @@ def time_dask(url: str, address: str, n_jobs: int) -> tuple[float, int]:
 
     from tcdb.scoring.evaluate import plan_evaluation, store_evaluation
     from tcdb.scoring.parallel import score_job
-    from tcdb.storage.db import using_database
 
     forget_scores(url)
-    with using_database(url), Client(address) as client, timer() as t:
-        plan = plan_evaluation("bench", "s1", "original", MEASURES)
+    db = Database(url)
+    with Client(address) as client, timer() as t:
+        plan = plan_evaluation(db, "bench", "s1", "original", MEASURES)
         futures = client.map(score_job, plan.jobs(url, n_jobs), pure=False)
-        report = store_evaluation(plan, client.gather(futures))
+        report = store_evaluation(db, plan, client.gather(futures))
     return t[0], report.n_scores
 
 

@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import temporary_database  # noqa: E402
 from runs import MEASURES, make_files  # noqa: E402
 
+from tcdb.operations import Database
+
 NOTHING = ("from tcdb.flows.prefect_env import configure_prefect; configure_prefect(); "
            "from prefect import flow; flow(name='nothing')(lambda: None)()")
 
@@ -43,10 +45,11 @@ def fill(url: str, folder: Path, runs: list[Path]) -> None:
     from tcdb.runs import import_runs
 
     os.environ["TCDB_DATABASE_URL"] = url
-    add_collection("bench")
-    ingest_snapshot("bench", "s1", LocalSource(folder / "docs.trec", folder / "topics.tsv",
+    add_collection(Database(), "bench")
+    ingest_snapshot(Database(),
+                    "bench", "s1", LocalSource(folder / "docs.trec", folder / "topics.tsv",
                                                folder / "qrels.txt"), with_text=False)
-    import_runs("bench", "s1", runs)
+    import_runs(Database(), "bench", "s1", runs)
 
 
 def main() -> None:

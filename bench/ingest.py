@@ -47,6 +47,7 @@ from _common import median, peak_rss_mb, temporary_database
 
 from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
+from tcdb.operations import Database
 
 RATE, RATIO = "{:,.0f}", "{:.1f}"  # how docs/s and ratios print
 WORDS = np.array([f"w{i:04d}x" for i in range(5000)])
@@ -130,7 +131,7 @@ def child(url: str, label: str) -> None:
     background = _postgres_cpu(started)["background"] if postgres else 0.0
     source = IrdsSource(f"longeval-web/{label}")
     cpu = time.process_time()  # the ingest's, not the imports'
-    report = ingest_snapshot("longeval-web", label, source)
+    report = ingest_snapshot(Database(), "longeval-web", label, source)
     cpu = time.process_time() - cpu
     server = (_postgres_cpu(started) if postgres else
               {"backend": 0.0, "background": background, "running": 0.0, "queued": 0.0})
@@ -165,7 +166,7 @@ def ingest_into(backend: str, home: Path, both: bool, readers: int) -> dict[str,
 
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
-        add_collection("longeval-web", "url", "text", id_fallback=True)
+        add_collection(Database(), "longeval-web", "url", "text", id_fallback=True)
         results = {"2022-06": run_child(url, "2022-06", home, readers)}
         if both:
             results["2022-07"] = run_child(url, "2022-07", home, readers)

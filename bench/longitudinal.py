@@ -37,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np
 from _common import children_peak_rss_mb, peak_rss_mb, run_step, temporary_database
 
+from tcdb.operations import Database
+
 LABELS = ("2022-06", "2022-07", "2022-08")
 COLLECTION = "longeval-web"
 MEASURES = ["nDCG@10", "AP", "P@10"]
@@ -213,9 +215,7 @@ def _postgres_cpu(since: float) -> dict[str, float]:
     disk."""
     from sqlalchemy import text
 
-    from tcdb.storage.db import get_engine
-
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         rows = conn.execute(text(
             "SELECT pid, backend_type, backend_start >= to_timestamp(:t) FROM pg_stat_activity "
             "WHERE (datname = current_database() AND backend_type = 'client backend') "
@@ -255,7 +255,7 @@ def step(name: str, arg: str) -> None:
         from tcdb.ingest import ingest_snapshot
 
         before = _postgres_cpu(started)["background"]
-        report = ingest_snapshot(COLLECTION, arg, IrdsSource(f"longeval-web/{arg}"),
+        report = ingest_snapshot(Database(), COLLECTION, arg, IrdsSource(f"longeval-web/{arg}"),
                                  date=dt.date.fromisoformat(arg + "-01"))
         server = _postgres_cpu(started)
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -281,13 +281,14 @@ def step(name: str, arg: str) -> None:
     elif name == "runs":
         from tcdb.runs import import_runs
 
-        reports = import_runs(COLLECTION, Path(arg).name, sorted(Path(arg).glob("*.run")))
+        reports = import_runs(Database(),
+                              COLLECTION, Path(arg).name, sorted(Path(arg).glob("*.run")))
         out["entries"] = sum(r.n_entries for r in reports)
         out["unresolved"] = sum(r.n_unresolved for r in reports)
     elif name == "evaluate":
         from tcdb.scoring.evaluate import evaluate
 
-        report = evaluate(COLLECTION, arg, "original", MEASURES)
+        report = evaluate(Database(), COLLECTION, arg, "original", MEASURES)
         out.update(scores=report.n_scores, pairs=report.n_computed)
     elif name == "persistence":
         t0 = time.perf_counter()
@@ -333,7 +334,8 @@ def one_scale(n: int, depth: int, keep: Path | None) -> dict[str, Any]:
         with temporary_database("postgres") as url:
             env["TCDB_DATABASE_URL"] = url
             os.environ["TCDB_DATABASE_URL"] = url
-            add_collection(COLLECTION, "url", "text", id_fallback=True, grade_min=0, grade_max=2)
+            add_collection(Database(),
+                           COLLECTION, "url", "text", id_fallback=True, grade_min=0, grade_max=2)
             for s, label in enumerate(LABELS):
                 disk = database_bytes(url)
                 r = steps[f"ingest {label}"] = run_step([__file__, "--step", "ingest", label],

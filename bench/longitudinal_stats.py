@@ -28,6 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import temporary_database  # noqa: E402
 
+from tcdb.operations import Database
+
 GOAL_SECONDS = 2.0
 N_TOPICS, JUDGED = 50, 100
 
@@ -86,10 +88,10 @@ def main() -> None:
         started = time.perf_counter()
         files = write_snapshots(Path(tmp), args.docs)
         print(f"wrote 2 × {args.docs:,} documents in {time.perf_counter() - started:.1f}s")
-        add_collection("bench", "url", "query_id")
+        add_collection(Database(), "bench", "url", "query_id")
         for label, (corpus, topics, qrels) in files.items():
             started = time.perf_counter()
-            ingest_snapshot("bench", label, LocalSource(corpus, topics, qrels))
+            ingest_snapshot(Database(), "bench", label, LocalSource(corpus, topics, qrels))
             print(f"ingested {label} in {time.perf_counter() - started:.1f}s")
         report = snapshot_stats("bench", ["a", "b"])
         churn = report.churn[0]

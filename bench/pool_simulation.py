@@ -126,7 +126,7 @@ def main() -> None:
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.operations import get_operation
+    from tcdb.operations import Database, get_operation
     from tcdb.runs import import_runs
 
     simulated: dict[str, Any] = {}
@@ -164,14 +164,15 @@ def main() -> None:
     for backend in args.backends:
         with temporary_database(backend) as url:
             os.environ["TCDB_DATABASE_URL"] = url
-            add_collection("bench", "doc_id", "query_id")
-            ingest_snapshot("bench", "s1", LocalSource(docs, topics, qrels))
+            add_collection(Database(), "bench", "doc_id", "query_id")
+            ingest_snapshot(Database(), "bench", "s1", LocalSource(docs, topics, qrels))
             for i in range(0, len(runs), 3):  # groups of three runs
-                import_runs("bench", "s1", runs[i:i + 3], group=f"group{i // 3:02d}")
+                import_runs(Database(), "bench", "s1", runs[i:i + 3], group=f"group{i // 3:02d}")
             simulated["evaluate_cpu"] = 0.0
             cpu = time.process_time()
             with timer() as took:
                 report = get_operation("pool_simulation").run(
+                    Database(),
                     collection="bench", snapshot="s1", qrels="original", budgets=args.budgets,
                     strategies=STRATEGIES, leave_out=not args.no_leave_out,
                     workers=1).to_json()
@@ -189,6 +190,7 @@ def main() -> None:
                   f"{PARALLEL_GOAL_SECONDS:.0f} s goal with the reading")
             with timer() as took_parallel:
                 parallel = get_operation("pool_simulation").run(
+                    Database(),
                     collection="bench", snapshot="s1", qrels="original", budgets=args.budgets,
                     strategies=STRATEGIES, leave_out=not args.no_leave_out,
                     workers=args.workers).to_json()

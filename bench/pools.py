@@ -30,6 +30,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import median, peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
 
+from tcdb.operations import Database
+
 
 def speedup(baseline: list[float], seconds: list[float]) -> str:
     """How many times faster than the baseline, round by round (then the median)."""
@@ -79,16 +81,16 @@ def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: i
     times: dict[str, float] = {}
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
-        add_collection("bench")
-        ingest_snapshot("bench", "s1", LocalSource(docs, topics, None), with_text=False)
+        add_collection(Database(), "bench")
+        ingest_snapshot(Database(), "bench", "s1", LocalSource(docs, topics, None), with_text=False)
         with timer() as imported:
-            import_runs("bench", "s1", runs)
+            import_runs(Database(), "bench", "s1", runs)
         times["import"] = imported[0]
         with timer() as built:
             report = pool_build("bench", "s1", "asc", depth=k, all_runs=True,
                                 tie_order="docid-asc")
         times["build"] = built[0]
-        assert pool_documents("asc") == reference, "pool differs from trectools"
+        assert pool_documents(Database(), "asc") == reference, "pool differs from trectools"
         with timer() as built_te:
             pool_build("bench", "s1", "te", depth=k, all_runs=True)
         times["build_trec_eval"] = built_te[0]

@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import peak_rss_mb, temporary_database, timer, write_snapshot_files  # noqa: E402
 
+from tcdb.operations import Database
+
 MEASURES = ["AP", "P@10", "nDCG@10"]
 POOL_DEPTH_A = 20
 POOL_DEPTH_B = 100
@@ -95,20 +97,21 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]]
     docs, topics, qrels_a, qrels_b, runs = files
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
-        add_collection("bench")
+        add_collection(Database(), "bench")
         with timer() as setup:
-            ingest_snapshot("bench", "s1", LocalSource(docs, topics, qrels_a), with_text=False)
-            import_qrels("bench", "s1", "expanded", qrels_b)
-            import_runs("bench", "s1", runs)
+            ingest_snapshot(Database(),
+                            "bench", "s1", LocalSource(docs, topics, qrels_a), with_text=False)
+            import_qrels(Database(), "bench", "s1", "expanded", qrels_b)
+            import_runs(Database(), "bench", "s1", runs)
         with timer() as scored:
-            evaluate("bench", "s1", "original", MEASURES)
-            evaluate("bench", "s1", "expanded", MEASURES)
+            evaluate(Database(), "bench", "s1", "original", MEASURES)
+            evaluate(Database(), "bench", "s1", "expanded", MEASURES)
         times = []
         report: dict = {}
         for _ in range(repeat):
             with timer() as t:
                 report = get_operation("reusability").run(
-                    collection="bench", snapshot="s1", qrels="original", vs="expanded",
+                    Database(), collection="bench", snapshot="s1", qrels="original", vs="expanded",
                     measures=MEASURES, depth=POOL_DEPTH_B).to_json()
             times.append(t[0])
         ap = report["measures"]["AP"]

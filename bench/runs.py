@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import peak_rss_mb, rate, temporary_database, timer, write_snapshot_files  # noqa: E402
 
+from tcdb.operations import Database
+
 MEASURES = ["nDCG@10", "AP", "P@10", "RR"]
 
 
@@ -83,17 +85,18 @@ def bench_backend(backend: str, docs: Path, topics: Path, qrels: Path, runs: lis
     from tcdb.scoring.evaluate import evaluate
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
-        add_collection("bench")
+        add_collection(Database(), "bench")
         with timer() as ingest:
-            ingest_snapshot("bench", "s1", LocalSource(docs, topics, qrels), with_text=False)
+            ingest_snapshot(Database(),
+                            "bench", "s1", LocalSource(docs, topics, qrels), with_text=False)
         with timer() as imported:
-            reports = import_runs("bench", "s1", runs)
+            reports = import_runs(Database(), "bench", "s1", runs)
         assert sum(r.n_entries for r in reports) == n_rows
         with timer() as evaluated:
-            report = evaluate("bench", "s1", "original", MEASURES)
+            report = evaluate(Database(), "bench", "s1", "original", MEASURES)
         assert report.n_computed == len(runs) * len(MEASURES)
         with timer() as again:
-            assert evaluate("bench", "s1", "original", MEASURES).n_computed == 0
+            assert evaluate(Database(), "bench", "s1", "original", MEASURES).n_computed == 0
         print(f"  {backend:<9} ingest {ingest[0]:6.2f}s · second evaluate (cached) "
               f"{again[0]:.3f}s")
     return ingest[0], imported[0], evaluated[0]

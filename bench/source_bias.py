@@ -31,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import median, peak_rss_mb, temporary_database, timer  # noqa: E402
 
+from tcdb.operations import Database
+
 MEASURES = ["nDCG@1", "nDCG@10"]
 GOAL_SECONDS = 2.0
 
@@ -91,9 +93,10 @@ def load(collection: str, files: tuple[Path, Path, Path, list[Path]]) -> None:
     from tcdb.runs import import_runs
 
     corpus, queries, qrels, runs = files
-    add_collection(collection)
-    ingest_snapshot(collection, "s1", LocalSource(corpus, queries, qrels), with_text=False)
-    import_runs(collection, "s1", runs)
+    add_collection(Database(), collection)
+    ingest_snapshot(Database(),
+                    collection, "s1", LocalSource(corpus, queries, qrels), with_text=False)
+    import_runs(Database(), collection, "s1", runs)
 
 
 def bench_backend(backend: str, files: tuple[Path, Path, Path, list[Path]],
@@ -103,8 +106,9 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, list[Path]],
 
     def source_bias_report(collection: str, snapshot: str, measures: list[str],
                            save: str | None = None) -> dict:
-        return get_operation("source_bias").run(collection=collection, snapshot=snapshot,
-                                                measures=measures, save=save).to_json()
+        return get_operation("source_bias").run(
+            Database(),
+            collection=collection, snapshot=snapshot, measures=measures, save=save).to_json()
 
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
@@ -137,6 +141,7 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, list[Path]],
             for _ in range(repeat):
                 with timer() as t:
                     across = get_operation("source_bias").run(
+                        Database(),
                         collection=names[0], snapshot="s1", measures=MEASURES, save="sb",
                         also=[f"{n}/s1" for n in names[1:]]).to_json()["across"]
                 times.append(t[0])

@@ -48,7 +48,7 @@ def read_only_session() -> Iterator[Session]:
     """A session on the read-only engine: SQLite `query_only`, PostgreSQL read-only."""
     from tcdb.storage.db import get_engine
 
-    with Session(get_engine(read_only=True)) as session:
+    with Session(get_engine(database_url(), read_only=True)) as session:
         try:
             yield session
         finally:

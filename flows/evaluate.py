@@ -20,6 +20,7 @@ from tcdb.flows.artifacts import markdown_table, publish, render, timings_sectio
 from tcdb.flows.common import Stopwatch, retry_transient
 from tcdb.flows.dask_runner import reach_scheduler
 from tcdb.flows.state import evaluation_targets
+from tcdb.operations.database import Database
 from tcdb.scoring.parallel import RunValues, ScoringJob
 from tcdb.settings import DaskAddress, get_settings
 
@@ -50,7 +51,7 @@ def evaluate_one(collection: str, snapshot: str, qrels: str, measures: list[str]
     return result.report.model_dump()
 
 
-def evaluate_on_dask(collection: str, snapshot: str, qrels: str, measures: list[str],
+def evaluate_on_dask(db: Database, collection: str, snapshot: str, qrels: str, measures: list[str],
                      runs: list[str] | None = None, *, dask: str = "local",
                      jobs: int = DASK_JOBS) -> dict[str, Any]:
     """The same as `evaluate_one`, scored on a Dask cluster: the core plans what is missing
@@ -62,13 +63,12 @@ def evaluate_on_dask(collection: str, snapshot: str, qrels: str, measures: list[
     """
     from tcdb.flows.dask_runner import on_dask
     from tcdb.scoring.evaluate import plan_evaluation, store_evaluation
-    from tcdb.storage.db import current_url
 
-    plan = plan_evaluation(collection, snapshot, qrels, measures, runs)
+    plan = plan_evaluation(db, collection, snapshot, qrels, measures, runs)
     if not plan.todo:
         return plan.report.model_dump()
-    scored = on_dask(score_runs_task, plan.jobs(current_url(), jobs), dask)
-    return store_evaluation(plan, scored).model_dump()
+    scored = on_dask(score_runs_task, plan.jobs(db.url, jobs), dask)
+    return store_evaluation(db, plan, scored).model_dump()
 
 
 @task(name="score-runs", retries=2, retry_delay_seconds=5, retry_condition_fn=retry_transient,
@@ -96,6 +96,7 @@ def evaluate(
     cluster."""
     logger = get_run_logger()
     watch = Stopwatch()
+    db = Database()  # the worker's database (`TCDB_DATABASE_URL` of its deployment)
     measures = list(measures) if measures else default_measures()
     dask = dask or get_settings().dask_address
     if dask and dask != "local":
@@ -103,13 +104,13 @@ def evaluate(
     if collection is not None and snapshot is not None and qrels is not None:
         targets = [(collection, snapshot, qrels)]  # the core names what does not exist
     else:
-        targets = evaluation_targets(collection, snapshot, qrels, all_qrels=all_qrels)
+        targets = evaluation_targets(db, collection, snapshot, qrels, all_qrels=all_qrels)
     rows: list[dict[str, Any]] = []
     failures: list[TcdbError] = []
     for coll, snap, qrels_name in targets:
         try:
             with watch.step(f"{coll}/{snap}/{qrels_name}"):
-                report = (evaluate_on_dask(coll, snap, qrels_name, measures, runs, dask=dask)
+                report = (evaluate_on_dask(db, coll, snap, qrels_name, measures, runs, dask=dask)
                           if dask else evaluate_one(coll, snap, qrels_name, measures, runs))
         except TcdbError as exc:
             logger.error("%s/%s under %s: %s", coll, snap, qrels_name, exc)

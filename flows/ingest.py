@@ -16,6 +16,7 @@ from tcdb.errors import TcdbError
 from tcdb.flows.artifacts import drift_section, markdown_table, publish, render, timings_section
 from tcdb.flows.common import Stopwatch
 from tcdb.flows.state import snapshot_drift
+from tcdb.operations.database import Database
 
 if TYPE_CHECKING:
     from tcdb.ingest.report import SnapshotIngestResult
@@ -54,6 +55,7 @@ def ingest_snapshot(
     replace: bool = False,
 ) -> dict[str, Any]:
     """Ingest one snapshot from an ir_datasets id or local files (as `tcdb snapshot ingest`)."""
+    db = Database()  # the worker's database (`TCDB_DATABASE_URL` of its deployment)
     from tcdb.ingest.snapshot import SnapshotIngestRequest
 
     watch = Stopwatch()
@@ -62,7 +64,7 @@ def ingest_snapshot(
         qrels_file=qrels, date=date, qrels=qrels_name, text=with_text, replace=replace)
     with watch.step(f"ingest {label}"):
         report = _ingest(request)
-    drift = {label: snapshot_drift(collection, label)}
+    drift = {label: snapshot_drift(db, collection, label)}
     row = _report_row(report)
     markdown = render(f"Ingest {collection} / {label}: {report.status}", [
         markdown_table(list(row), [list(row.values())]),
@@ -82,6 +84,7 @@ def ingest_new_snapshots(spec_path: str, with_text: bool = True) -> dict[str, An
     those whose source is missing are skipped with the reason and picked up by a later run.
     Bad input fails the flow at once with the core's message; a transient read error retries.
     """
+    db = Database()  # the worker's database (`TCDB_DATABASE_URL` of its deployment)
     from tcdb.catalog.sync import CollectionSyncRequest, CollectionSyncResult, ingest_request
     from tcdb.collections.spec import load_spec
     from tcdb.flows.tasks import TASKS
@@ -124,7 +127,7 @@ def ingest_new_snapshots(spec_path: str, with_text: bool = True) -> dict[str, An
                     snap.label, report.status, report.n_documents, report.n_topics,
                     report.n_judgments, report.seconds)
         rows.append(_report_row(report))
-        drift[snap.label] = snapshot_drift(spec.name, snap.label)
+        drift[snap.label] = snapshot_drift(db, spec.name, snap.label)
     order = {snap.label: i for i, snap in enumerate(spec.snapshots)}
     rows.sort(key=lambda r: order[r["label"]])
     result = {

@@ -156,11 +156,10 @@ def simulate_on_dask(request: SimulationRequest, dask: str) -> SimulationResult:
     from tcdb.operations import Database
     from tcdb.pools.simulate import plan_simulation
     from tcdb.pools.simulation_jobs import make_jobs, simulation_result
-    from tcdb.storage.db import current_url
-
     started = time.perf_counter()
-    plan = plan_simulation(request, Database())
-    jobs = make_jobs(current_url(), plan)
+    db = Database()
+    plan = plan_simulation(request, db)
+    jobs = make_jobs(db.url, plan)
     return simulation_result(plan, jobs, on_dask(simulate_units_task, jobs, dask), started)
 
 

@@ -16,19 +16,20 @@ from tcdb.flows.common import Stopwatch
 from tcdb.flows.evaluate import evaluate
 from tcdb.flows.ingest import ingest_new_snapshots
 from tcdb.flows.runs import DEFAULT_DROP_FOLDER, import_runs
+from tcdb.operations.database import Database
 
 
-def collection_summary(collection: str) -> list[dict[str, Any]]:
+def collection_summary(db: Database, collection: str) -> list[dict[str, Any]]:
     """Per complete snapshot: documents, topics, judgments and runs (for the report)."""
     from tcdb.catalog.collections import list_snapshots
     from tcdb.runs import list_runs
 
     runs: dict[str, int] = {}
-    for run in list_runs(collection):
+    for run in list_runs(db, collection):
         runs[run["snapshot"]] = runs.get(run["snapshot"], 0) + 1
     return [{"snapshot": s["label"], "date": s["date"], "documents": s["documents"],
              "topics": s["topics"], "judgments": s["judgments"], "runs": runs.get(s["label"], 0)}
-            for s in list_snapshots(collection) if s["status"] == "complete"]
+            for s in list_snapshots(db, collection) if s["status"] == "complete"]
 
 
 @flow(name="refresh", log_prints=True)
@@ -44,7 +45,7 @@ def refresh(spec_path: str, drop_folder: str = DEFAULT_DROP_FOLDER,
     with watch.step("evaluate"):
         evaluated = evaluate(collection=collection, measures=measures)
     with watch.step("report"):
-        summary = collection_summary(collection)
+        summary = collection_summary(Database(), collection)
     columns = ["snapshot", "date", "documents", "topics", "judgments", "runs"]
     publish(f"refresh-{collection}", render(f"{collection} refreshed", [
         f"**{len(ingested['ingested'])}** snapshot(s) ingested, "

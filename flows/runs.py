@@ -19,6 +19,7 @@ from tcdb.errors import InputError, NotFoundError, TcdbError
 from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
 from tcdb.flows.common import SOURCE_RETRIES, SOURCE_RETRY_DELAYS, Stopwatch, retry_transient
 from tcdb.flows.state import complete_snapshots, known_run_checksums
+from tcdb.operations.database import Database
 
 if TYPE_CHECKING:
     from tcdb.runs.operations import ImportedRun
@@ -105,6 +106,7 @@ def import_runs(
     folder of the collection. Relative `drop_folder`s are resolved against the working folder;
     a drop folder that does not exist fails the flow (NotFoundError naming it).
     """
+    db = Database()  # the worker's database (`TCDB_DATABASE_URL` of its deployment)
     logger = get_run_logger()
     watch = Stopwatch()
     root = check_drop_folder(drop_folder)
@@ -116,14 +118,14 @@ def import_runs(
         if not files:
             continue
         if coll not in complete:
-            complete[coll] = complete_snapshots(coll)
+            complete[coll] = complete_snapshots(db, coll)
         if snap not in complete[coll]:
             reason = f"snapshot {snap!r} of {coll!r} is not ingested yet"
             logger.warning("leaving %d file(s) in %s: %s", len(files), root / coll / snap, reason)
             rows += [_row(coll, snap, f, "waiting", reason=reason) for f in files]
             continue
         with watch.step(f"{coll}/{snap}"):
-            known = known_run_checksums(coll, snap)
+            known = known_run_checksums(db, coll, snap)
             for file in files:
                 if checksum_task(str(file)) in known:
                     rows.append(_row(coll, snap, file, "seen"))
@@ -138,7 +140,7 @@ def import_runs(
                 logger.info("%s: run %s %s (%d entries)", file.name, report.run, report.status,
                             report.n_entries)
                 rows.append(_row(coll, snap, file, report.status, report.run, report.n_entries))
-                known = known_run_checksums(coll, snap)
+                known = known_run_checksums(db, coll, snap)
     result: dict[str, Any] = {
         "drop_folder": str(root),
         "imported": [r["file"] for r in rows if r["status"] in ("imported", "replaced")],

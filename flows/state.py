@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import col
 
+from tcdb.operations.database import Database
 from tcdb.schema import (
     Collection,
     QrelsSet,
@@ -17,21 +18,20 @@ from tcdb.schema import (
     Snapshot,
     SnapshotStatus,
 )
-from tcdb.storage.db import get_engine
 
 
-def complete_snapshots(collection: str) -> set[str]:
+def complete_snapshots(db: Database, collection: str) -> set[str]:
     """Labels of the collection's `complete` snapshots (none when the collection is unknown)."""
     query = (
         select(col(Snapshot.label))
         .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
         .where(col(Collection.name) == collection, col(Snapshot.status) == SnapshotStatus.complete)
     )
-    with get_engine().connect() as conn:
+    with db.engine().connect() as conn:
         return {checksum for checksum in conn.execute(query).scalars() if checksum}
 
 
-def known_run_checksums(collection: str, snapshot: str) -> set[str]:
+def known_run_checksums(db: Database, collection: str, snapshot: str) -> set[str]:
     """Checksums of the run files already imported on a snapshot: a dropped file seen before."""
     query = (
         select(col(Run.checksum))
@@ -40,11 +40,14 @@ def known_run_checksums(collection: str, snapshot: str) -> set[str]:
         .where(col(Collection.name) == collection, col(Snapshot.label) == snapshot,
                col(Run.checksum).is_not(None))
     )
-    with get_engine().connect() as conn:
+    with db.engine().connect() as conn:
         return {checksum for checksum in conn.execute(query).scalars() if checksum}
 
 
 def evaluation_targets(
+
+
+    db: Database,
     collection: str | None = None, snapshot: str | None = None, qrels: str | None = None,
     *, all_qrels: bool = False,
 ) -> list[tuple[str, str, str]]:
@@ -72,11 +75,11 @@ def evaluation_targets(
         query = query.where(col(QrelsSet.name) == qrels)
     elif not all_qrels:
         query = query.where(col(QrelsSet.name) == col(Snapshot.original_qrels))
-    with get_engine().connect() as conn:
+    with db.engine().connect() as conn:
         return [tuple(row) for row in conn.execute(query).all()]
 
 
-def snapshot_drift(collection: str, label: str) -> dict[str, Any] | None:
+def snapshot_drift(db: Database, collection: str, label: str) -> dict[str, Any] | None:
     """Documents and topics added / removed / changed since the previous complete snapshot.
 
     None when the snapshot is the collection's first (or is not complete). "Previous" is the
@@ -85,7 +88,7 @@ def snapshot_drift(collection: str, label: str) -> dict[str, Any] | None:
     """
     from tcdb.queries import document_drift, topic_drift
 
-    with get_engine().connect() as conn:
+    with db.engine().connect() as conn:
         snaps = conn.execute(
             select(col(Snapshot.id), col(Snapshot.label))
             .join(Collection, col(Collection.id) == col(Snapshot.collection_id))

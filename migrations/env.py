@@ -7,7 +7,7 @@ from sqlalchemy import Connection
 
 import tcdb.schema  # noqa: F401  (registers every table on the metadata)
 from tcdb.schema.base import metadata
-from tcdb.storage.db import get_engine
+from tcdb.storage.db import configured_url, get_engine
 
 config = context.config
 
@@ -29,7 +29,7 @@ def run_migrations_online() -> None:
         _run(connection)
         return
     url = config.get_main_option("sqlalchemy.url") or None
-    with get_engine(url).connect() as conn:
+    with get_engine(url or configured_url()).connect() as conn:
         _run(conn)
 
 

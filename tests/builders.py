@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from tcdb.operations import Database
+
 
 def write_documents(path: Path, docs: Mapping[str, str]) -> Path:
     """A TREC SGML document file: one `<DOC>` per (doc id, text)."""
@@ -92,8 +94,9 @@ def build_snapshot(
     docs_path = write_documents(folder / "docs.trec", docs)
     topics_path = write_topics(folder / "topics.tsv", topics)
     qrels_path = write_qrels_file(folder / "qrels.txt", qrels) if qrels is not None else None
-    add_collection(collection, doc_identity, topic_identity)
-    return ingest_snapshot(collection, label, LocalSource(docs_path, topics_path, qrels_path),
+    add_collection(Database(), collection, doc_identity, topic_identity)
+    return ingest_snapshot(Database(),
+                           collection, label, LocalSource(docs_path, topics_path, qrels_path),
                            date=date, qrels_name=qrels_name)
 
 
@@ -101,9 +104,7 @@ def pool_entries(name: str) -> dict[tuple[str, str], tuple[int, int]]:
     """(topic, doc) → (best rank, n_runs) of a pool, by external ids."""
     from sqlalchemy import text
 
-    from tcdb.storage.db import session_scope
-
-    with session_scope() as session:
+    with Database().session() as session:
         rows = session.connection().execute(text(
             "SELECT st.external_id, sd.external_id, pe.best_rank, pe.n_runs FROM pool_entry pe "
             "JOIN pool p ON p.id = pe.pool_id "
@@ -188,7 +189,7 @@ def seed_collection(
     noise = {s: rng.standard_normal((len(all_topics), n_universe)) for s in systems}
     contributing = systems[: max(1, n_runs // 2)]
     labels = [f"2024-{m:02d}" for m in range(1, n_snapshots + 1)]
-    add_collection(COLLECTION, "doc_id", "query_id", grade_min=0, grade_max=2)
+    add_collection(Database(), COLLECTION, "doc_id", "query_id", grade_min=0, grade_max=2)
 
     present = list(universe[:n_documents])
     version = dict.fromkeys(universe, 0)
@@ -231,17 +232,17 @@ def seed_collection(
                   for d in rankings[s][t][:pool_depth]}
         qrels = write_qrels_file(folder / "qrels.txt", sorted(
             (t, d, truth[t][d]) for t, d in judged))
-        ingest_snapshot(COLLECTION, label, LocalSource(docs, topic_file, qrels),
+        ingest_snapshot(Database(), COLLECTION, label, LocalSource(docs, topic_file, qrels),
                         date=dt.date(2024, j + 1, 1), progress=progress)
         half = (len(contributing) + 1) // 2
         for group, members in (("lab-a", contributing[:half]), ("lab-b", contributing[half:])):
             if members:
-                import_runs(COLLECTION, label, [paths[s] for s in members], group=group,
+                import_runs(Database(), COLLECTION, label, [paths[s] for s in members], group=group,
                             contributed=True, progress=progress)
         others = [paths[s] for s in systems if s not in contributing]
         if others:
-            import_runs(COLLECTION, label, others, progress=progress)
-        evaluate(COLLECTION, label, "original", MEASURES, progress=progress)
+            import_runs(Database(), COLLECTION, label, others, progress=progress)
+        evaluate(Database(), COLLECTION, label, "original", MEASURES, progress=progress)
 
     last = labels[-1]
     pool = f"{last}-depth10"
@@ -249,11 +250,11 @@ def seed_collection(
     pooled = pool_show(pool)
     from tcdb.pools import pool_documents
 
-    judgments = sorted((t, d, truth[t][d]) for t, ds in pool_documents(pool).items()
+    judgments = sorted((t, d, truth[t][d]) for t, ds in pool_documents(Database(), pool).items()
                        for d in ds)
     path = write_qrels_file(tmp_path / "seed" / "judgments.txt", judgments)
     pool_import_judgments(pool, path, expand="original", expanded_name="expanded")
-    evaluate(COLLECTION, last, "expanded", MEASURES, progress=progress)
+    evaluate(Database(), COLLECTION, last, "expanded", MEASURES, progress=progress)
     from tcdb import api
 
     leave_out = api.leave_out(COLLECTION, last, qrels="original", depth=pool_depth, by="group",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from tcdb.operations import Database
+
 COLLECTION = "hostile"
 PIXEL = "http://127.0.0.1:9/pixel.png"  # port 9 (discard): a fetch would be a tracking pixel
 FORMULA = "=cmd|' /C calc'!A0"
@@ -41,7 +43,7 @@ def seed_hostile(tmp_path: Path) -> None:
     from tcdb.ingest import ingest_snapshot
     from tests.builders import write_qrels_file, write_run_file, write_topics
 
-    add_collection(COLLECTION, description=DESCRIPTION)
+    add_collection(Database(), COLLECTION, description=DESCRIPTION)
     docs = list(TEXTS)
     # JSONL documents: a text starts where the file says (TREC's <TEXT> adds line breaks).
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -53,7 +55,7 @@ def seed_hostile(tmp_path: Path) -> None:
                  if (int(t) + i) % 2 == 0]
         source = LocalSource(documents, write_topics(tmp_path / label / "topics.tsv", QUERIES),
                              write_qrels_file(tmp_path / label / "qrels.txt", qrels))
-        ingest_snapshot(COLLECTION, label, source, date=dt.date(2024, j + 1, 1))
+        ingest_snapshot(Database(), COLLECTION, label, source, date=dt.date(2024, j + 1, 1))
         paths = []
         for k, tag in enumerate(TAGS.values()):
             rows = [(t, d, float(len(docs) - ((i + k + j) % len(docs))))

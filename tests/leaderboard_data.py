@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 TOPICS = [f"{i}" for i in range(1, 41)]
@@ -53,5 +54,5 @@ def build(tmp_path: Path, collection: str = "marco", snapshot: str = "dev") -> N
             others = iter(NONREL[i % 7:])
             ranking = [f"r{topic}" if r == rank else next(others) for r in range(1, length + 1)]
             rows += [(topic, doc, float(200 - r)) for r, doc in enumerate(ranking, start=1)]
-        import_run(collection, snapshot, write_run_file(tmp_path / "runs", run, rows),
+        import_run(Database(), collection, snapshot, write_run_file(tmp_path / "runs", run, rows),
                    submitted=date)

@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tcdb.operations import Database
 from tests.builders import write_qrels_file, write_run_file, write_topics
 
 COLLECTION = "web3"
@@ -70,7 +71,7 @@ def build_web(tmp_path: Path, seed: int = 3) -> Web:
     from tcdb.scoring.evaluate import evaluate
 
     rng = random.Random(seed)
-    add_collection(COLLECTION, "url", "text", grade_min=0, grade_max=2)
+    add_collection(Database(), COLLECTION, "url", "text", grade_min=0, grade_max=2)
     everywhere = sorted(set(_urls(0)) & set(_urls(2)))  # in all three snapshots (30)
     # in URL order: repro_eval's KTU pairs the two rankings rank by rank (each document's place
     # in the sorted union), so a reversal gives −1 exactly when the ranking is in name order
@@ -93,7 +94,7 @@ def build_web(tmp_path: Path, seed: int = 3) -> Web:
         web.qrels[label] = [(t, web.docs[label][u], truth[q][u])
                             for t, q in web.topics[label].items() for u in urls[:30]]
         qrels = write_qrels_file(folder / "qrels.txt", web.qrels[label])
-        ingest_snapshot(COLLECTION, label, LocalSource(corpus, topics, qrels))
+        ingest_snapshot(Database(), COLLECTION, label, LocalSource(corpus, topics, qrels))
         for system in web.rankings:
             by_query: dict[str, list[str]] = {}
             for q in queries:
@@ -110,6 +111,6 @@ def build_web(tmp_path: Path, seed: int = 3) -> Web:
                     for q, ranked in by_query.items() for r, u in enumerate(ranked)]
             path = write_run_file(folder / "runs", f"{system}-{label}", rows)
             web.runs.setdefault(system, {})[label] = path
-            import_runs(COLLECTION, label, [path], system=system)
-        evaluate(COLLECTION, label, "original", ["nDCG@10", "AP"])
+            import_runs(Database(), COLLECTION, label, [path], system=system)
+        evaluate(Database(), COLLECTION, label, "original", ["nDCG@10", "AP"])
     return web

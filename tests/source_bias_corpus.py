@@ -13,6 +13,7 @@ from pathlib import Path
 from tcdb.catalog.collections import add_collection
 from tcdb.collections.sources import open_source
 from tcdb.ingest import ingest_snapshot
+from tcdb.operations import Database
 from tests.builders import write_run_file
 
 CORPUS = [
@@ -55,13 +56,13 @@ def ingest_twins(tmp_path: Path) -> Path:
     from tcdb.runs import import_runs
 
     folder = write_corpus(tmp_path / "beir")
-    add_collection("cocktail")
-    ingest_snapshot("cocktail", "s1", open_source(
+    add_collection(Database(), "cocktail")
+    ingest_snapshot(Database(), "cocktail", "s1", open_source(
         docs=folder / "corpus.jsonl", topics=folder / "queries.jsonl",
         qrels=folder / "qrels" / "test.tsv"))
     files = {tag: write_run_file(tmp_path / "runs", tag, [
         (topic, doc, 10.0 - rank) for topic, docs in ranking.items()
         for rank, doc in enumerate(docs)]) for tag, ranking in RUNS.items()}
-    import_runs("cocktail", "s1", [files["llm-first"], files["human-first"]])
-    import_runs("cocktail", "s1", [files["indifferent"]], first_stage="llm-first")
+    import_runs(Database(), "cocktail", "s1", [files["llm-first"], files["human-first"]])
+    import_runs(Database(), "cocktail", "s1", [files["indifferent"]], first_stage="llm-first")
     return tmp_path

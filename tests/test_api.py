@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tcdb.errors import FieldError
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(6)}
@@ -23,10 +24,10 @@ def two_snapshots(db: str, tmp_path: Path) -> None:
     build_snapshot(tmp_path, "lx", "s2", DOCS, {"10": "weather paris", "11": "cheap flights"},
                    [("10", "d2", 1), ("11", "d3", 1)], topic_identity="text")
     runs = tmp_path / "runs"
-    import_run("lx", "s1", write_run_file(runs / "s1", "bm25-s1",
+    import_run(Database(), "lx", "s1", write_run_file(runs / "s1", "bm25-s1",
                                           [("1", "d1", 2.0), ("1", "d2", 1.0),
                                            ("2", "d3", 1.0)]), system="BM25")
-    import_run("lx", "s2", write_run_file(runs / "s2", "bm25-s2",
+    import_run(Database(), "lx", "s2", write_run_file(runs / "s2", "bm25-s2",
                                           [("10", "d2", 2.0), ("11", "d1", 1.0)]),
                system="BM25")
 

@@ -20,8 +20,8 @@ from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeva
 from tcdb.collections.records import DocumentRecord, TopicRecord
 from tcdb.collections.sources import LocalSource
 from tcdb.errors import InputError
+from tcdb.operations import Database
 from tcdb.schema import Collection, Content, Document, Snapshot, SnapshotDocument
-from tcdb.storage.db import get_engine, session_scope
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -36,7 +36,7 @@ def jsonl(docs: dict[str, str]) -> str:
 
 
 def count(table: type) -> int:
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
 
 
@@ -100,7 +100,7 @@ def test_ctrl_c_during_an_ingest_writes_nothing_and_says_so(
         db: str, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The documents are written (uncommitted) when Ctrl-C comes: all of it is rolled back,
     and the read-only transaction the ingest committed before does not count as a write."""
-    add_collection("c")
+    add_collection(Database(), "c")
     written: list[int] = []
 
     def interrupt(session, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
@@ -121,11 +121,11 @@ def test_ctrl_c_after_a_commit_says_what_stays(
         db: str, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A command that committed a step before the interrupted one must not claim that nothing
     was written: here a step commits before the ingest's transaction starts."""
-    add_collection("c")
+    add_collection(Database(), "c")
     fingerprint = LocalSource.fingerprint
 
     def commit_first(self: LocalSource) -> str:
-        with session_scope() as other:
+        with Database().session() as other:
             other.add(Collection(name="committed-on-the-way"))
         return fingerprint(self)
 
@@ -218,7 +218,7 @@ def test_local_longeval_files_are_counted(tmp_path: Path, monkeypatch: pytest.Mo
 def test_the_ingest_bar_shows_the_total(db: str, cli, tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FORCE_COLOR", "1")  # a bar is drawn on terminals only
-    add_collection("c")
+    add_collection(Database(), "c")
     path = tmp_path / "docs.jsonl"
     path.write_text(jsonl(DOCS))
     code, _, err = cli("snapshot", "ingest", "c", "s1", "--docs", path)
@@ -227,7 +227,7 @@ def test_the_ingest_bar_shows_the_total(db: str, cli, tmp_path: Path,
 
 
 def test_no_bar_when_stderr_is_not_a_terminal(db: str, cli, tmp_path: Path) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     path = tmp_path / "docs.jsonl"
     path.write_text(jsonl(DOCS))
     code, _, err = cli("snapshot", "ingest", "c", "s1", "--docs", path)
@@ -247,7 +247,7 @@ def _ingest(cli, tmp_path: Path, label: str, docs: dict[str, str], date: str) ->
 
 
 def test_the_summary_says_first_seen_changed_and_unchanged(db: str, cli, tmp_path: Path) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     first = {f"d{i}": f"document {i}" for i in range(10)}
     out = _ingest(cli, tmp_path, "s1", first, "2022-06-01")
     assert "10 documents: 10 first seen, no earlier snapshot to compare with" in out
@@ -266,7 +266,7 @@ def test_the_summary_says_first_seen_changed_and_unchanged(db: str, cli, tmp_pat
 
 def test_the_json_summary_keeps_its_keys_and_adds_the_drift(db: str, cli,
                                                              tmp_path: Path) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     _ingest(cli, tmp_path, "s1", {"a": "one", "b": "two"}, "2022-06-01")
     folder = tmp_path / "s2"
     folder.mkdir()
@@ -289,11 +289,11 @@ def test_a_repeat_that_replaces_an_earlier_batch_counts_once(db: str, tmp_path: 
     from tcdb.ingest import ingest_snapshot
     from tcdb.ingest.batches import BATCH
 
-    add_collection("c")
+    add_collection(Database(), "c")
     path = tmp_path / "docs.jsonl"
     path.write_text(jsonl({f"d{i}": f"text {i}" for i in range(BATCH)})
                     + json.dumps({"_id": "d0", "text": "the last text"}) + "\n")
-    report = ingest_snapshot("c", "s1", LocalSource(path), on_duplicate="last")
+    report = ingest_snapshot(Database(), "c", "s1", LocalSource(path), on_duplicate="last")
     assert (report.n_documents, report.n_conflicting) == (BATCH, 1) == \
         (count(SnapshotDocument), 1)
     assert report.documents_summary() == \

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
+from tcdb.operations import Database
+
 COLLECTION = "tokens"
 # Whitespace the ingest's two paths (ASCII bytes, Unicode str) must both split on.
 SEPARATORS = [" ", "  ", "\t", "\n", " \t\n ", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f",
@@ -38,7 +40,6 @@ def ingest(tmp_path: Path, label: str, texts: dict[str, str], *, with_text: bool
     from tcdb.collections.sources import LocalSource
     from tcdb.errors import NotFoundError
     from tcdb.ingest import ingest_snapshot
-    from tcdb.storage.db import session_scope
 
     folder = tmp_path / label
     folder.mkdir(parents=True)
@@ -47,18 +48,17 @@ def ingest(tmp_path: Path, label: str, texts: dict[str, str], *, with_text: bool
     topics = folder / "topics.tsv"
     topics.write_text("1\tfirst query\n2\tsecond query\n")
     try:
-        with session_scope() as session:
+        with Database().session() as session:
             get_collection(session, COLLECTION)
     except NotFoundError:
-        add_collection(COLLECTION, "doc_id", "query_id")
-    ingest_snapshot(COLLECTION, label, LocalSource(corpus, topics), with_text=with_text)
+        add_collection(Database(), COLLECTION, "doc_id", "query_id")
+    ingest_snapshot(Database(), COLLECTION, label, LocalSource(corpus, topics), with_text=with_text)
 
 
 def stored_tokens(label: str) -> dict[str, int | None]:
     """external id → its version's `content.n_tokens` in snapshot `label`."""
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         return {d: n for d, n in session.connection().execute(text(
             "SELECT sd.external_id, c.n_tokens FROM snapshot_document sd"
             " JOIN content c ON c.id = sd.content_id JOIN snapshot s ON s.id = sd.snapshot_id"
@@ -80,9 +80,8 @@ def test_ingest_counts_tokens_as_split_does(db: str, tmp_path: Path, cli,
     ingest(tmp_path, "s1", texts, with_text=with_text)
     assert stored_tokens("s1") == {d: len(t.split()) for d, t in texts.items()}
     assert min(len(t.split()) for t in texts.values()) == 1  # a one-word text is among them
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         kept = session.connection().execute(text(
             "SELECT COUNT(*) FROM content WHERE text IS NOT NULL")).scalar_one()
     assert kept == (len(set(texts.values())) if with_text else 0)
@@ -101,11 +100,10 @@ def test_versions_without_a_count_are_counted_from_their_text(db: str, tmp_path:
     """Versions written before migration 0011 (n_tokens NULL) still count, from their text;
     ingesting one of them again stores its count."""
     from tcdb.api import snapshot_stats
-    from tcdb.storage.db import session_scope
 
     first, second = generated_texts(7, 60, "d"), generated_texts(8, 30, "e")
     ingest(tmp_path, "s1", first)
-    with session_scope() as session:
+    with Database().session() as session:
         session.connection().execute(text(
             "UPDATE content SET n_tokens = NULL WHERE id IN (SELECT content_id FROM"
             " snapshot_document WHERE external_id < 'd030')"))
@@ -119,7 +117,7 @@ def test_versions_without_a_count_are_counted_from_their_text(db: str, tmp_path:
     report = snapshot_stats(COLLECTION).per_snapshot
     assert report[0].tokens.model_dump() == expected_stats(first)
     assert report[1].tokens.model_dump() == expected_stats({**kept, **second})
-    with session_scope() as session:  # a text kept before survives a --no-text ingest
+    with Database().session() as session:  # a text kept before survives a --no-text ingest
         assert session.connection().execute(text(
             "SELECT COUNT(*) FROM content WHERE text IS NULL")).scalar_one() == len(second)
 
@@ -152,9 +150,8 @@ def test_migration_0011_counts_the_stored_texts(db: str, tmp_path: Path) -> None
 
 
 def snapshot_totals(label: str) -> tuple[int | None, ...]:
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         return tuple(session.connection().execute(text(
             "SELECT tokens_counted, tokens_total, tokens_min, tokens_max FROM snapshot"
             " WHERE label = :label"), {"label": label}).one())
@@ -165,18 +162,17 @@ def test_ingest_keeps_each_snapshots_totals_and_stats_reads_them(db: str, tmp_pa
     stats reads those four numbers instead of the snapshot's rows, and aggregates live when
     some document of the snapshot has no count."""
     from tcdb.api import snapshot_stats
-    from tcdb.storage.db import session_scope
 
     texts = generated_texts(11, 50, "d")
     ingest(tmp_path, "s1", texts, with_text=False)
     counts = [len(t.split()) for t in texts.values()]
     assert snapshot_totals("s1") == (50, sum(counts), min(counts), max(counts))
-    with session_scope() as session:  # the stored totals, not the rows, are what stats reads
+    with Database().session() as session:  # the stored totals, not the rows, are what stats reads
         session.connection().execute(text(
             "UPDATE snapshot SET tokens_total = tokens_total + tokens_counted"))
     assert snapshot_stats(COLLECTION).per_snapshot[0].tokens.mean == pytest.approx(
         sum(counts) / 50 + 1)
-    with session_scope() as session:  # a version without a count: the rows are read again
+    with Database().session() as session:  # a version without a count: the rows are read again
         session.connection().execute(text(
             "UPDATE content SET n_tokens = NULL WHERE id = (SELECT MIN(content_id)"
             " FROM snapshot_document)"))
@@ -191,7 +187,7 @@ def test_migration_0014_totals_the_existing_snapshots(db: str, tmp_path: Path) -
     churn of each snapshot against the one before it, equal what the ingest kept."""
     from tcdb.queries.churn import count_churn, stored_churn
     from tcdb.storage import migrate
-    from tcdb.storage.db import get_engine, session_scope
+    from tcdb.storage.db import get_engine
 
     first, second = generated_texts(12, 40, "d"), generated_texts(13, 25, "e")
     ingest(tmp_path, "s1", first)
@@ -204,7 +200,7 @@ def test_migration_0014_totals_the_existing_snapshots(db: str, tmp_path: Path) -
     assert migrate.current_revision(get_engine(db)) == migrate.head_revision()
     assert (snapshot_totals("s1"), snapshot_totals("s2")) == before
     assert before[1][0] == 65
-    with session_scope() as session:
+    with Database().session() as session:
         conn = session.connection()
         a, b = (conn.execute(text("SELECT id FROM snapshot WHERE label = :l"), {"l": label})
                 .scalar_one() for label in ("s1", "s2"))

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import COLLECTION, MEASURES, PAGES, Seeded
 from tests.dashboard_pages import chart_with, charts, clear_cache, downloads, open_page, table_with
 
@@ -57,7 +58,7 @@ def test_pool_show_reads_in_a_read_only_transaction(db: str, tmp_path: Path,
                    [("1", "d1", 1), ("2", "d5", 2)])
     for tag, rows in {"A": [("1", "d1", 1, 3.0), ("1", "d2", 2, 4.0), ("2", "d5", 1, 1.0)],
                       "B": [("1", "d3", 1, 5.0), ("1", "d7", 2, 1.0), ("2", "d6", 1, 2.0)]}.items():
-        import_run("c", "s1", write_run_file(tmp_path / "runs", tag, rows))
+        import_run(Database(), "c", "s1", write_run_file(tmp_path / "runs", tag, rows))
     orders = ["trec_eval", "docid-asc", "file-rank"]
     for order in orders:
         pool_build("c", "s1", order, depth=1, all_runs=True, tie_order=order)
@@ -93,7 +94,7 @@ def test_overview_counts_and_timeline(seeded: Seeded) -> None:
     assert metrics["Collections"] == "1"
     assert metrics["Snapshots"] == str(len(seeded.labels))
     assert metrics["Runs"] == str(len(seeded.systems) * len(seeded.labels))
-    assert metrics["Runs"] == str(len(list_runs()))
+    assert metrics["Runs"] == str(len(list_runs(Database())))
     summary = table_with(at, "collection", "snapshots", "runs")
     assert summary.loc[0, "collection"] == COLLECTION
     assert summary.loc[0, "snapshots"] == len(seeded.labels)
@@ -150,8 +151,10 @@ def test_reusability_scatter_and_taus(seeded: Seeded) -> None:
 
     last = seeded.labels[-1]
     at = open_page("reusability", collection=COLLECTION, snapshot=last, measure="AP")
-    a = score_table(COLLECTION, last, "original", ["AP"], compute=False).set_index("run")
-    b = score_table(COLLECTION, last, "expanded", ["AP"], compute=False).set_index("run")
+    a = score_table(Database(),
+                    COLLECTION, last, "original", ["AP"], compute=False).set_index("run")
+    b = score_table(Database(),
+                    COLLECTION, last, "expanded", ["AP"], compute=False).set_index("run")
     runs = chart_with(at, "run", "score_a", "score_b")
     assert set(runs["run"]) == set(seeded.systems)
     for row in runs.itertuples(index=False):
@@ -198,7 +201,7 @@ def test_pools_sizes_and_export(seeded: Seeded) -> None:
     assert pools["name"].tolist() == [seeded.pool]
     assert pools.loc[0, "n_documents"] == seeded.extra["pool_size"]
     per_topic = chart_with(at, "topic", "n_documents", "n_judged")
-    expected = {t: len(d) for t, d in pool_documents(seeded.pool).items()}
+    expected = {t: len(d) for t, d in pool_documents(Database(), seeded.pool).items()}
     assert dict(zip(per_topic["topic"], per_topic["n_documents"], strict=True)) == expected
     assert (per_topic["n_judged"] == per_topic["n_documents"]).all()  # every batch judged
     assert pools["judged_fraction"].tolist() == [1.0]
@@ -206,7 +209,8 @@ def test_pools_sizes_and_export(seeded: Seeded) -> None:
     from tcdb.runs import list_runs
 
     pooled = table_with(at, "run", "n_pooled", "unique", "contributed")
-    flags = {r["run"]: bool(r["contributed"]) for r in list_runs(COLLECTION, seeded.labels[-1])}
+    flags = {r["run"]: bool(r["contributed"]) for r in list_runs(Database(),
+                                                                 COLLECTION, seeded.labels[-1])}
     detail = pool_show(seeded.pool)
     assert pooled["run"].tolist() == [r.run for r in detail.runs]
     assert {r.run: bool(r.contributed) for r in pooled.itertuples()} == {
@@ -221,7 +225,7 @@ def test_pool_export_is_blind(seeded: Seeded) -> None:
     text = data.pool_export(data.database_url(), seeded.pool)
     lines = [line.split() for line in text.splitlines()]
     assert all(len(parts) == 3 and parts[1] == "0" for parts in lines)  # a qrels template
-    expected = {(t, d) for t, docs in pool_documents(seeded.pool).items() for d in docs}
+    expected = {(t, d) for t, docs in pool_documents(Database(), seeded.pool).items() for d in docs}
     assert {(p[0], p[2]) for p in lines} == expected
     assert not any(s in text for s in seeded.systems)
 

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import PAGES
 from tests.databases import BACKENDS, create_database, read_only_role
 
@@ -229,8 +230,9 @@ def _fill_demo(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setenv("TCDB_DATABASE_URL", url)
     monkeypatch.setenv("IR_DATASETS_HOME", os.environ.get("IR_DATASETS_HOME", ""))
-    add_collection(EMPTY, description="An empty collection, first in alphabetical order")
-    run_demo(tmp_path / "demo", n_documents=3000, n_topics=40, depth=200)
+    add_collection(Database(),
+                   EMPTY, description="An empty collection, first in alphabetical order")
+    run_demo(Database(), tmp_path / "demo", n_documents=3000, n_topics=40, depth=200)
     db.dispose_engine(url)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tcdb.operations import Database
 from tests import leaderboard_data
 from tests.dashboard_pages import chart_with, charts, clear_cache, open_page
 
@@ -18,7 +19,7 @@ def marco(db: str, tmp_path: Path) -> Path:
     from tcdb.scoring.evaluate import evaluate
 
     leaderboard_data.build(tmp_path)
-    evaluate("marco", "dev", "original", ["RR"])  # the dashboard only reads
+    evaluate(Database(), "marco", "dev", "original", ["RR"])  # the dashboard only reads
     clear_cache()
     return tmp_path
 
@@ -45,11 +46,11 @@ def test_runs_without_dates_say_so(marco: Path) -> None:
     from tcdb.runs import import_run
     from tests.builders import write_run_file
 
-    import_run("marco", "dev", write_run_file(marco / "runs", "nodate",
+    import_run(Database(), "marco", "dev", write_run_file(marco / "runs", "nodate",
                                               [("1", "r1", 2.0), ("2", "n5", 1.0)]))
     from tcdb.scoring.evaluate import evaluate
 
-    evaluate("marco", "dev", "original", ["RR"])
+    evaluate(Database(), "marco", "dev", "original", ["RR"])
     clear_cache()
     at = open_page("compare", collection="marco", snapshot="dev", measure="RR",
                    runs="bm25,bert")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tcdb.operations import Database
 from tests.dashboard_pages import chart_with, charts, clear_cache, open_page, table_with
 
 PAPERS = """\
@@ -26,8 +27,8 @@ def papers(db: str, tmp_path: Path) -> str:
     from tcdb import api
     from tcdb.catalog.collections import add_collection
 
-    add_collection("robust04")
-    add_collection("aaa-empty")
+    add_collection(Database(), "robust04")
+    add_collection(Database(), "aaa-empty")
     path = tmp_path / "robust04.csv"
     path.write_text(PAPERS, encoding="utf-8")
     api.literature_import(path, "robust04")

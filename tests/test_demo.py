@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tcdb.demo.run import run_demo
+from tcdb.operations import Database
 
 SMALL = {"n_documents": 3000, "n_topics": 40, "depth": 200}
 
@@ -20,8 +21,8 @@ def demo_summary(tmp_path_factory: pytest.TempPathFactory) -> dict:
     old = os.environ.get("TCDB_DATABASE_URL")
     os.environ["TCDB_DATABASE_URL"] = f"sqlite:///{folder / 'tcdb.sqlite'}"
     try:
-        first = run_demo(folder / "data", seed=7, **SMALL)
-        second = run_demo(folder / "data", seed=7, **SMALL)
+        first = run_demo(Database(), folder / "data", seed=7, **SMALL)
+        second = run_demo(Database(), folder / "data", seed=7, **SMALL)
     finally:
         if old is None:
             os.environ.pop("TCDB_DATABASE_URL", None)
@@ -134,14 +135,14 @@ def test_running_it_again_after_normal_use(tmp_path: Path,
     from tcdb.runs import import_run
 
     monkeypatch.setenv("TCDB_DATABASE_URL", f"sqlite:///{tmp_path / 'tcdb.sqlite'}")
-    first = run_demo(tmp_path / "data", seed=5, **SMALL)
+    first = run_demo(Database(), tmp_path / "data", seed=5, **SMALL)
     pivot_run = (tmp_path / "data" / "runs" / POOL_SNAPSHOT / "bm25.run").read_text()
     mine = tmp_path / "mine.run"
     mine.write_text(pivot_run.replace(" bm25\n", " my-run\n"), encoding="utf-8")
-    import_run(COLLECTION, POOL_SNAPSHOT, mine)
+    import_run(Database(), COLLECTION, POOL_SNAPSHOT, mine)
     pool_build(COLLECTION, POOL_SNAPSHOT, "remainder50", depth=50, not_contributed=True,
                exclude_judged="original")
-    second = run_demo(tmp_path / "data", seed=5, **SMALL)
+    second = run_demo(Database(), tmp_path / "data", seed=5, **SMALL)
     assert second["pool"] == first["pool"]
 
 

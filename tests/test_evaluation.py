@@ -17,8 +17,8 @@ import pytest
 from sqlalchemy import func, select
 
 from tcdb.errors import InputError, NotFoundError
+from tcdb.operations import Database
 from tcdb.schema import Evaluation, Score
-from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 MEASURES = ["nDCG", "nDCG@10", "AP", "P@10", "P@20", "Bpref", "RR", "Judged@10"]
@@ -74,7 +74,7 @@ def collection(db: str, tmp_path: Path) -> dict[str, Path]:
     files = {"qrels": write_qrels_file(tmp_path / "qrels.txt", qrels)}
     for tag, rows in _runs(rng).items():
         files[tag] = write_run_file(tmp_path / "runs", tag, rows)
-        import_run("c", "s1", files[tag], allow_unknown_docs=(tag == "unknown"))
+        import_run(Database(), "c", "s1", files[tag], allow_unknown_docs=(tag == "unknown"))
     return files
 
 
@@ -95,11 +95,13 @@ def test_scores_equal_ir_measures_on_the_files(collection: dict[str, Path]) -> N
     from tcdb.scoring.evaluate import evaluate
     from tcdb.scoring.scores import score_table
 
-    report = evaluate("c", "s1", "original", MEASURES)
+    report = evaluate(Database(), "c", "s1", "original", MEASURES)
     assert report.n_computed == 6 * len(MEASURES) and not report.skipped
-    means = score_table("c", "s1", "original", MEASURES, compute=False)
-    per_topic = score_table("c", "s1", "original", MEASURES, per_topic=True, compute=False)
-    inter = score_table("c", "s1", "original", MEASURES, intersection=True, compute=False)
+    means = score_table(Database(), "c", "s1", "original", MEASURES, compute=False)
+    per_topic = score_table(Database(),
+                            "c", "s1", "original", MEASURES, per_topic=True, compute=False)
+    inter = score_table(Database(),
+                        "c", "s1", "original", MEASURES, intersection=True, compute=False)
     for tag in ["full", "ties", "missing", "shallow", "unknown", "stranger"]:
         ref_topic, ref_mean = _reference(collection, tag)
         rows = per_topic[per_topic["run"] == tag]
@@ -128,18 +130,20 @@ def test_second_call_computes_nothing_even_without_shared_topics(
 ) -> None:
     from tcdb.scoring.evaluate import evaluate
 
-    first = evaluate("c", "s1", "original", ["AP", "nDCG@10"], runs=["stranger", "full"])
+    first = evaluate(Database(),
+                     "c", "s1", "original", ["AP", "nDCG@10"], runs=["stranger", "full"])
     assert first.n_computed == 4 and first.n_cached == 0
-    with session_scope() as session:
+    with Database().session() as session:
         n_scores = session.execute(select(func.count()).select_from(Score)).scalar_one()
         marks = session.execute(select(Evaluation.n_topics).order_by(Evaluation.n_topics)
                                 ).scalars().all()
     assert marks == [0, 0, 7, 7]  # "stranger" answered no qrels topic, still marked evaluated
-    second = evaluate("c", "s1", "original", ["map", "ndcg_cut_10"], runs=["stranger", "full"])
+    second = evaluate(Database(),
+                      "c", "s1", "original", ["map", "ndcg_cut_10"], runs=["stranger", "full"])
     assert second.n_computed == 0 and second.n_cached == 4 and second.n_scores == 0
-    with session_scope() as session:
+    with Database().session() as session:
         assert session.execute(select(func.count()).select_from(Score)).scalar_one() == n_scores
-    third = evaluate("c", "s1", "original", ["AP", "P@10"])  # only the missing pairs
+    third = evaluate(Database(), "c", "s1", "original", ["AP", "P@10"])  # only the missing pairs
     assert third.n_cached == 2 and third.n_computed == 6 * 2 - 2
 
 
@@ -157,9 +161,9 @@ def test_unknown_run_or_qrels_is_named(collection: dict[str, Path]) -> None:
     from tcdb.scoring.evaluate import evaluate
 
     with pytest.raises(NotFoundError, match=r"no run 'nope'.*full"):
-        evaluate("c", "s1", "original", ["AP"], runs=["nope"])
+        evaluate(Database(), "c", "s1", "original", ["AP"], runs=["nope"])
     with pytest.raises(NotFoundError, match=r"no qrels set 'later'.*original"):
-        evaluate("c", "s1", "later", ["AP"])
+        evaluate(Database(), "c", "s1", "later", ["AP"])
 
 
 def test_cli_evaluate_and_scores_outputs(collection: dict[str, Path], cli) -> None:
@@ -233,7 +237,7 @@ def test_tables_read_one_row_per_run_and_topics_in_natural_order(db: str, tmp_pa
     build_snapshot(tmp_path, "n", "s", {"a": "x", "b": "y"}, topics,
                    [(t, "a", 1) for t in topics])
     for tag in ("r1", "r2"):
-        import_run("n", "s", write_run_file(tmp_path / "runs", tag,
+        import_run(Database(), "n", "s", write_run_file(tmp_path / "runs", tag,
                                             [(t, "a", 2.0) for t in topics]))
     code, out, err = cli("evaluate", "n", "s", "-m", "AP", "-m", "P@1")
     assert code == 0, err
@@ -266,8 +270,8 @@ def test_measures_with_cutoffs_read_only_that_deep_and_equal_ir_measures(
     from tcdb.scoring.scores import score_table
 
     assert ranking_depth(CUTOFF_MEASURES) == 10
-    evaluate("c", "s1", "original", CUTOFF_MEASURES)
-    per_topic = score_table("c", "s1", "original", CUTOFF_MEASURES, per_topic=True,
+    evaluate(Database(), "c", "s1", "original", CUTOFF_MEASURES)
+    per_topic = score_table(Database(), "c", "s1", "original", CUTOFF_MEASURES, per_topic=True,
                             compute=False)
     measures = [ir_measures.parse_measure(m) for m in CUTOFF_MEASURES]
     qrels = list(ir_measures.read_trec_qrels(str(collection["qrels"])))

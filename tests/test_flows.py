@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tcdb.errors import ConflictError, InputError, NotFoundError
+from tcdb.operations import Database
 
 # --- data -------------------------------------------------------------------------------------
 
@@ -80,7 +81,7 @@ def test_ingest_new_snapshots_skips_a_missing_source_then_picks_it_up(
     assert first["drift"]["s2"]["previous"] == "s1"
     assert first["drift"]["s2"]["documents"]["added"] == 1
     assert first["drift"]["s2"]["documents"]["changed"] == 1
-    snaps = {s["label"]: s for s in list_snapshots("flowtest")}
+    snaps = {s["label"]: s for s in list_snapshots(Database(), "flowtest")}
     assert set(snaps) == {"s1", "s2"} and snaps["s2"]["documents"] == 8
 
     again = ingest_new_snapshots(str(spec))
@@ -91,7 +92,7 @@ def test_ingest_new_snapshots_skips_a_missing_source_then_picks_it_up(
     third = ingest_new_snapshots(str(spec))
     assert third["ingested"] == ["s3"] and third["skipped"] == {}
     assert third["drift"]["s3"]["previous"] == "s2"
-    assert {s["label"]: s["status"] for s in list_snapshots("flowtest")} == {
+    assert {s["label"]: s["status"] for s in list_snapshots(Database(), "flowtest")} == {
         "s1": "complete", "s2": "complete", "s3": "complete"}
 
 
@@ -109,7 +110,7 @@ def test_bad_input_fails_at_once_with_the_core_message(
     assert info.value.file is not None and info.value.file.endswith("qrels.txt")
     assert info.value.line == 2
     # s1 went in before the bad snapshot; the bad one left no data (a `failed` marker only).
-    states = {s["label"]: s["status"] for s in list_snapshots("flowtest")}
+    states = {s["label"]: s["status"] for s in list_snapshots(Database(), "flowtest")}
     assert states["s1"] == "complete" and states.get("s2") != "complete"
 
 
@@ -126,7 +127,7 @@ def test_a_changed_source_under_a_complete_label_is_a_conflict(
     from tcdb.catalog.collections import add_collection
     from tcdb.flows.ingest import ingest_snapshot
 
-    add_collection("flowtest")
+    add_collection(Database(), "flowtest")
     first = write_snapshot(tmp_path / "a", 1)
     other = write_snapshot(tmp_path / "b", 2)
     result = ingest_snapshot("flowtest", "s1", docs=str(first / "docs"))
@@ -163,7 +164,7 @@ def test_a_run_file_dropped_twice_is_imported_once(
     shutil.copy(run, run.with_name("bm25-copy.txt"))  # the same file dropped again
     third = import_runs(collection="flowtest", drop_folder=str(drop))
     assert third["imported"] == [] and len(third["seen"]) == 2
-    runs = list_runs("flowtest")
+    runs = list_runs(Database(), "flowtest")
     assert [r["run"] for r in runs] == ["bm25"]
 
 
@@ -200,7 +201,7 @@ def test_a_bad_run_file_fails_with_its_line_after_the_good_ones(
         import_runs(drop_folder=str(drop))
     assert info.value.file is not None and info.value.file.endswith("b-bad.txt")
     assert info.value.line == 2
-    assert [r["run"] for r in list_runs("flowtest")] == ["good"]
+    assert [r["run"] for r in list_runs(Database(), "flowtest")] == ["good"]
 
 
 def test_an_empty_drop_folder_imports_nothing_and_a_missing_one_fails(
@@ -353,7 +354,8 @@ def test_evaluate_takes_the_original_qrels_unless_told(db: str, prefect_api: Non
     drop = _ingest_two(tmp_path)
     write_run(drop / "flowtest" / "s1" / "bm25.txt", "bm25")
     import_runs(drop_folder=str(drop))
-    import_qrels("flowtest", "s1", "derived", tmp_path / "s1" / "qrels.txt", kind="derived")
+    import_qrels(Database(),
+                 "flowtest", "s1", "derived", tmp_path / "s1" / "qrels.txt", kind="derived")
     assert [(t["snapshot"], t["qrels"]) for t in evaluate(measures=["AP"])["targets"]] == [
         ("s1", "original")]
     every = evaluate(measures=["AP"], all_qrels=True)["targets"]
@@ -437,12 +439,13 @@ def test_build_pool_flow_builds_a_budgeted_strategy_pool_as_the_cli(
     assert (pool["budget"], pool["budget_per_topic"]) == (2, True)
     # round 1 of a budget of 2 per topic: the first unjudged document of each topic (d5)
     assert pool["n_documents"] == len(TOPICS) and result["export"]["n_documents"] == len(TOPICS)
-    assert pool_documents("rrf2") == {q: {"d5"} for q in TOPICS}
+    assert pool_documents(Database(), "rrf2") == {q: {"d5"} for q in TOPICS}
     assert sorted(out.read_text(encoding="utf-8").split()) == sorted(
         [*TOPICS, *["0"] * len(TOPICS), *["d5"] * len(TOPICS)])
     same = pool_build("flowtest", "s2", "rrf2-api", all_runs=True, exclude_judged="original",
                       strategy="rrf", budget=2, per_topic=True, batch=1)
-    assert pool_documents("rrf2-api") == pool_documents("rrf2")
+    assert (pool_documents(Database(), "rrf2-api")
+            == pool_documents(Database(), "rrf2"))
     assert (same.strategy, same.n_documents) == (pool["strategy"], pool["n_documents"])
 
 

@@ -16,8 +16,8 @@ from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 from tcdb.collections.sources import LocalSource
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.ingest import ingest_snapshot
+from tcdb.operations import Database
 from tcdb.schema import Content, Snapshot, SnapshotDocument
-from tcdb.storage.db import get_engine
 
 
 def write_trec_docs(path: Path, docs: dict[str, str]) -> Path:
@@ -48,7 +48,7 @@ QRELS_2 = [("q1", "d1", 1), ("q2", "d2", 2), ("q4", "d10", 1)]
 
 
 def _count(table) -> int:  # noqa: ANN001
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
 
 
@@ -60,11 +60,13 @@ def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
 
 
 def test_ingest_two_snapshots_and_diff(db: str, tmp_path: Path, reader: str) -> None:
-    add_collection("c")
-    first = ingest_snapshot("c", "s1", write_snapshot(tmp_path / "s1", DOCS_1, TOPICS_1, QRELS_1))
+    add_collection(Database(), "c")
+    first = ingest_snapshot(Database(),
+                            "c", "s1", write_snapshot(tmp_path / "s1", DOCS_1, TOPICS_1, QRELS_1))
     assert (first.status, first.n_documents, first.n_topics, first.n_judgments) == \
         ("ingested", 10, 3, 4)
-    second = ingest_snapshot("c", "s2", write_snapshot(tmp_path / "s2", DOCS_2, TOPICS_2, QRELS_2))
+    second = ingest_snapshot(Database(),
+                             "c", "s2", write_snapshot(tmp_path / "s2", DOCS_2, TOPICS_2, QRELS_2))
     assert second.n_documents == 11
     assert second.n_new_contents == 3  # d1 rewritten, d10, d11: unchanged texts are shared
     assert _count(Content) == 13
@@ -77,26 +79,28 @@ def test_ingest_two_snapshots_and_diff(db: str, tmp_path: Path, reader: str) -> 
 
 
 def test_ingest_is_idempotent_and_refuses_another_source(db: str, tmp_path: Path) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     source = write_snapshot(tmp_path / "s1", DOCS_1, TOPICS_1, QRELS_1)
-    ingest_snapshot("c", "s1", source)
+    ingest_snapshot(Database(), "c", "s1", source)
     counts = [_count(t) for t in (SnapshotDocument, Content)]
-    again = ingest_snapshot("c", "s1", source)
+    again = ingest_snapshot(Database(), "c", "s1", source)
     assert again.status == "unchanged"
     assert [_count(t) for t in (SnapshotDocument, Content)] == counts
     other = write_snapshot(tmp_path / "other", DOCS_2, TOPICS_2, QRELS_2)
     with pytest.raises(ConflictError, match="--replace"):
-        ingest_snapshot("c", "s1", other)
-    replaced = ingest_snapshot("c", "s1", other, replace=True)
+        ingest_snapshot(Database(), "c", "s1", other)
+    replaced = ingest_snapshot(Database(), "c", "s1", other, replace=True)
     assert replaced.status == "ingested" and replaced.n_documents == 11
     assert _count(SnapshotDocument) == 11
 
 
 def test_text_identity_matches_renumbered_topics(db: str, tmp_path: Path) -> None:
-    add_collection("web", "doc_id", "text")
-    ingest_snapshot("web", "a", write_snapshot(tmp_path / "a", DOCS_1, {"1": "Cheap  Flights!"},
+    add_collection(Database(), "web", "doc_id", "text")
+    ingest_snapshot(Database(),
+                    "web", "a", write_snapshot(tmp_path / "a", DOCS_1, {"1": "Cheap  Flights!"},
                                                [("1", "d0", 1)]))
-    ingest_snapshot("web", "b", write_snapshot(tmp_path / "b", DOCS_1, {"77": "cheap flights"},
+    ingest_snapshot(Database(),
+                    "web", "b", write_snapshot(tmp_path / "b", DOCS_1, {"77": "cheap flights"},
                                                [("77", "d0", 1)]))
     topics = snapshot_diff("web", ["a", "b"]).topics
     assert (topics.kept, topics.renumbered) == (1, 1)
@@ -104,31 +108,32 @@ def test_text_identity_matches_renumbered_topics(db: str, tmp_path: Path) -> Non
 
 
 def test_no_text_keeps_hash_and_length(db: str, tmp_path: Path) -> None:
-    add_collection("c")
-    ingest_snapshot("c", "s1", write_snapshot(tmp_path / "s1", DOCS_1, TOPICS_1, QRELS_1),
+    add_collection(Database(), "c")
+    ingest_snapshot(Database(),
+                    "c", "s1", write_snapshot(tmp_path / "s1", DOCS_1, TOPICS_1, QRELS_1),
                     with_text=False)
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         rows = conn.execute(select(Content.text, Content.length)).all()
     assert rows and all(t is None and n > 0 for t, n in rows)
 
 
 def test_jsonl_documents_with_source_labels(db: str, tmp_path: Path) -> None:
-    add_collection("beir")
+    add_collection(Database(), "beir")
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("\n".join(json.dumps(d) for d in [
         {"_id": "a", "title": "T", "text": "human text", "source": "human"},
         {"_id": "b", "text": "generated text", "source": "llm"}]) + "\n")
     queries = tmp_path / "queries.jsonl"
     queries.write_text(json.dumps({"_id": "1", "text": "a query"}) + "\n")
-    report = ingest_snapshot("beir", "v1", LocalSource(corpus, queries))
+    report = ingest_snapshot(Database(), "beir", "v1", LocalSource(corpus, queries))
     assert report.n_documents == 2 and report.n_topics == 1 and report.n_judgments == 0
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         labels = sorted(r[0] for r in conn.execute(select(SnapshotDocument.source_label)))
     assert labels == ["human", "llm"]
 
 
 def _nothing_written() -> None:
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         complete = conn.execute(select(func.count()).select_from(Snapshot).where(
             Snapshot.status == "complete")).scalar_one()
         members = conn.execute(text("SELECT count(*) FROM snapshot_document")).scalar_one()
@@ -143,12 +148,12 @@ def test_the_same_document_twice_writes_nothing(db: str, tmp_path: Path, batch: 
     """Within one write batch or across batches (the database's unique constraint finds it):
     one id with two different texts."""
     monkeypatch.setattr("tcdb.ingest.batches.BATCH", batch)
-    add_collection("c")
+    add_collection(Database(), "c")
     docs = tmp_path / "docs.trec"
     docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\n<TEXT>{t}</TEXT>\n</DOC>\n"
                             for d, t in [("x", "one"), ("y", "two"), ("x", "three")]))
     with pytest.raises(InputError, match="'x' occurs twice"):
-        ingest_snapshot("c", "s", LocalSource(docs))
+        ingest_snapshot(Database(), "c", "s", LocalSource(docs))
     _nothing_written()
 
 
@@ -171,13 +176,13 @@ def test_a_failed_write_stops_the_reader(db: str, tmp_path: Path,
 
     refuse_the_third.calls = 0  # type: ignore[attr-defined]
     monkeypatch.setattr(documents, "_insert_members", refuse_the_third)
-    add_collection("c")
+    add_collection(Database(), "c")
     docs = tmp_path / "docs.trec"
     ids = ["x", "y", "z"] + [f"d{i}" for i in range(3000)]
     docs.write_text("".join(f"<DOC>\n<DOCNO>{d}</DOCNO>\ntext {i}\n</DOC>\n"
                             for i, d in enumerate(ids)))
     with pytest.raises(RuntimeError, match="refused batch 3"):
-        ingest_snapshot("c", "s", LocalSource(docs))
+        ingest_snapshot(Database(), "c", "s", LocalSource(docs))
     assert multiprocessing.active_children() == []
     assert not [t for t in threading.enumerate() if t.name == "tcdb-ingest-reader"]
     _nothing_written()
@@ -188,34 +193,34 @@ def test_two_documents_with_one_url_write_nothing(db: str, tmp_path: Path, batch
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A collection kept by URL cannot hold two documents of one snapshot under one URL."""
     monkeypatch.setattr("tcdb.ingest.batches.BATCH", batch)
-    add_collection("web", "url")
+    add_collection(Database(), "web", "url")
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps({"_id": d, "text": d, "url": u}) + "\n"
                               for d, u in [("a", "https://x/1"), ("b", "https://x/2"),
                                            ("c", "https://x/1")]))
     with pytest.raises(InputError, match="documents 'a' and 'c' share the key 'https://x/1'"):
-        ingest_snapshot("web", "s", LocalSource(corpus))
+        ingest_snapshot(Database(), "web", "s", LocalSource(corpus))
     _nothing_written()
 
 
 def test_document_without_docno_names_file_and_line(db: str, tmp_path: Path,
                                                     reader: str) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     docs = tmp_path / "docs.trec"
     docs.write_text("<DOC>\n<DOCNO>a</DOCNO>\nok\n</DOC>\n<DOC>\n<TEXT>no id</TEXT>\n</DOC>\n")
     with pytest.raises(InputError) as err:
-        ingest_snapshot("c", "s", LocalSource(docs))
+        ingest_snapshot(Database(), "c", "s", LocalSource(docs))
     assert "docs.trec:5" in str(err.value) and "DOCNO" in str(err.value)
     _nothing_written()
 
 
 def test_undecodable_bytes_name_the_line(db: str, tmp_path: Path) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     docs = tmp_path / "docs.trec"
     docs.write_bytes(b"<DOC>\n<DOCNO>a</DOCNO>\nok\n</DOC>\n<DOC>\n<DOCNO>b</DOCNO>\n\xff\xfe\n"
                      b"</DOC>\n")
     with pytest.raises(InputError) as err:
-        ingest_snapshot("c", "s", LocalSource(docs))
+        ingest_snapshot(Database(), "c", "s", LocalSource(docs))
     assert "docs.trec:" in str(err.value)
     _nothing_written()
 
@@ -228,47 +233,48 @@ def test_undecodable_bytes_name_the_line(db: str, tmp_path: Path) -> None:
 ])
 def test_bad_qrels_lines_write_nothing(db: str, tmp_path: Path, qrels_line: str,
                                        reason: str) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     source = write_snapshot(tmp_path / "s", DOCS_1, TOPICS_1, [("q2", "d2", 1)])
     with (tmp_path / "s" / "qrels.txt").open("a") as f:
         f.write(qrels_line + "\n")
     with pytest.raises(InputError) as err:
-        ingest_snapshot("c", "s", source)
+        ingest_snapshot(Database(), "c", "s", source)
     assert "qrels.txt:2" in str(err.value) and reason in str(err.value)
     _nothing_written()
 
 
 def test_grade_outside_the_collection_scale(db: str, tmp_path: Path) -> None:
-    add_collection("c", grade_min=0, grade_max=2)
+    add_collection(Database(), "c", grade_min=0, grade_max=2)
     source = write_snapshot(tmp_path / "s", DOCS_1, TOPICS_1, [("q1", "d0", 3)])
     with pytest.raises(InputError, match=r"qrels.txt:1: grade 3 is outside"):
-        ingest_snapshot("c", "s", source)
+        ingest_snapshot(Database(), "c", "s", source)
     _nothing_written()
 
 
 def test_a_failed_ingest_leaves_no_row_and_the_next_one_completes(db: str,
                                                                  tmp_path: Path) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     bad = write_snapshot(tmp_path / "bad", DOCS_1, TOPICS_1, [("q1", "missing", 1)])
     with pytest.raises(InputError):
-        ingest_snapshot("c", "s", bad)
-    with get_engine().connect() as conn:  # reported, not recorded: no `failed` row
+        ingest_snapshot(Database(), "c", "s", bad)
+    with Database().engine().connect() as conn:  # reported, not recorded: no `failed` row
         assert conn.execute(select(Snapshot.status)).all() == []
     good = write_snapshot(tmp_path / "good", DOCS_1, TOPICS_1, QRELS_1)
-    assert ingest_snapshot("c", "s", good).status == "ingested"
-    with get_engine().connect() as conn:
+    assert ingest_snapshot(Database(), "c", "s", good).status == "ingested"
+    with Database().engine().connect() as conn:
         assert conn.execute(select(Snapshot.status)).all() == [("complete",)]
 
 
 def test_url_identity_without_url_is_an_error(db: str, tmp_path: Path) -> None:
-    add_collection("web", "url")
+    add_collection(Database(), "web", "url")
     with pytest.raises(InputError, match="has no URL"):
-        ingest_snapshot("web", "s", write_snapshot(tmp_path / "s", DOCS_1, TOPICS_1, QRELS_1))
+        ingest_snapshot(Database(),
+                        "web", "s", write_snapshot(tmp_path / "s", DOCS_1, TOPICS_1, QRELS_1))
     _nothing_written()
 
 
 def test_missing_source_and_unknown_irds_id(db: str, tmp_path: Path, cli) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     with pytest.raises(NotFoundError, match="does not exist"):
         LocalSource(tmp_path / "nowhere")
     code, _, err = cli("snapshot", "ingest", "c", "s", "--irds", "no-such/dataset")
@@ -277,11 +283,11 @@ def test_missing_source_and_unknown_irds_id(db: str, tmp_path: Path, cli) -> Non
 
 
 def test_gzipped_documents(db: str, tmp_path: Path) -> None:
-    add_collection("c")
+    add_collection(Database(), "c")
     raw = write_trec_docs(tmp_path / "plain.trec", DOCS_1).read_bytes()
     (tmp_path / "gz").mkdir()
     (tmp_path / "gz" / "docs.trec.gz").write_bytes(gzip.compress(raw))
-    assert ingest_snapshot("c", "s", LocalSource(tmp_path / "gz")).n_documents == 10
+    assert ingest_snapshot(Database(), "c", "s", LocalSource(tmp_path / "gz")).n_documents == 10
 
 
 # LongEval through ir_datasets: the on-disk layout the extension reads, under IR_DATASETS_HOME.

@@ -21,8 +21,8 @@ from tcdb.collections import trec_documents
 from tcdb.collections.sources import LocalSource
 from tcdb.collections.trec_documents import read_trec_documents
 from tcdb.ingest import ingest_snapshot
+from tcdb.operations import Database
 from tcdb.queries.snapshot_stats import live_token_totals
-from tcdb.storage.db import get_engine
 
 # Bodies: plain ones, and ones holding what sends a block off the plain path.
 BODIES = [
@@ -91,7 +91,7 @@ def _stored(snapshot: str) -> tuple[tuple[int, int, int | None, int | None],
                                     list[tuple[str, str]]]:
     """The snapshot's stored token totals, the totals read back from its memberships, and its
     (external id, text) pairs."""
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         sid, *kept = conn.execute(text(
             "SELECT id, tokens_counted, tokens_total, tokens_min, tokens_max FROM snapshot "
             "WHERE label = :l"), {"l": snapshot}).one()
@@ -109,11 +109,11 @@ def test_token_totals_summed_while_writing_equal_the_database(
     """Repeats within and across batches, identical and conflicting, a text shared by two
     ids: the stored totals are what the memberships give."""
     monkeypatch.setattr("tcdb.ingest.batches.BATCH", 3)
-    add_collection("c")
+    add_collection(Database(), "c")
     docs = [("a", "one two"), ("b", "three"), ("a", "one two"), ("c", "x y z w"),
             ("d", "shared text here"), ("b", "three  changed words"), ("e", "shared text here"),
             ("f", ""), ("c", "x y z w"), ("g", "last")]
-    ingest_snapshot("c", "s1", LocalSource(_write(tmp_path / "d.trec", docs)),
+    ingest_snapshot(Database(), "c", "s1", LocalSource(_write(tmp_path / "d.trec", docs)),
                     on_duplicate=on_duplicate)
     kept, live, _ = _stored("s1")
     assert kept == live
@@ -137,20 +137,20 @@ def test_a_wrong_guess_is_written_again_with_lookups(
         off(guess)
 
     monkeypatch.setattr(batch_state.Guess, "off", noted)
-    add_collection("old")
+    add_collection(Database(), "old")
     old = [(f"o{i}", f"old text {i}") for i in range(4)]
-    ingest_snapshot("old", "s0", LocalSource(_write(tmp_path / "old.trec", old)))
-    add_collection("new")
+    ingest_snapshot(Database(), "old", "s0", LocalSource(_write(tmp_path / "old.trec", old)))
+    add_collection(Database(), "new")
     first = [(f"n{i}", f"new text {i}") for i in range(4)]
-    ingest_snapshot("new", "s1", LocalSource(_write(tmp_path / "s1.trec", first)))
+    ingest_snapshot(Database(), "new", "s1", LocalSource(_write(tmp_path / "s1.trec", first)))
     again = ("n0", "changed text") if stored == "key" else ("x0", "old text 0")
     second = [("m0", "fresh 0"), ("m1", "fresh 1"), again, ("m2", "fresh 2"),
               ("m3", "new text 3"), ("n1", "new text 1")]
-    ingest_snapshot("new", "s2", LocalSource(_write(tmp_path / "s2.trec", second)))
+    ingest_snapshot(Database(), "new", "s2", LocalSource(_write(tmp_path / "s2.trec", second)))
     kept, live, rows = _stored("s2")
     assert kept == live
     assert [(d, t.strip()) for d, t in rows] == sorted(second)
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         n_contents = conn.execute(text("SELECT COUNT(*) FROM content")).scalar_one()
         keys = conn.execute(text(
             "SELECT d.key FROM document d JOIN collection c ON c.id = d.collection_id "

@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from tcdb.operations import Database
+
 HEADER = "publication,year,venue,model,category,role,metric,value,cross_validated,notes\n"
 # A real-looking file: a quoted model name with a comma, UTF-8 names, metrics in other cases,
 # a TREC-style measure name, a blank line in the middle and at the end, Windows line ends.
@@ -38,7 +40,7 @@ def _write(path: Path, text: str) -> Path:
 def _collection(name: str = "robust04") -> None:
     from tcdb.catalog.collections import add_collection
 
-    add_collection(name)
+    add_collection(Database(), name)
 
 
 def _count() -> int:
@@ -46,9 +48,8 @@ def _count() -> int:
     from sqlmodel import select
 
     from tcdb.schema import ReportedResult
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         return int(session.exec(select(func.count()).select_from(ReportedResult)).one())
 
 
@@ -309,13 +310,14 @@ def test_gain_over_a_stored_runs_score(db: str, tmp_path: Path) -> None:
                    {"301": "international organized crime", "302": "poliomyelitis"},
                    [("301", "d1", 1), ("302", "d2", 1)])
     # P@1: topic 301 finds d1 first (1), topic 302 puts d3 first (0): mean 0.5
-    import_run("robust04", "2004", write_run_file(tmp_path / "runs", "pircRB04t3", [
+    import_run(Database(), "robust04", "2004", write_run_file(tmp_path / "runs", "pircRB04t3", [
         ("301", "d1", 2.0), ("301", "d2", 1.0), ("302", "d3", 2.0), ("302", "d2", 1.0)]))
     path = _write(tmp_path / "lit.csv", _rows(
         ("P1", 2019, "", "m1", "neural", "best", "p@1", 0.6, "no", "")))
     api.literature_import(path, "robust04")
     report = api.literature_report("robust04", metric="P@1", reference_run="2004/pircRB04t3")
-    mean = score_table("robust04", "2004", "original", ["P@1"], ["pircRB04t3"])["value"][0]
+    mean = score_table(Database(),
+                       "robust04", "2004", "original", ["P@1"], ["pircRB04t3"])["value"][0]
     assert report.reference.value == pytest.approx(mean) == pytest.approx(0.5)
     assert report.reference.model_dump() | {"value": 0.5} == {
         "name": "pircRB04t3", "value": 0.5, "source": "run", "snapshot": "2004",

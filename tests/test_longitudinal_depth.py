@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 from tcdb.errors import FieldError, NotFoundError
+from tcdb.operations import Database
 from tests.longitudinal import COLLECTION, DEPTH, QUERIES, Web, build_web
 
 
@@ -45,7 +46,8 @@ def test_old_run_scored_on_new_qrels_equals_ir_measures(web: Web) -> None:
     from tcdb.api import evaluate
     from tcdb.scoring.scores import score_table
 
-    own_before = score_table(COLLECTION, "s1", "original", ["AP"], ["noisy-s1"], compute=False)
+    own_before = score_table(Database(),
+                             COLLECTION, "s1", "original", ["AP"], ["noisy-s1"], compute=False)
     report = evaluate(COLLECTION, "s3", qrels="original", measures=["nDCG@10", "AP"],
                       run_from="s1", runs=["noisy-s1", "steady-s1"])
     assert (report.report.n_computed, report.report.n_cached) == (4, 0)
@@ -70,14 +72,15 @@ def test_old_run_scored_on_new_qrels_equals_ir_measures(web: Web) -> None:
     assert noisy.n_topics_scored == 3 and noisy.entries_unresolved == 0
     assert report.unmapped["steady-s1"].entries_gone == 0  # steady ranks lasting pages only
     # stored under their own key: the run's own scores did not move, a second call reuses
-    own_after = score_table(COLLECTION, "s1", "original", ["AP"], ["noisy-s1"], compute=False)
+    own_after = score_table(Database(),
+                            COLLECTION, "s1", "original", ["AP"], ["noisy-s1"], compute=False)
     assert own_after.equals(own_before)
     again = evaluate(COLLECTION, "s3", qrels="original", measures=["AP"], run_from="s1",
                      runs=["noisy-s1"])
     assert (again.report.n_computed, again.report.n_cached) == (0, 1)
     assert again.means[0].value == next(m.value for m in report.means
                                         if (m.run, m.measure) == ("noisy-s1", "AP"))
-    s3_table = score_table(COLLECTION, "s3", "original", ["AP"], compute=False)
+    s3_table = score_table(Database(), COLLECTION, "s3", "original", ["AP"], compute=False)
     assert set(s3_table["run"]) == {"steady-s3", "flip-s3", "noisy-s3", "short-s3"}
 
 
@@ -89,7 +92,8 @@ def test_steady_old_run_scores_as_the_new_one(web: Web) -> None:
 
     report = evaluate(COLLECTION, "s2", qrels="original", measures=["AP"], run_from="s1",
                       runs=["steady-s1"])
-    own = score_table(COLLECTION, "s2", "original", ["AP"], ["steady-s2"], per_topic=True,
+    own = score_table(Database(),
+                      COLLECTION, "s2", "original", ["AP"], ["steady-s2"], per_topic=True,
                       compute=False)
     by_topic = dict(zip(own["topic"], own["value"], strict=True))
     stored = _stored(COLLECTION, "s1", "steady-s1", "s2", "original", "AP")
@@ -108,9 +112,8 @@ def _stored(collection: str, run_snapshot: str, tag: str, qrels_snapshot: str, q
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import measure_ids, snapshot_topics, stored_scores
     from tcdb.runs import get_runs
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         (run,) = get_runs(session, get_snapshot(session, collection, run_snapshot), [tag])
         snap = get_snapshot(session, collection, qrels_snapshot)
         qset = get_qrels_set(session, snap, qrels)

@@ -10,6 +10,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 import tcdb.schema  # noqa: F401
+from tcdb.operations import Database
 from tcdb.schema.base import metadata
 from tcdb.storage import migrate
 from tcdb.storage.db import get_engine
@@ -75,9 +76,9 @@ def test_a_database_with_data_migrates_down_and_up(database_url: str, tmp_path: 
     from tcdb.runs import import_run
     from tcdb.scoring.evaluate import evaluate
 
-    import_run("c", "s", write_run_file(tmp_path, "r", [("1", "d1", 2.0),
+    import_run(Database(), "c", "s", write_run_file(tmp_path, "r", [("1", "d1", 2.0),
                                                         ("1", "d2", 1.0)]), group="g")
-    evaluate("c", "s", "original", ["AP"])
+    evaluate(Database(), "c", "s", "original", ["AP"])
     tables = ["collection", "snapshot", "document", "snapshot_document", "judgment",
               "system", "run", "run_entry", "score", "evaluation"]
 

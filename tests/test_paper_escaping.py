@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tcdb.operations import Database
 from tcdb.operations.paper import PaperTable, to_latex, to_markdown
 
 HOSTILE = [
@@ -192,7 +193,8 @@ def hostile_runs(db: str, tmp_path: Any) -> Any:
     # run tags hold no whitespace (a TREC run's sixth column)
     for k, tag in enumerate(["![x](http://127.0.0.1:9/p.png)", "*x*_y_", "<b>|&%$#"]):
         rows = [(t, f"d{(int(t) + k) % 6}", 1.0) for t in topics]
-        import_run("h", "s1", write_run_file(tmp_path / "runs", tag, rows, name=f"r{k}.run"))
+        import_run(Database(),
+                   "h", "s1", write_run_file(tmp_path / "runs", tag, rows, name=f"r{k}.run"))
     return api.compare("h", "s1", measure="P@1", permutations=0)
 
 

@@ -21,8 +21,8 @@ import pytest
 from sqlmodel import select
 
 from tcdb import api
+from tcdb.operations import Database
 from tcdb.schema import Run, Snapshot
-from tcdb.storage.db import session_scope
 from tests.builders import COLLECTION, Seeded, write_run_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def _check(lineage: dict[str, Any], tmp_path: Path, cli: Any) -> None:
     assert lineage["schema_revision"] == _alembic_head()
     assert lineage["versions"]["ir_measures"] and lineage["versions"]["pytrec_eval"]
     assert lineage["runs"] and lineage["qrels"] and lineage["measures"]
-    with session_scope() as session:
+    with Database().session() as session:
         sources = {(label, tag): source for label, tag, source in session.exec(
             select(Snapshot.label, Run.tag, Run.source).join(
                 Snapshot, Snapshot.id == Run.snapshot_id))}  # type: ignore[arg-type]

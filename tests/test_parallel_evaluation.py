@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from tcdb.operations import Database
 from tcdb.schema import Evaluation, Score
-from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 MEASURES = ["AP", "nDCG@10", "P@10", "R@100"]
@@ -50,7 +50,7 @@ def collection(db: str, tmp_path: Path) -> dict[str, Path]:
 
     files = _files(tmp_path)
     for tag in TAGS:
-        import_run("c", "s1", files[tag], allow_unknown_docs=True)
+        import_run(Database(), "c", "s1", files[tag], allow_unknown_docs=True)
     return files
 
 
@@ -73,7 +73,7 @@ def _reference(files: dict[str, Path]) -> dict[tuple[str, str, str], float]:
 def _stored() -> dict[tuple[str, str, str], float]:
     from tcdb.schema import Measure, Run, SnapshotTopic
 
-    with session_scope() as session:
+    with Database().session() as session:
         rows = session.execute(
             select(Run.tag, Measure.name, SnapshotTopic.external_id, Score.value)
             .join(Run, Run.id == Score.run_id).join(Measure, Measure.id == Score.measure_id)
@@ -97,23 +97,23 @@ def _check(stored: dict[tuple[str, str, str], float], files: dict[str, Path]) ->
 def test_workers_store_ir_measures_values(collection: dict[str, Path], workers: int) -> None:
     from tcdb.scoring.evaluate import evaluate
 
-    report = evaluate("c", "s1", "original", MEASURES, workers=workers)
+    report = evaluate(Database(), "c", "s1", "original", MEASURES, workers=workers)
     assert report.n_computed == len(TAGS) * len(MEASURES)
     assert report.n_scores == len(_stored())
     _check(_stored(), collection)
-    again = evaluate("c", "s1", "original", MEASURES, workers=workers)
+    again = evaluate(Database(), "c", "s1", "original", MEASURES, workers=workers)
     assert again.n_computed == 0 and again.n_cached == len(TAGS) * len(MEASURES)
 
 
 def test_parallel_and_serial_paths_store_the_same_rows(collection: dict[str, Path]) -> None:
     from tcdb.scoring.evaluate import evaluate
 
-    evaluate("c", "s1", "original", MEASURES, workers=1)
+    evaluate(Database(), "c", "s1", "original", MEASURES, workers=1)
     serial = _stored()
-    with session_scope() as session:
+    with Database().session() as session:
         for table in (Score, Evaluation):
             session.execute(table.__table__.delete())  # type: ignore[attr-defined]
-    evaluate("c", "s1", "original", MEASURES, workers=2)
+    evaluate(Database(), "c", "s1", "original", MEASURES, workers=2)
     assert _stored() == serial
 
 
@@ -133,16 +133,15 @@ def test_plan_then_store_what_workers_scored_elsewhere(collection: dict[str, Pat
     """The orchestrated path (Dask through Prefect): plan, score each job anywhere, store."""
     from tcdb.scoring.evaluate import plan_evaluation, store_evaluation
     from tcdb.scoring.parallel import score_job
-    from tcdb.storage.db import current_url
 
-    plan = plan_evaluation("c", "s1", "original", MEASURES)
-    jobs = plan.jobs(current_url(), 3)
+    plan = plan_evaluation(Database(), "c", "s1", "original", MEASURES)
+    jobs = plan.jobs(Database().url, 3)
     assert sorted(r for job in jobs for r in job.run_ids) == sorted(plan.sizes)
-    report = store_evaluation(plan, [score_job(job) for job in jobs])
+    report = store_evaluation(Database(), plan, [score_job(job) for job in jobs])
     assert report.n_computed == len(TAGS) * len(MEASURES)
     _check(_stored(), collection)
     # a second store of the same plan writes nothing: the pairs are stored now
-    assert store_evaluation(plan, [score_job(job) for job in jobs]).n_computed == 0
+    assert store_evaluation(Database(), plan, [score_job(job) for job in jobs]).n_computed == 0
 
 
 def test_store_drops_values_of_a_run_replaced_since_the_plan(
@@ -150,13 +149,12 @@ def test_store_drops_values_of_a_run_replaced_since_the_plan(
     from tcdb.runs import import_run
     from tcdb.scoring.evaluate import plan_evaluation, store_evaluation
     from tcdb.scoring.parallel import score_job
-    from tcdb.storage.db import current_url
 
-    plan = plan_evaluation("c", "s1", "original", ["AP"])
-    scored = [score_job(job) for job in plan.jobs(current_url(), 2)]
+    plan = plan_evaluation(Database(), "c", "s1", "original", ["AP"])
+    scored = [score_job(job) for job in plan.jobs(Database().url, 2)]
     replaced = write_run_file(tmp_path / "new", "r00", [("1", "d1", 1, 1.0)])
-    import_run("c", "s1", replaced, replace=True)
-    report = store_evaluation(plan, scored)
+    import_run(Database(), "c", "s1", replaced, replace=True)
+    report = store_evaluation(Database(), plan, scored)
     assert report.n_computed == len(TAGS) - 1
     assert {tag for tag, _, _ in _stored()} == set(TAGS) - {"r00"}
 

@@ -27,6 +27,7 @@ from tcdb.collections.records import DocumentRecord, QrelRecord, Rejected, Topic
 from tcdb.errors import InputError
 from tcdb.ingest import batches, ingest_snapshot
 from tcdb.ingest.readahead import fork_is_safe, parallel_readers, read_parts_ahead
+from tcdb.operations import Database
 from tests.databases import create_database
 
 pytestmark = pytest.mark.skipif(not fork_is_safe(), reason="readers are forked on Linux only")
@@ -72,8 +73,9 @@ def _ingest(url: str, readers: int, monkeypatch: pytest.MonkeyPatch) -> dict[str
     monkeypatch.setenv("TCDB_DATABASE_URL", url)
     monkeypatch.setenv("TCDB_READER", "process")
     monkeypatch.setenv("TCDB_READERS", str(readers))
-    add_collection("longeval-web", "url", "text", id_fallback=True)
-    reports = {label: ingest_snapshot("longeval-web", label, IrdsSource(f"longeval-web/{label}"))
+    add_collection(Database(), "longeval-web", "url", "text", id_fallback=True)
+    reports = {label: ingest_snapshot(Database(),
+                                      "longeval-web", label, IrdsSource(f"longeval-web/{label}"))
                for label in ("2022-06", "2022-07")}
     diff = snapshot_diff("longeval-web", ["2022-06", "2022-07"]).documents.model_dump()
     figures = {label: (r.n_documents, r.n_new_documents, r.n_new_contents, r.n_repeated)

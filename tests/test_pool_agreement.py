@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 N_TOPICS = 4
@@ -60,15 +61,15 @@ def judged(db: str, tmp_path: Path) -> dict[str, dict[tuple[str, str], int]]:
     for r in range(5):
         rows = [(t, f"d{i}", round(rng.random(), 6)) for t in topics
                 for i in rng.sample(range(N_DOCS), 30)]
-        import_run("a", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows))
+        import_run(Database(), "a", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows))
     pool_build("a", "s1", "p", depth=5, all_runs=True)
-    pool = pool_documents("p")
+    pool = pool_documents(Database(), "p")
     alice = {(t, d): rng.choice([0, 0, 1, 2]) for t, ds in pool.items() for d in sorted(ds)}
     llm = {key: min(2, max(0, g + rng.choice([0, 0, 0, 1, -1])))
            for key, g in alice.items() if rng.random() < 0.8}
     write_qrels_file(tmp_path / "alice.txt", [(t, d, g) for (t, d), g in alice.items()])
     pool_import_judgments("p", tmp_path / "alice.txt", assessor="alice")
-    import_qrels("a", "s1", "llm", write_qrels_file(
+    import_qrels(Database(), "a", "s1", "llm", write_qrels_file(
         tmp_path / "llm.txt", [(t, d, g) for (t, d), g in llm.items()]))
     return {"alice": alice, "llm": llm}
 
@@ -80,7 +81,6 @@ def test_agreement_report_equals_sklearn_and_scipy(judged: dict, cli) -> None:
 
     from tcdb.queries.runs import read_runs
     from tcdb.runs import get_runs
-    from tcdb.storage.db import session_scope
 
     code, out, err = cli("report", "agreement", "p", "--vs", "llm", "--json")
     assert code == 0, err
@@ -100,7 +100,7 @@ def test_agreement_report_equals_sklearn_and_scipy(judged: dict, cli) -> None:
     assert report["kappa_binary"] == pytest.approx(
         cohen_kappa_score([int(x >= 1) for x in a], [int(y >= 1) for y in b]), abs=1e-12)
     # τ-b between the rankings by AP under each set (every run answers every topic here)
-    with session_scope() as session:
+    with Database().session() as session:
         from tcdb.catalog.collections import get_snapshot
 
         snap = get_snapshot(session, "a", "s1")
@@ -133,7 +133,7 @@ def test_agreement_errors(judged: dict, cli) -> None:
 def test_export_overlap_is_n_per_topic_by_seed(judged: dict, tmp_path: Path, cli) -> None:
     from tcdb.pools import pool_documents
 
-    pool = pool_documents("p")
+    pool = pool_documents(Database(), "p")
 
     def export(seed: int, name: str) -> dict[str, set[str]]:
         code, out, err = cli("pool", "export", "p", "--format", "trec", "--out",

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import text
 
 from tcdb.errors import ConflictError, FieldError
-from tcdb.storage.db import session_scope
+from tcdb.operations import Database
 from tests.builders import build_snapshot, pool_entries, write_qrels_file, write_run_file
 
 N_TOPICS = 6
@@ -35,21 +35,22 @@ def coll(db: str, tmp_path: Path) -> dict[str, set[str]]:
     build_snapshot(tmp_path, "b", "s1", {f"d{i}": f"text {i}" for i in range(N_DOCS)},
                    {t: f"query {t}" for t in relevant}, qrels)
     partial = [row for row in qrels if int(row[1][1:]) % 4 == 0]
-    import_qrels("b", "s1", "partial", write_qrels_file(tmp_path / "partial.txt", partial))
+    import_qrels(Database(),
+                 "b", "s1", "partial", write_qrels_file(tmp_path / "partial.txt", partial))
     for r, quality in enumerate([0.3, 1.8, 0.9, 2.4, 0.6, 1.2]):
         rows = []
         for topic, rel in relevant.items():
             scored = sorted(((quality * (f"d{i}" in rel) + rng.gauss(0, 1), f"d{i}")
                              for i in range(N_DOCS)), reverse=True)[:80]
             rows += [(topic, doc, round(score, 6)) for score, doc in scored]
-        import_run("b", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows),
+        import_run(Database(), "b", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows),
                    group=f"team{r % 3}")
     return relevant
 
 
 def _positions(name: str) -> dict[str, list[str]]:
     """Topic → the pool's documents in their stored order."""
-    with session_scope() as session:
+    with Database().session() as session:
         rows = session.connection().execute(text(
             "SELECT st.external_id, sd.external_id, pe.position, pe.round FROM pool_entry pe "
             "JOIN pool p ON p.id = pe.pool_id JOIN snapshot_topic st ON st.snapshot_id = "
@@ -70,7 +71,7 @@ def _expected(spec: str) -> dict[str, list[str]]:
     from tcdb.pools.strategies import make_strategy
     from tcdb.runs import get_runs
 
-    with session_scope() as session:
+    with Database().session() as session:
         snap = get_snapshot(session, "b", "s1")
         ids = [r.pk for r in get_runs(session, snap)]
         rankings = load_rankings(session.connection(), snap.pk, ids, "trec_eval", False)
@@ -121,7 +122,7 @@ def test_adaptive_remainder_pool_learns_from_the_base(coll: dict[str, set[str]])
 
     pool_build("b", "s1", "rest", depth=None, all_runs=True, strategy="mtf", budget=60,
                exclude_judged="partial")
-    rest = pool_documents("rest")
+    rest = pool_documents(Database(), "rest")
     assert sum(map(len, rest.values())) == 60
     assert all(int(d[1:]) % 4 for docs in rest.values() for d in docs)
     blind = _expected("mtf")
@@ -196,7 +197,7 @@ def test_rounds_learn_until_the_budget_is_spent(coll: dict[str, set[str]],
         assert _judge_round("r", round_number, coll, tmp_path) == 12
     with pytest.raises(ConflictError, match="spent its budget of 60"):
         pool_next_round("r", batch=12)
-    pooled = pool_documents("r")
+    pooled = pool_documents(Database(), "r")
     assert sum(map(len, pooled.values())) == 60
     # judged in rounds, the strategy finds more than blind (nothing known) at the same budget
     blind = {t: o[:10] for t, o in _expected("mtf").items()}
@@ -215,7 +216,7 @@ def test_rounds_learn_until_the_budget_is_spent(coll: dict[str, set[str]],
 
 
 def _positions_rounds(name: str) -> dict[str, list[tuple[int, int]]]:
-    with session_scope() as session:
+    with Database().session() as session:
         rows = session.connection().execute(text(
             "SELECT pe.topic_id, pe.position, pe.round FROM pool_entry pe JOIN pool p ON "
             "p.id = pe.pool_id WHERE p.name = :n ORDER BY pe.topic_id, pe.position"),

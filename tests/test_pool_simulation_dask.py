@@ -35,13 +35,12 @@ def test_jobs_scored_anywhere_give_the_operations_rows(
     from tcdb.operations import Database
     from tcdb.pools.simulate import SimulationRequest, plan_simulation
     from tcdb.pools.simulation_jobs import make_jobs, simulate_job, simulation_result
-    from tcdb.storage.db import current_url
 
     request = SimulationRequest.of(collection="f", snapshot="s1", qrels="original",
                                    budgets=budgets, strategies=STRATEGIES, measure=measure,
                                    per_topic=per_topic)
     plan = plan_simulation(request, Database())
-    jobs = make_jobs(current_url(), plan, parts=3)
+    jobs = make_jobs(Database().url, plan, parts=3)
     # a job per strategy (its 3 parts of the 5 groups and all runs) + the complete qrels
     assert len(jobs) == len(STRATEGIES) + 1
     assert all(len(job.units) == 4 for job in jobs[:-1]) and len(jobs[-1].units) == 1

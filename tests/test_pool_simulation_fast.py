@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tcdb.operations import Database
 from tests import pool_simulation_reference as reference
 from tests.builders import build_snapshot, write_run_file
 
@@ -50,7 +51,7 @@ def collection(db: str, tmp_path: Path) -> str:
                               f"d{i}") for i in range(N_DOCS)), reverse=True)[:depth]
             rows += [(t, doc, score) for score, doc in scored]
         path = write_run_file(tmp_path / "runs", f"r{r:02d}", rows)
-        import_run("f", "s1", path, group=None if r == 10 else f"team{r % 4}")
+        import_run(Database(), "f", "s1", path, group=None if r == 10 else f"team{r % 4}")
     return "f"
 
 
@@ -117,9 +118,8 @@ def test_leave_out_orders_equal_orders_of_the_reduced_rankings(collection: str) 
     from tcdb.pools.strategies.leave_out import orders_without
     from tcdb.queries.qrels import qrels_of
     from tcdb.runs import get_runs
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         snap = get_snapshot(session, "f", "s1")
         runs = get_runs(session, snap)
         rankings = load_rankings(session.connection(), snap.pk, [r.pk for r in runs],
@@ -154,9 +154,8 @@ def test_rankings_and_runs_from_one_read_equal_two_reads(collection: str) -> Non
     from tcdb.pools.rankings import load_rankings, load_rankings_and_runs
     from tcdb.queries.runs import read_runs
     from tcdb.runs import get_runs
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         snap = get_snapshot(session, "f", "s1")
         run_ids = [r.pk for r in get_runs(session, snap)]
         conn = session.connection()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 N_TOPICS = 8
@@ -47,7 +48,7 @@ def generated(db: str, tmp_path: Path) -> dict[str, set[str]]:
                              for i in range(N_DOCS)), reverse=True)[:150]
             rows += [(topic, doc, round(score, 6)) for score, doc in scored]
         path = write_run_file(tmp_path / "runs", f"r{r:02d}", rows)
-        import_run("g", "s1", path, group=f"team{r % 4}")
+        import_run(Database(), "g", "s1", path, group=f"team{r % 4}")
     return relevant
 
 
@@ -81,11 +82,10 @@ def test_simulation_counts_what_the_budget_buys(generated: dict[str, set[str]]) 
     from tcdb.pools.rankings import load_rankings
     from tcdb.pools.strategies import cut, make_strategy
     from tcdb.runs import get_runs
-    from tcdb.storage.db import session_scope
 
     report = api.pool_simulation("g", "s1", qrels="original", budgets=[10], strategies=["rrf"],
                                  per_topic=True, leave_out=False)
-    with session_scope() as session:
+    with Database().session() as session:
         from tcdb.catalog.collections import get_snapshot
 
         snap = get_snapshot(session, "g", "s1")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 N_TOPICS = 5
@@ -39,7 +40,7 @@ def runs(db: str, tmp_path: Path) -> dict[str, Path]:
             for doc in rng.sample(range(N_DOCS), rng.choice([40, 90, 150])):
                 rows.append((str(topic), _doc(doc), float(rng.choice([1, 2, 3]))))
         paths[f"run{r}"] = write_run_file(tmp_path / "runs", f"run{r}", rows)
-    import_runs("c", "s1", list(paths.values()))
+    import_runs(Database(), "c", "s1", list(paths.values()))
     return paths
 
 
@@ -48,10 +49,9 @@ def _orders(spec: str, tie_order: str) -> dict[str, list[str]]:
     from tcdb.pools.rankings import load_rankings
     from tcdb.pools.strategies import make_strategy
     from tcdb.runs import get_runs
-    from tcdb.storage.db import session_scope
 
     strategy = make_strategy(spec)
-    with session_scope() as session:
+    with Database().session() as session:
         snap = get_snapshot(session, "c", "s1")
         ids = [r.pk for r in get_runs(session, snap)]  # by tag: trectools' order below
         rankings = load_rankings(session.connection(), snap.pk, ids, tie_order, False)
@@ -74,7 +74,7 @@ def test_depth_order_starts_with_the_depth_k_pool(runs: dict[str, Path], tie_ord
     from tcdb.pools import pool_documents
 
     pool_build("c", "s1", "p", depth=k, all_runs=True, tie_order=tie_order)
-    pool = pool_documents("p")
+    pool = pool_documents(Database(), "p")
     orders = _orders("depth", tie_order)
     assert set(orders) == set(pool)
     for topic, docs in pool.items():

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import func, select
 
 from tcdb.errors import ConflictError, InputError, NotFoundError
+from tcdb.operations import Database
 from tcdb.schema import Judgment, Pool, PoolEntry, PoolRun, QrelsSet
-from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, pool_entries, write_qrels_file, write_run_file
 
 DOCS = {f"d{i}": f"document number {i}" for i in range(12)}
@@ -44,25 +44,25 @@ def snap(db: str, tmp_path: Path) -> Path:
     build_snapshot(tmp_path, "c", "s1", DOCS, TOPICS, QRELS)
     for tag, rows in RUNS.items():
         path = write_run_file(tmp_path / "runs", tag, rows)
-        import_run("c", "s1", path, contributed=tag == "A")
+        import_run(Database(), "c", "s1", path, contributed=tag == "A")
     return tmp_path
 
 
 def _docs(name: str) -> dict[str, set[str]]:
     from tcdb.pools import pool_documents
 
-    return pool_documents(name)
+    return pool_documents(Database(), name)
 
 
 def _counts() -> dict[str, int]:
-    with session_scope() as session:
+    with Database().session() as session:
         return {table.__tablename__: session.execute(
             select(func.count()).select_from(table)).scalar_one()
             for table in (Pool, PoolRun, PoolEntry, QrelsSet, Judgment)}
 
 
 def _status(name: str) -> str:
-    with session_scope() as session:
+    with Database().session() as session:
         return session.execute(select(Pool.status).where(Pool.name == name)).scalar_one().value
 
 
@@ -85,7 +85,7 @@ def test_build_all_runs_trec_eval_order_records_best_rank_and_runs(snap: Path, c
     assert entries[("1", "d11")] == (2, 1)
     assert entries[("1", "d8")] == (1, 1)  # D by score: d8 (9.0) first
     assert entries[("2", "d6")] == (2, 2)
-    with session_scope() as session:
+    with Database().session() as session:
         assert session.execute(select(func.count()).select_from(PoolRun)).scalar_one() == 4
 
 
@@ -135,7 +135,7 @@ def test_unresolved_entries_keep_their_rank_but_are_left_out(snap: Path, cli) ->
 
     path = write_run_file(snap / "runs", "E", [("1", "x1", 9.0), ("1", "d4", 8.0),
                                                ("1", "d2", 7.0)])
-    import_run("c", "s1", path, allow_unknown_docs=True)
+    import_run(Database(), "c", "s1", path, allow_unknown_docs=True)
     code, out, err = cli("pool", "build", "c", "s1", "pe", "--depth", "2", "--run", "E")
     assert code == 0, err
     assert "left out 1 top-2 document(s) the snapshot does not have" in out
@@ -152,7 +152,7 @@ def test_docid_asc_reverses_a_tie_across_the_depth_with_unresolvedpool_entries(s
     path = write_run_file(snap / "runs", "F", [("1", "d9", 6.0), ("1", "x1", 5.0),
                                                ("1", "d4", 5.0), ("1", "d2", 5.0),
                                                ("1", "d1", 4.0)])
-    import_run("c", "s1", path, allow_unknown_docs=True)
+    import_run(Database(), "c", "s1", path, allow_unknown_docs=True)
     desc = pool_build("c", "s1", "desc", depth=3, runs=["F"])
     asc = pool_build("c", "s1", "asc", depth=3, runs=["F"], tie_order="docid-asc")
     assert pool_entries("desc") == {("1", "d9"): (1, 1), ("1", "d4"): (3, 1)}
@@ -180,7 +180,7 @@ def test_pool_names_are_unique_per_snapshot(snap: Path, cli: Any) -> None:
     from tcdb.runs import import_run
 
     build_snapshot(snap / "s2", "c", "s2", DOCS, TOPICS, QRELS)
-    import_run("c", "s2", write_run_file(snap / "s2" / "runs", "A", RUNS["A"]))
+    import_run(Database(), "c", "s2", write_run_file(snap / "s2" / "runs", "A", RUNS["A"]))
     pool_build("c", "s1", "remainder", depth=2, all_runs=True)
     assert pool_build("c", "s2", "remainder", depth=1, all_runs=True).status == "built"
     with pytest.raises(InputError, match="exist in c/s1, c/s2: say which with its collection"):
@@ -225,7 +225,7 @@ def test_contributed_without_contributed_runs(db: str, tmp_path: Path) -> None:
     from tcdb.runs import import_run
 
     build_snapshot(tmp_path, "c", "s1", DOCS, TOPICS, QRELS)
-    import_run("c", "s1", write_run_file(tmp_path / "runs", "B", RUNS["B"]))
+    import_run(Database(), "c", "s1", write_run_file(tmp_path / "runs", "B", RUNS["B"]))
     with pytest.raises(InputError, match="has no contributed runs"):
         pool_build("c", "s1", "p", depth=2, contributed=True)
 
@@ -399,12 +399,12 @@ def test_export_without_text_names_the_documents(db: str, tmp_path: Path, cli) -
     from tcdb.runs import import_run
     from tests.builders import write_documents, write_topics
 
-    add_collection("bare")
+    add_collection(Database(), "bare")
     folder = tmp_path / "bare"
-    ingest_snapshot("bare", "s1", LocalSource(write_documents(folder / "d.trec", DOCS),
+    ingest_snapshot(Database(), "bare", "s1", LocalSource(write_documents(folder / "d.trec", DOCS),
                                               write_topics(folder / "t.tsv", TOPICS), None),
                     with_text=False)
-    import_run("bare", "s1", write_run_file(tmp_path / "runs", "B", RUNS["B"]))
+    import_run(Database(), "bare", "s1", write_run_file(tmp_path / "runs", "B", RUNS["B"]))
     pool_build("bare", "s1", "p", depth=1, all_runs=True)
     code, _, err = cli("pool", "export", "p", "--format", "jsonl", "--out", tmp_path / "p.jsonl")
     assert code == 1 and "2 pooled document(s)" in err and "have no text" in err
@@ -447,7 +447,7 @@ def test_judgment_batches_fill_the_pooled_set_until_judged(remainder: Path, cli)
     report = json.loads(out)
     assert (report["n_new"], report["n_repeated"], report["n_judged"]) == (4, 1, 7)
     assert report["status"] == "judged" and report["judged_fraction"] == 1.0
-    with session_scope() as session:
+    with Database().session() as session:
         pooled = session.execute(select(QrelsSet).where(QrelsSet.name == "rem")).scalar_one()
         assert pooled.kind.value == "pooled" and pooled.n_judgments == 7
         assert pooled.assessor == "ann, bob"
@@ -464,14 +464,14 @@ def test_a_later_batch_drops_scores_computed_on_the_pooled_set(remainder: Path) 
     from tcdb.scoring.evaluate import evaluate
 
     pool_import_judgments("rem", write_qrels_file(remainder / "b1.txt", [("1", "d3", 1)]))
-    assert evaluate("c", "s1", "rem", ["P@2"]).n_computed == 4
+    assert evaluate(Database(), "c", "s1", "rem", ["P@2"]).n_computed == 4
     pool_import_judgments("rem", write_qrels_file(remainder / "b2.txt", [("2", "d9", 2)]))
-    with session_scope() as session:
+    with Database().session() as session:
         pooled = session.execute(select(QrelsSet.id).where(QrelsSet.name == "rem")).scalar_one()
         for table in (Score, Evaluation):
             assert session.execute(select(func.count()).select_from(table).where(
                 table.qrels_set_id == pooled)).scalar_one() == 0
-    assert evaluate("c", "s1", "rem", ["P@2"]).n_computed == 4
+    assert evaluate(Database(), "c", "s1", "rem", ["P@2"]).n_computed == 4
 
 
 def test_expand_writes_base_union_pooled(remainder: Path, cli) -> None:
@@ -481,7 +481,7 @@ def test_expand_writes_base_union_pooled(remainder: Path, cli) -> None:
     assert code == 0, err
     expanded = json.loads(out)["expanded"]
     assert (expanded["n_judgments"], expanded["n_added"], expanded["n_conflicts"]) == (6, 2, 0)
-    with session_scope() as session:
+    with Database().session() as session:
         qset = session.execute(select(QrelsSet).where(QrelsSet.name == "expanded")).scalar_one()
         base = session.execute(select(QrelsSet.id).where(QrelsSet.name == "original")
                                ).scalar_one()
@@ -553,7 +553,7 @@ def test_grade_outside_the_collections_scale(remainder: Path) -> None:
     from tcdb.api import pool_import_judgments
     from tcdb.catalog.collections import add_collection
 
-    add_collection("c", grade_min=0, grade_max=2)  # the stored qrels grade 0 to 2
+    add_collection(Database(), "c", grade_min=0, grade_max=2)  # the stored qrels grade 0 to 2
     before = _counts()
     path = write_qrels_file(remainder / "j.txt", [("1", "d3", 3)])
     with pytest.raises(InputError, match=r"j\.txt:1: grade 3 is outside the scale \[0, 2\] "
@@ -678,9 +678,10 @@ def test_end_to_end_remainder_pool_to_expanded_qrels(db: str, tmp_path: Path, cl
     merged = original + [(i["topic_id"], i["doc_id"], relevant[(i["topic_id"], i["doc_id"])])
                          for i in items]
     for qrels_name, rows in (("original", original), ("expanded", merged)):
-        report = evaluate("c", "s1", qrels_name, measures)
+        report = evaluate(Database(), "c", "s1", qrels_name, measures)
         assert report.n_computed == len(runs) * len(measures)
-        table = score_table("c", "s1", qrels_name, measures, per_topic=True, compute=False)
+        table = score_table(Database(),
+                            "c", "s1", qrels_name, measures, per_topic=True, compute=False)
         got = {(r.run, r.measure, r.topic): r.value for r in table.itertuples()}
         qrels = [ir_measures.Qrel(t, d, g) for t, d, g in rows]
         for tag, path in paths.items():

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 N_TOPICS = 6
@@ -58,7 +59,7 @@ def runs(db: str, tmp_path: Path) -> dict[str, Path]:
     build_snapshot(tmp_path, "c", "s1", docs, topics)
     paths = {tag: write_run_file(tmp_path / "runs", tag, rows)
              for tag, rows in _runs(rng).items()}
-    import_runs("c", "s1", list(paths.values()))
+    import_runs(Database(), "c", "s1", list(paths.values()))
     return paths
 
 
@@ -70,7 +71,7 @@ def test_docid_asc_equals_trectools_topx(runs: dict[str, Path], k: int) -> None:
     from tcdb.pools import pool_documents
 
     pool_build("c", "s1", f"p{k}", depth=k, all_runs=True, tie_order="docid-asc")
-    ours = pool_documents(f"p{k}")
+    ours = pool_documents(Database(), f"p{k}")
     reference = TrecPoolMaker().make_pool([TrecRun(str(p)) for p in runs.values()],
                                           strategy="topX", topX=k).pool
     expected = {str(t): set(docs) for t, docs in reference.items() if docs}
@@ -111,7 +112,7 @@ def test_trec_eval_order_equals_trec_eval_sorting(runs: dict[str, Path], k: int)
 
     pool_build("c", "s1", f"t{k}", depth=k, all_runs=True)
     best = _best_positions(k, lambda e: (e[1], e[0].encode()), reverse=True)
-    assert pool_documents(f"t{k}") == _pool_of(best)
+    assert pool_documents(Database(), f"t{k}") == _pool_of(best)
     assert {key: rank for key, (rank, _) in pool_entries(f"t{k}").items()} == best
 
 
@@ -134,4 +135,4 @@ def test_docid_asc_and_trec_eval_differ_on_these_ties(runs: dict[str, Path]) -> 
 
     pool_build("c", "s1", "asc", depth=10, all_runs=True, tie_order="docid-asc")
     pool_build("c", "s1", "desc", depth=10, all_runs=True, tie_order="trec_eval")
-    assert pool_documents("asc") != pool_documents("desc")
+    assert pool_documents(Database(), "asc") != pool_documents(Database(), "desc")

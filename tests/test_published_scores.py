@@ -22,8 +22,8 @@ from scipy import stats
 from sqlalchemy import func, select
 
 from tcdb.errors import ConflictError, FieldError, InputError
+from tcdb.operations import Database
 from tcdb.schema import Judgment, QrelsSet, Run, Score, Snapshot, SnapshotTopic
-from tcdb.storage.db import session_scope
 from tests.builders import write_documents, write_qrels_file, write_run_file, write_topics
 from tests.published_scores import SNAPSHOTS, SYSTEMS, scores, write_tidy, write_trec_eval
 
@@ -95,7 +95,7 @@ def test_readme_example_persistence_equals_numpy_scipy_and_repro_eval(published:
     assert [(r["label"], r["with_documents"], r["topics_from_scores"], r["topics"],
              r["judgments"]) for r in rows] == [
         (label, False, True, len(_universe(label)), 0) for label in SNAPSHOTS]
-    with session_scope() as session:
+    with Database().session() as session:
         sets = session.execute(select(QrelsSet.name, QrelsSet.kind, QrelsSet.source)).all()
         assert {(n, k.value, s) for n, k, s in sets} == {
             ("published", "published", "LongEval 2022 official results")}
@@ -274,7 +274,7 @@ def test_tidy_csv_is_validated_whole_and_read_as_written(db: str, tmp_path: Path
         with pytest.raises(InputError) as caught:
             api.scores_import(C, "s", path)
         assert caught.value.line == line and reason in caught.value.reason, text
-    with session_scope() as session:
+    with Database().session() as session:
         assert session.execute(select(func.count()).select_from(Score)).scalar_one() == 0
         assert session.execute(select(func.count()).select_from(Run)).scalar_one() == 0
     hostile = tmp_path / "hostile.csv"
@@ -305,7 +305,7 @@ def test_scores_name_topics_a_registered_topics_file_lacks(db: str, tmp_path: Pa
         no_tag = tmp_path / "n.score"
         no_tag.write_text("map\tq1\t0.5\n")
         api.scores_import(C, "s", no_tag)
-    with session_scope() as session:
+    with Database().session() as session:
         assert session.execute(select(func.count()).select_from(Score)).scalar_one() == 0
 
 
@@ -319,7 +319,7 @@ def test_documents_and_qrels_ingested_later_keep_the_published_scores(db: str,
     path = tmp_path / "old.score"
     path.write_text("runid\tall\told\nmap\t1\t0.5\nmap\t2\t0.25\n")
     api.scores_import(C, "s", path)
-    assert evaluate(C, "s", "published", ["AP", "RR"]).skipped == ["old"]
+    assert evaluate(Database(), C, "s", "published", ["AP", "RR"]).skipped == ["old"]
     folder = tmp_path / "files"
     docs = write_documents(folder / "docs.trec", {"d1": "one", "d2": "two", "d3": "three"})
     topics = write_topics(folder / "topics.tsv", {"1": "first", "2": "second", "3": "third"})
@@ -327,7 +327,7 @@ def test_documents_and_qrels_ingested_later_keep_the_published_scores(db: str,
                                                     ("3", "d2", 1)])
     report = api.snapshot_ingest(C, "s", docs=docs, topics_file=topics, qrels_file=qrels)
     assert (report.n_documents, report.n_topics, report.n_judgments) == (3, 3, 3)
-    with session_scope() as session:
+    with Database().session() as session:
         snap = session.execute(select(Snapshot)).scalar_one()
         assert (snap.with_documents, snap.topics_from_scores, snap.n_topics) == (True, False, 3)
         texts = dict(session.execute(select(SnapshotTopic.external_id, SnapshotTopic.query))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from tcdb.storage.db import session_scope
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 C = "sums"
@@ -28,14 +28,14 @@ def sha256_of(judgments: Iterable[tuple[str, str, int]]) -> str:
 
 
 def _stored(name: str) -> str | None:
-    with session_scope() as session:
+    with Database().session() as session:
         value = session.execute(text("SELECT judgments_checksum FROM qrels_set WHERE name = "
                                      ":n"), {"n": name}).scalar_one()
     return None if value is None else str(value)
 
 
 def _set_stored(name: str, value: str | None) -> None:
-    with session_scope() as session:
+    with Database().session() as session:
         session.execute(text("UPDATE qrels_set SET judgments_checksum = :v WHERE name = :n"),
                         {"v": value, "n": name})
 
@@ -54,7 +54,7 @@ def snap(db: str, tmp_path: Path) -> Path:
     from tcdb.runs import import_run
 
     build_snapshot(tmp_path, C, "s1", DOCS, TOPICS, QRELS)
-    import_run(C, "s1", write_run_file(tmp_path / "runs", "A",
+    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "A",
                                        [("1", "d1", 2.0), ("2", "d4", 1.0), ("10", "d9", 1.0)]))
     return tmp_path
 
@@ -96,7 +96,8 @@ def test_a_pooled_set_that_grows_gets_the_new_checksum(snap: Path) -> None:
     from tcdb.api import pool_build, pool_import_judgments
     from tcdb.runs import import_run
 
-    import_run(C, "s1", write_run_file(snap / "runs", "B", [("1", "d6", 1.0), ("10", "d8", 1.0)]))
+    import_run(Database(),
+               C, "s1", write_run_file(snap / "runs", "B", [("1", "d6", 1.0), ("10", "d8", 1.0)]))
     pool_build(C, "s1", "p", depth=1, all_runs=True, exclude_judged="original")
     first = [("2", "d4", 1)]
     pool_import_judgments("p", write_qrels_file(snap / "b1.txt", first))
@@ -119,6 +120,6 @@ def test_a_read_only_database_still_states_it(snap: Path, db: str) -> None:
 
     _set_stored("original", None)
     with Session(get_engine(db, read_only=True)) as session:
-        lineage = lineage_of(C, qrels=[("s1", "original")], session=session)
+        lineage = lineage_of(Database(), C, qrels=[("s1", "original")], session=session)
     assert lineage.qrels[0].checksum == sha256_of(QRELS)
     assert _stored("original") is None

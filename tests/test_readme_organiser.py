@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tcdb.operations import Database
+
 README = Path(__file__).parents[1] / "README.md"
 TEAMS = {  # tag → (group, run type, contributed, skill)
     "team01-r1": ("team01", "automatic", "yes", 0.9),
@@ -94,7 +96,7 @@ def test_the_readme_round_runs_as_written(db: str, tmp_path: Path, cli: Any,
         assert code == 0, f"tcdb {' '.join(command[1:])}\n{out}\n{err}"
     from tcdb.runs import list_runs
 
-    runs = {r["run"]: r for r in list_runs("mytrack", "round1")}
+    runs = {r["run"]: r for r in list_runs(Database(), "mytrack", "round1")}
     assert set(runs) == set(TEAMS)
     assert runs["team02-r2"]["run_type"] == "feedback"
     assert runs["team03-manual"]["run_type"] == "manual"

@@ -18,6 +18,7 @@ import pytest
 from scipy import stats
 
 from tcdb.errors import ConflictError, FieldError, InputError
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 TOPICS = {str(t): f"query {t}" for t in range(1, 11)}
@@ -59,13 +60,13 @@ def tie(db: str, tmp_path: Path) -> dict[str, list[int]]:
     from tcdb.runs import import_runs
 
     later = qrels + [(t, f"X{t}-{i}", 1) for t in ("1", "2", "3") for i in range(3)]
-    import_qrels("c", "s", "later", write_qrels_file(tmp_path / "later.txt", later))
+    import_qrels(Database(), "c", "s", "later", write_qrels_file(tmp_path / "later.txt", later))
     files = []
     for tag, counts in RELEVANT_IN_TOP5.items():
         extra = 3 if tag == "C" else 0
         rows = [row for t, k in zip(TOPICS, counts, strict=True) for row in _top5(t, k, extra)]
         files.append(write_run_file(tmp_path / "runs", tag, rows))
-    import_runs("c", "s", files)
+    import_runs(Database(), "c", "s", files)
     return RELEVANT_IN_TOP5
 
 
@@ -76,7 +77,7 @@ def test_equal_means_tie_however_they_were_summed(tie: dict[str, list[int]]) -> 
     values = {tag: [k / 5 for k in counts] for tag, counts in tie.items()}
     naive = {tag: sum(v) / len(v) for tag, v in values.items()}
     assert naive["A"] != naive["B"]  # the case: float sums in topic order differ in the last bit
-    means = score_table("c", "s", "original", ["P@5"]).set_index("run")["value"]
+    means = score_table(Database(), "c", "s", "original", ["P@5"]).set_index("run")["value"]
     assert means["A"] == means["B"] == 0.48
 
     report = api.reusability("c", "s", qrels="original", vs="later",
@@ -114,7 +115,7 @@ def test_one_designated_original_qrels_set(db: str, tmp_path: Path, cli) -> None
                          write_qrels_file(tmp_path / "round2.txt", cumulative[:5]),
                          "--kind", "original", "--json")
     assert code == 0 and json.loads(out)["original"] is False, err
-    listed = {s["label"]: s for s in list_snapshots("c")}
+    listed = {s["label"]: s for s in list_snapshots(Database(), "c")}
     diff = snapshot_diff("c", ["s1", "s2"])
     assert listed["s1"]["judgments"] == diff.qrels["s1"].judgments == 4
 
@@ -126,7 +127,7 @@ def test_one_designated_original_qrels_set(db: str, tmp_path: Path, cli) -> None
                        write_qrels_file(tmp_path / "round2b.txt", cumulative[:5]),
                        "--kind", "original", "--designate")
     assert code == 0, err
-    listed = {s["label"]: s for s in list_snapshots("c")}
+    listed = {s["label"]: s for s in list_snapshots(Database(), "c")}
     assert listed["s1"]["judgments"] == snapshot_diff("c", ["s1", "s2"]).qrels[
         "s1"].judgments == 5
 
@@ -259,9 +260,10 @@ def test_residual_evaluation_removes_what_was_judged(db: str, tmp_path: Path, cl
     cli("run", "import", "covid", "r2", write_run_file(tmp_path / "runs", "clean", clean))
     cli("run", "import", "covid", "r2", write_run_file(tmp_path / "runs", "planted", planted))
     measures = ["AP", "nDCG@10", "P@5", "RR"]
-    plain = score_table("covid", "r2", "round2", measures, ["clean", "planted"],
+    plain = score_table(Database(), "covid", "r2", "round2", measures, ["clean", "planted"],
                         per_topic=True)
-    residual = score_table("covid", "r2", "round2", measures, ["planted"], per_topic=True,
+    residual = score_table(Database(),
+                           "covid", "r2", "round2", measures, ["planted"], per_topic=True,
                            residual_of="r1/original")
     differs = []
     for measure in measures:
@@ -281,7 +283,7 @@ def test_repeated_document_ids(db: str, tmp_path: Path, cli) -> None:
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
 
-    add_collection("c")
+    add_collection(Database(), "c")
     docs = tmp_path / "docs.trec"
     entries = [("a", "alpha"), ("x", "same text"), ("b", "beta"), ("x", "same  text"),
                ("y", "first text"), ("y", "last text"), ("z", "one"), ("z", "two")]
@@ -289,17 +291,15 @@ def test_repeated_document_ids(db: str, tmp_path: Path, cli) -> None:
                             for d, t in entries))
     with pytest.raises(InputError, match=r"'y' occurs twice in the snapshot with different "
                        r"texts \(or source labels\): 2 such repeat\(s\), of 'y', 'z'"):
-        ingest_snapshot("c", "s", LocalSource(docs))
-    report = ingest_snapshot("c", "s", LocalSource(docs), on_duplicate="last")
+        ingest_snapshot(Database(), "c", "s", LocalSource(docs))
+    report = ingest_snapshot(Database(), "c", "s", LocalSource(docs), on_duplicate="last")
     assert (report.n_documents, report.n_repeated, report.n_conflicting) == (5, 1, 2)
     code, out, err = cli("snapshot", "ingest", "c", "s-first", "--docs", docs,
                          "--on-duplicate", "first", "--json")
     assert code == 0, err
     from sqlalchemy import text
 
-    from tcdb.storage.db import session_scope
-
-    with session_scope() as session:
+    with Database().session() as session:
         texts = dict(session.connection().execute(text(
             "SELECT s.label || '/' || sd.external_id, c.text FROM snapshot_document sd "
             "JOIN snapshot s ON s.id = sd.snapshot_id JOIN content c ON c.id = sd.content_id "
@@ -319,7 +319,6 @@ def test_longeval_queries_that_repeat_a_text(db: str, tmp_path: Path,
     from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
     from tcdb.ingest import ingest_snapshot
     from tcdb.queries import core_topic_ids
-    from tcdb.storage.db import session_scope
 
     home = tmp_path / "irds"
     monkeypatch.setenv("IR_DATASETS_HOME", str(home))
@@ -337,14 +336,15 @@ def test_longeval_queries_that_repeat_a_text(db: str, tmp_path: Path,
         "2023-03": LongEvalSnapshot([DocumentRecord("9", "test")], [TopicRecord("q9", "t")],
                                     None),
     })
-    add_collection("longeval-web", "url", "text", id_fallback=True)
-    june = ingest_snapshot("longeval-web", "2022-06", IrdsSource("longeval-web/2022-06"))
-    ingest_snapshot("longeval-web", "2022-07", IrdsSource("longeval-web/2022-07"))
+    add_collection(Database(), "longeval-web", "url", "text", id_fallback=True)
+    june = ingest_snapshot(Database(),
+                           "longeval-web", "2022-06", IrdsSource("longeval-web/2022-06"))
+    ingest_snapshot(Database(), "longeval-web", "2022-07", IrdsSource("longeval-web/2022-07"))
     assert (june.n_topics, june.n_ambiguous_topics, june.n_judgments) == (3, 2, 3)
     diff = snapshot_diff("longeval-web", ["2022-06", "2022-07"])
     assert diff.topics.kept == 1 and diff.topics.ambiguous.model_dump() == {"before": 2,
                                                                              "after": 0}
-    with session_scope() as session:
+    with Database().session() as session:
         assert len(core_topic_ids(session, "longeval-web", ["2022-06", "2022-07"])) == 1
 
     run = write_run_file(tmp_path / "runs", "r", [("q2", "1001", 2.0), ("q2", "1002", 1.0),
@@ -366,16 +366,16 @@ def test_a_grade_scale_cannot_narrow_under_stored_grades(db: str, tmp_path: Path
 
     build_snapshot(tmp_path, "c", "s", _docs(), TOPICS, [("1", "N1-0", -1), ("1", "R1-0", 2)])
     with pytest.raises(ConflictError, match="graded -1 to 2; the scale 0:2 would leave"):
-        add_collection("c", grade_min=0, grade_max=2)
+        add_collection(Database(), "c", grade_min=0, grade_max=2)
     code, _, err = cli("collection", "add", "c", "--grades", "0:2")
     assert code == 1 and "graded -1 to 2" in err
-    add_collection("c", grade_min=-2, grade_max=3)  # wider: fine
+    add_collection(Database(), "c", grade_min=-2, grade_max=3)  # wider: fine
     with pytest.raises(ConflictError, match="scale -2:1"):
-        add_collection("c", grade_max=1)
+        add_collection(Database(), "c", grade_max=1)
 
 
 def test_options_name_themselves() -> None:
     with pytest.raises(FieldError, match="split_by"):
         from tcdb.judging.qrels import import_qrels
 
-        import_qrels("c", "s", "n", "x", split_by="topic")
+        import_qrels(Database(), "c", "s", "n", "x", split_by="topic")

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from tcdb.errors import InputError, NotFoundError
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 TOPICS = {str(t): f"query {t}" for t in range(1, 17)}
@@ -33,7 +34,8 @@ def graded(db: str, tmp_path: Path) -> dict[str, dict[str, dict[str, float]]]:
         run = {t: {d: float(20 - i) for i, d in enumerate(rng.sample(sorted(DOCS), 15))}
                for t in topics}
         rows = [(t, d, s) for t, docs in run.items() for d, s in docs.items()]
-        import_run("c", "s", write_run_file(tmp_path / "runs", tag, rows), system=f"sys-{tag}")
+        import_run(Database(),
+                   "c", "s", write_run_file(tmp_path / "runs", tag, rows), system=f"sys-{tag}")
         runs[tag] = run
     runs["qrels"] = {}  # type: ignore[assignment]
     for t, d, g in qrels:
@@ -162,8 +164,8 @@ def one_relevant(db: str, tmp_path: Path) -> Path:
     qrels = [(t, d, 1) for t, d in RELEVANT.items()] + [("t1", "n1", 0), ("t2", "n5", 0)]
     build_snapshot(tmp_path, "marco", "dev", OUTCOME_DOCS, {t: f"q {t}" for t in RELEVANT},
                    qrels)
-    import_run("marco", "dev", write_run_file(tmp_path / "runs", "A", RUN_A))
-    import_run("marco", "dev", write_run_file(tmp_path / "runs", "B", RUN_B),
+    import_run(Database(), "marco", "dev", write_run_file(tmp_path / "runs", "A", RUN_A))
+    import_run(Database(), "marco", "dev", write_run_file(tmp_path / "runs", "B", RUN_B),
                allow_unknown_docs=True)
     return tmp_path
 
@@ -174,9 +176,8 @@ def test_relevant_ranks_follow_trec_eval_order(one_relevant: Path) -> None:
     from tcdb.queries import relevant_ranks, topic_ids
     from tcdb.runs import get_runs
     from tcdb.scoring.scores import score_table
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         snap = get_snapshot(session, "marco", "dev")
         qset = get_qrels_set(session, snap, "original")
         ranks = {}
@@ -186,7 +187,7 @@ def test_relevant_ranks_follow_trec_eval_order(one_relevant: Path) -> None:
             ranks[run.tag] = {names[t]: r for t, r in found.items()}
     assert ranks == {"A": RANKS_A, "B": RANKS_B}
     # the same ranks as ir_measures' reciprocal rank on the stored runs (unresolved docs too)
-    rr = score_table("marco", "dev", "original", ["RR"], per_topic=True)
+    rr = score_table(Database(), "marco", "dev", "original", ["RR"], per_topic=True)
     for row in rr.itertuples():
         expected = ranks[row.run].get(row.topic)
         assert row.value == pytest.approx(1 / expected if expected else 0.0)
@@ -261,7 +262,7 @@ def test_run_with_imported_scores_lacking_the_measure_is_not_found(graded: dict,
 
     path = tmp_path / "old.tsv"
     path.write_text("1\tAP\t0.5\n2\tAP\t0.25\n")
-    import_scores("c", "s", "original", "old", path)
+    import_scores(Database(), "c", "s", "original", "old", path)
     report = api.compare("c", "s", qrels="original", runs=["a", "old"], measure="AP")
     assert report.pairs[0].mean_b == pytest.approx(0.75 / 16)
     with pytest.raises(NotFoundError, match="run 'old' of 's' has no nDCG@10 scores"):

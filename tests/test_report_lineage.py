@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tcdb import api
+from tcdb.operations import Database
 from tcdb.operations.registry import all_operations
 from tests.builders import COLLECTION, Seeded
 
@@ -104,7 +105,7 @@ def test_every_report_carries_lineage(seeded: Seeded) -> None:
     assert set(reports) == set(requests), "a report without a lineage check"
     head = _alembic_head()
     for name, op in reports.items():
-        result = op(op.request(**requests[name]))
+        result = op(op.request(**requests[name]), Database())
         lineage = result.to_json()["lineage"]
         assert lineage, name
         assert lineage["collection"] == requests[name]["collection"] if "collection" in \

@@ -25,6 +25,7 @@ from repro_eval.measure.statistics import ttest
 from scipy import stats
 
 from tcdb.errors import ConflictError, InputError, NotFoundError
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 from tests.repro_eval_data import Anchors, sources
 from tests.repro_eval_data import anchors as load_anchors
@@ -234,7 +235,7 @@ def _synthetic(tmp_path: Path) -> dict[str, Any]:
                 as_dict[topic] = {d: float(10 - i) for i, d in enumerate(docs)}
                 rows += [(topic, d, float(10 - i)) for i, d in enumerate(docs)]
             path = write_run_file(tmp_path / "runs" / label, f"{system}-{label}", rows)
-            import_run("le", label, path, system=system)
+            import_run(Database(), "le", label, path, system=system)
             runs[label][system] = as_dict
     return {"qrels": qrels_by_text, "runs": runs}
 
@@ -368,7 +369,7 @@ def _import_scores(tmp_path: Path, snapshot: str, tag: str, system: str,
 
     path = tmp_path / f"{tag}.tsv"
     path.write_text("".join(f"{t}\tAP\t{v!r}\n" for t, v in values.items()))
-    import_scores("planted", snapshot, "original", tag, path, system)
+    import_scores(Database(), "planted", snapshot, "original", tag, path, system)
 
 
 def test_planted_effects_give_er_one_half_and_one(db: str, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot
 
 
@@ -17,7 +18,7 @@ def _import_scores(tmp_path: Path, snapshot: str, tag: str, system: str,
 
     path = tmp_path / f"{tag}.tsv"
     path.write_text("".join(f"{t}\tAP\t{v!r}\n" for t, v in values.items()))
-    import_scores("campaign", snapshot, "original", tag, path, system)
+    import_scores(Database(), "campaign", snapshot, "original", tag, path, system)
 
 
 @pytest.fixture

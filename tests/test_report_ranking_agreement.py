@@ -17,6 +17,7 @@ import pytest
 from repro_eval.measure.document_order import KTU, RBO
 
 from tcdb.errors import ConflictError, FieldError, NotFoundError
+from tcdb.operations import Database
 from tests.longitudinal import COLLECTION, DEPTH, QUERIES, Web, build_web
 
 
@@ -124,7 +125,7 @@ def test_wrong_input_names_the_option(web: Web, tmp_path: Path) -> None:
 
     rows = [(r.query_id, r.doc_id, r.score)
             for r in ir_measures.read_trec_run(str(web.runs["noisy"]["s2"]))]
-    import_runs(COLLECTION, "s2", [write_run_file(tmp_path / "more", "again", rows)],
+    import_runs(Database(), COLLECTION, "s2", [write_run_file(tmp_path / "more", "again", rows)],
                 system="steady")
     with pytest.raises(ConflictError, match="2 runs in snapshot 's2' \\(again, steady-s2\\)"):
         ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"])

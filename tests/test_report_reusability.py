@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 C, S = "reuse", "s1"
@@ -87,10 +88,11 @@ def build(tmp_path: Path) -> dict[str, Any]:
     for tag in [*CONTRIBUTORS, MAGIC]:
         paths[tag] = write_run_file(tmp_path / "runs", tag, run_rows(tag))
         group, manual, _ = CONTRIBUTORS.get(tag, ("wizards", False, 0))
-        import_run(C, S, paths[tag], group=group, run_type="manual" if manual else "automatic",
+        import_run(Database(),
+                   C, S, paths[tag], group=group, run_type="manual" if manual else "automatic",
                    contributed=tag != MAGIC)
     pool_build(C, S, "p1", depth=DEPTH, all_runs=True, exclude_judged="original")
-    pooled = pool_documents("p1")
+    pooled = pool_documents(Database(), "p1")
     judgments = write_qrels_file(tmp_path / "pool-judgments.txt", judge(pooled))
     pool_import_judgments("p1", judgments, expand="original", expanded_name="expanded")
     expanded = {topic: set(docs) for topic, docs in original_pairs().items()}
@@ -261,7 +263,7 @@ def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path)
                            measures=["AP", "P@10"], save="loo")
     groups = {g.group: g for g in report.measures["AP"].groups}
     assert set(groups) == {"g1", "g2", "g3"}
-    sets = {q["name"]: q for q in list_qrels(C, S)}
+    sets = {q["name"]: q for q in list_qrels(Database(), C, S)}
     top = pd.DataFrame([(tag, CONTRIBUTORS[tag][0], t, d) for tag in CONTRIBUTORS
                         for t, d, r, _ in run_rows(tag) if r <= DEPTH],
                        columns=["run", "group", "topic", "doc"])
@@ -286,7 +288,7 @@ def test_leave_out_stores_derived_qrels_and_reuses_them(db: str, tmp_path: Path)
     assert any(r.score_reduced < r.score_full for g in precision_groups for r in g.runs)
     again = api.leave_out(C, S, qrels="original", depth=DEPTH, by="group",
                           measures=["AP", "P@10"], save="loo")
-    assert len(list_qrels(C, S)) == len(sets)
+    assert len(list_qrels(Database(), C, S)) == len(sets)
     assert again.measures == report.measures
 
 
@@ -295,21 +297,20 @@ def test_leave_out_reads_unless_saved(db: str, tmp_path: Path) -> None:
     those of the saved sets."""
     from tcdb import api
     from tcdb.judging.qrels import list_qrels
-    from tcdb.storage.db import session_scope
 
     build(tmp_path)
-    before = len(list_qrels(C, S))
+    before = len(list_qrels(Database(), C, S))
     report = api.leave_out(C, S, qrels="original", depth=DEPTH, measures=["AP", "P@10"])
-    assert len(list_qrels(C, S)) == before
+    assert len(list_qrels(Database(), C, S)) == before
     assert all(g.qrels is None for m in report.measures.values() for g in m.groups)
-    with session_scope() as session:
+    with Database().session() as session:
         n_scores = session.connection().exec_driver_sql("SELECT COUNT(*) FROM score").scalar()
     saved = api.leave_out(C, S, qrels="original", depth=DEPTH, measures=["AP", "P@10"],
                           save="loo")
     for measure, result in report.measures.items():
         for read, stored in zip(result.groups, saved.measures[measure].groups, strict=True):
             assert read.model_copy(update={"qrels": stored.qrels}) == stored
-    with session_scope() as session:
+    with Database().session() as session:
         assert session.connection().exec_driver_sql("SELECT COUNT(*) FROM score").scalar() \
             > n_scores
 
@@ -336,7 +337,7 @@ def test_leave_out_needs_contributing_runs(db: str, tmp_path: Path) -> None:
 
     build_snapshot(tmp_path, C, S, {d: d for d in DOCS}, {t: t for t in TOPICS},
                    judge(original_pairs()))
-    import_run(C, S, write_run_file(tmp_path / "runs", MAGIC, run_rows(MAGIC)))
+    import_run(Database(), C, S, write_run_file(tmp_path / "runs", MAGIC, run_rows(MAGIC)))
     with pytest.raises(InputError, match="contributing"):
         api.leave_out(C, S, qrels="original", depth=DEPTH)
 
@@ -378,12 +379,11 @@ def test_top_k_follows_trec_eval_order_not_the_file_ranks(db: str, tmp_path: Pat
     from tcdb.catalog.collections import get_snapshot
     from tcdb.queries import document_ids, load_top_k
     from tcdb.runs import get_runs, import_run
-    from tcdb.storage.db import session_scope
 
     build_snapshot(tmp_path, C, S, {d: d for d in DOCS[:5]}, {"t1": "q"}, [("t1", "d000", 1)])
     rows = [("t1", d, rank, 1.0) for rank, d in enumerate(DOCS[:5], start=1)]
-    import_run(C, S, write_run_file(tmp_path / "runs", "tied", rows))
-    with session_scope() as session:
+    import_run(Database(), C, S, write_run_file(tmp_path / "runs", "tied", rows))
+    with Database().session() as session:
         snap = get_snapshot(session, C, S)
         run_id = get_runs(session, snap)[0].id or 0
         names = {v: k for k, v in document_ids(session, snap.id or 0).items()}

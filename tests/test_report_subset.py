@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot
 
 C = "lit"
@@ -37,10 +38,10 @@ def planted(db: str, tmp_path: Path) -> Path:
     for run, values in PLANTED.items():
         path = tmp_path / f"{run}.tsv"
         path.write_text("".join(f"{t}\tAP\t{v}\n" for t, v in enumerate(values, start=1)))
-        import_scores(C, "v1", "original", run, path)
+        import_scores(Database(), C, "v1", "original", run, path)
     other = tmp_path / "other.tsv"
     other.write_text("1\tP@10\t0.1\n")
-    import_scores(C, "v1", "original", "other", other)
+    import_scores(Database(), C, "v1", "original", "other", other)
     quiz = tmp_path / "quiz.tsv"
     quiz.write_text("model\ttopic\tscore\n" + "".join(
         f"gpt\t{t}\t{0.9 if t <= 10 else 0.1}\n" for t in range(1, T + 1)))
@@ -126,7 +127,7 @@ def test_unanswered_topics_count_zero_and_options(planted: Path, cli: Any) -> No
 
     partial = planted / "partial.tsv"
     partial.write_text("1\tAP\t1.0\n12\tAP\t0.5\n")  # 18 judged topics unanswered
-    import_scores(C, "v1", "original", "partial", partial)
+    import_scores(Database(), C, "v1", "original", "partial", partial)
     api.topic_set_create(collection=C, name="pair", snapshot="v1", topic_ids=["12", "13"])
     code, out, err = cli("report", "subset", C, "v1", "--topics", "pair", "-m", "AP",
                          "--run", "partial", "--samples", "500", "--seed", "3", "--json")

@@ -21,6 +21,7 @@ import pytest
 from repro_eval.Evaluator import RpdEvaluator, RplEvaluator
 from repro_eval.util import arp_scores
 
+from tcdb.operations import Database
 from tests.builders import write_documents, write_topics
 from tests.repro_eval_data import (
     ADVANCED,
@@ -59,8 +60,8 @@ def _ingest(tmp_path: Path, anchors: Anchors, label: str, collection: str) -> No
     source = LocalSource(write_documents(folder / "docs.trec", docs),
                          write_topics(folder / "topics.tsv", {t: f"topic {t}" for t in topics}),
                          anchors.folder / "qrels" / f"{collection}.txt")
-    add_collection("breuer", "doc_id", "query_id")
-    ingest_snapshot("breuer", label, source)
+    add_collection(Database(), "breuer", "doc_id", "query_id")
+    ingest_snapshot(Database(), "breuer", label, source)
 
 
 def _import(anchors: Anchors, label: str, runs: dict[str, str]) -> None:
@@ -68,7 +69,7 @@ def _import(anchors: Anchors, label: str, runs: dict[str, str]) -> None:
     from tcdb.runs import import_run
 
     for system, name in runs.items():
-        import_run("breuer", label, anchors.folder / "runs" / name, system=system)
+        import_run(Database(), "breuer", label, anchors.folder / "runs" / name, system=system)
 
 
 def _oracle(evaluator: Any) -> Any:

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import func, select
 
 from tcdb.errors import FieldError, InputError, NotFoundError
+from tcdb.operations import Database
 from tcdb.schema import PoolEntry, PoolRun, Run, RunEntry, Score, System
-from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(1, 7)}
@@ -42,11 +42,11 @@ def round1(db: str, tmp_path: Path) -> Path:
 def _runs() -> dict[str, dict[str, Any]]:
     from tcdb.runs import list_runs
 
-    return {r["run"]: r for r in list_runs("c", "s")}
+    return {r["run"]: r for r in list_runs(Database(), "c", "s")}
 
 
 def _count(table: Any) -> int:
-    with session_scope() as session:
+    with Database().session() as session:
         return session.execute(select(func.count()).select_from(table)).scalar_one()
 
 
@@ -69,7 +69,7 @@ def test_one_call_imports_a_round_with_its_metadata(round1: Path, cli: Any) -> N
     assert str(runs["alpha"]["submitted"]) == "2020-05-01"
     assert runs["beta"]["description"] == "dense, with feedback"
     assert runs["beta"]["first_stage"] == "alpha" and runs["alpha"]["first_stage"] is None
-    with session_scope() as session:
+    with Database().session() as session:
         systems = {(s.group_name, s.name) for s in session.exec(select(System)).scalars()}
     assert systems == {("GUIR_S2", "alpha"), ("cuni", "beta"), ("cuni", "gamma")}
     code, out, _ = cli("run", "import", "c", "s", *_files(round1), "--metadata",
@@ -124,11 +124,11 @@ def test_broken_encoding_and_json_are_refused(round1: Path) -> None:
     latin = round1 / "latin.csv"
     latin.write_bytes("tag,group\nalpha,Universit\xe9\n".encode("latin-1"))
     with pytest.raises(InputError, match="latin.csv: not UTF-8"):
-        import_runs("c", "s", _files(round1), metadata=latin)
+        import_runs(Database(), "c", "s", _files(round1), metadata=latin)
     broken = round1 / "broken.json"
     broken.write_text('[{"tag": "alpha",\n "group": }]', encoding="utf-8")
     with pytest.raises(InputError, match="broken.json:2: not JSON"):
-        import_runs("c", "s", _files(round1), metadata=broken)
+        import_runs(Database(), "c", "s", _files(round1), metadata=broken)
     assert _count(Run) == 0
 
 
@@ -142,7 +142,8 @@ def test_the_same_file_again_updates_the_metadata_it_is_given(round1: Path, cli:
     assert code == 0 and json.loads(out)["runs"][0]["status"] == "updated"
     run = _runs()["alpha"]
     assert (run["group"], run["contributed"], run["run_type"]) == ("GUIR_S2", True, "feedback")
-    with session_scope() as session:  # the run moved to its group's system; the old one is gone
+    # the run moved to its group's system; the old one is gone
+    with Database().session() as session:
         assert [(s.group_name, s.name) for s in session.exec(select(System)).scalars()] == [
             ("GUIR_S2", "alpha")]
 
@@ -151,9 +152,9 @@ def test_replace_keeps_the_metadata_not_given_again(round1: Path) -> None:
     from tcdb.runs import import_run
 
     alpha = round1 / "runs" / "alpha.run"
-    import_run("c", "s", alpha, metadata=round1 / "runs.csv")
+    import_run(Database(), "c", "s", alpha, metadata=round1 / "runs.csv")
     other = write_run_file(round1 / "v2", "alpha", ROWS[:3])
-    report = import_run("c", "s", other, replace=True, description="fixed run")
+    report = import_run(Database(), "c", "s", other, replace=True, description="fixed run")
     assert report.status == "replaced" and report.n_entries == 3
     run = _runs()["alpha"]
     assert (run["group"], run["contributed"], run["category"]) == ("GUIR_S2", True, "lexical")
@@ -164,8 +165,8 @@ def test_run_update_fixes_metadata_and_keeps_entries_and_scores(round1: Path, cl
     from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
-    import_runs("c", "s", _files(round1), metadata=round1 / "runs.csv")
-    evaluate("c", "s", "original", ["AP"])
+    import_runs(Database(), "c", "s", _files(round1), metadata=round1 / "runs.csv")
+    evaluate(Database(), "c", "s", "original", ["AP"])
     before = (_count(RunEntry), _count(Score))
     code, out, err = cli("run", "update", "c", "s", "beta", "gamma", "--group", "CUNI",
                          "--not-contributed", "--json")
@@ -187,12 +188,12 @@ def test_run_update_fixes_metadata_and_keeps_entries_and_scores(round1: Path, cl
 def test_run_update_refuses_typos_and_empty_updates(round1: Path) -> None:
     from tcdb.runs import RunMetadata, import_runs, update_runs
 
-    import_runs("c", "s", _files(round1), metadata=round1 / "runs.csv")
+    import_runs(Database(), "c", "s", _files(round1), metadata=round1 / "runs.csv")
     with pytest.raises(NotFoundError, match="no run 'bta'"):
-        update_runs("c", "s", ["alpha", "bta"], RunMetadata(group="x"))
+        update_runs(Database(), "c", "s", ["alpha", "bta"], RunMetadata(group="x"))
     assert _runs()["alpha"]["group"] == "GUIR_S2"  # nothing was written
     with pytest.raises(FieldError, match="nothing to update"):
-        update_runs("c", "s", ["alpha"], RunMetadata())
+        update_runs(Database(), "c", "s", ["alpha"], RunMetadata())
 
 
 def test_run_delete_takes_entries_scores_and_pool_membership(round1: Path, cli: Any) -> None:
@@ -200,8 +201,8 @@ def test_run_delete_takes_entries_scores_and_pool_membership(round1: Path, cli: 
     from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
-    import_runs("c", "s", _files(round1), metadata=round1 / "runs.csv")
-    evaluate("c", "s", "original", ["AP"])
+    import_runs(Database(), "c", "s", _files(round1), metadata=round1 / "runs.csv")
+    evaluate(Database(), "c", "s", "original", ["AP"])
     pool_build("c", "s", "p", depth=2, all_runs=True)
     pooled = _count(PoolEntry)
     code, out, err = cli("run", "delete", "c", "s", "gamma", "--yes", "--json")
@@ -212,7 +213,7 @@ def test_run_delete_takes_entries_scores_and_pool_membership(round1: Path, cli: 
     assert set(_runs()) == {"alpha", "beta"}
     assert _count(RunEntry) == 10 and _count(Score) == 4 and _count(PoolRun) == 2
     assert _count(PoolEntry) == pooled  # the assessors may hold the pool already
-    with session_scope() as session:
+    with Database().session() as session:
         assert "gamma" not in {s.name for s in session.exec(select(System)).scalars()}
     code, _, err = cli("run", "delete", "c", "s", "alpha", "nope", "--yes")
     assert code == 1 and "no run 'nope'" in err and "alpha" in _runs()

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import func, select
 
 from tcdb.errors import ConflictError, InputError
+from tcdb.operations import Database
 from tcdb.schema import Evaluation, Run, RunEntry, Score, System, UnresolvedRunEntry
-from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"document number {i}" for i in range(8)}
@@ -30,7 +30,7 @@ def snap(db: str, tmp_path: Path) -> Path:
 
 
 def _counts() -> dict[str, int]:
-    with session_scope() as session:
+    with Database().session() as session:
         return {
             table.__tablename__: session.execute(
                 select(func.count()).select_from(table)).scalar_one()
@@ -39,7 +39,7 @@ def _counts() -> dict[str, int]:
 
 
 def _entries(run_tag: str) -> list[tuple[int, int, float]]:
-    with session_scope() as session:
+    with Database().session() as session:
         run_id = session.execute(select(Run.id).where(Run.tag == run_tag)).scalar_one()
         return [tuple(r) for r in session.execute(
             select(RunEntry.topic_id, RunEntry.rank, RunEntry.score)
@@ -55,7 +55,7 @@ def test_import_stores_entries_and_metadata(snap: Path, cli) -> None:
     (report,) = json.loads(out)["runs"]
     assert report["status"] == "imported" and report["n_entries"] == 5
     assert report["n_unresolved"] == 0 and report["system"] == "BM25"
-    with session_scope() as session:
+    with Database().session() as session:
         run = session.execute(select(Run)).scalar_one()
         assert (run.tag, run.group_name, run.run_type, run.contributed) == ("bm25", "uni",
                                                                             "manual", True)
@@ -95,8 +95,8 @@ def test_replace_keeps_the_run_id_and_drops_old_entries_and_scores(snap: Path, c
 
     first = write_run_file(snap, "bm25", ROWS)
     assert cli("run", "import", "c", "s1", first)[0] == 0
-    evaluate("c", "s1", "original", ["AP", "P@10"])
-    with session_scope() as session:
+    evaluate(Database(), "c", "s1", "original", ["AP", "P@10"])
+    with Database().session() as session:
         old_id = session.execute(select(Run.id)).scalar_one()
     assert _counts()["score"] > 0 and _counts()["evaluation"] == 2
     second = write_run_file(snap / "v2", "bm25", [("1", "d7", 9.0), ("3", "d4", 1.0)])
@@ -106,7 +106,7 @@ def test_replace_keeps_the_run_id_and_drops_old_entries_and_scores(snap: Path, c
     counts = _counts()
     assert counts["run"] == 1 and counts["run_entry"] == 2
     assert counts["score"] == 0 and counts["evaluation"] == 0
-    with session_scope() as session:
+    with Database().session() as session:
         run = session.execute(select(Run)).scalar_one()
         assert run.id == old_id and run.n_entries == 2 and run.source == str(second.resolve())
 
@@ -118,7 +118,7 @@ def test_unknown_documents_are_kept_as_unresolved_when_allowed(snap: Path, cli) 
     assert "2 entries name documents the snapshot does not have" in out
     counts = _counts()
     assert counts["run_entry"] == 1 and counts["run_entry_unresolved"] == 2
-    with session_scope() as session:
+    with Database().session() as session:
         run = session.execute(select(Run)).scalar_one()
         assert (run.n_entries, run.n_unresolved) == (1, 2)
         unresolved = session.execute(select(UnresolvedRunEntry.external_doc_id,
@@ -151,7 +151,7 @@ def test_system_links_runs_across_snapshots(snap: Path, tmp_path: Path, cli) -> 
     b = write_run_file(snap / "s2", "bm25-feb", ROWS)
     assert cli("run", "import", "c", "s1", a, "--system", "BM25")[0] == 0
     assert cli("run", "import", "c", "s2", b, "--system", "BM25")[0] == 0
-    with session_scope() as session:
+    with Database().session() as session:
         systems = session.execute(select(System.name)).scalars().all()
         run_systems = set(session.execute(select(Run.system_id)).scalars())
     assert systems == ["BM25"] and len(run_systems) == 1
@@ -195,7 +195,7 @@ def test_bad_run_file_names_file_line_reason_and_writes_nothing(
     with pytest.raises(InputError) as caught:
         from tcdb.runs import import_run
 
-        import_run("c", "s1", path)
+        import_run(Database(), "c", "s1", path)
     assert caught.value.file == str(path)
     assert caught.value.line == line
     assert reason in caught.value.reason
@@ -213,7 +213,7 @@ def test_conflict_between_two_files_with_the_same_tag(snap: Path) -> None:
     b = write_run_file(snap / "b", "same", ROWS[:2])
     more = [write_run_file(snap / f"m{i}", f"more{i}", ROWS) for i in range(5)]
     try:
-        import_runs("c", "s1", [a, b, *more])
+        import_runs(Database(), "c", "s1", [a, b, *more])
     except ConflictError as exc:
         caught = exc  # its traceback keeps the import's frame, and the reader in it, alive
     assert "both hold run 'same'" in str(caught)
@@ -229,22 +229,22 @@ def test_delete_run_and_snapshot_dependents_remove_rows_without_foreign_keys(sna
     from tcdb.scoring.evaluate import evaluate
     from tcdb.storage.housekeeping import delete_run, delete_snapshot_dependents
 
-    a = import_run("c", "s1", write_run_file(snap, "a", ROWS))
-    import_run("c", "s1", write_run_file(snap, "b", [*ROWS, ("3", "zz", 0.1)]),
+    a = import_run(Database(), "c", "s1", write_run_file(snap, "a", ROWS))
+    import_run(Database(), "c", "s1", write_run_file(snap, "b", [*ROWS, ("3", "zz", 0.1)]),
                allow_unknown_docs=True)
-    evaluate("c", "s1", "original", ["AP"])
-    with session_scope() as session:
+    evaluate(Database(), "c", "s1", "original", ["AP"])
+    with Database().session() as session:
         delete_run(session, a.run_id)
     counts = _counts()
     assert counts["run"] == 1 and counts["run_entry"] == 5 and counts["run_entry_unresolved"] == 1
     assert counts["evaluation"] == 1
-    with session_scope() as session:
+    with Database().session() as session:
         snapshot_id = session.execute(select(Run.snapshot_id)).scalar_one()
         delete_snapshot_dependents(session, snapshot_id, keep_runs=True)
     counts = _counts()
     assert counts["run"] == 1
     assert counts["run_entry"] == counts["run_entry_unresolved"] == counts["score"] == 0
-    with session_scope() as session:
+    with Database().session() as session:
         delete_snapshot_dependents(session, snapshot_id)
     assert _counts()["run"] == 0
 
@@ -288,11 +288,11 @@ def test_a_small_run_into_a_big_snapshot_looks_up_only_its_documents(
     monkeypatch.setattr(importing, "_names_much_of", spy)
     rows = [("1", "d9", 1.0), ("1", "d10", 1.0), ("1", "d2999", 2.0), ("1", "nope", 1.0),
             ("2", "d5", 0.5), ("2", "d4", 0.5)]
-    report = import_run("c", "big", write_run_file(tmp_path / "runs", "small", rows),
+    report = import_run(Database(), "c", "big", write_run_file(tmp_path / "runs", "small", rows),
                         allow_unknown_docs=True)
     assert decided == [False]  # 6 lines against 3,000 documents: look them up
     assert (report.n_entries, report.n_unresolved) == (5, 1)
-    with session_scope() as session:
+    with Database().session() as session:
         ranked = session.execute(
             select(RunEntry.topic_id, RunEntry.eval_rank, RunEntry.score)
             .order_by(RunEntry.topic_id, RunEntry.eval_rank)).all()

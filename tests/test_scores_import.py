@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import func, select
 
 from tcdb.errors import ConflictError, InputError
+from tcdb.operations import Database
 from tcdb.schema import Evaluation, Run, RunEntry, Score
-from tcdb.storage.db import session_scope
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(6)}
@@ -44,7 +44,7 @@ def _write(folder: Path, name: str, text: str) -> Path:
 
 
 def _counts() -> tuple[int, int, int]:
-    with session_scope() as session:
+    with Database().session() as session:
         return tuple(session.execute(select(func.count()).select_from(t)).scalar_one()
                      for t in (Run, Score, Evaluation))  # type: ignore[return-value]
 
@@ -61,30 +61,31 @@ def test_trec_eval_output_becomes_a_run_with_imported_scores(snap: Path, cli) ->
     assert report["status"] == "imported" and report["n_scores"] == 5
     assert report["measures"] == ["AP", "P@20", "nDCG@10"]
     assert "gm_map" in report["skipped"]
-    with session_scope() as session:
+    with Database().session() as session:
         run = session.execute(select(Run)).scalar_one()
         assert run.n_entries == 0 and run.checksum is not None
         sources = set(session.execute(select(Evaluation.source)).scalars())
         assert session.execute(select(func.count()).select_from(RunEntry)).scalar_one() == 0
     assert sources == {"imported"}
-    means = score_table("c", "s1", "original", ["AP", "nDCG@10", "RR"])
+    means = score_table(Database(), "c", "s1", "original", ["AP", "nDCG@10", "RR"])
     by_measure = dict(zip(means["measure"], means["value"], strict=True))
     assert by_measure["AP"] == pytest.approx((0.5 + 0.25) / 3)  # trec_eval -c: 3 qrels topics
     assert by_measure["nDCG@10"] == pytest.approx(0.9 / 3)
     assert by_measure["RR"] != by_measure["RR"]  # never evaluated: NaN, not 0
-    inter = score_table("c", "s1", "original", ["AP"], intersection=True)
+    inter = score_table(Database(), "c", "s1", "original", ["AP"], intersection=True)
     assert inter["value"].iloc[0] == pytest.approx(0.375)
     assert means["system"].iloc[0] == "Legacy"
-    report2 = evaluate("c", "s1", "original", ["RR"])
+    report2 = evaluate(Database(), "c", "s1", "original", ["RR"])
     assert report2.skipped == ["old-run"] and report2.n_computed == 0
 
 
 def test_ir_measures_tsv_is_read_too(snap: Path) -> None:
     from tcdb.scoring.scores import import_scores, score_table
 
-    report = import_scores("c", "s1", "original", "tsv-run", _write(snap, "r.tsv", IR_MEASURES))
+    report = import_scores(Database(),
+                           "c", "s1", "original", "tsv-run", _write(snap, "r.tsv", IR_MEASURES))
     assert report.measures == ["AP", "RR"] and report.n_scores == 3
-    table = score_table("c", "s1", "original", ["AP"], per_topic=True)
+    table = score_table(Database(), "c", "s1", "original", ["AP"], per_topic=True)
     assert dict(zip(table["topic"], table["value"], strict=True)) == {"1": 0.5, "2": 0.0,
                                                                        "3": 0.75}
 
@@ -93,17 +94,17 @@ def test_same_scores_again_are_a_no_op_and_different_ones_need_replace(snap: Pat
     from tcdb.scoring.scores import import_scores
 
     path = _write(snap, "r.tsv", IR_MEASURES)
-    import_scores("c", "s1", "original", "r", path)
+    import_scores(Database(), "c", "s1", "original", "r", path)
     before = _counts()
-    assert import_scores("c", "s1", "original", "r", path).status == "unchanged"
+    assert import_scores(Database(), "c", "s1", "original", "r", path).status == "unchanged"
     assert _counts() == before
     changed = _write(snap, "r2.tsv", IR_MEASURES.replace("0.75", "0.7"))
     with pytest.raises(ConflictError, match="different 'original' scores for AP"):
-        import_scores("c", "s1", "original", "r", changed)
+        import_scores(Database(), "c", "s1", "original", "r", changed)
     assert _counts() == before
-    report = import_scores("c", "s1", "original", "r", changed, replace=True)
+    report = import_scores(Database(), "c", "s1", "original", "r", changed, replace=True)
     assert report.status == "replaced"
-    with session_scope() as session:
+    with Database().session() as session:
         values = sorted(session.execute(select(Score.value)).scalars())
     assert values == [0.5, 0.7, 1.0]
 
@@ -113,7 +114,7 @@ def test_topic_not_in_snapshot_names_file_and_line(snap: Path, cli) -> None:
     with pytest.raises(InputError) as caught:
         from tcdb.scoring.scores import import_scores
 
-        import_scores("c", "s1", "original", "r", path)
+        import_scores(Database(), "c", "s1", "original", "r", path)
     assert (caught.value.file, caught.value.line) == (str(path), 2)
     assert "topic '99' is not in snapshot 's1'" in caught.value.reason
     code, _, err = cli("scores", "import", "c", "s1", path, "--qrels", "original", "--run", "r")
@@ -126,7 +127,7 @@ def test_topic_without_judgments_is_refused(snap: Path) -> None:
 
     path = _write(snap, "bad.trec_eval", "map\t1\t0.5\nmap\t4\t0.1\n")
     with pytest.raises(InputError) as caught:
-        import_scores("c", "s1", "original", "r", path)
+        import_scores(Database(), "c", "s1", "original", "r", path)
     assert caught.value.line == 2 and "has no judgments in qrels set 'original'" in str(
         caught.value)
     assert _counts() == (0, 0, 0)
@@ -137,7 +138,7 @@ def test_unreadable_value_is_an_input_error(snap: Path) -> None:
 
     path = _write(snap, "bad.trec_eval", "map\t1\t0.5\nmap\t2\thigh\n")
     with pytest.raises(InputError) as caught:
-        import_scores("c", "s1", "original", "r", path)
+        import_scores(Database(), "c", "s1", "original", "r", path)
     assert caught.value.line == 2 and "is not a number" in caught.value.reason
     assert _counts() == (0, 0, 0)
 
@@ -146,7 +147,7 @@ def test_run_with_entries_is_not_overwritten_by_imported_scores(snap: Path) -> N
     from tcdb.runs import import_run
     from tcdb.scoring.scores import import_scores
 
-    import_run("c", "s1", write_run_file(snap / "runs", "r", [("1", "d1", 1.0)]))
+    import_run(Database(), "c", "s1", write_run_file(snap / "runs", "r", [("1", "d1", 1.0)]))
     with pytest.raises(ConflictError, match="has its entries stored"):
-        import_scores("c", "s1", "original", "r", _write(snap, "r.tsv", IR_MEASURES))
+        import_scores(Database(), "c", "s1", "original", "r", _write(snap, "r.tsv", IR_MEASURES))
     assert _counts() == (1, 0, 0)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 C = "echo"
@@ -30,9 +31,9 @@ def snap(db: str, tmp_path: Path) -> Path:
     from tcdb.runs import import_run
 
     build_snapshot(tmp_path, C, "s1", DOCS, TOPICS, QRELS, qrels_name="trec-qrels")
-    import_run(C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A),
+    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A),
                submitted=dt.date(2020, 1, 1))
-    import_run(C, "s1", write_run_file(tmp_path / "runs", "B", RUN_B),
+    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "B", RUN_B),
                submitted=dt.date(2021, 1, 1))
     api.topic_set_create(collection=C, name="core", snapshot="s1", topic_ids=["1", "2"])
     api.topic_set_create(collection=C, name="pair", snapshot="s1", topic_ids=["4", "5"])
@@ -118,7 +119,7 @@ def two(snap: Path) -> Path:
 
     topics = {t: f"query {t}" for t in ("1", "2", "3", "4", "6")}
     build_snapshot(snap, C, "s2", DOCS, topics, [(t, f"d{t}", 1) for t in topics])
-    import_run(C, "s2", write_run_file(snap / "runs2", "A", RUN_A + [("6", "d6", 3.0)]))
+    import_run(Database(), C, "s2", write_run_file(snap / "runs2", "A", RUN_A + [("6", "d6", 3.0)]))
     return snap
 
 

@@ -26,6 +26,7 @@ from tcdb.analysis.significance import (
     permutation_p,
     t_interval,
 )
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 from tests.multiple_testing_oracle import adjusted_by_hand
 
@@ -176,7 +177,7 @@ def dated(db: str, tmp_path: Path) -> Path:
     for tag in [*DATES, "undated"]:
         rows = [(t, d, float(30 - i)) for t in TOPICS
                 for i, d in enumerate(rng.sample(sorted(DOCS), 20))]
-        import_run("c", "s", write_run_file(tmp_path / "runs", tag, rows),
+        import_run(Database(), "c", "s", write_run_file(tmp_path / "runs", tag, rows),
                    submitted=DATES.get(tag))
     api.topic_set_create(collection="c", name="odd", snapshot="s",
                          topic_ids=[t for t in TOPICS if int(t) % 2])

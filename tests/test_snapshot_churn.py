@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from tcdb.storage.db import session_scope
+from tcdb.operations import Database
 
 # URL → (source label or None, text) per snapshot.
 SNAPSHOTS: dict[str, dict[str, tuple[str | None, str]]] = {
@@ -37,7 +37,7 @@ def _ingest(tmp_path: Path) -> None:
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
 
-    add_collection("churn", "url", "query_id")
+    add_collection(Database(), "churn", "url", "query_id")
     for label in ("a", "c", "b"):
         folder = tmp_path / label
         folder.mkdir()
@@ -47,7 +47,7 @@ def _ingest(tmp_path: Path) -> None:
              **({"source": source} if source else {})}) + "\n"
             for url, (source, body) in SNAPSHOTS[label].items()), encoding="utf-8")
         (folder / "topics.tsv").write_text("q1\tquery\n", encoding="utf-8")
-        ingest_snapshot("churn", label, LocalSource(corpus, folder / "topics.tsv"),
+        ingest_snapshot(Database(), "churn", label, LocalSource(corpus, folder / "topics.tsv"),
                         date=DATES[label])
 
 
@@ -65,7 +65,7 @@ def _expected(a: str, b: str) -> dict[str, int]:
 
 
 def _pairs() -> set[tuple[str, str]]:
-    with session_scope() as session:
+    with Database().session() as session:
         return {(a, b) for a, b in session.connection().execute(text(
             "SELECT DISTINCT sa.label, sb.label FROM snapshot_churn c"
             " JOIN snapshot sa ON sa.id = c.snapshot_a_id"
@@ -93,7 +93,7 @@ def test_kept_rows_equal_the_rows_counted_live(db: str, tmp_path: Path) -> None:
     from tcdb.queries.churn import count_churn, stored_churn
 
     _ingest(tmp_path)
-    with session_scope() as session:
+    with Database().session() as session:
         ids = {label: get_snapshot(session, "churn", label).pk for label in SNAPSHOTS}
         conn = session.connection()
         for a, b in (("a", "b"), ("a", "c")):
@@ -122,14 +122,14 @@ def test_diff_reads_the_kept_rows_and_they_go_with_a_snapshot(db: str, tmp_path:
     from tcdb.ingest import ingest_snapshot
 
     _ingest(tmp_path)
-    with session_scope() as session:  # the kept rows, not the memberships, are what diff reads
+    with Database().session() as session:  # the kept rows, not the memberships, are what diff reads
         session.connection().execute(text(
             "UPDATE snapshot_churn SET n = n + 100 WHERE state = 'added'"
             " AND snapshot_b_id = (SELECT id FROM snapshot WHERE label = 'b')"))
     assert snapshot_diff("churn", ["a", "b"]).documents.added == 3 + 3 * 100
     other = tmp_path / "a2.jsonl"  # a replaced: the rows that compared the old a go with it
     other.write_text(json.dumps({"_id": "z", "url": "https://x/u0", "text": "other"}) + "\n")
-    ingest_snapshot("churn", "a", LocalSource(other, tmp_path / "a" / "topics.tsv"),
+    ingest_snapshot(Database(), "churn", "a", LocalSource(other, tmp_path / "a" / "topics.tsv"),
                     date=DATES["a"], replace=True)
     assert _pairs() == set()
     assert snapshot_diff("churn", ["a", "b"]).documents.changed == 1  # counted live

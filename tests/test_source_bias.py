@@ -24,6 +24,7 @@ from tcdb.catalog.collections import add_collection
 from tcdb.collections.sources import open_source
 from tcdb.errors import ConflictError, InputError
 from tcdb.ingest import ingest_snapshot
+from tcdb.operations import Database
 from tcdb.schema import Snapshot, SnapshotDocument
 from tcdb.storage.db import get_engine
 from tests.source_bias_corpus import (
@@ -35,7 +36,7 @@ from tests.source_bias_corpus import (
 
 
 def _labels(label: str = "s1") -> dict[str, tuple[str | None, str | None, int]]:
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         rows = conn.execute(
             select(SnapshotDocument.external_id, SnapshotDocument.source_label,
                    SnapshotDocument.twin_of, SnapshotDocument.content_id)
@@ -110,11 +111,11 @@ def test_qrels_by_source_are_derived_sets_with_lineage(twins: Path, cli) -> None
     rows = {r["source"]: r for r in json.loads(out)["sets"]}
     assert {s: (r["n_judgments"], r["n_copied"]) for s, r in rows.items()} == {
         "human": (3, 0), "llm": (3, 2), "mixed": (6, 2)}
-    sets = {q["name"]: q for q in list_qrels("cocktail", "s1")}
+    sets = {q["name"]: q for q in list_qrels(Database(), "cocktail", "s1")}
     assert sets["src-llm"]["kind"] == "derived" and sets["src-llm"]["parent"] == "original"
     assert sets["src-llm"]["method"] == "by-source:llm+twins"
     assert "2 of its 3 judgments copied" in sets["src-llm"]["description"]
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         ids = dict(conn.execute(text("SELECT name, id FROM qrels_set")).tuples().all())
         for name, expected in (("src-human", HUMAN_QRELS), ("src-llm", LLM_QRELS)):
             frame = qrels_frame(conn, ids[name])
@@ -136,7 +137,7 @@ def test_saved_sets_give_the_same_report_from_stored_scores(twins: Path) -> None
 
     fresh, saved, again = report(), report(save="sb"), report(save="sb")
     assert saved.sets["human"].name == "sb-human"
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         n_scores = conn.execute(text("SELECT COUNT(*) FROM score")).scalar_one()
     assert n_scores == 3 * 3 * 2 * 2  # runs × sets × measures × topics
     for result in (saved, again):
@@ -170,8 +171,8 @@ def test_side_file_labels_trec_documents_and_diff_counts_per_source(db: str,
     labels = tmp_path / "labels.tsv"
     labels.write_text("doc_id\tsource\ttwin_of\n# who wrote what\n\nh1\thuman\nl1\tllm\th1\r\n"
                       "h2\thuman\t\n", encoding="utf-8")
-    add_collection("side")
-    report = ingest_snapshot("side", "a", open_source(docs=trec, labels=labels))
+    add_collection(Database(), "side")
+    report = ingest_snapshot(Database(), "side", "a", open_source(docs=trec, labels=labels))
     assert report.n_by_source == {"human": 2, "llm": 1, "unlabelled": 1}
     assert {e: (s, t) for e, (s, t, _) in _labels("a").items()} == {
         "h1": ("human", None), "l1": ("llm", "h1"), "h2": ("human", None), "x": (None, None)}
@@ -183,7 +184,7 @@ def test_side_file_labels_trec_documents_and_diff_counts_per_source(db: str,
                               for d, t in docs_b.items()), encoding="utf-8")
     labels_b = tmp_path / "b" / "labels.tsv"
     labels_b.write_text("h1\thuman\nh2\tllm\nl3\tllm\th1\n", encoding="utf-8")
-    ingest_snapshot("side", "b", open_source(docs=trec_b, labels=labels_b))
+    ingest_snapshot(Database(), "side", "b", open_source(docs=trec_b, labels=labels_b))
     diff = snapshot_diff("side", ["a", "b"])
     assert {label: counts.model_dump() for label, counts in diff.sources.items()} == {
         "human": {"added": 0, "removed": 0, "changed": 0, "unchanged": 1, "relabelled": 0,
@@ -195,7 +196,7 @@ def test_side_file_labels_trec_documents_and_diff_counts_per_source(db: str,
 
 
 def _nothing_written() -> None:
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         members = conn.execute(select(func.count()).select_from(SnapshotDocument)).scalar_one()
         snaps = conn.execute(select(func.count()).select_from(Snapshot)).scalar_one()
     assert (members, snaps) == (0, 0)
@@ -225,9 +226,10 @@ def test_bad_labels_write_nothing(db: str, tmp_path: Path, corpus: list[dict[str
     if labels is not None:
         label_file = tmp_path / "labels.tsv"
         label_file.write_text(labels, encoding="utf-8")
-    add_collection("bad")
+    add_collection(Database(), "bad")
     with pytest.raises(InputError) as caught:
-        ingest_snapshot("bad", "s", open_source(docs=folder / "corpus.jsonl", labels=label_file))
+        ingest_snapshot(Database(),
+                        "bad", "s", open_source(docs=folder / "corpus.jsonl", labels=label_file))
     assert reason in str(caught.value)
     _nothing_written()
 
@@ -301,11 +303,11 @@ def test_api_frames_and_the_average_across_collections(twins: Path, tmp_path: Pa
     # A second collection where only the LLM-first run is run: averages per collection, then
     # across them (Cocktail's Table 3), and per run tag across the collections it ran on.
     folder = write_corpus(tmp_path / "second")
-    add_collection("other")
-    ingest_snapshot("other", "t", open_source(docs=folder / "corpus.jsonl",
+    add_collection(Database(), "other")
+    ingest_snapshot(Database(), "other", "t", open_source(docs=folder / "corpus.jsonl",
                                               topics=folder / "queries.jsonl",
                                               qrels=folder / "qrels" / "test.tsv"))
-    import_runs("other", "t", [tmp_path / "runs" / "llm-first.run"])
+    import_runs(Database(), "other", "t", [tmp_path / "runs" / "llm-first.run"])
     code, out, err = cli("report", "source-bias", "cocktail", "s1", "-m", "nDCG@1",
                          "--bootstrap", "0", "--with", "other/t", "--json")
     assert code == 0, err

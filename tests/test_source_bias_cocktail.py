@@ -8,8 +8,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from tcdb.operations import Database
 from tcdb.schema import SnapshotDocument
-from tcdb.storage.db import get_engine
 from tests.builders import write_run_file
 
 LLM = "llama-2-7b-chat-tmp0.2"
@@ -42,7 +42,7 @@ def test_a_cocktail_dataset_folder_ingests_and_reports(db: str, tmp_path: Path, 
     assert code == 0, err
     ingest = json.loads(out)
     assert ingest["n_by_source"] == {"human": 3, "llm": 3} and ingest["n_judgments"] == 3
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         rows = {e: (s, t) for e, s, t in conn.execute(select(
             SnapshotDocument.external_id, SnapshotDocument.source_label,
             SnapshotDocument.twin_of))}

@@ -13,12 +13,12 @@ import pytest
 from sqlalchemy import select
 
 from tcdb.errors import InputError
+from tcdb.operations import Database
 from tcdb.schema import Snapshot, SnapshotDocument
-from tcdb.storage.db import get_engine
 
 
 def _labels() -> dict[str, tuple[str | None, str | None]]:
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         return {e: (s, t) for e, s, t in conn.execute(select(
             SnapshotDocument.external_id, SnapshotDocument.source_label,
             SnapshotDocument.twin_of))}
@@ -148,5 +148,5 @@ def test_an_ir_datasets_dataset_with_source_fields(db: str, cli) -> None:
     assert code == 0, err
     assert json.loads(out)["n_by_source"] == {"human": 1, "llm": 2}
     assert _labels() == {"h1": ("human", None), "l1": ("llm", "h1"), "l2": ("llm", None)}
-    with get_engine().connect() as conn:
+    with Database().engine().connect() as conn:
         assert conn.execute(select(Snapshot.n_judgments)).scalar_one() == 1

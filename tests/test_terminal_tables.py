@@ -23,6 +23,7 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from tcdb.cli import output
+from tcdb.operations import Database
 
 WIDTHS = (60, 80, 100, 120)
 
@@ -287,7 +288,7 @@ def test_run_list_shows_a_hostile_system_name_as_text(db: str, cli, tmp_path: Pa
     system = "sys\x1b[2J\x1b[5;41mred\x07bell\x7fdel\x9bcsi"
     shown = "sys\\x1b[2J\\x1b[5;41mred\\x07bell\\x7fdel\\x9bcsi"
     build_snapshot(tmp_path, "c", "s", {"d1": "a b", "d2": "c d"}, {"1": "a", "2": "c"})
-    import_run("c", "s", write_run_file(tmp_path / "runs", "evil",
+    import_run(Database(), "c", "s", write_run_file(tmp_path / "runs", "evil",
                                         [("1", "d1", 2.0), ("2", "d2", 1.0)]), system=system)
     code, out, err = cli("run", "list")
     assert code == 0, err

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tcdb.errors import ConflictError
+from tcdb.operations import Database
 from tests.builders import write_documents, write_topics
 
 C = "web"
@@ -25,9 +26,8 @@ def _ingest(cli, tmp_path: Path, label: str, topics: dict[str, str]) -> tuple[in
 def _core(label_a: str, label_b: str) -> set[str]:
     from tcdb.queries.topics import core_topic_ids
     from tcdb.schema import Topic
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         ids = core_topic_ids(session, C, [label_a, label_b])
         return {session.get(Topic, i).key for i in ids}  # type: ignore[union-attr]
 

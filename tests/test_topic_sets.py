@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot
 
 C = "ts"
@@ -24,18 +25,16 @@ def two_snapshots(tmp_path: Path) -> None:
 def external(topic_ids: set[int], label: str) -> set[str]:
     from tcdb.catalog.collections import get_snapshot
     from tcdb.queries import snapshot_topics
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         names = snapshot_topics(session.connection(), get_snapshot(session, C, label).id or 0)
     return {names[t][0] for t in topic_ids}
 
 
 def members(name: str) -> set[int]:
     from tcdb.queries import topic_set_topic_ids
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         return topic_set_topic_ids(session, C, name)
 
 
@@ -47,10 +46,9 @@ def count_sets() -> int:
 
 def test_core_topic_ids(db: str, tmp_path: Path) -> None:
     from tcdb.queries import core_topic_ids
-    from tcdb.storage.db import session_scope
 
     two_snapshots(tmp_path)
-    with session_scope() as session:
+    with Database().session() as session:
         core = core_topic_ids(session, C, ["s1", "s2"])
         assert external(core, "s1") == {"2", "3"}
         assert external(core_topic_ids(session, C, ["s1"]), "s1") == {"1", "2", "3", "4"}

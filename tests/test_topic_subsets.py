@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tcdb.operations import Database
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
 C = "sub"
@@ -33,9 +34,9 @@ def snap(db: str, tmp_path: Path) -> Path:
     from tcdb.scoring.evaluate import evaluate
 
     build_snapshot(tmp_path, C, "s1", DOCS, TOPICS, QRELS)
-    import_run(C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A))
-    import_run(C, "s1", write_run_file(tmp_path / "runs", "B", RUN_B))
-    evaluate(C, "s1", "original", ["P@1"])
+    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A))
+    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "B", RUN_B))
+    evaluate(Database(), C, "s1", "original", ["P@1"])
     api.topic_set_create(collection=C, name="half", snapshot="s1", topic_ids=["1", "4", "5", "6"])
     return tmp_path
 
@@ -48,9 +49,8 @@ def n_scores() -> int:
     from sqlalchemy import func, select
 
     from tcdb.schema import Score
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         return int(session.execute(select(func.count()).select_from(Score)).scalar_one())
 
 
@@ -146,8 +146,8 @@ def two_snapshots(tmp_path: Path) -> None:
         for t, hit in zip(range(1, 6), row, strict=True):
             first = f"d{t}" if hit else "d9"
             rows += [(str(t), first, 2.0), (str(t), "d0" if hit else f"d{t}", 1.0)]
-        import_run(C, label, write_run_file(tmp_path / label, "A", rows))
-        evaluate(C, label, "original", ["P@1"])
+        import_run(Database(), C, label, write_run_file(tmp_path / label, "A", rows))
+        evaluate(Database(), C, label, "original", ["P@1"])
     api.topic_set_create(collection=C, name="odd", snapshot="s1", topic_ids=["1", "3", "5"])
 
 
@@ -211,14 +211,14 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
     for r in range(3):
         rows = [(t, f"d{i}", round(rng.random(), 6)) for t in topics
                 for i in rng.sample(range(30), 10)]
-        import_run("a", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows))
+        import_run(Database(), "a", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows))
     pool_build("a", "s1", "p", depth=5, all_runs=True)
-    alice = {(t, d): rng.choice([0, 1, 2]) for t, ds in pool_documents("p").items()
+    alice = {(t, d): rng.choice([0, 1, 2]) for t, ds in pool_documents(Database(), "p").items()
              for d in sorted(ds)}
     llm = {k: g if rng.random() < 0.7 else 2 - g for k, g in alice.items()}
     write_qrels_file(tmp_path / "alice.txt", [(t, d, g) for (t, d), g in alice.items()])
     pool_import_judgments("p", tmp_path / "alice.txt", assessor="alice")
-    import_qrels("a", "s1", "llm", write_qrels_file(
+    import_qrels(Database(), "a", "s1", "llm", write_qrels_file(
         tmp_path / "llm.txt", [(t, d, g) for (t, d), g in llm.items()]))
     api.topic_set_create(collection="a", name="low", snapshot="s1", topic_ids=["1", "2", "3"])
     code, out, err = cli("report", "agreement", "p", "--vs", "llm", "--topics", "low", "--json")
@@ -246,9 +246,8 @@ def count_sets() -> int:
 def members(name: str) -> set[str]:
     from tcdb.catalog.collections import get_snapshot
     from tcdb.queries import snapshot_topics, topic_set_topic_ids
-    from tcdb.storage.db import session_scope
 
-    with session_scope() as session:
+    with Database().session() as session:
         names = snapshot_topics(session.connection(), get_snapshot(session, C, "s1").pk)
         return {names[t][0] for t in topic_set_topic_ids(session, C, name)}
 

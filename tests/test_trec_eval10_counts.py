@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tcdb.operations import Database
+
 DATA = Path(__file__).parent / "data" / "trec_eval10"
 # trec_eval name in out.test.aqc → the ir_measures name tcdb evaluates
 MEASURES = {"num_rel": "NumRel", "num_q": "NumQ", "num_ret": "NumRet",
@@ -60,13 +62,13 @@ def test_counts_under_c_equal_trec_eval_10(loaded: str) -> None:
 def test_per_topic_num_rel_of_an_unanswered_topic_is_its_relevant_count(loaded: str) -> None:
     from tcdb.scoring.scores import score_table
 
-    table = score_table("te", "s1", "original", ["NumRel", "NumQ"], per_topic=True)
+    table = score_table(Database(), "te", "s1", "original", ["NumRel", "NumQ"], per_topic=True)
     got = {(r.topic, r.measure): (r.value, r.answered) for r in table.itertuples()}
     for topic in ("301", "302", "303"):
         assert got[(topic, "NumRel")][0] == _trec_eval(topic)["NumRel"]
     assert got[("302", "NumRel")] == (77.0, False)  # trec_eval: num_rel 302 77
     assert got[("302", "NumQ")] == (1.0, False)
-    plain = score_table("te", "s1", "original", ["NumRel"], intersection=True)
+    plain = score_table(Database(), "te", "s1", "original", ["NumRel"], intersection=True)
     assert plain["value"].tolist() == [474 + 10]  # without -c: the answered topics only
 
 
@@ -89,7 +91,7 @@ def test_persistence_reads_num_rel_of_unanswered_topics_as_trec_eval(loaded: str
 
     _second_snapshot(cli, tmp_path)
     assert cli("run", "import", "te", "s2", DATA / "results.trunc")[0] == 0
-    data = load_persistence_scores("te", ["s1", "s2"], ["NumRel"])
+    data = load_persistence_scores(Database(), "te", ["s1", "s2"], ["NumRel"])
     frame = data.frames["NumRel"]
     assert frame.groupby("snapshot")["value"].sum().to_dict() == {
         "s1": _trec_eval("all")["NumRel"], "s2": _trec_eval("all")["NumRel"]}
@@ -143,7 +145,7 @@ def test_cross_snapshot_persistence_reads_num_rel_as_trec_eval(loaded: str, cli,
     from tcdb.reports.cross_persistence import cross_snapshot_scores
 
     _second_snapshot(cli, tmp_path)
-    frame = cross_snapshot_scores("te", ["s1", "s2"], ["NumRel"]).frames["NumRel"]
+    frame = cross_snapshot_scores(Database(), "te", ["s1", "s2"], ["NumRel"]).frames["NumRel"]
     expected = _trec_eval("all")["NumRel"]
     assert frame.groupby("snapshot")["value"].sum().to_dict() == {"s1": expected,
                                                                   "s2": expected}

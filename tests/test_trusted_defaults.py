@@ -15,6 +15,7 @@ from pathlib import Path
 import ir_measures
 import pytest
 
+from tcdb.operations import Database
 from tests.longitudinal import COLLECTION, Web, build_web
 from tests.test_longitudinal_depth import _measure, _old_run_in_new_names
 
@@ -132,7 +133,8 @@ def test_one_bootstrap_interval_for_the_demo_cli_and_dashboard(db: str, tmp_path
     from tcdb.demo.bias import BIAS_COLLECTION, BIAS_MEASURE, BIAS_SNAPSHOT, run_source_bias_demo
     from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
-    summary = run_source_bias_demo(tmp_path, seed=42)  # the generator's seed, not the bootstrap's
+    summary = run_source_bias_demo(Database(),
+                                   tmp_path, seed=42)  # the generator's seed, not the bootstrap's
     assert (summary["n_samples"], summary["seed"]) == (BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED)
     demo = {r["run"]: (r["ci_low"], r["ci_high"]) for r in summary["recovered"]}
     code, out, err = cli("report", "source-bias", BIAS_COLLECTION, BIAS_SNAPSHOT, "--measure",

@@ -22,7 +22,6 @@ from tcdb.schema import (
     TopicIdentity,
     TopicMatch,
 )
-from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
 
 
 def add_collection(
+    db: Database,
     name: str,
     doc_identity: str = "doc_id",
     topic_identity: str = "query_id",
@@ -48,8 +48,8 @@ def add_collection(
     The grade scale may change only to one that accepts every grade already stored.
     """
     if session is None:
-        with session_scope() as own:
-            return add_collection(name, doc_identity, topic_identity, topic_match=topic_match,
+        with db.session() as own:
+            return add_collection(db, name, doc_identity, topic_identity, topic_match=topic_match,
                                   id_fallback=id_fallback,
                                   grade_min=grade_min, grade_max=grade_max,
                                   description=description, session=own)
@@ -145,9 +145,9 @@ def get_snapshot(
     return found
 
 
-def list_collections() -> list[dict[str, Any]]:
+def list_collections(db: Database) -> list[dict[str, Any]]:
     """Every collection with its identity rules, grade scale and complete snapshots."""
-    with session_scope() as session:
+    with db.session() as session:
         rows = session.exec(select(Collection).order_by(col(Collection.name))).all()
         result = []
         for collection in rows:
@@ -168,21 +168,21 @@ def list_collections() -> list[dict[str, Any]]:
         return result
 
 
-def sync_spec(path: Path | str) -> CollectionSpec:
+def sync_spec(db: Database, path: Path | str) -> CollectionSpec:
     """Create or update the collection a spec declares (its snapshots are ingested separately)."""
     from tcdb.collections.spec import load_spec
 
     spec = load_spec(Path(path))
-    add_collection(spec.name, spec.doc_identity, spec.topic_identity,
+    add_collection(db, spec.name, spec.doc_identity, spec.topic_identity,
                    topic_match=spec.topic_match, id_fallback=spec.id_fallback,
                    grade_min=spec.grade_min, grade_max=spec.grade_max,
                    description=spec.description)
     return spec
 
 
-def list_snapshots(collection: str | None = None) -> list[dict[str, Any]]:
+def list_snapshots(db: Database, collection: str | None = None) -> list[dict[str, Any]]:
     """Every snapshot (of every status), optionally of one collection, in time order."""
-    with session_scope() as session:
+    with db.session() as session:
         query = (select(Snapshot, Collection.name)
                  .join(Collection, col(Collection.id) == Snapshot.collection_id)
                  .order_by(col(Collection.name), col(Snapshot.ordinal), col(Snapshot.label)))
@@ -286,11 +286,11 @@ def _collections_frame(rows: list[CollectionRow]) -> pd.DataFrame:
 def collection_add(request: CollectionAddRequest, db: Database) -> CollectionAddResult:
     """Create a collection (the same call again is a no-op)."""
     low, high = request.scale()
-    add_collection(request.collection, request.doc_identity, request.topic_identity,
+    add_collection(db, request.collection, request.doc_identity, request.topic_identity,
                    topic_match=request.topic_match, id_fallback=request.id_fallback,
                    grade_min=low, grade_max=high,
                    description=request.description)
-    (row,) = [r for r in list_collections() if r["name"] == request.collection]
+    (row,) = [r for r in list_collections(db) if r["name"] == request.collection]
     return CollectionAddResult(collection=CollectionRow(**row))
 
 
@@ -316,7 +316,7 @@ class CollectionsResult(Result):
 @operation("collections", command="collection list")
 def collections(request: CollectionsRequest, db: Database) -> CollectionsResult:
     """List collections, their identity rules and complete snapshots."""
-    return CollectionsResult(collections=[CollectionRow(**r) for r in list_collections()])
+    return CollectionsResult(collections=[CollectionRow(**r) for r in list_collections(db)])
 
 
 class SnapshotsRequest(Request):
@@ -371,4 +371,4 @@ class SnapshotsResult(Result):
 def snapshots(request: SnapshotsRequest, db: Database) -> SnapshotsResult:
     """List snapshots with their status and counts."""
     return SnapshotsResult(snapshots=[SnapshotRow(**r) for r in
-                                      list_snapshots(request.collection)])
+                                      list_snapshots(db, request.collection)])

@@ -101,8 +101,8 @@ def collection_sync(request: CollectionSyncRequest, db: Database) -> CollectionS
         first = next((snap for snap in spec.snapshots if snap.availability() is None), None)
         if first is not None:
             check_readable(first.open_source())
-    spec = sync_spec(spec.path)
-    pending = pending_snapshots(spec.path)
+    spec = sync_spec(db, spec.path)
+    pending = pending_snapshots(db, spec.path)
     done: list[SnapshotIngestResult] = []
     if request.ingest:
         for snap, reason in pending:

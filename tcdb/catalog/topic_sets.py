@@ -33,7 +33,6 @@ from tcdb.operations import (
 from tcdb.queries import core_topic_ids
 from tcdb.schema import Collection, SnapshotTopic, TopicSet, TopicSetMember
 from tcdb.storage.bulk import bulk_insert
-from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -230,13 +229,13 @@ def _summary(collection: str, name: str, status: str, n: int, topic_set: TopicSe
                           method=topic_set.method)
 
 
-def topic_set_members(collection: str, name: str) -> set[int]:
+def topic_set_members(db: Database, collection: str, name: str) -> set[int]:
     """The `topic.id`s of a topic set in a transaction of their own (for reports that open
     several); an unknown name is a NotFoundError listing the known sets
     (`tcdb.queries.topic_set_topic_ids`, the one resolution every `--topics` goes through)."""
     from tcdb.queries import topic_set_topic_ids
 
-    with session_scope() as session:
+    with db.session() as session:
         return topic_set_topic_ids(session, collection, name)
 
 

@@ -7,7 +7,6 @@ that need them, so `tcdb --help` answers at once.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from typing import Any
 
@@ -123,6 +122,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
     database_url: str | None = typer.Option(
         None, "--database-url", envvar="TCDB_DATABASE_URL", show_envvar=True,
         help="Database to use: sqlite:///FILE (default sqlite:///tcdb.sqlite) or "
@@ -131,8 +131,7 @@ def _main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version and exit."),
 ) -> None:
-    if database_url:
-        os.environ["TCDB_DATABASE_URL"] = database_url
+    ctx.obj = database_url  # the commands' database (`tcdb.cli.database.cli_database`)
     get_settings()  # every TCDB_* setting checked before any command: a bad one is one line
 
 

@@ -12,13 +12,12 @@ app = typer.Typer(help="Create and migrate the database schema (Alembic).", no_a
 @app.command()
 def upgrade(revision: str = typer.Argument("head", help="Target revision.")) -> None:
     """Bring the database to the latest schema (creates it on first use)."""
+    from tcdb.cli.database import cli_database
     from tcdb.storage import migrate
-    from tcdb.storage.db import get_engine, mask_url
 
-    migrate.upgrade(revision=revision)
-    engine = get_engine()
-    console.print(tick(f"{mask_url(str(engine.url))} is at revision "
-                       f"{migrate.current_revision(engine)}"))
+    db = cli_database()
+    migrate.upgrade(db.url, revision=revision)
+    console.print(tick(f"{db.shown} is at revision {migrate.current_revision(db.engine())}"))
 
 
 @app.command()
@@ -26,21 +25,22 @@ def downgrade(
     revision: str = typer.Argument(..., help="Target revision, e.g. `base` or -1."),
 ) -> None:
     """Take the schema back to an older revision."""
+    from tcdb.cli.database import cli_database
     from tcdb.storage import migrate
-    from tcdb.storage.db import get_engine
 
-    migrate.downgrade(revision)
-    console.print(f"schema now at {migrate.current_revision(get_engine()) or 'base (empty)'}")
+    db = cli_database()
+    migrate.downgrade(revision, db.url)
+    console.print(f"schema now at {migrate.current_revision(db.engine()) or 'base (empty)'}")
 
 
 @app.command()
 def current() -> None:
     """Print the database's schema revision and the one this tcdb expects."""
+    from tcdb.cli.database import cli_database
     from tcdb.storage import migrate
-    from tcdb.storage.db import get_engine
     from tcdb.storage.guard import known_revisions
 
-    rev = migrate.current_revision(get_engine())
+    rev = migrate.current_revision(cli_database().engine())
     head = migrate.head_revision()
     state = ("up to date" if rev == head else
              "newer than this tcdb: upgrade tcdb" if rev and rev not in known_revisions() else
@@ -55,11 +55,12 @@ def grant_readonly(
                                         help="Set the role's password."),
 ) -> None:
     """Give a role SELECT only, for the dashboard and the reports (PostgreSQL)."""
+    from tcdb.cli.database import cli_database
     from tcdb.cli.derive import fields_as_flags
     from tcdb.storage.roles import grant_readonly as grant
 
     with fields_as_flags(role="ROLE"):
-        statements = grant(role, password)
+        statements = grant(role, password, cli_database().url)
     for statement in statements:
         console.print(statement, highlight=False, markup=False)
     console.print(f"role {role} can read tcdb's tables and change nothing; use it as "
@@ -72,20 +73,21 @@ def check(json_output: bool = typer.Option(False, "--json", help="Print JSON."))
 
     Exits 1 when anything is found, so a script or a cron job can tell.
     """
+    from tcdb.cli.database import cli_database
     from tcdb.cli.output import print_json, print_table
     from tcdb.storage.consistency import check_database
-    from tcdb.storage.db import get_engine, mask_url
 
-    findings = check_database()
+    db = cli_database()
+    findings = check_database(db.url)
     if json_output:
-        print_json({"database": mask_url(str(get_engine().url)), "consistent": not findings,
+        print_json({"database": db.shown, "consistent": not findings,
                     "findings": [f.as_dict() for f in findings]})
     elif findings:
         print_table(["table", "problem", "rows", "example"],
                     [(f.table, f.problem, f.count, f.example) for f in findings],
                     title=f"{len(findings)} inconsistencies")
     else:
-        console.print(f"{mask_url(str(get_engine().url))} is consistent", highlight=False,
+        console.print(f"{db.shown} is consistent", highlight=False,
                       markup=False)
     if findings:
         raise typer.Exit(1)

@@ -24,18 +24,20 @@ def demo(
 ) -> None:
     """Build a demo database: a generated LongEval-shaped collection through ingest, runs,
     evaluation, pooling, judging and the reusability and persistence reports."""
+    from tcdb.cli.database import cli_database
     from tcdb.demo.run import run_demo
-    from tcdb.storage.db import get_engine, mask_url
+
+    db = cli_database()
 
     say = (lambda m: None) if json_output else (
         lambda m: console.print(Text.assemble(("·", "dim"), f" {m}")))
     if not json_output:
         console.print(Text.assemble(("tcdb demo", "bold"),
-                                    f" into {mask_url(str(get_engine().url))}"))
+                                    f" into {db.shown}"))
     from tcdb.cli.derive import fields_as_flags
 
     with fields_as_flags():
-        summary = run_demo(data_dir, seed=seed, fresh=fresh, n_documents=documents,
+        summary = run_demo(db, data_dir, seed=seed, fresh=fresh, n_documents=documents,
                            n_topics=topics, depth=depth, say=say)
     summary["next"] = [runnable(command) for command in summary["next"]]
     if json_output:

@@ -243,10 +243,11 @@ def _summary_beside(out: Any) -> Iterator[None]:
 
 def run_operation(op: Operation[Any, Any], fields: dict[str, Any]) -> Result:
     """Build the request and run the operation; a FieldError is said with the command's flags."""
+    from tcdb.cli.database import cli_database
     from tcdb.collections.bad_lines import BadLine
 
     try:
-        return op.run(**fields)
+        return op.run(cli_database(), **fields)
     except FieldError as exc:
         raise OptionError(flags_of(op.request, exc.field), exc.reason) from None
     except BadLine as exc:  # a line the command's --on-bad-lines could have set aside

@@ -13,11 +13,13 @@ def info(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) 
 
     import tcdb.schema  # noqa: F401
     from tcdb import __version__
+    from tcdb.cli.database import cli_database
     from tcdb.schema.base import metadata
     from tcdb.storage import migrate
-    from tcdb.storage.db import get_engine, mask_url
+    from tcdb.storage.db import mask_url
 
-    engine = get_engine()  # its first connection refuses a database not at the head revision
+    # its first connection refuses a database not at the head revision
+    engine = cli_database().engine()
     counts: dict[str, int] = {}
     with engine.connect() as conn:
         for name, table in sorted(metadata.tables.items()):

@@ -138,12 +138,13 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
 
 def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -> None:
     """`--per-topic FILE`: the per-topic deltas of the same systems, snapshots and measures."""
+    from tcdb.cli.database import cli_database
     from tcdb.operations import get_operation
 
     if per_topic is None:
         return
     systems = sorted({r.system for m in report.measures.values() for r in m.systems})
-    deltas = get_operation("per_topic_deltas").run(
+    deltas = get_operation("per_topic_deltas").run(cli_database(),
         collection=report.collection, snapshots=report.snapshots, pivot=report.pivot,
         measures=list(report.measures), qrels=report.qrels, topics=report.topics.selection,
         systems=systems, compute=False)

@@ -25,7 +25,7 @@ from tcdb.ingest.report import IngestReport
 from tcdb.ingest.topics import write_topics
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.schema import Snapshot, SnapshotStatus, TopicIdentity
-from tcdb.storage.locks import ingest_lock_name, write_session
+from tcdb.storage.locks import ingest_lock_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,7 +75,7 @@ def snapshot_register(request: SnapshotRegisterRequest,
     records = read_topics_or_ids(request.topics_file) if request.topics_file else []
     source = str(request.topics_file.resolve()) if request.topics_file else REGISTERED
     label = request.snapshot
-    with write_session(ingest_lock_name(request.collection, label),
+    with db.write_session(ingest_lock_name(request.collection, label),
                        busy=f"snapshot {label!r} of {request.collection!r} is being ingested "
                        "by another process; try again when it has finished") as session:
         coll = get_collection(session, request.collection)

@@ -42,8 +42,7 @@ from tcdb.queries.churn import count_churn, drift_counts
 from tcdb.queries.snapshot_stats import live_token_totals
 from tcdb.schema import Collection, Snapshot, SnapshotDocument, SnapshotStatus
 from tcdb.storage.bulk import bulk_insert
-from tcdb.storage.db import get_engine, session_scope
-from tcdb.storage.locks import ingest_lock_name, write_session
+from tcdb.storage.locks import ingest_lock_name
 from tcdb.vocabulary import OnBadLines, OnDuplicate
 
 T = TypeVar("T")
@@ -122,7 +121,7 @@ class SnapshotIngestRequest(Request):
 @operation("snapshot_ingest", command="snapshot ingest", writes=True)
 def snapshot_ingest(request: SnapshotIngestRequest, db: Database) -> SnapshotIngestResult:
     """Ingest a snapshot: documents (as versions), topics and its qrels, atomically."""
-    report = ingest_snapshot(request.collection, request.snapshot, request.open_source(),
+    report = ingest_snapshot(db, request.collection, request.snapshot, request.open_source(),
                              date=request.date, qrels_name=request.qrels,
                              with_text=request.text, replace=request.replace,
                              on_duplicate=request.on_duplicate, progress=True,
@@ -131,6 +130,7 @@ def snapshot_ingest(request: SnapshotIngestRequest, db: Database) -> SnapshotIng
 
 
 def ingest_snapshot(
+    db: Database,
     collection: str,
     label: str,
     source: SnapshotSource,
@@ -158,7 +158,7 @@ def ingest_snapshot(
         raise FieldError("on_duplicate", f"{on_duplicate!r} is not one of "
                          f"{', '.join(d.value for d in OnDuplicate)}") from None
     fingerprint = source.fingerprint()
-    with session_scope() as session:  # "nothing to do" needs no write lock
+    with db.session() as session:  # "nothing to do" needs no write lock
         coll = get_collection(session, collection)
         done = _already_there(session, coll, label, source, fingerprint, replace)
     if done is not None:
@@ -171,7 +171,7 @@ def ingest_snapshot(
                           rejected=rejected + rejected_qrels)
     busy = (f"snapshot {label!r} of {collection!r} is being ingested by another process; "
             "try again when it has finished")
-    with write_session(ingest_lock_name(collection, label), busy=busy) as session:
+    with db.write_session(ingest_lock_name(collection, label), busy=busy) as session:
         coll = get_collection(session, collection)
         # Another process may have finished this snapshot while this one waited.
         done = _already_there(session, coll, label, source, fingerprint, replace)
@@ -220,7 +220,7 @@ def ingest_snapshot(
         session.add(snap)
         session.flush()
         _renumber(session, coll)
-    _refresh_planner_statistics()
+    _refresh_planner_statistics(db)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -250,7 +250,7 @@ def _set_aside(report: IngestReport, path: Path, mode: OnBadLines) -> None:
             report.warnings.append(f"set aside {more:,} more line(s): see {written}")
 
 
-def _refresh_planner_statistics() -> None:
+def _refresh_planner_statistics(db: Database) -> None:
     """PostgreSQL: ANALYZE the tables an ingest grew, after its commit, so that a `snapshot
     diff` or `stats` right after it gets a good plan instead of waiting for autovacuum (a
     nested loop over unanalysed tables made stats ~3x slower). A role that does not own the
@@ -263,7 +263,7 @@ def _refresh_planner_statistics() -> None:
     """
     from sqlalchemy import text
 
-    engine = get_engine()
+    engine = db.engine()
     if engine.dialect.name != "postgresql":
         return
     with engine.connect() as conn:
@@ -369,13 +369,13 @@ def _renumber(session: Session, coll: Collection) -> None:
     session.flush()
 
 
-def pending_snapshots(spec_path: Any) -> list[tuple[Any, str | None]]:
+def pending_snapshots(db: Database, spec_path: Any) -> list[tuple[Any, str | None]]:
     """Declared snapshots of a spec that are not `complete`, each with why it cannot be read
     yet (None when its source is available)."""
     from tcdb.catalog.collections import sync_spec
 
-    spec = sync_spec(spec_path)
-    with session_scope() as session:
+    spec = sync_spec(db, spec_path)
+    with db.session() as session:
         coll = get_collection(session, spec.name)
         done = set(session.exec(select(Snapshot.label).where(
             Snapshot.collection_id == coll.id, Snapshot.status == SnapshotStatus.complete)))

@@ -193,11 +193,10 @@ def qrels_by_source(request: QrelsBySourceRequest, db: Database) -> QrelsBySourc
     """
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
-    from tcdb.storage.locks import write_session
 
     collection, snapshot = request.collection, request.snapshot
     waiting = f"waiting for another process importing qrels into {snapshot!r} to finish …"
-    with write_session(f"qrels\x00{collection}\x00{snapshot}", waiting=waiting) as session:
+    with db.write_session(f"qrels\x00{collection}\x00{snapshot}", waiting=waiting) as session:
         snap = get_snapshot(session, collection, snapshot)
         parent = get_qrels_set(session, snap, parent_name(snap, request.qrels))
         derived = derive_source_qrels(session.connection(), snap, parent,

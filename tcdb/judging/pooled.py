@@ -32,7 +32,6 @@ from tcdb.schema import (
 )
 from tcdb.sorting import natural_key
 from tcdb.storage.bulk import bulk_insert
-from tcdb.storage.locks import write_session
 from tcdb.vocabulary import JudgmentFormat, Prefer
 
 if TYPE_CHECKING:
@@ -98,7 +97,7 @@ def pool_import_judgments(request: PoolImportJudgmentsRequest, db: Database
     started = time.perf_counter()
     # One batch into a pool at a time: each checks against the batches stored before it.
     waiting = f"waiting for another process importing judgments into pool {name!r} to finish …"
-    with write_session(f"judgments\x00{name}", waiting=waiting) as session:
+    with db.write_session(f"judgments\x00{name}", waiting=waiting) as session:
         # an unknown pool fails before the file is read
         pool = get_pool(session, name, collection, snapshot)
         if not path.exists():

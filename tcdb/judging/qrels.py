@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.collections.records import QrelRecord
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError, some
+from tcdb.operations.database import Database
 from tcdb.queries import document_ids_in_collection, topic_ids
 from tcdb.schema import (
     Collection,
@@ -27,8 +28,6 @@ from tcdb.schema import (
     Snapshot,
 )
 from tcdb.storage.bulk import bulk_insert
-from tcdb.storage.db import session_scope
-from tcdb.storage.locks import write_session
 
 
 def store_qrels(
@@ -181,6 +180,9 @@ def _check_grade(collection: Collection, record: QrelRecord, where: str) -> None
 
 
 def import_qrels(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     name: str,
@@ -223,7 +225,7 @@ def import_qrels(
     results = []
     # One import into a snapshot at a time: the same file twice at once is one set.
     waiting = f"waiting for another process importing qrels into {snapshot!r} to finish …"
-    with write_session(f"qrels\x00{collection}\x00{snapshot}", waiting=waiting) as session:
+    with db.write_session(f"qrels\x00{collection}\x00{snapshot}", waiting=waiting) as session:
         snap = get_snapshot(session, collection, snapshot)
         chosen = QrelsKind(kind) if kind is not None else (
             QrelsKind.original if snap.original_qrels is None else QrelsKind.derived)
@@ -248,7 +250,7 @@ def import_qrels(
             "original": any(r["original"] for r in results), "sets": results}
 
 
-def export_qrels(collection: str, snapshot: str, name: str, out: Path | str,
+def export_qrels(db: Database, collection: str, snapshot: str, name: str, out: Path | str,
                  fmt: str = "trec") -> dict[str, Any]:
     """Write a qrels set back out: TREC (`topic iteration doc grade`, iterations as imported)
     or BEIR TSV, topics in natural order. Documents of other snapshots keep their ids."""
@@ -261,7 +263,7 @@ def export_qrels(collection: str, snapshot: str, name: str, out: Path | str,
         raise FieldError("format", f"{fmt!r} is not one of trec, beir")
     out = Path(out)
     check_output(out)  # before any work: a directory, a missing folder, no permission
-    with session_scope() as session:
+    with db.session() as session:
         snap = get_snapshot(session, collection, snapshot)
         qset = get_qrels_set(session, snap, name)
         records = qrels_records(session, qset.pk, snap.pk)
@@ -297,9 +299,10 @@ def get_qrels_set(session: Session, snapshot: Snapshot, name: str) -> QrelsSet:
     return found
 
 
-def list_qrels(collection: str | None = None, snapshot: str | None = None) -> list[dict[str, Any]]:
+def list_qrels(db: Database, collection: str | None = None,
+               snapshot: str | None = None) -> list[dict[str, Any]]:
     """Every qrels set with its kind, parents, provenance and size."""
-    with session_scope() as session:
+    with db.session() as session:
         query = (select(QrelsSet, Snapshot.label, Collection.name)
                  .join(Snapshot, col(Snapshot.id) == col(QrelsSet.snapshot_id))
                  .join(Collection, col(Collection.id) == col(Snapshot.collection_id))

@@ -78,7 +78,7 @@ def qrels_import(request: QrelsImportRequest, db: Database) -> QrelsImportResult
     """
     from tcdb.judging.qrels import import_qrels
 
-    report = import_qrels(request.collection, request.snapshot, request.qrels, request.file,
+    report = import_qrels(db, request.collection, request.snapshot, request.qrels, request.file,
                           request.kind, request.description,
                           allow_unknown_docs=request.allow_unknown_docs,
                           designate=request.designate, split_by=request.split_by)
@@ -118,7 +118,7 @@ def qrels_export(request: QrelsExportRequest, db: Database) -> QrelsExportResult
     """Write a qrels set back out, e.g. to release an expanded or derived set."""
     from tcdb.judging.qrels import export_qrels
 
-    return QrelsExportResult(**export_qrels(request.collection, request.snapshot, request.qrels,
+    return QrelsExportResult(**export_qrels(db, request.collection, request.snapshot, request.qrels,
                                             request.out, request.format))
 
 
@@ -170,7 +170,7 @@ def qrels_sets(request: QrelsSetsRequest, db: Database) -> QrelsSetsResult:
     from tcdb.judging.qrels import list_qrels
 
     return QrelsSetsResult(sets=[QrelsSetRow(**row) for row in
-                                 list_qrels(request.collection, request.snapshot)])
+                                 list_qrels(db, request.collection, request.snapshot)])
 
 
 class QrelsRequest(Request):

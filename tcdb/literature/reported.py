@@ -34,7 +34,7 @@ from tcdb.operations.lineage import lineage_of
 from tcdb.reports.fields import QRELS_DEFAULT, qrels_option
 from tcdb.schema import ReportedResult
 from tcdb.storage.bulk import bulk_insert
-from tcdb.storage.db import is_integrity_error, session_scope
+from tcdb.storage.db import is_integrity_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,12 +118,12 @@ def _stored_values(session: Session, collection_id: int, rows: list[ReportedRow]
     return out
 
 
-def reported_frame(collection: str, metric: str | None = None) -> pd.DataFrame:
+def reported_frame(db: Database, collection: str, metric: str | None = None) -> pd.DataFrame:
     """The collection's reported results (of one metric, written any way that normalises to
     it), by year, publication, model, role and metric: what `literature` and the report read."""
     import pandas as pd
 
-    with session_scope() as session:
+    with db.session() as session:
         coll = get_collection(session, collection)
         query = select(ReportedResult).where(col(ReportedResult.collection_id) == coll.pk)
         if metric is not None:
@@ -150,7 +150,7 @@ def literature(request: LiteratureRequest, db: Database) -> LiteratureResult:
     reported (most used first: the order a metric picker offers them in)."""
     from tcdb.analysis.literature import metric_usage
 
-    frame = reported_frame(request.collection, request.metric)
+    frame = reported_frame(db, request.collection, request.metric)
     return LiteratureResult(
         collection=request.collection,
         metric=None if request.metric is None else normalise_metric(request.metric),
@@ -193,12 +193,12 @@ def literature_report(request: LiteratureReportRequest, db: Database) -> Literat
 
     r = request
     name = normalise_metric(r.metric)
-    every = reported_frame(r.collection)
+    every = reported_frame(db, r.collection)
     if not (every["metric"] == name).any():
         known = some(sorted(every["metric"].unique())) or "none yet"
         raise FieldError("metric", f"{r.collection!r} has no reported {name} (reported: "
                          f"{known}); import results with `tcdb literature import`")
-    reference = _reference(r.collection, name, r.reference_value, r.reference_name,
+    reference = _reference(db, r.collection, name, r.reference_value, r.reference_name,
                            r.reference_run, r.qrels)
     summary = literature_summary(every, name, None if reference is None else reference.value)
     for trend in summary["trends"]:
@@ -206,7 +206,7 @@ def literature_report(request: LiteratureReportRequest, db: Database) -> Literat
             trend["trend_first"] = trend["intercept"] + trend["slope"] * trend["first_year"]
             trend["trend_last"] = trend["intercept"] + trend["slope"] * trend["last_year"]
     ref_run = reference if isinstance(reference, RunReference) else None
-    lineage = lineage_of(r.collection, publications=sorted(every["publication"].unique()),
+    lineage = lineage_of(db, r.collection, publications=sorted(every["publication"].unique()),
                          measures=[name],
                          runs=[(ref_run.snapshot, ref_run.run)] if ref_run else [],
                          qrels=[(ref_run.snapshot, ref_run.qrels)] if ref_run else [])
@@ -214,7 +214,7 @@ def literature_report(request: LiteratureReportRequest, db: Database) -> Literat
                             lineage=lineage, **summary)
 
 
-def _reference(collection: str, metric: str, value: float | None, name: str | None,
+def _reference(db: Database, collection: str, metric: str, value: float | None, name: str | None,
                run: str | None, qrels: str | None) -> RunReference | ValueReference | None:
     """The figure gains are measured against: a value given by name, or a run's mean score."""
     if value is not None and run is not None:
@@ -231,10 +231,10 @@ def _reference(collection: str, metric: str, value: float | None, name: str | No
     snapshot, slash, tag = run.partition("/")
     if not slash or not snapshot or not tag:
         raise FieldError("reference_run", f"{run!r} is not SNAPSHOT/RUN (say 2004/pircRB04t3)")
-    return RunReference(name=name or tag, **_run_mean(collection, snapshot, tag, metric, qrels))
+    return RunReference(name=name or tag, **_run_mean(db, collection, snapshot, tag, metric, qrels))
 
 
-def _run_mean(collection: str, snapshot: str, run: str, metric: str, qrels: str | None
+def _run_mean(db: Database, collection: str, snapshot: str, run: str, metric: str, qrels: str | None
               ) -> dict[str, Any]:
     """A stored run's mean of `metric` (`trec_eval -c`; scored first when missing) on the
     snapshot's designated original qrels unless `qrels` names a set."""
@@ -248,12 +248,12 @@ def _run_mean(collection: str, snapshot: str, run: str, metric: str, qrels: str 
         raise FieldError("reference_run", f"{metric} is not a measure ir_measures computes: "
                          "give a reference value instead")
     if qrels is None:
-        with session_scope() as session:
+        with db.session() as session:
             qrels = get_snapshot(session, collection, snapshot).original_qrels
         if qrels is None:
             raise FieldError("qrels", f"snapshot {snapshot!r} has no original qrels: name "
                              "the set")
-    table = score_table(collection, snapshot, qrels, [metric], runs=[run])
+    table = score_table(db, collection, snapshot, qrels, [metric], runs=[run])
     mean = float(table["value"].iloc[0])
     if math.isnan(mean):
         raise InputError(f"{snapshot}/{run}", None, f"no {metric} score for this run")

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from tcdb.operations.database import Database
+
 if TYPE_CHECKING:
     from sqlmodel import Session
 
@@ -102,7 +104,7 @@ class Lineage(BaseModel):
         return out
 
 
-def lineage_of(collection: str, *, runs: Iterable[tuple[str, str]] = (),
+def lineage_of(db: Database, collection: str, *, runs: Iterable[tuple[str, str]] = (),
                qrels: Iterable[tuple[str, str]] = (), topics: str | None = None,
                measures: Iterable[str] = (), session: Session | None = None,
                publications: Iterable[str] = ()) -> Lineage:
@@ -110,10 +112,8 @@ def lineage_of(collection: str, *, runs: Iterable[tuple[str, str]] = (),
     `collection`, over `topics`, with `measures` (and reported results of `publications`).
     Opens a session of the operation's database unless given one."""
     if session is None:
-        from tcdb.storage.db import session_scope
-
-        with session_scope() as own:
-            return lineage_of(collection, runs=runs, qrels=qrels, topics=topics,
+        with db.session() as own:
+            return lineage_of(db, collection, runs=runs, qrels=qrels, topics=topics,
                               measures=measures, session=own, publications=publications)
     run_pairs = list(dict.fromkeys(runs))
     qrels_pairs = list(dict.fromkeys(qrels))

@@ -85,15 +85,15 @@ class Operation(Generic[Req, Res]):
         """The first line of the function's docstring: the CLI's and the API's help."""
         return (inspect.getdoc(self.function) or self.name).splitlines()[0]
 
-    def __call__(self, request: Req, db: Database | None = None) -> Res:
-        """Run on `db` (default: the configured database); all it calls uses that database."""
-        from tcdb.storage.db import using_database
+    def __call__(self, request: Req, db: Database) -> Res:
+        """Run on `db`, which the function hands to all it calls; a fault of that database
+        leaves as one `DatabaseError`."""
+        from tcdb.storage.db import database_faults
 
-        db = db or Database()
-        with using_database(db.url):
+        with database_faults(db.url):
             return self.function(request, db)
 
-    def run(self, db: Database | None = None, **fields: Any) -> Res:
+    def run(self, db: Database, **fields: Any) -> Res:
         """Build the request from `fields` (validated, errors naming the field) and run it."""
         return self(self.request.of(**fields), db)
 

@@ -22,7 +22,7 @@ from tcdb.pools.sql import bounds_with, ranked_sql, runs_list
 from tcdb.schema import Collection, Pool, PoolEntry, PoolRun, QrelsSet, Run, Snapshot
 from tcdb.schema.base import stored_id
 from tcdb.sorting import natural_key
-from tcdb.storage.db import is_postgres, session_scope
+from tcdb.storage.db import is_postgres
 
 
 def pool_collection() -> Any:
@@ -220,10 +220,10 @@ def _unique_per_run(conn: Connection, pool: Pool) -> list[PoolRunContribution]:
             for run_id, tag, contributed in tags]
 
 
-def pool_documents(name: str, collection: str | None = None,
+def pool_documents(db: Database, name: str, collection: str | None = None,
                    snapshot: str | None = None) -> dict[str, set[str]]:
     """The pool as external ids: topic → the set of documents to judge (tests, notebooks)."""
-    with session_scope() as session:
+    with db.session() as session:
         pool = get_pool(session, name, collection, snapshot)
         sql = text(
             "SELECT st.external_id, sd.external_id FROM pool_entry pe "

@@ -19,7 +19,6 @@ from tcdb.errors import ConflictError, FieldError
 from tcdb.operations import Database, operation, option
 from tcdb.pools.inspect import PoolRef, get_pool, topic_sizes
 from tcdb.pools.results import PoolRoundResult
-from tcdb.storage.locks import write_session
 
 
 class PoolNextRoundRequest(PoolRef):
@@ -50,7 +49,7 @@ def pool_next_round(request: PoolNextRoundRequest, db: Database) -> PoolRoundRes
     name, batch = request.name, request.batch
     if batch < 1:
         raise FieldError("batch", f"batch must be at least 1 (got {batch})")
-    with write_session(f"pool\x00{name}") as session:
+    with db.write_session(f"pool\x00{name}") as session:
         pool = get_pool(session, name, request.collection, request.snapshot)
         if pool.budget is None or pool.parameters is None:
             raise FieldError("name", f"pool {name!r} is a depth-k pool: rounds need a "

@@ -172,7 +172,7 @@ def plan_simulation(request: SimulationRequest, db: Database) -> SimulationPlan:
                              f"runs (snapshot {request.snapshot!r} has {len(chosen)} chosen)")
         check_providers([name], lambda: provider_data(session.connection(), snap.pk, qset.pk),
                         "measure")
-        lineage = lineage_of(request.collection,
+        lineage = lineage_of(db, request.collection,
                              runs=[(snap.label, r.tag) for r in chosen],
                              qrels=[(snap.label, qset.name)], measures=[name], session=session)
         return SimulationPlan(

@@ -188,7 +188,7 @@ def assessor_agreement(request: AgreementRequest, db: Database) -> AgreementResu
         qrels_b = qrels_of(conn, second.pk)
         tags = {r.pk: r.tag for r in chosen}
         run_dicts = {tags[i]: run for i, run in read_runs(conn, snap.pk, list(tags))}
-        lineage = lineage_of(found_collection(session, snap),
+        lineage = lineage_of(db, found_collection(session, snap),
                              runs=[(snap.label, tag) for tag in tags.values()],
                              qrels=[(snap.label, first.name), (snap.label, second.name)],
                              topics=topics, measures=[name], session=session)

@@ -139,7 +139,7 @@ def compare(request: CompareRequest, db: Database) -> CompareResult:
         tags = [r.baseline, *tags]
     if tags is not None and len(tags) < 2:
         raise FieldError("runs", "compare needs at least two different runs")
-    data = load_run_scores(r.collection, r.snapshot, r.qrels, tags, r.measure,
+    data = load_run_scores(db, r.collection, r.snapshot, r.qrels, tags, r.measure,
                            compute=r.compute, topics=r.topics, ranks=True)
     wide, tags = data.wide, list(data.wide.columns)
     if len(tags) < 2:
@@ -192,7 +192,7 @@ def compare(request: CompareRequest, db: Database) -> CompareResult:
               for tag in tags],
         pairs=[ComparePair(**row) for row in rows],
         outcomes=outcomes, aggregate=aggregate_word(data.measure),
-        lineage=lineage_of(r.collection, runs=[(r.snapshot, t) for t in tags],
+        lineage=lineage_of(db, r.collection, runs=[(r.snapshot, t) for t in tags],
                            qrels=[(r.snapshot, r.qrels)], topics=r.topics,
                            measures=[data.measure]))
 

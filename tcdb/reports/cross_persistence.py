@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tcdb.errors import FieldError, some
+from tcdb.operations.database import Database
 from tcdb.reports.persistence_scores import (
     NO_SCORES,
     SEVERAL_RUNS,
@@ -32,10 +33,12 @@ from tcdb.reports.persistence_scores import (
     choose_systems,
     resolve_qrels,
 )
-from tcdb.storage.db import session_scope
 
 
 def cross_snapshot_scores(
+
+
+    db: Database,
     collection: str,
     snapshots: Sequence[str],
     measures: Sequence[str],
@@ -71,7 +74,7 @@ def cross_snapshot_scores(
     first = labels[0]
     names = parse_measures(measures)
     qrels_names = resolve_qrels(labels, qrels)
-    with session_scope() as session:
+    with db.session() as session:
         get_collection(session, collection)
         snap = get_snapshot(session, collection, first)
         rows = session.execute(select(col(Run.id), col(Run.tag), col(System.id),
@@ -90,10 +93,10 @@ def cross_snapshot_scores(
     single = {s: by_system[s][0] for s in followed if len(by_system[s]) == 1}
     tags = [tag for _, tag in single.values()]
     if compute and tags:
-        evaluate(collection, first, qrels_names[first], names, tags)
+        evaluate(db, collection, first, qrels_names[first], names, tags)
         for later in labels[1:]:
-            evaluate_from(collection, later, qrels_names[later], names, first, tags)
-    with session_scope() as session:
+            evaluate_from(db, collection, later, qrels_names[later], names, first, tags)
+    with db.session() as session:
         conn = session.connection()
         mids = measure_ids(conn, names)
         judged: dict[str, dict[int, str]] = {}

@@ -162,7 +162,7 @@ def diff_runs(request: DiffRunsRequest, db: Database) -> DiffRunsResult:
     r = request
     if r.run_a == r.run_b:
         raise FieldError("run_b", "give two different runs")
-    data = load_run_scores(r.collection, r.snapshot, r.qrels, [r.run_a, r.run_b], r.measure,
+    data = load_run_scores(db, r.collection, r.snapshot, r.qrels, [r.run_a, r.run_b], r.measure,
                            compute=r.compute, topics=r.topics)
     wide = data.wide
     rows = [TopicDifference(topic=str(topic), score_a=float(a), score_b=float(b),
@@ -179,7 +179,7 @@ def diff_runs(request: DiffRunsRequest, db: Database) -> DiffRunsResult:
     if chosen is not None:
         topic_id = data.topic_ids[list(wide.index).index(chosen)]
         score = {t.topic: t for t in rows}[chosen]
-        rankings = _rankings(r, topic_id, chosen, score.score_a, score.score_b)
+        rankings = _rankings(db, r, topic_id, chosen, score.score_a, score.score_b)
     differences = [t.difference for t in rows]
     return DiffRunsResult(
         collection=r.collection, snapshot=r.snapshot, qrels=r.qrels, measure=data.measure,
@@ -188,21 +188,19 @@ def diff_runs(request: DiffRunsRequest, db: Database) -> DiffRunsResult:
         mean_b=json_float(aggregate(data.measure, wide[r.run_b].tolist())),
         a_better=sum(d > 0 for d in differences), b_better=sum(d < 0 for d in differences),
         tied=sum(d == 0 for d in differences), topics=rows, rankings=rankings,
-        lineage=lineage_of(r.collection, runs=[(r.snapshot, r.run_a), (r.snapshot, r.run_b)],
+        lineage=lineage_of(db, r.collection, runs=[(r.snapshot, r.run_a), (r.snapshot, r.run_b)],
                            qrels=[(r.snapshot, r.qrels)], topics=r.topics,
                            measures=[data.measure]))
 
 
-def _rankings(r: DiffRunsRequest, topic_id: int, topic: str, score_a: float,
+def _rankings(db: Database, r: DiffRunsRequest, topic_id: int, topic: str, score_a: float,
               score_b: float) -> TopicRankings:
     """Both runs' top `depth` for one topic, with grades, the other run's ranks and text."""
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.runs import get_runs
     from tcdb.schema import SnapshotTopic
-    from tcdb.storage.db import session_scope
-
-    with session_scope() as session:
+    with db.session() as session:
         snap = get_snapshot(session, r.collection, r.snapshot)
         qset = get_qrels_set(session, snap, r.qrels)
         run_a, run_b = get_runs(session, snap, [r.run_a, r.run_b])

@@ -112,13 +112,13 @@ class SnapshotDiffResult(Result):
         return frame
 
 
-def original_lineage(session: Session, collection: str, labels: list[str]) -> Lineage:
+def original_lineage(db: Database, session: Session, collection: str, labels: list[str]) -> Lineage:
     """The lineage of figures read from `labels`' designated original qrels (none: no qrels)."""
     from tcdb.catalog.collections import get_snapshot
 
     qrels = [(label, str(snap.original_qrels)) for label in labels
              if (snap := get_snapshot(session, collection, label)).original_qrels]
-    return lineage_of(collection, qrels=qrels, session=session)
+    return lineage_of(db, collection, qrels=qrels, session=session)
 
 
 def diff_of(session: Session, collection: str, a: str, b: str) -> SnapshotDiffResult:
@@ -150,7 +150,7 @@ def snapshot_diff(request: SnapshotDiffRequest, db: Database) -> SnapshotDiffRes
     a, b = request.snapshots
     with db.session() as session:
         diff = diff_of(session, request.collection, a, b)
-        diff.lineage = original_lineage(session, request.collection, [a, b])
+        diff.lineage = original_lineage(db, session, request.collection, [a, b])
         return diff
 
 
@@ -236,6 +236,6 @@ def drift(request: DriftRequest, db: Database) -> DriftResult:
             snap = get_snapshot(session, request.collection, labels[0])
             qrels[labels[0]] = QrelsSummary(**qrels_summary(session.connection(), snap.pk))
         core = len(core_topic_ids(session, request.collection, labels)) if labels else 0
-        lineage = original_lineage(session, request.collection, labels)
+        lineage = original_lineage(db, session, request.collection, labels)
     return DriftResult(collection=request.collection, snapshots=labels,
                        transitions=transitions, qrels=qrels, core_topics=core, lineage=lineage)

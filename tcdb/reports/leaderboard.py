@@ -163,7 +163,7 @@ def leaderboard(request: LeaderboardRequest, db: Database) -> LeaderboardResult:
     from tcdb.reports.run_scores import load_run_scores
 
     r = request
-    data = load_run_scores(r.collection, r.snapshot, r.qrels, r.runs, r.measure,
+    data = load_run_scores(db, r.collection, r.snapshot, r.qrels, r.runs, r.measure,
                            compute=r.compute, topics=r.topics)
     if data.wide.shape[1] == 0:
         raise FieldError("runs", f"snapshot {r.snapshot!r} has no runs")
@@ -186,7 +186,7 @@ def leaderboard(request: LeaderboardRequest, db: Database) -> LeaderboardResult:
         test=r.test, alpha=r.alpha, correction=r.correction, topic_set=r.topics,
         n_topics=len(data.wide), permutations=r.permutations, seed=r.seed,
         chain=[run.run for run in runs if run.is_sota], n_steps=len(steps),
-        lineage=lineage_of(r.collection, runs=[(r.snapshot, run.run) for run in runs],
+        lineage=lineage_of(db, r.collection, runs=[(r.snapshot, run.run) for run in runs],
                            qrels=[(r.snapshot, r.qrels)], topics=r.topics,
                            measures=[data.measure]),
         n_significant=sum(bool(run.significant) for run in steps), runs=runs,

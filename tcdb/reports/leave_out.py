@@ -179,7 +179,7 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
     by, save = request.by, request.save
     names = parse_measures(request.measures)
     if request.compute:
-        evaluate(collection, snapshot, qrels, names)
+        evaluate(db, collection, snapshot, qrels, names)
     with db.session() as session:
         conn = session.connection()
         snap = get_snapshot(session, collection, snapshot)
@@ -224,7 +224,7 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
                                                   as_external, by, group, depth)
     if save is not None:
         for group, runs in groups.items():
-            evaluate(collection, snapshot, stored_as[group] or "", names, [r.tag for r in runs])
+            evaluate(db, collection, snapshot, stored_as[group] or "", names, [r.tag for r in runs])
 
     tags = {r.pk: r.tag for r in run_list}
     measures: dict[str, LeaveOutMeasure] = {}
@@ -240,7 +240,7 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
         collection=collection, snapshot=snapshot, qrels=qrels, depth=depth, by=by.value,
         topics=request.topics, n_topics=len(topic_names), saved=save, measures=measures,
         seconds=time.perf_counter() - started,
-        lineage=lineage_of(collection, runs=[(snapshot, t) for t in tags.values()],
+        lineage=lineage_of(db, collection, runs=[(snapshot, t) for t in tags.values()],
                            qrels=[(snapshot, qrels)] + [(snapshot, s) for s in
                                                         stored_as.values() if s],
                            topics=request.topics, measures=names))

@@ -241,7 +241,7 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
 
     alpha = 0.05
     load = cross_snapshot_scores if request.cross_snapshot else load_persistence_scores
-    data = load(request.collection, request.snapshots, request.measures, request.qrels,
+    data = load(db, request.collection, request.snapshots, request.measures, request.qrels,
                 request.topics, compute=request.compute, systems=request.systems,
                 keep=request.pivot)
     check_pivot(data, request.pivot)
@@ -274,7 +274,7 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
         bootstrap=(BootstrapSettings(n_samples=request.bootstrap, seed=request.seed,
                                      alpha=alpha) if request.bootstrap else None),
         measures=measures, warnings=data.warnings,
-        lineage=lineage_of(request.collection, runs=[
+        lineage=lineage_of(db, request.collection, runs=[
             (data.snapshots[0] if request.cross_snapshot else label, tag)
             for by_system in data.runs.values() for tags in by_system.values()
             for label, tag in tags.items()], qrels=list(data.qrels.items()),
@@ -349,11 +349,11 @@ def per_topic_deltas(request: PerTopicDeltasRequest, db: Database) -> PerTopicDe
     from tcdb.analysis.persistence import per_topic_deltas as deltas_of
     from tcdb.reports.persistence_scores import load_persistence_scores
 
-    data = load_persistence_scores(request.collection, request.snapshots, request.measures,
+    data = load_persistence_scores(db, request.collection, request.snapshots, request.measures,
                                    request.qrels, request.topics, compute=request.compute,
                                    systems=request.systems, keep=request.pivot)
     check_pivot(data, request.pivot)
-    lineage = lineage_of(request.collection, runs=[
+    lineage = lineage_of(db, request.collection, runs=[
         (label, tag) for by_system in data.runs.values() for tags in by_system.values()
         for label, tag in tags.items()], qrels=list(data.qrels.items()),
         topics=request.topics, measures=list(data.frames))

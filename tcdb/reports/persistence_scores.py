@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from tcdb.errors import ConflictError, FieldError, NotFoundError, some
-from tcdb.storage.db import session_scope
+from tcdb.operations.database import Database
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,6 +144,9 @@ def _topic_lists(session: Session, collection: str, judged: dict[str, dict[int, 
 
 
 def load_persistence_scores(
+
+
+    db: Database,
     collection: str,
     snapshots: Sequence[str],
     measures: Sequence[str],
@@ -175,8 +178,8 @@ def load_persistence_scores(
     qrels_names = resolve_qrels(labels, qrels)
     if compute:
         for label in labels:
-            evaluate(collection, label, qrels_names[label], names)
-    with session_scope() as session:
+            evaluate(db, collection, label, qrels_names[label], names)
+    with db.session() as session:
         get_collection(session, collection)
         conn = session.connection()
         mids = measure_ids(conn, names)

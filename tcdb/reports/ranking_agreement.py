@@ -142,7 +142,8 @@ def ranking_agreement(request: RankingAgreementRequest, db: Database) -> Ranking
         core = sorted(common, key=lambda t: natural_key(names[b][t][0]))
         first = ranking_keys(conn, runs[a][0], depth)
         later = ranking_keys(conn, runs[b][0], depth)
-        lineage = lineage_of(collection, runs=[(label, tag) for label, (_, tag) in runs.items()],
+        lineage = lineage_of(db, collection,
+                             runs=[(label, tag) for label, (_, tag) in runs.items()],
                              topics=topics, session=session)
     result = agreement(first, later, core, depth=depth, p=request.rbo_p)
     rows = []

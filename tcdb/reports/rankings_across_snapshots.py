@@ -272,7 +272,7 @@ def _from_results(request: RankingsRequest, db: Database) -> RankingsResult:
         collection=request.collection, source="results", snapshots=labels, qrels=None,
         topics="published", topics_said="each run's published figure (over the organiser's "
         "topics of that snapshot)", measures=measures, tables=data.sources,
-        lineage=lineage_of(request.collection, measures=list(data.values)))
+        lineage=lineage_of(db, request.collection, measures=list(data.values)))
 
 
 def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
@@ -284,7 +284,7 @@ def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
     from tcdb.sorting import natural_key
 
     labels = request.snapshots or _complete_snapshots(request.collection, db)
-    data = load_persistence_scores(request.collection, labels, request.measures,
+    data = load_persistence_scores(db, request.collection, labels, request.measures,
                                    request.qrels, request.topics, compute=request.compute,
                                    systems=request.systems)
     labels = data.snapshots
@@ -335,7 +335,7 @@ def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
     return RankingsResult(
         collection=request.collection, source="scores", snapshots=labels, qrels=data.qrels,
         topics=selection, topics_said=topics_said, measures=measures,
-        lineage=lineage_of(request.collection, runs=[
+        lineage=lineage_of(db, request.collection, runs=[
             (label, tag) for by_system in data.runs.values() for tags in by_system.values()
             for label, tag in tags.items()], qrels=list(data.qrels.items()),
             topics=selection, measures=list(data.frames)))

@@ -204,8 +204,8 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
     collection, snapshot, runs = request.collection, request.snapshot, request.runs or None
     names = parse_measures(request.measures)
     if request.compute:
-        evaluate(collection, snapshot, request.qrels, names, runs)
-        evaluate(collection, snapshot, request.vs, names, runs)
+        evaluate(db, collection, snapshot, request.qrels, names, runs)
+        evaluate(db, collection, snapshot, request.vs, names, runs)
     with db.session() as session:
         conn = session.connection()
         snap = get_snapshot(session, collection, snapshot)
@@ -295,6 +295,6 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
         n_topics=len(topic_names), threshold=request.threshold, measures=measures,
         seed=request.seed if request.bootstrap else None,
         seconds={"load": loaded - started, "total": time.perf_counter() - started},
-        lineage=lineage_of(collection, runs=[(snapshot, t) for t in tags.values()],
+        lineage=lineage_of(db, collection, runs=[(snapshot, t) for t in tags.values()],
                            qrels=[(snapshot, request.qrels), (snapshot, request.vs)],
                            topics=request.topics, measures=names))

@@ -20,8 +20,8 @@ from sqlalchemy import select
 from sqlmodel import col
 
 from tcdb.errors import InputError, NotFoundError
+from tcdb.operations.database import Database
 from tcdb.sorting import natural_key
-from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,6 +42,9 @@ class RunScores:
 
 
 def load_run_scores(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     qrels: str,
@@ -81,8 +84,8 @@ def load_run_scores(
     tags = None if runs is None else list(dict.fromkeys(runs))
     name = parse_measures([measure], "measure")[0]
     if compute:
-        evaluate(collection, snapshot, qrels, [name], tags)
-    with session_scope() as session:
+        evaluate(db, collection, snapshot, qrels, [name], tags)
+    with db.session() as session:
         snap = get_snapshot(session, collection, snapshot)
         qset = get_qrels_set(session, snap, qrels)
         run_list = get_runs(session, snap, tags)

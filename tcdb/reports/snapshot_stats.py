@@ -227,7 +227,7 @@ def snapshot_stats(request: SnapshotStatsRequest, db: Database) -> SnapshotStats
             in_all = churn[0].unchanged + churn[0].changed
         else:
             in_all = present_in_all(conn, [s.pk for s in snaps]) if snaps else 0
-        lineage = lineage_of(collection, runs=read_runs, qrels=read_qrels, session=session)
+        lineage = lineage_of(db, collection, runs=read_runs, qrels=read_qrels, session=session)
     return SnapshotStatsResult(collection=collection, snapshots=list(labels), short=short,
                                present_in_all=in_all, per_snapshot=per_snapshot, churn=churn,
                                lineage=lineage)

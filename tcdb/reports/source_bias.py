@@ -170,7 +170,7 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
             stored_as = store_source_qrels(session, snap, parent, save, derived, twins, "save")
         parent_label = parent.name
     if stored_as is not None:
-        scores = score_stored(collection, snapshot, run_list, names, stored_as)
+        scores = score_stored(db, collection, snapshot, run_list, names, stored_as)
     tags = {r.pk: r.tag for r in run_list}
     first_stage = {r.tag: r.first_stage for r in run_list}
     return SourceBiasReport(
@@ -185,7 +185,7 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
                                         _unanswered(name, derived, topic_names))
                   for name in names},
         seconds=time.perf_counter() - started,
-        lineage=lineage_of(collection, runs=[(snapshot, t) for t in tags.values()],
+        lineage=lineage_of(db, collection, runs=[(snapshot, t) for t in tags.values()],
                            qrels=[(snapshot, parent_label)] + [
                                (snapshot, s) for s in (stored_as or {}).values()],
                            topics=request.topics, measures=names))
@@ -262,7 +262,7 @@ def documents_by_source(request: DocumentsBySourceRequest, db: Database
         for snap in sorted(snaps, key=lambda s: s.ordinal):
             for label, n in documents_per_source(session.connection(), snap.pk).items():
                 rows.append(SourceCount(snapshot=snap.label, source=label, documents=n))
-        lineage = lineage_of(request.collection, session=session)
+        lineage = lineage_of(db, request.collection, session=session)
     labelled = {r.snapshot for r in rows if r.source != UNLABELLED}
     return DocumentsBySourceResult(
         collection=request.collection, rows=rows,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tcdb.storage.db import session_scope
+from tcdb.operations.database import Database
 
 Scores = dict[tuple[int, str, str], dict[int, float]]  # (run, source, measure) → topic → value
 
@@ -44,8 +44,8 @@ def score_in_memory(conn: Any, snapshot_id: int, run_ids: list[int], names: list
     return out
 
 
-def score_stored(collection: str, snapshot: str, run_list: list[Any], names: list[str],
-                  stored_as: dict[str, str]) -> Scores:
+def score_stored(db: Database, collection: str, snapshot: str, run_list: list[Any],
+                 names: list[str], stored_as: dict[str, str]) -> Scores:
     """Scores under the stored per-source sets: evaluated where missing, then read."""
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
@@ -55,9 +55,9 @@ def score_stored(collection: str, snapshot: str, run_list: list[Any], names: lis
     tags = [r.tag for r in run_list]
     if tags:
         for name in stored_as.values():
-            evaluate(collection, snapshot, name, names, tags)
+            evaluate(db, collection, snapshot, name, names, tags)
     out: Scores = {}
-    with session_scope() as session:
+    with db.session() as session:
         conn = session.connection()
         snap = get_snapshot(session, collection, snapshot)
         mids = measure_ids(conn, names)

@@ -128,7 +128,7 @@ def subset_ci(request: SubsetRequest, db: Database) -> SubsetResult:
             topic_set = get_topic_set(session, r.collection, r.topics)
             for_model, method = topic_set.for_model, topic_set.method
         get_runs(session, get_snapshot(session, r.collection, r.snapshot), r.runs)
-    data = load_run_scores(r.collection, r.snapshot, r.qrels, r.runs, name, compute=r.compute,
+    data = load_run_scores(db, r.collection, r.snapshot, r.qrels, r.runs, name, compute=r.compute,
                            skip_unscored=True)
     with db.session() as session:  # the selection as every report resolves it
         try:
@@ -152,5 +152,5 @@ def subset_ci(request: SubsetRequest, db: Database) -> SubsetResult:
         topic_set=r.topics, for_model=for_model, method=method,
         n_topics=len(data.topic_ids), n_subset=len(subset), n_samples=r.bootstrap,
         seed=r.seed, alpha=r.alpha, counts=counts, runs=records, skipped=data.skipped,
-        lineage=lineage_of(r.collection, runs=[(r.snapshot, t) for t in scored],
+        lineage=lineage_of(db, r.collection, runs=[(r.snapshot, t) for t in scored],
                            qrels=[(r.snapshot, r.qrels)], topics=r.topics, measures=[name]))

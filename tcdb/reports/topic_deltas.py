@@ -116,8 +116,8 @@ def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult
     a, b = request.snapshots
     topics, pivot = request.topics, request.pivot
     chosen = topic_set_name(topics)  # all and core: every core topic
-    members = topic_set_members(request.collection, chosen) if chosen is not None else None
-    data = load_persistence_scores(request.collection, [a, b], [request.measure], request.qrels,
+    members = topic_set_members(db, request.collection, chosen) if chosen is not None else None
+    data = load_persistence_scores(db, request.collection, [a, b], [request.measure], request.qrels,
                                    "core", compute=request.compute, systems=[request.system],
                                    keep=pivot)
     name = next(iter(data.frames))
@@ -157,7 +157,7 @@ def topic_deltas(request: TopicDeltasRequest, db: Database) -> TopicDeltasResult
         pivot_sum_delta=(round(math.fsum(pivot_deltas), DECIMALS)
                          if counts and pivot_deltas else None),
         topics=[TopicChange(**row) for row in rows], warnings=data.warnings,
-        lineage=lineage_of(request.collection, runs=[
+        lineage=lineage_of(db, request.collection, runs=[
             (label, tag) for system in (followed, pivot_label) if system is not None
             for label, tag in data.runs[name][system].items()],
             qrels=list(data.qrels.items()), topics=topics, measures=[name]))

@@ -18,11 +18,11 @@ from sqlmodel import Session, col
 
 from tcdb.catalog.collections import get_snapshot
 from tcdb.errors import FieldError
+from tcdb.operations.database import Database
 from tcdb.runs.listing import get_runs
 from tcdb.runs.metadata import RunMetadata, read_run_metadata
 from tcdb.runs.systems import get_system
 from tcdb.schema import Pool, PoolRun, Run, RunEntry, RunType, Score, System
-from tcdb.storage.db import session_scope
 from tcdb.storage.housekeeping import delete_run
 
 # What a new run is when nothing says otherwise.
@@ -92,6 +92,9 @@ class RunChange:
 
 
 def update_runs(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     tags: Sequence[str] = (),
@@ -114,7 +117,7 @@ def update_runs(
         raise FieldError("system/group/run_type/contributed/category/submitted/description/"
                          "first_stage", "nothing to update: give a field to change")
     changes = []
-    with session_scope() as session:
+    with db.session() as session:
         snap = get_snapshot(session, collection, snapshot)
         for run in get_runs(session, snap, chosen):
             row = table.get(run.tag)
@@ -125,7 +128,8 @@ def update_runs(
     return changes
 
 
-def delete_runs(collection: str, snapshot: str, tags: Sequence[str]) -> list[RunChange]:
+def delete_runs(db: Database, collection: str, snapshot: str,
+                tags: Sequence[str]) -> list[RunChange]:
     """Delete runs with their entries, scores and pool memberships, in one transaction.
 
     A pool keeps the documents a deleted run put in it: assessors may already hold them.
@@ -133,7 +137,7 @@ def delete_runs(collection: str, snapshot: str, tags: Sequence[str]) -> list[Run
     if not tags:
         raise FieldError("tags", "name the runs to delete")
     changes = []
-    with session_scope() as session:
+    with db.session() as session:
         snap = get_snapshot(session, collection, snapshot)
         for run in get_runs(session, snap, list(dict.fromkeys(tags))):
             n_entries = _count(session, RunEntry, run.pk)

@@ -28,6 +28,7 @@ from tcdb.collections.records import Rejected
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.ingest.readahead import read_ahead
 from tcdb.names import BadName, check_name
+from tcdb.operations.database import Database
 from tcdb.progress import Progress
 from tcdb.queries import document_ids, document_ids_of, topic_ids
 from tcdb.runs.editing import NEW_RUN, apply_metadata, metadata_columns
@@ -37,7 +38,6 @@ from tcdb.runs.metadata import RunMetadata, read_run_metadata, run_metadata
 from tcdb.runs.systems import get_system, system_name
 from tcdb.schema import Run, RunCategory, RunType
 from tcdb.storage.housekeeping import clear_run
-from tcdb.storage.locks import write_session
 from tcdb.vocabulary import OnBadLines
 
 if TYPE_CHECKING:
@@ -66,6 +66,9 @@ class RunImportReport:
 
 
 def import_run(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     path: Path | str,
@@ -85,7 +88,7 @@ def import_run(
 ) -> RunImportReport:
     """Import one TREC run file into a snapshot (see the module docstring)."""
     return import_runs(
-        collection, snapshot, [path], system=system, group=group, run_type=run_type,
+        db, collection, snapshot, [path], system=system, group=group, run_type=run_type,
         contributed=contributed, category=category, submitted=submitted,
         description=description, first_stage=first_stage, metadata=metadata,
         ir_metadata=ir_metadata, replace=replace, allow_unknown_docs=allow_unknown_docs,
@@ -93,6 +96,9 @@ def import_run(
 
 
 def import_runs(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     paths: Sequence[Path | str],
@@ -152,7 +158,7 @@ def import_runs(
     # waits, then finds the runs the first stored, so the same file twice is one run.
     waiting = (f"waiting for another process importing runs into {collection!r} to finish "
                "…")
-    with write_session(f"runs\x00{collection}", waiting=waiting) as session:
+    with db.write_session(f"runs\x00{collection}", waiting=waiting) as session:
         snap = get_snapshot(session, collection, snapshot)
         label = snap.label
         seen_tags: dict[str, Path] = {}

@@ -16,7 +16,6 @@ from tcdb.errors import FieldError, NotFoundError, some
 from tcdb.operations import Database, Name, Request, Result, argument, operation
 from tcdb.queries import RUN_COLUMNS, run_rows
 from tcdb.schema import Run, Snapshot
-from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,9 +38,10 @@ def get_runs(session: Session, snapshot: Snapshot, tags: Sequence[str] | None = 
     return [by_tag[t] for t in dict.fromkeys(tags)]
 
 
-def list_runs(collection: str | None = None, snapshot: str | None = None) -> list[dict[str, Any]]:
+def list_runs(db: Database, collection: str | None = None,
+              snapshot: str | None = None) -> list[dict[str, Any]]:
     """Every run (optionally of one collection / snapshot) with its metadata and sizes."""
-    with session_scope() as session:
+    with db.session() as session:
         collection_id = get_collection(session, collection).id if collection else None
         if snapshot is not None and collection is None:
             raise FieldError("snapshot", "a snapshot needs its collection")
@@ -102,5 +102,5 @@ class RunsResult(Result):
 @operation("runs", command="run list")
 def runs(request: RunsRequest, db: Database) -> RunsResult:
     """List runs with their system, metadata and sizes."""
-    return RunsResult(runs=[RunRow(**row) for row in list_runs(request.collection,
+    return RunsResult(runs=[RunRow(**row) for row in list_runs(db, request.collection,
                                                                request.snapshot)])

@@ -126,7 +126,7 @@ def run_import(request: RunImportRequest, db: Database) -> RunImportResult:
     from tcdb.runs.metadata import read_run_metadata
 
     table = read_run_metadata(request.metadata) if request.metadata is not None else {}
-    reports = import_runs(request.collection, request.snapshot, request.files,
+    reports = import_runs(db, request.collection, request.snapshot, request.files,
                           **request.given_metadata().given(), metadata=table,
                           ir_metadata=request.ir_metadata, replace=request.replace,
                           allow_unknown_docs=request.allow_unknown_docs, progress=True,
@@ -182,7 +182,7 @@ def run_update(request: RunUpdateRequest, db: Database) -> RunChangesResult:
     """Fix runs' metadata; entries, scores and pools stay."""
     from tcdb.runs.editing import update_runs
 
-    changes = update_runs(request.collection, request.snapshot, request.tags,
+    changes = update_runs(db, request.collection, request.snapshot, request.tags,
                           request.given_metadata(), metadata=request.metadata)
     return RunChangesResult(changes=[RunChangeRow(**c.as_dict()) for c in changes])
 
@@ -200,5 +200,5 @@ def run_delete(request: RunDeleteRequest, db: Database) -> RunChangesResult:
     """Delete runs with their entries, scores and pool memberships (one transaction)."""
     from tcdb.runs.editing import delete_runs
 
-    changes = delete_runs(request.collection, request.snapshot, request.tags)
+    changes = delete_runs(db, request.collection, request.snapshot, request.tags)
     return RunChangesResult(changes=[RunChangeRow(**c.as_dict()) for c in changes])

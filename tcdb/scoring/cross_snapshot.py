@@ -28,10 +28,10 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Connection, text
 
 from tcdb.errors import FieldError
+from tcdb.operations.database import Database
 from tcdb.scoring.measures import check_providers, parse_measures, provider_failed
 from tcdb.sorting import natural_key
 from tcdb.storage.bulk import bulk_insert
-from tcdb.storage.locks import write_session
 from tcdb.vocabulary import MAPPED_SCORES_SOURCE
 
 UNRESOLVED = "unresolved:"  # names A's unresolved entries: they match no document of B
@@ -76,7 +76,7 @@ class CrossSnapshotReport(BaseModel):
     seconds: float = 0.0
 
 
-def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence[str],
+def evaluate_from(db: Database, collection: str, snapshot: str, qrels: str, measures: Sequence[str],
                   run_from: str, runs: Sequence[str] | None = None) -> CrossSnapshotReport:
     """Score runs of snapshot `run_from` (A) on qrels set `qrels` of `snapshot` (B); store the
     missing scores under their own key and return the means over B's judged topics that A has
@@ -95,7 +95,7 @@ def evaluate_from(collection: str, snapshot: str, qrels: str, measures: Sequence
         raise FieldError("run_from", f"the runs are already of snapshot {snapshot!r}: "
                          "evaluate them without run_from")
     names = parse_measures(measures)
-    with write_session(f"runs\x00{collection}", immediate=False,
+    with db.write_session(f"runs\x00{collection}", immediate=False,
                        waiting=f"waiting for another process writing runs or scores of "
                        f"{collection!r} to finish …") as session:
         snap_b = get_snapshot(session, collection, snapshot)

@@ -22,12 +22,12 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Connection
 from sqlmodel import Session
 
+from tcdb.operations.database import Database
 from tcdb.progress import Progress
 from tcdb.queries import read_runs
 from tcdb.schema.enums import QrelsKind
 from tcdb.scoring.measures import check_providers, parse_measures, provider_failed
 from tcdb.storage.bulk import bulk_insert
-from tcdb.storage.locks import write_session
 
 if TYPE_CHECKING:
     from tcdb.schema import QrelsSet, Snapshot
@@ -55,6 +55,9 @@ class EvaluationReport(BaseModel):
 
 
 def evaluate(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     qrels: str,
@@ -81,7 +84,7 @@ def evaluate(
     started = time.perf_counter()
     # The runs lock of the collection (`tcdb.storage.locks`): a run replaced meanwhile cannot leave
     # scores of its old entries, and a second evaluate waits and finds the scores stored.
-    with _runs_lock(collection) as session:
+    with _runs_lock(db, collection) as session:
         plan = _plan(session, collection, snapshot, qrels, measures, runs, residual_of)
         if plan.todo:
             n_pairs, n_scores = evaluate_runs(
@@ -119,17 +122,16 @@ class EvaluationPlan:
                          self.todo, self.sizes, n_jobs)
 
 
-def plan_evaluation(collection: str, snapshot: str, qrels: str, measures: Sequence[str],
+def plan_evaluation(db: Database, collection: str, snapshot: str, qrels: str,
+                    measures: Sequence[str],
                     runs: Sequence[str] | None = None, *,
                     residual_of: str | None = None) -> EvaluationPlan:
     """What is missing, read without taking the runs lock (`store_evaluation` checks again)."""
-    from tcdb.storage.db import session_scope
-
-    with session_scope() as session:
+    with db.session() as session:
         return _plan(session, collection, snapshot, qrels, measures, runs, residual_of)
 
 
-def store_evaluation(plan: EvaluationPlan,
+def store_evaluation(db: Database, plan: EvaluationPlan,
                      scored: Iterable[list[tuple[int, RunValues]]]) -> EvaluationReport:
     """Store values scored elsewhere for `plan`, under the runs lock: values of a run replaced
     or deleted since the plan, and of (run, measure) pairs stored meanwhile, are dropped."""
@@ -138,7 +140,7 @@ def store_evaluation(plan: EvaluationPlan,
 
     report = plan.report.model_copy()
     values = [pair for batch in scored for pair in batch]
-    with _runs_lock(report.collection) as session:
+    with _runs_lock(db, report.collection) as session:
         conn = session.connection()
         current = {run_id: session.get(Run, run_id) for run_id in plan.checksums}
         unchanged = {run_id for run_id, run in current.items()
@@ -161,8 +163,8 @@ def store_evaluation(plan: EvaluationPlan,
 
 
 @contextmanager
-def _runs_lock(collection: str) -> Iterator[Session]:
-    with write_session(f"runs\x00{collection}", immediate=False,
+def _runs_lock(db: Database, collection: str) -> Iterator[Session]:
+    with db.write_session(f"runs\x00{collection}", immediate=False,
                        waiting=f"waiting for another process writing runs or scores of "
                        f"{collection!r} to finish …") as session:
         yield session
@@ -280,9 +282,9 @@ def _scored(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_i
     run at a time as the caller asks for them."""
     if n_workers > 1:
         from tcdb.scoring.parallel import make_jobs, score_in_processes
-        from tcdb.storage.db import current_url
-
-        return score_in_processes(make_jobs(current_url(), snapshot_id, qrels_set_id,
+        # the workers open the database this connection is on, password included
+        url = conn.engine.url.render_as_string(hide_password=False)
+        return score_in_processes(make_jobs(url, snapshot_id, qrels_set_id,
                                             residual_of_id, todo, sizes, n_workers))
     return _scored_here(conn, snapshot_id, qrels_set_id, residual_of_id, todo)
 

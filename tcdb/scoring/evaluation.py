@@ -113,7 +113,7 @@ class EvaluateResult(Result):
 def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
     """Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."""
     if request.run_from is not None:
-        return _evaluate_from(request)
+        return _evaluate_from(db, request)
     from tcdb.scoring.evaluate import evaluate as store_scores
     from tcdb.scoring.scores import score_table
 
@@ -123,27 +123,27 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
 
         with db.session() as session:
             topic_set_topic_ids(session, request.collection, chosen)
-    report = store_scores(request.collection, request.snapshot, request.qrels,
+    report = store_scores(db, request.collection, request.snapshot, request.qrels,
                           request.measures, request.runs or None,
                           residual_of=request.residual_of, progress=sys.stderr.isatty(),
                           workers=request.workers)
     # the runs this call evaluated: a run imported meanwhile is not among the means
-    table = score_table(request.collection, request.snapshot, request.qrels, report.measures,
+    table = score_table(db, request.collection, request.snapshot, request.qrels, report.measures,
                         request.runs or report.runs or None, residual_of=request.residual_of,
                         compute=False, topics=request.topics)
     means = [MeanScore(**row) for row in records(table, MEAN_COLUMNS)]
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=None, residual_of=request.residual_of,
                           topics=request.topics, report=report, means=means, unmapped={},
-                          lineage=_lineage(request, means))
+                          lineage=_lineage(db, request, means))
 
 
-def _evaluate_from(request: EvaluateRequest) -> EvaluateResult:
+def _evaluate_from(db: Database, request: EvaluateRequest) -> EvaluateResult:
     """Runs of an older snapshot on this snapshot's qrels (`tcdb.scoring.cross_snapshot`)."""
     from tcdb.scoring.cross_snapshot import evaluate_from
 
     assert request.run_from is not None
-    cross = evaluate_from(request.collection, request.snapshot, request.qrels,
+    cross = evaluate_from(db, request.collection, request.snapshot, request.qrels,
                           request.measures, request.run_from, request.runs or None)
     report = EvaluationReport(
         collection=cross.collection, snapshot=cross.snapshot, qrels=cross.qrels,
@@ -157,13 +157,13 @@ def _evaluate_from(request: EvaluateRequest) -> EvaluateResult:
                           qrels=request.qrels, run_from=request.run_from, residual_of=None,
                           topics=request.topics, report=report, means=means,
                           unmapped=cross.unmapped,
-                          lineage=_lineage(request, means))
+                          lineage=_lineage(db, request, means))
 
 
-def _lineage(request: EvaluateRequest, means: list[MeanScore]) -> Lineage:
+def _lineage(db: Database, request: EvaluateRequest, means: list[MeanScore]) -> Lineage:
     """The runs (of `run_from` when carried over), the qrels and the residual's."""
     r = request
     qrels = [(r.snapshot, r.qrels)] + ([qrels_pair(r.snapshot, r.residual_of)]
                                        if r.residual_of else [])
-    return lineage_of(r.collection, runs=[(r.run_from or r.snapshot, m.run) for m in means],
+    return lineage_of(db, r.collection, runs=[(r.run_from or r.snapshot, m.run) for m in means],
                       qrels=qrels, topics=r.topics, measures=[m.measure for m in means])

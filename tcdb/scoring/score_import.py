@@ -29,6 +29,7 @@ from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.limits import shown
+from tcdb.operations.database import Database
 from tcdb.schema import Collection, Evaluation, QrelsKind, QrelsSet, Run, Score, Snapshot
 from tcdb.scoring.measures import value_range
 from tcdb.scoring.published_means import PublishedMean, contradiction_said, published_mean
@@ -86,6 +87,9 @@ class _RunScores:
 
 
 def import_scores(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     path: Path | str,
@@ -108,7 +112,6 @@ def import_scores(
     """
     from tcdb.catalog.collections import get_snapshot
     from tcdb.collections.runs import checksum_file
-    from tcdb.storage.locks import write_session
 
     path = Path(path)
     if not path.exists():  # a directory, a pipe: files.check_input says which
@@ -118,7 +121,7 @@ def import_scores(
     if system is not None and len(runs) > 1:
         raise FieldError("system", f"the file holds {len(runs)} runs; a system names one "
                          "(each run's system is its tag)")
-    with write_session(f"runs\x00{collection}", immediate=False,
+    with db.write_session(f"runs\x00{collection}", immediate=False,
                        waiting=f"waiting for another process writing runs or scores of "
                        f"{collection!r} to finish …") as session:
         snap = get_snapshot(session, collection, snapshot)

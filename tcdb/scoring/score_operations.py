@@ -167,7 +167,7 @@ def scores(request: ScoresRequest, db: Database) -> ScoresResult:
     """Scores of a snapshot's runs; missing ones are computed and stored first."""
     from tcdb.scoring.scores import score_table
 
-    frame = score_table(request.collection, request.snapshot, request.qrels, request.measures,
+    frame = score_table(db, request.collection, request.snapshot, request.qrels, request.measures,
                         request.runs or None, request.per_topic, request.intersection,
                         residual_of=request.residual_of, compute=request.compute,
                         topics=request.topics)
@@ -179,7 +179,7 @@ def scores(request: ScoresRequest, db: Database) -> ScoresResult:
                         qrels=request.qrels, per_topic=request.per_topic,
                         intersection=request.intersection, topics=request.topics, means=means,
                         scores=per_topic, lineage=lineage_of(
-                            request.collection,
+                            db, request.collection,
                             runs=[(request.snapshot, row.run) for row in rows],
                             qrels=[(request.snapshot, request.qrels)] + (
                                 [qrels_pair(request.snapshot, request.residual_of)]
@@ -233,14 +233,14 @@ def per_topic_scores(request: PerTopicScoresRequest, db: Database) -> PerTopicSc
     """Per-topic values of one measure across snapshots, topics matched over time."""
     from tcdb.scoring.scores import per_topic_scores as table
 
-    frame = table(request.collection, request.snapshots, request.qrels, request.measure,
+    frame = table(db, request.collection, request.snapshots, request.qrels, request.measure,
                   request.runs or None, intersection=request.intersection,
                   compute=request.compute, topics=request.topics)
     rows = [TopicScore(**r) for r in records(frame, PER_TOPIC_COLUMNS)]
     return PerTopicScoresResult(
         collection=request.collection, qrels=request.qrels, measure=request.measure,
         topics=request.topics, scores=rows,
-        lineage=lineage_of(request.collection,
+        lineage=lineage_of(db, request.collection,
                            runs=[(row.snapshot, row.run) for row in rows],
                            qrels=[(label, request.qrels) for label in request.snapshots],
                            topics=request.topics, measures=[request.measure]))
@@ -325,7 +325,7 @@ def scores_import(request: ScoresImportRequest, db: Database) -> ScoresImportRes
     """Store published per-topic scores for runs whose files are gone (no qrels needed)."""
     from tcdb.scoring.score_import import import_scores
 
-    report = import_scores(request.collection, request.snapshot, request.file,
+    report = import_scores(db, request.collection, request.snapshot, request.file,
                            qrels=request.qrels, run=request.run, system=request.system,
                            source=request.source, replace=request.replace)
     return ScoresImportResult(**report.as_dict())

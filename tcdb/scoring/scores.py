@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session, select
 
 from tcdb.analysis.means import aggregate, counts_unanswered, unanswered_value
+from tcdb.operations.database import Database
 from tcdb.schema import QrelsSet, Run, Snapshot
 from tcdb.sorting import natural_key
-from tcdb.storage.db import session_scope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,6 +38,9 @@ PER_TOPIC_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "topic"
 
 
 def score_table(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     qrels: str,
@@ -62,8 +65,8 @@ def score_table(
 
     names = parse_measures(measures)
     if compute:
-        evaluate(collection, snapshot, qrels, names, runs, residual_of=residual_of)
-    with session_scope() as session:
+        evaluate(db, collection, snapshot, qrels, names, runs, residual_of=residual_of)
+    with db.session() as session:
         from tcdb.catalog.collections import get_snapshot
         from tcdb.judging.qrels import get_qrels_set
 
@@ -210,6 +213,9 @@ def _mean(measure: str, got: dict[int, float], answers: dict[int, float],
 
 
 def per_topic_scores(
+
+
+    db: Database,
     collection: str,
     snapshots: Sequence[str],
     qrels: str,
@@ -235,24 +241,24 @@ def per_topic_scores(
     for label in snapshots:
         wanted = runs
         if runs is not None:
-            with session_scope() as session:
+            with db.session() as session:
                 snap = get_snapshot(session, collection, label)
                 tags = set(session.exec(select(Run.tag).where(Run.snapshot_id == snap.pk)))
             wanted = [r for r in runs if r in tags]
             if not wanted:
                 continue
-        frames.append(score_table(collection, label, qrels, [measure], wanted, per_topic=True,
+        frames.append(score_table(db, collection, label, qrels, [measure], wanted, per_topic=True,
                                   intersection=intersection, compute=compute,
                                   topics="all" if topics == "core" else topics))
     if not frames:
         return pd.DataFrame(columns=PER_TOPIC_COLUMNS)
     frame = pd.concat(frames, ignore_index=True)
     if topics == "core":  # one snapshot's core is all it judges; across several, the shared
-        frame = frame[frame["topic_id"].isin(_core(collection, snapshots, qrels))]
+        frame = frame[frame["topic_id"].isin(_core(db, collection, snapshots, qrels))]
     return frame.reset_index(drop=True)
 
 
-def _core(collection: str, snapshots: Sequence[str], qrels: str) -> set[int]:
+def _core(db: Database, collection: str, snapshots: Sequence[str], qrels: str) -> set[int]:
     """Topic ids every snapshot has and judges in its qrels set of that name (`core` as the
     reports resolve it: `tcdb.reports.persistence_scores._topic_lists`)."""
     from tcdb.catalog.collections import get_snapshot
@@ -260,7 +266,7 @@ def _core(collection: str, snapshots: Sequence[str], qrels: str) -> set[int]:
     from tcdb.queries import qrels_topics
     from tcdb.reports.persistence_scores import _topic_lists
 
-    with session_scope() as session:
+    with db.session() as session:
         judged = {}
         for label in dict.fromkeys(snapshots):
             snap = get_snapshot(session, collection, label)
@@ -270,6 +276,9 @@ def _core(collection: str, snapshots: Sequence[str], qrels: str) -> set[int]:
 
 
 def import_scores(
+
+
+    db: Database,
     collection: str,
     snapshot: str,
     qrels: str | None,
@@ -285,5 +294,5 @@ def import_scores(
     published set)."""
     from tcdb.scoring.score_import import import_scores as store
 
-    return store(collection, snapshot, path, qrels=qrels, run=run_tag, system=system,
+    return store(db, collection, snapshot, path, qrels=qrels, run=run_tag, system=system,
                  source=source, replace=replace)

@@ -28,7 +28,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from tcdb.storage.db import get_engine
+from tcdb.storage.db import configured_url, get_engine
 from tcdb.vocabulary import MAPPED_SCORES_SOURCE
 
 
@@ -190,7 +190,7 @@ def check_database(url: str | None = None) -> list[Finding]:
 
     Read-only, in one transaction, so that every check sees the same state.
     """
-    engine = get_engine(url)
+    engine = get_engine(url or configured_url())
     findings: list[Finding] = []
     with engine.connect() as conn:
         if conn.dialect.name == "postgresql":

@@ -9,7 +9,6 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -44,36 +43,31 @@ def mask_url(url: str) -> str:
         return re.sub(r":[^:@/]+@", ":***@", url)
 
 
-# The database an operation was handed (`tcdb.operations.Database`), for the code it calls.
-_CURRENT_URL: ContextVar[str | None] = ContextVar("tcdb_database_url", default=None)
-
-
 @contextmanager
-def using_database(url: str | None) -> Iterator[None]:
-    """Within the block, `get_engine()` without a URL means `url` (None: the configured one).
-
-    Why: an operation runs on the database it is handed, and everything it calls, however
-    deep, opens sessions on that database, without passing the URL through every function.
-    A fault of that database inside (read-only, full, not a database, a connection ended)
-    leaves as one `DatabaseError` (`tcdb.storage.faults`), whichever front end called.
-    """
+def database_faults(url: str) -> Iterator[None]:
+    """Within the block, a fault of the database at `url` (read-only, full, not a database, a
+    connection ended) leaves as one `DatabaseError` (`tcdb.storage.faults`), whichever front
+    end called."""
     from tcdb.storage.faults import database_fault
 
-    token = _CURRENT_URL.set(url or _CURRENT_URL.get())
     try:
         yield
     except Exception as exc:
-        fault = database_fault(exc)
+        fault = database_fault(exc, mask_url(normalise_url(url)))
         if fault is None or fault is exc:
             raise
         raise fault from exc
-    finally:
-        _CURRENT_URL.reset(token)
 
 
-def get_engine(url: str | None = None, *, read_only: bool = False) -> Engine:
+def configured_url() -> str:
+    """The database of this process's settings (`TCDB_DATABASE_URL`, else the SQLite default):
+    what `tcdb.operations.Database()` opens when no URL is given."""
+    return normalise_url(get_settings().database_url)
+
+
+def get_engine(url: str, *, read_only: bool = False) -> Engine:
     """One engine per URL per process. SQLite gets WAL, foreign keys and a busy timeout."""
-    url = normalise_url(url or _CURRENT_URL.get() or get_settings().database_url)
+    url = normalise_url(url)
     key = f"{url}|ro={read_only}"
     if key in _ENGINES:
         return _ENGINES[key]
@@ -211,7 +205,7 @@ def check_connection(engine: Engine) -> None:
 
 
 @contextmanager
-def session_scope(url: str | None = None) -> Iterator[Session]:
+def session_scope(url: str) -> Iterator[Session]:
     """A session whose transaction commits on success and rolls back on any error.
 
     SQLite's "database is locked" (another process kept writing past the busy timeout) becomes
@@ -305,18 +299,12 @@ def close_engines() -> None:
             engine.dispose()
 
 
-def current_url() -> str:
-    """The URL `get_engine()` without arguments opens, password included (for a worker
-    process that must open the same database)."""
-    return get_engine().url.render_as_string(hide_password=False)
-
-
 def truncate_all(url: str | None = None) -> None:
     """Empty every tcdb table, keeping the schema (tests, `tcdb demo --fresh`)."""
     import tcdb.schema  # noqa: F401
     from tcdb.schema.base import metadata
 
-    engine = get_engine(url)
+    engine = get_engine(url or configured_url())
     names = [t.name for t in metadata.sorted_tables]
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":

@@ -9,7 +9,7 @@ mount). Why "nothing was written" holds: every write runs in one transaction (`s
 `engine.begin()`, the bulk writer inside the caller's), which SQLite rolls back when a write
 fails and PostgreSQL aborts when the backend ends; the fault tests check that on both.
 
-Used by `session_scope`, `using_database` (every operation: CLI, API, Prefect tasks, the
+Used by `session_scope`, `database_faults` (every operation: CLI, API, Prefect tasks, the
 dashboard), the guard's connect hook and the CLI's last resort. Busy SQLite (another writer)
 stays `BusyError` (`db.is_locked_error`); constraint violations stay the caller's to handle.
 """
@@ -50,7 +50,7 @@ def database_fault(exc: BaseException, where: str | None = None) -> DatabaseErro
     """The `DatabaseError` that `exc` means, or None when it is not a fault of the database
     (a bug, bad input, a constraint, a busy SQLite: the caller's to handle).
 
-    `where`: the database's URL (password hidden) or SQLite file; default: the current one.
+    `where`: the database's URL (password hidden) or SQLite file; default: the configured one.
     """
     if isinstance(exc, DatabaseError):
         return exc
@@ -78,9 +78,9 @@ def _driver_error(exc: BaseException) -> BaseException:
 
 def _current_where() -> str:
     from tcdb.settings import get_settings
-    from tcdb.storage.db import _CURRENT_URL, mask_url, normalise_url
+    from tcdb.storage.db import mask_url, normalise_url
 
-    return mask_url(normalise_url(_CURRENT_URL.get() or get_settings().database_url))
+    return mask_url(normalise_url(get_settings().database_url))
 
 
 def _sqlite_path(where: str | None) -> str:

@@ -35,7 +35,7 @@ from tcdb.storage.db import (
     session_scope,
 )
 
-__all__ = ["file_lock", "ingest_lock_name", "lock_key", "lock_folder", "write_session"]
+__all__ = ["file_lock", "ingest_lock_name", "lock_key", "lock_folder", "locked_session"]
 
 
 def ingest_lock_name(collection: str, label: str) -> str:
@@ -50,9 +50,10 @@ def lock_key(name: str) -> int:
 
 
 @contextmanager
-def write_session(lock: str | None = None, *, busy: str | None = None,
+def locked_session(url: str, lock: str | None = None, *, busy: str | None = None,
                   waiting: str | None = None, immediate: bool = True) -> Iterator[Session]:
-    """A write transaction (`session_scope`) that first takes the locks its writes need.
+    """A write transaction (`session_scope`) on the database at `url` that first takes the
+    locks its writes need (callers use `Database.write_session`).
 
     `lock` names what this transaction writes (e.g. `ingest_lock_name`). With `busy`, a lock
     another process holds is a `BusyError(busy)` at once; without, this process prints
@@ -62,12 +63,12 @@ def write_session(lock: str | None = None, *, busy: str | None = None,
     then takes the write lock at the first write, and refuses it if another writer committed
     since this transaction began reading.
     """
-    engine = get_engine()
+    engine = get_engine(url)
     sqlite = engine.dialect.name == "sqlite"
     with ExitStack() as stack:
         if sqlite and lock is not None and busy is not None:
             stack.enter_context(file_lock(engine, lock, busy))
-        session = stack.enter_context(session_scope())
+        session = stack.enter_context(session_scope(url))
         if sqlite:
             if immediate:
                 _begin_immediate(session)

@@ -13,7 +13,13 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect, text
 
 from tcdb.errors import DatabaseError
-from tcdb.storage.db import check_connection, get_engine, mask_url, sqlite_read_only_uri
+from tcdb.storage.db import (
+    check_connection,
+    configured_url,
+    get_engine,
+    mask_url,
+    sqlite_read_only_uri,
+)
 from tcdb.storage.guard import known_revisions, newer_schema, unguarded
 from tcdb.storage.locks import lock_key
 
@@ -113,13 +119,14 @@ def _record_upgrade(conn: Connection, before: str | None) -> None:
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
     with unguarded(creating=True):
-        _run(get_engine(url), "upgrade", revision)
+        _run(get_engine(url or configured_url()), "upgrade", revision)
 
 
 def downgrade(revision: str, url: str | None = None) -> None:
+    engine = get_engine(url or configured_url())
     with unguarded():
-        _run(get_engine(url), "downgrade", revision)
-    get_engine(url).dispose()  # its pooled connections were checked at the head revision
+        _run(engine, "downgrade", revision)
+    engine.dispose()  # its pooled connections were checked at the head revision
 
 
 def head_revision() -> str:

@@ -13,7 +13,7 @@ import re
 from sqlalchemy import text
 
 from tcdb.errors import FieldError
-from tcdb.storage.db import get_engine, mask_url
+from tcdb.storage.db import configured_url, get_engine, mask_url
 
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -24,7 +24,7 @@ def grant_readonly(role: str, password: str | None = None, url: str | None = Non
     if not ROLE_NAME.match(role):
         raise FieldError("role", f"{role!r} is not a plain role name (lower case letters, "
                          "digits and _)")
-    engine = get_engine(url)
+    engine = get_engine(url or configured_url())
     if engine.dialect.name != "postgresql":
         raise FieldError("database_url", f"{mask_url(str(engine.url))} is SQLite, which "
                          "has no roles: `tcdb dashboard` opens it read-only already")

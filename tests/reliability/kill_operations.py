@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tcdb.operations import Database
 from tests.builders import write_qrels_file, write_topics
 from tests.reliability.kill_harness import Backend
 
@@ -106,21 +107,22 @@ def default_database(url: str) -> Iterator[None]:
 def _collections(inputs: Inputs) -> None:
     from tcdb.catalog.collections import add_collection
 
-    add_collection("c", grade_min=0, grade_max=2)
-    add_collection("web", "url", id_fallback=True, grade_min=0, grade_max=2)
+    add_collection(Database(), "c", grade_min=0, grade_max=2)
+    add_collection(Database(), "web", "url", id_fallback=True, grade_min=0, grade_max=2)
 
 
 def _snapshot(inputs: Inputs) -> None:
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
 
-    ingest_snapshot("c", "base", LocalSource(inputs.base_docs, inputs.topics, inputs.qrels))
+    ingest_snapshot(Database(),
+                    "c", "base", LocalSource(inputs.base_docs, inputs.topics, inputs.qrels))
 
 
 def _runs(inputs: Inputs) -> None:
     from tcdb.runs import import_runs
 
-    import_runs("c", "base", inputs.runs)
+    import_runs(Database(), "c", "base", inputs.runs)
 
 
 def _pool(inputs: Inputs) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from tcdb.operations import Database
 from tests.builders import write_documents, write_qrels_file, write_run_file, write_topics
 from tests.databases import BACKENDS
 from tests.reliability.kill_harness import Backend, PostgresBackend, SqliteBackend
@@ -35,27 +36,27 @@ def _fill(folder: Path) -> None:
     from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
-    add_collection("c", grade_min=0, grade_max=2)
-    add_collection("other")
+    add_collection(Database(), "c", grade_min=0, grade_max=2)
+    add_collection(Database(), "other")
     qrels = write_qrels_file(folder / "qrels.txt",
                              [(t, f"d{i}", i % 3) for t in TOPICS for i in range(6)])
     s1 = LocalSource(write_documents(folder / "s1.trec", DOCS),
                      write_topics(folder / "s1.tsv", TOPICS), qrels)
-    ingest_snapshot("c", "s1", s1)
+    ingest_snapshot(Database(), "c", "s1", s1)
     s2 = LocalSource(write_documents(folder / "s2.trec", {**DOCS, "x1": "only in s2"}),
                      write_topics(folder / "s2.tsv", {**TOPICS, "qx": "only in s2"}), qrels)
-    ingest_snapshot("c", "s2", s2)
-    ingest_snapshot("other", "o1", LocalSource(write_documents(
+    ingest_snapshot(Database(), "c", "s2", s2)
+    ingest_snapshot(Database(), "other", "o1", LocalSource(write_documents(
         folder / "o1.trec", {f"y{i}": f"other {i}" for i in range(5)})))
     # Each run ranks d10…d29 (d29 last, below the pool's depth: in no pool, no judgment).
     runs = [write_run_file(folder / "runs", tag, [
         (t, f"d{10 + (i + k) % 19 if i < 19 else 29}", 50.0 - i)
         for t in TOPICS for i in range(20)]) for k, tag in enumerate(["r1", "r2"])]
-    import_runs("c", "s1", runs)
-    import_runs("c", "s2", [write_run_file(folder / "runs2", "r3", [
+    import_runs(Database(), "c", "s1", runs)
+    import_runs(Database(), "c", "s2", [write_run_file(folder / "runs2", "r3", [
         (t, d, 9.0 - i) for t in TOPICS for i, d in enumerate(["x1", "d3", "d4"])])])
-    evaluate("c", "s1", "original", ["AP", "P@5"])
-    evaluate("c", "s2", "original", ["AP"])
+    evaluate(Database(), "c", "s1", "original", ["AP", "P@5"])
+    evaluate(Database(), "c", "s2", "original", ["AP"])
     pool_build("c", "s1", "p", depth=10, all_runs=True, exclude_judged="original")
     pool_import_judgments("p", write_qrels_file(folder / "judged.txt", [("q1", "d10", 2),
                                                                    ("q2", "d11", 0)]),

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
+from tcdb.operations import Database
 from tests.builders import write_documents, write_topics
 
 
@@ -39,13 +40,13 @@ def test_an_empty_source_is_pending_with_its_reason_until_it_fills(
     local = tmp_path / "local-docs"
     local.mkdir()  # declared, and its folder made, before the data arrives
     spec = _spec(tmp_path, local)
-    reasons = {snap.label: reason for snap, reason in pending_snapshots(spec)}
+    reasons = {snap.label: reason for snap, reason in pending_snapshots(Database(), spec)}
     assert reasons["2022-06"] is None
     assert reasons["2022-07"] == (f"ir_datasets longeval-web/2022-07: "
                                   f"{layout.trec_dir('2022-07')} holds no documents yet")
     assert reasons["local"] == f"documents folder {local} holds no files yet"
     write_documents(local / "docs.trec", {"a": "now it has one"})
-    reasons = {snap.label: reason for snap, reason in pending_snapshots(spec)}
+    reasons = {snap.label: reason for snap, reason in pending_snapshots(Database(), spec)}
     assert reasons["local"] is None
 
 
@@ -55,18 +56,18 @@ def test_a_failed_row_of_an_older_tcdb_is_replaced_by_the_next_ingest(db: str,
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.schema import Snapshot, SnapshotStatus
-    from tcdb.storage.db import session_scope
 
-    coll = add_collection("c")
-    with session_scope() as session:
+    coll = add_collection(Database(), "c")
+    with Database().session() as session:
         session.add(Snapshot(collection_id=coll.pk, label="s1", source="old",
                              source_fingerprint="x", status=SnapshotStatus.failed,
                              error="what an older tcdb recorded"))
     docs = write_documents(tmp_path / "docs.trec", {"a": "one", "b": "two"})
     topics = write_topics(tmp_path / "topics.tsv", {"q1": "query"})
-    report = ingest_snapshot("c", "s1", LocalSource(docs, topics), date=dt.date(2024, 1, 1))
+    report = ingest_snapshot(Database(),
+                             "c", "s1", LocalSource(docs, topics), date=dt.date(2024, 1, 1))
     assert report.status == "ingested" and report.n_documents == 2
-    assert [(s["label"], s["status"], s["documents"]) for s in list_snapshots("c")] == [
+    assert [(s["label"], s["status"], s["documents"]) for s in list_snapshots(Database(), "c")] == [
         ("s1", "complete", 2)]
-    with session_scope() as session:
+    with Database().session() as session:
         assert len(session.exec(select(Snapshot)).all()) == 1

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from tcdb.operations import Database
 from tests.reliability.rows import database_state
 
 
@@ -103,7 +104,6 @@ def test_nul_in_text_is_dropped_alike_on_both_databases(db: str, cli) -> None:
     from sqlalchemy import select
 
     from tcdb.schema import Content, SnapshotTopic
-    from tcdb.storage.db import session_scope
 
     name = _register(f"tcdb-test-limits/text-{abs(hash(db))}",
                      [Doc("d1", "cats\x00 purr"), Doc("d2", "dogs bark")],
@@ -111,7 +111,7 @@ def test_nul_in_text_is_dropped_alike_on_both_databases(db: str, cli) -> None:
     assert cli("collection", "add", "c")[0] == 0
     code, _, err = cli("snapshot", "ingest", "c", "s1", "--irds", name)
     assert code == 0, err
-    with session_scope() as session:
+    with Database().session() as session:
         texts = set(session.execute(select(Content.text)).scalars())
         queries = set(session.execute(select(SnapshotTopic.query)).scalars())
     assert texts == {"cats purr", "dogs bark"} and queries == {"cats"}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect, text
 
+from tcdb.operations import Database
 from tcdb.storage import migrate
 from tcdb.storage.db import get_engine
 from tcdb.storage.guard import unguarded
@@ -31,7 +32,7 @@ def _state(url: str) -> tuple[dict[str, int], dict[str, float]]:
 def test_the_demo_survives_down_to_the_first_revision_and_back(db: str, tmp_path: Path) -> None:
     from tcdb.demo.run import run_demo
 
-    run_demo(tmp_path / "data", seed=3, n_documents=1500, n_topics=30, depth=100)
+    run_demo(Database(), tmp_path / "data", seed=3, n_documents=1500, n_topics=30, depth=100)
     counts, sums = _state(db)
     assert counts["run_entry"] > 10_000 and counts["score"] > 0 and counts["pool_entry"] > 0
     migrate.downgrade(FIRST_REVISION, db)

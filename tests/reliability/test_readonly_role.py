@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
+from tcdb.operations import Database
 from tests.databases import create_database
 
 COLLECTION, SNAPSHOT, LAST = "longeval-demo", "2022-06", "2022-09"
@@ -43,7 +44,7 @@ def demo_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         old = os.environ.get("TCDB_DATABASE_URL")
         os.environ["TCDB_DATABASE_URL"] = url
         try:
-            run_demo(folder / "data", seed=4, n_documents=1500, n_topics=30, depth=100)
+            run_demo(Database(), folder / "data", seed=4, n_documents=1500, n_topics=30, depth=100)
         finally:
             os.environ.pop("TCDB_DATABASE_URL") if old is None else \
                 os.environ.__setitem__("TCDB_DATABASE_URL", old)
