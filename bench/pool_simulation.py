@@ -103,7 +103,7 @@ def time_dask(url: str, address: str, args: argparse.Namespace) -> tuple[float, 
         jobs = make_jobs(url, plan)
         done = client.gather(client.map(simulate_job, jobs, pure=False))
         result = simulation_result(plan, jobs, done, time.perf_counter())
-    return took[0], result.to_json()["rows"]
+    return took[0], result.to_data()["rows"]
 
 
 def main() -> None:
@@ -175,7 +175,7 @@ def main() -> None:
                     Database(),
                     collection="bench", snapshot="s1", qrels="original", budgets=args.budgets,
                     strategies=STRATEGIES, leave_out=not args.no_leave_out,
-                    workers=1).to_json()
+                    workers=1).to_data()
             cpu = time.process_time() - cpu
             verdict = "meets" if took[0] <= GOAL_SECONDS else "misses"
             reading = took[0] - simulated["seconds"]
@@ -193,7 +193,7 @@ def main() -> None:
                     Database(),
                     collection="bench", snapshot="s1", qrels="original", budgets=args.budgets,
                     strategies=STRATEGIES, leave_out=not args.no_leave_out,
-                    workers=args.workers).to_json()
+                    workers=args.workers).to_data()
             verdict = "meets" if took_parallel[0] <= PARALLEL_GOAL_SECONDS else "misses"
             print(f"{backend}: simulate {took_parallel[0]:.1f}s with {args.workers} worker "
                   f"processes (simulating {simulated['seconds']:.1f}s) · ratio to the "

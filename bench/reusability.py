@@ -112,7 +112,7 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]]
             with timer() as t:
                 report = get_operation("reusability").run(
                     Database(), collection="bench", snapshot="s1", qrels="original", vs="expanded",
-                    measures=MEASURES, depth=POOL_DEPTH_B).to_json()
+                    measures=MEASURES, depth=POOL_DEPTH_B).to_data()
             times.append(t[0])
         ap = report["measures"]["AP"]
         print(f"  {backend:<9} set-up {setup[0]:6.1f}s · evaluate 2 × {len(MEASURES)} measures "

@@ -108,7 +108,7 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, list[Path]],
                            save: str | None = None) -> dict:
         return get_operation("source_bias").run(
             Database(),
-            collection=collection, snapshot=snapshot, measures=measures, save=save).to_json()
+            collection=collection, snapshot=snapshot, measures=measures, save=save).to_data()
 
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
@@ -143,7 +143,7 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, list[Path]],
                     across = get_operation("source_bias").run(
                         Database(),
                         collection=names[0], snapshot="s1", measures=MEASURES, save="sb",
-                        also=[f"{n}/s1" for n in names[1:]]).to_json()["across"]
+                        also=[f"{n}/s1" for n in names[1:]]).to_data()["across"]
                 times.append(t[0])
             cocktail_warm = min(times)
             print(f"  {backend:<9} Cocktail-sized: {len(names)} datasets loaded and saved in "

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import pandas as pd
 import streamlit as st
 
+from tcdb.vocabulary import format_change
 from tcdb.vocabulary import format_p as format_p  # the CLI's rule for a p-value, re-exported
 
 Kind = Literal["text", "count", "signed", "score", "p", "decimal", "percent", "progress", "flag",
@@ -77,22 +78,11 @@ def time(label: str, help: str | None = None, width: Any = None) -> Col:
 
 
 def format_signed(value: Any) -> str:
-    """A change with its sign: +3, 0, −2 (a dash when missing)."""
+    """A change with its sign: +3, 0, -2 (`tcdb.vocabulary.format_change`; a dash when
+    missing)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
-    return f"{int(value):+,d}" if value else "0"
-
-
-def format_score(value: Any, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    return f"{float(value):.{digits}f}"
-
-
-def format_count(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    return f"{int(value):,}"
+    return format_change(value)
 
 
 def _config(spec: Col) -> Any:

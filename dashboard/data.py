@@ -262,7 +262,7 @@ def persistence_deltas(url: str, collection: str, snapshots: tuple[str, ...], pi
 
 def persistence_frames(report: PersistenceResult, measure: str) -> dict[str, pd.DataFrame]:
     """The report as tables: `arp` (system, snapshot, arp) and `table` (one row per system and
-    later snapshot: RΔ, relative change, ER, ΔRI, p, and the report's `below_pivot`)."""
+    later snapshot: RΔ, relative drop, ER, ΔRI, p, and the report's `below_pivot`)."""
     result = report.measures.get(measure)
     records = result.systems if result else []
     skipped = [s.model_dump() for s in result.skipped] if result else []
@@ -271,14 +271,14 @@ def persistence_frames(report: PersistenceResult, measure: str) -> dict[str, pd.
            for r in records for i, s in enumerate(report.snapshots)]
     table = [{"system": r.system, "pivot": r.is_pivot, "from": first, "to": s,
               f"ARP {first}": r.arp.get(first), "ARP": r.arp.get(s),
-              "RΔ": r.result_delta.get(s), "relative change": r.relative_change.get(s),
+              "RΔ": r.result_delta.get(s), "relative drop": r.relative_drop.get(s),
               "ER": r.er.get(s), "ΔRI": r.delta_ri.get(s), "p": r.p_value.get(s),
               "below_pivot": r.below_pivot}
              for r in records for s in later]
     return {"arp": pd.DataFrame(arp, columns=["system", "snapshot", "order", "arp"]),
             "table": pd.DataFrame(table, columns=["system", "pivot", "from", "to",
                                                   f"ARP {first}", "ARP", "RΔ",
-                                                  "relative change", "ER", "ΔRI", "p",
+                                                  "relative drop", "ER", "ΔRI", "p",
                                                   "below_pivot"]),
             "skipped": pd.DataFrame(skipped, columns=["system", "reason"])}
 

@@ -93,8 +93,8 @@ def build_pool(
     sections.append(timings_section(watch))
     publish(f"pool-{name}", render(f"Pool {name} ({collection} / {snapshot})", sections),
             f"assessor pool {name}")
-    return {"pool": built.to_json(),
-            "export": exported.to_json() if exported is not None else None,
+    return {"pool": built.to_data(),
+            "export": exported.to_data() if exported is not None else None,
             "seconds": round(watch.total, 3)}
 
 
@@ -140,7 +140,7 @@ def simulate_pools(
                            [[r.strategy, r.budget, r.n_judged, r.relevant_found, r.tau_b,
                              r.tau_ap, r.logo_tau_b] for r in result.rows]),
             timings_section(watch)]), "pool simulation")
-    return {"simulation": result.to_json(), "seconds": round(watch.total, 3)}
+    return {"simulation": result.to_data(), "seconds": round(watch.total, 3)}
 
 
 def simulate_on_dask(request: SimulationRequest, dask: str) -> SimulationResult:

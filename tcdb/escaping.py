@@ -119,7 +119,7 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           "Δ": r"$\Delta$", "τ": r"$\tau$", "α": r"$\alpha$",
           "−": "$-$", "–": "--", "×": r"$\times$", "…": r"\ldots{}", "≥": r"$\geq$",
           "≤": r"$\leq$", "†": r"\dag{}", "‡": r"\ddag{}", "·": r"$\cdot$", "→": r"$\to$",
-          "σ": r"$\sigma$", "≠": r"$\neq$", "±": r"$\pm$", "γ": r"$\gamma$"}
+          "σ": r"$\sigma$", "≠": r"$\neq$", "±": r"$\pm$", "γ": r"$\gamma$", "§": r"\S{}"}
 _LATEX_RE = re.compile("|".join([r"-(?=-)", *(re.escape(k) for k in _LATEX)]))
 
 

@@ -82,11 +82,6 @@ def check_name(value: str) -> str:
     return name
 
 
-def check_optional_name(value: str | None) -> str | None:
-    """`check_name`, with None (no name given) passed through."""
-    return None if value is None else check_name(value)
-
-
 def made_name(name: str, field: str) -> str:
     """A name tcdb makes from one the user gave in `field` (`PREFIX-human`, `NAME-it2`), by
     the same rule; `FieldError` naming that field when it breaks it (mostly: too long)."""

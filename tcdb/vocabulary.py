@@ -191,7 +191,7 @@ class Grouping(StrEnum):
 # ER and ΔRI): one spelling for the terminal, the dashboard and the docs. `snapshot` is the
 # later snapshot each row compares with the first.
 PERSISTENCE_FIGURES = {"snapshot": "snapshot", "arp": "ARP", "result_delta": "RΔ",
-                       "relative_change": "relative change", "er": "ER", "delta_ri": "ΔRI",
+                       "relative_drop": "relative drop", "er": "ER", "delta_ri": "ΔRI",
                        "p_value": "p", "p_value_paired": "p paired", "n_paired": "paired topics"}
 
 # How the reusability, leave-out and demo reports name their rank correlations (JSON keys →
@@ -283,3 +283,23 @@ def format_p(value: float | None) -> str:
     if value != value:  # NaN
         return "–"
     return f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.1e}"
+
+
+def format_change(value: int | float | None) -> str:
+    """A change in rank (places) as every front end shows it: `+3`, `-2`, and `0` for no
+    change (not `+0`, which reads as a gain); `–` when there is none."""
+    if value is None or value != value:  # None or NaN
+        return "–"
+    return f"{int(value):+,d}" if value else "0"
+
+
+# An ER of a system whose ARP in the first snapshot is below the pivot's reads backwards: its
+# "gain" over the pivot is a shortfall, so ER above 1 means the shortfall grew. The terminal,
+# the paper tables and the dashboard mark such an ER alike and say the same legend.
+BELOW_PIVOT_MARK = "§"
+
+
+def below_pivot_said(pivot: str, first: str) -> str:
+    """The legend of `BELOW_PIVOT_MARK`."""
+    return (f"{BELOW_PIVOT_MARK}: the system is below the pivot {pivot} in {first}, so its ER "
+            "reads backwards (its gain is a shortfall: ER above 1 means the shortfall grew)")

@@ -90,7 +90,7 @@ def test_er_dri_pvalues_equal_repro_eval(measure: str, anchors: Anchors) -> None
             assert record["arp"]["core17"] == pytest.approx(arp1, abs=1e-9, rel=0)
             assert record["arp"]["core18"] == pytest.approx(arp2, abs=1e-9, rel=0)
             assert record["result_delta"]["core18"] == pytest.approx(arp1 - arp2, abs=1e-9)
-            assert record["relative_change"]["core18"] == pytest.approx((arp1 - arp2) / arp1)
+            assert record["relative_drop"]["core18"] == pytest.approx((arp1 - arp2) / arp1)
         # the pivot against itself is 0/0: no ER, no ΔRI (None, shown as –)
         assert base["is_pivot"] and base["er"]["core18"] is None
         assert base["delta_ri"]["core18"] is None

@@ -86,7 +86,7 @@ def test_header_read_and_written_back_byte_for_byte(tmp_path: Path) -> None:
     assert meta.category == "lexical" and meta.team == "ir-lab" and meta.automatic is True
     assert meta.platform == "anserini==0.3.0, pyserini==0.22.1"
     assert meta.data["platform"]["hardware"]["cpu"]["number of cores"] == 16
-    json.dumps(meta.to_json())  # what the metadata column keeps is JSON
+    json.dumps(meta.to_data())  # what the metadata column keeps is JSON
 
 
 def test_a_run_without_a_header_has_none(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ def test_cli_json_terminal_and_bad_input(marco: Path, cli,
                          "--test", "wilcoxon", "--correction", "bh", "--json")
     assert code == 0, err
     expected = api.leaderboard("marco", "dev", measure="RR@100", test="wilcoxon", correction="bh")
-    assert json.loads(out) == expected.to_json()
+    assert json.loads(out) == expected.to_data()
     screen = io.StringIO()
     terminal = Console(file=screen, force_terminal=True, width=80, color_system=None)
     monkeypatch.setattr(output, "console", terminal)

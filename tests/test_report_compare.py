@@ -98,7 +98,7 @@ def test_cli_json_equals_the_report_and_the_table_names_the_correction(graded: d
     assert code == 0, err
     expected = api.compare("c", "s", qrels="original", runs=["a", "b"], measure="AP",
                            correction="holm")
-    assert json.loads(out) == expected.to_json()
+    assert json.loads(out) == expected.to_data()
     code, out, err = cli("report", "compare", "c", "s", "--run", "a", "--run", "b", "--run", "c",
                          "--measure", "AP")
     assert code == 0, err
@@ -116,7 +116,7 @@ def test_cli_bootstrap_prints_the_intervals(graded: dict, cli) -> None:
     assert code == 0, err
     expected = api.compare("c", "s", qrels="original", runs=["a", "b"], measure="AP",
                            bootstrap=500, seed=7)
-    assert json.loads(out) == expected.to_json()
+    assert json.loads(out) == expected.to_data()
     assert expected.runs[0].ci_low <= expected.runs[0].mean
     code, out, err = cli(*args)
     assert code == 0, err
@@ -258,11 +258,11 @@ def test_unknown_qrels_set_is_not_found(graded: dict) -> None:
 def test_run_with_imported_scores_lacking_the_measure_is_not_found(graded: dict,
                                                                    tmp_path: Path) -> None:
     from tcdb import api
-    from tcdb.scoring.scores import import_scores
+    from tcdb.api import scores_import
 
     path = tmp_path / "old.tsv"
     path.write_text("1\tAP\t0.5\n2\tAP\t0.25\n")
-    import_scores(Database(), "c", "s", "original", "old", path)
+    scores_import("c", "s", path, qrels="original", run="old")
     report = api.compare("c", "s", qrels="original", runs=["a", "old"], measure="AP")
     assert report.pairs[0].mean_b == pytest.approx(0.75 / 16)
     with pytest.raises(NotFoundError, match="run 'old' of 's' has no nDCG@10 scores"):

@@ -106,7 +106,7 @@ def test_every_report_carries_lineage(seeded: Seeded) -> None:
     head = _alembic_head()
     for name, op in reports.items():
         result = op(op.request(**requests[name]), Database())
-        lineage = result.to_json()["lineage"]
+        lineage = result.to_data()["lineage"]
         assert lineage, name
         assert lineage["collection"] == requests[name]["collection"] if "collection" in \
             requests[name] else COLLECTION, name

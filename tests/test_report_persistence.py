@@ -154,7 +154,7 @@ def test_er_dri_and_p_values_equal_repro_eval_on_core17_core18(core: dict[str, A
             assert experimental.arp[later] == pytest.approx(arp_later, abs=1e-12)
             assert experimental.result_delta[later] == pytest.approx(
                 arp_first - arp_later, abs=1e-12)
-            assert experimental.relative_change[later] == pytest.approx(
+            assert experimental.relative_drop[later] == pytest.approx(
                 (arp_first - arp_later) / arp_first, abs=1e-12)
             checked += 1
     assert checked == len(MEASURES) * len(constellations)
@@ -174,7 +174,7 @@ def test_cli_json_and_per_topic_csv_on_the_anchors(core_one: dict[str, Any], cli
     assert code == 0, err
     shown = json.loads(out)
     assert shown == json.loads(json.dumps(persistence(
-        "core", snapshots=["core17", later], pivot=PIVOT, measures=["AP", "nDCG@10"]).to_json()))
+        "core", snapshots=["core17", later], pivot=PIVOT, measures=["AP", "nDCG@10"]).to_data()))
     with csv_path.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     shape = core["anchors"]  # two measures, one non-pivot system, 50 + 25 topics (24 + 12)
@@ -325,7 +325,7 @@ def test_topic_set_restricts_every_snapshot(db: str, tmp_path: Path, cli) -> Non
                          "2024-01", "--pivot", "bm25", "--measure", "AP", "--topics", "travel",
                          "--json")
     assert code == 0, err
-    assert json.loads(out) == json.loads(json.dumps(report.to_json()))
+    assert json.loads(out) == json.loads(json.dumps(report.to_data()))
     code, _, err = cli("report", "persistence", "le", "--snapshots", "2023-01", "2023-06",
                        "--pivot", "bm25", "--measure", "AP", "--topics", "nope")
     assert code == 1 and "no topic set 'nope'" in err
@@ -365,11 +365,11 @@ def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate(db: str, tmp_pa
 
 def _import_scores(tmp_path: Path, snapshot: str, tag: str, system: str,
                    values: dict[str, float]) -> None:
-    from tcdb.scoring.scores import import_scores
+    from tcdb.api import scores_import
 
     path = tmp_path / f"{tag}.tsv"
     path.write_text("".join(f"{t}\tAP\t{v!r}\n" for t, v in values.items()))
-    import_scores(Database(), "planted", snapshot, "original", tag, path, system)
+    scores_import("planted", snapshot, path, qrels="original", run=tag, system=system)
 
 
 def test_planted_effects_give_er_one_half_and_one(db: str, tmp_path: Path) -> None:

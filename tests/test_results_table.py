@@ -117,7 +117,7 @@ def test_longeval_table_imports_and_its_rankings_match_scipy(db: str, tmp_path: 
     assert rank[first][("CIR", "run2")] == rank[first][("FADERIC", "run1")]  # 0.25 ties
     frame = report.to_frame()
     assert list(frame["earlier"]) == [p.earlier for p in figures.pairs]
-    assert report.to_json()["source"] == "results"
+    assert report.to_data()["source"] == "results"
 
 
 def test_over_time_gives_arp_result_delta_and_longeval_change(db: str, tmp_path: Path) -> None:
@@ -134,7 +134,7 @@ def test_over_time_gives_arp_result_delta_and_longeval_change(db: str, tmp_path:
             a, b = raw[first][key], raw[later][key]
             assert record.arp[later] == pytest.approx(b, abs=1e-12)
             assert record.result_delta[later] == pytest.approx(a - b, abs=1e-12)
-            assert record.relative_change[later] == pytest.approx((a - b) / a, abs=1e-12)
+            assert record.relative_drop[later] == pytest.approx((a - b) / a, abs=1e-12)
             assert record.longeval_change[later] == pytest.approx((b - a) / a, abs=1e-12)
     assert len(report.to_frame()) == len(RUNS) * 2
 

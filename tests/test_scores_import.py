@@ -80,10 +80,11 @@ def test_trec_eval_output_becomes_a_run_with_imported_scores(snap: Path, cli) ->
 
 
 def test_ir_measures_tsv_is_read_too(snap: Path) -> None:
-    from tcdb.scoring.scores import import_scores, score_table
+    from tcdb.api import scores_import
+    from tcdb.scoring.scores import score_table
 
-    report = import_scores(Database(),
-                           "c", "s1", "original", "tsv-run", _write(snap, "r.tsv", IR_MEASURES))
+    report = scores_import("c", "s1", _write(snap, "r.tsv", IR_MEASURES), qrels="original",
+                           run="tsv-run")
     assert report.measures == ["AP", "RR"] and report.n_scores == 3
     table = score_table(Database(), "c", "s1", "original", ["AP"], per_topic=True)
     assert dict(zip(table["topic"], table["value"], strict=True)) == {"1": 0.5, "2": 0.0,
@@ -91,18 +92,18 @@ def test_ir_measures_tsv_is_read_too(snap: Path) -> None:
 
 
 def test_same_scores_again_are_a_no_op_and_different_ones_need_replace(snap: Path) -> None:
-    from tcdb.scoring.scores import import_scores
+    from tcdb.api import scores_import
 
     path = _write(snap, "r.tsv", IR_MEASURES)
-    import_scores(Database(), "c", "s1", "original", "r", path)
+    scores_import("c", "s1", path, qrels="original", run="r")
     before = _counts()
-    assert import_scores(Database(), "c", "s1", "original", "r", path).status == "unchanged"
+    assert scores_import("c", "s1", path, qrels="original", run="r").status == "unchanged"
     assert _counts() == before
     changed = _write(snap, "r2.tsv", IR_MEASURES.replace("0.75", "0.7"))
     with pytest.raises(ConflictError, match="different 'original' scores for AP"):
-        import_scores(Database(), "c", "s1", "original", "r", changed)
+        scores_import("c", "s1", changed, qrels="original", run="r")
     assert _counts() == before
-    report = import_scores(Database(), "c", "s1", "original", "r", changed, replace=True)
+    report = scores_import("c", "s1", changed, qrels="original", run="r", replace=True)
     assert report.status == "replaced"
     with Database().session() as session:
         values = sorted(session.execute(select(Score.value)).scalars())
@@ -112,9 +113,9 @@ def test_same_scores_again_are_a_no_op_and_different_ones_need_replace(snap: Pat
 def test_topic_not_in_snapshot_names_file_and_line(snap: Path, cli) -> None:
     path = _write(snap, "bad.tsv", "1\tAP\t0.5\n99\tAP\t0.1\n")
     with pytest.raises(InputError) as caught:
-        from tcdb.scoring.scores import import_scores
+        from tcdb.api import scores_import
 
-        import_scores(Database(), "c", "s1", "original", "r", path)
+        scores_import("c", "s1", path, qrels="original", run="r")
     assert (caught.value.file, caught.value.line) == (str(path), 2)
     assert "topic '99' is not in snapshot 's1'" in caught.value.reason
     code, _, err = cli("scores", "import", "c", "s1", path, "--qrels", "original", "--run", "r")
@@ -123,31 +124,31 @@ def test_topic_not_in_snapshot_names_file_and_line(snap: Path, cli) -> None:
 
 
 def test_topic_without_judgments_is_refused(snap: Path) -> None:
-    from tcdb.scoring.scores import import_scores
+    from tcdb.api import scores_import
 
     path = _write(snap, "bad.trec_eval", "map\t1\t0.5\nmap\t4\t0.1\n")
     with pytest.raises(InputError) as caught:
-        import_scores(Database(), "c", "s1", "original", "r", path)
+        scores_import("c", "s1", path, qrels="original", run="r")
     assert caught.value.line == 2 and "has no judgments in qrels set 'original'" in str(
         caught.value)
     assert _counts() == (0, 0, 0)
 
 
 def test_unreadable_value_is_an_input_error(snap: Path) -> None:
-    from tcdb.scoring.scores import import_scores
+    from tcdb.api import scores_import
 
     path = _write(snap, "bad.trec_eval", "map\t1\t0.5\nmap\t2\thigh\n")
     with pytest.raises(InputError) as caught:
-        import_scores(Database(), "c", "s1", "original", "r", path)
+        scores_import("c", "s1", path, qrels="original", run="r")
     assert caught.value.line == 2 and "is not a number" in caught.value.reason
     assert _counts() == (0, 0, 0)
 
 
 def test_run_with_entries_is_not_overwritten_by_imported_scores(snap: Path) -> None:
+    from tcdb.api import scores_import
     from tcdb.runs import import_run
-    from tcdb.scoring.scores import import_scores
 
     import_run(Database(), "c", "s1", write_run_file(snap / "runs", "r", [("1", "d1", 1.0)]))
     with pytest.raises(ConflictError, match="has its entries stored"):
-        import_scores(Database(), "c", "s1", "original", "r", _write(snap, "r.tsv", IR_MEASURES))
+        scores_import("c", "s1", _write(snap, "r.tsv", IR_MEASURES), qrels="original", run="r")
     assert _counts() == (1, 0, 0)

@@ -83,7 +83,7 @@ def test_compare_and_leaderboard_echo_the_selection(snap: Path, given: str,
 
     compared = api.compare(C, "s1", measure="P@1", topics=given)
     assert compared.topic_set == given and compared.n_topics == n_topics
-    assert compared.to_json()["topic_set"] == given
+    assert compared.to_data()["topic_set"] == given
     board = api.leaderboard(C, "s1", measure="P@1", topics=given)
     assert board.topic_set == given and board.n_topics == n_topics
 
@@ -134,7 +134,7 @@ def test_per_topic_scores_take_the_shared_selection(two: Path, cli: Any, given: 
     from tcdb import api
 
     result = api.per_topic_scores(C, ["s1", "s2"], measure="P@1", runs=["A"], topics=given)
-    assert result.topics == given and result.to_json()["topics"] == given
+    assert result.topics == given and result.to_data()["topics"] == given
     frame = result.to_frame()
     assert set(frame.loc[frame["snapshot"] == "s1", "topic"]) == s1
     assert set(frame.loc[frame["snapshot"] == "s2", "topic"]) == s2

@@ -255,7 +255,7 @@ def test_cli_json_is_the_report_and_tables_fit_80_columns(dated: Path, cli,
     assert code == 0, err
     expected = api.compare("c", "s", qrels="original", runs=["early", "late"], measure="AP",
                            correction="bh", baseline="base", permutations=300, seed=4)
-    assert json.loads(out) == expected.to_json()
+    assert json.loads(out) == expected.to_data()
     assert expected.correction == "bh"
     screen = io.StringIO()
     terminal = Console(file=screen, force_terminal=True, width=80, color_system=None)

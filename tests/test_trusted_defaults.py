@@ -63,7 +63,7 @@ def test_cross_snapshot_arp_is_over_the_mapped_topics(web: Web, cli) -> None:
     assert json.loads(out)["topics"] == {"selection": "all", "n_topics": {"s1": 4, "s3": 3},
                                          "n_selected": {"s1": 4, "s3": 4}}
     own = persistence(COLLECTION, snapshots=["s1", "s3"], pivot="steady", measures=["AP"])
-    assert "n_selected" not in own.to_json()["topics"]  # the usual report: as ever
+    assert "n_selected" not in own.to_data()["topics"]  # the usual report: as ever
 
 
 def test_evaluate_run_from_means_over_the_mapped_topics(web: Web, cli) -> None:

@@ -113,7 +113,7 @@ class IrMetadata:
         named = _flatten(software.get("retrieval toolkit")) or _flatten(software.get("libraries"))
         return ", ".join(named) or None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_data(self) -> dict[str, Any]:
         """What the run's `metadata` column keeps."""
         return {"yaml": self.text, "data": self.data, "source": self.source}
 

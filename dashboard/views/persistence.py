@@ -19,7 +19,7 @@ from tcdb.dashboard import charts, data, longitudinal, widgets
 from tcdb.dashboard import columns as c
 from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
-from tcdb.vocabulary import PERSISTENCE_FIGURES
+from tcdb.vocabulary import BELOW_PIVOT_MARK, PERSISTENCE_FIGURES, below_pivot_said
 
 ER_RANGE = (-1.0, 3.0)  # ER drawn within; beyond, at the edge with its value in the label
 SHAPES = ["circle", "diamond", "triangle-up", "square", "triangle-down", "triangle-right"]
@@ -131,8 +131,10 @@ def _arp_over_time() -> None:
 # ------------------------------------------------------------------------------- the table
 def _figures_table() -> None:
     st.subheader(f"RΔ, ER, ΔRI and p: each later snapshot against {_first}")
+    marked = table["below_pivot"] & ~table["pivot"]  # ER reads backwards: said by its mark
     shown = table.assign(_system=table["system"].where(~table["pivot"],
-                                                       table["system"] + " (pivot)"))
+                                                       table["system"] + " (pivot)")
+                         .where(~marked, table["system"] + f" {BELOW_PIVOT_MARK}"))
     named = PERSISTENCE_FIGURES  # the CLI's column names too
     widgets.table(shown, {
         "_system": c.text("system"),
@@ -141,15 +143,17 @@ def _figures_table() -> None:
         "ARP": c.score(named["arp"], f"Mean {_measure} in the later snapshot"),
         "RΔ": c.score(named["result_delta"], f"ARP {_first} − ARP later: positive when the system "
                       "scores lower later"),
-        "relative change": c.decimal(named["relative_change"], 4,
-                                     f"RΔ / ARP {_first}: RΔ as a share of ARP {_first}"),
+        "relative drop": c.decimal(named["relative_drop"], 4,
+                                   f"RΔ / ARP {_first}: RΔ as a share of ARP {_first} "
+                                   "(positive: a drop)"),
         "ER": c.decimal(named["er"], 4, "Effect Ratio: the system's mean per-topic gain over the "
                         f"pivot later ÷ in {_first} (1: persisted)"),
         "ΔRI": c.decimal(named["delta_ri"], 4, f"RI in {_first} − RI later, RI = (ARP − pivot's "
                          "ARP) ÷ pivot's ARP (0: persisted)"),
         "p": c.p_value(named["p_value"], report.tests["p_value"]),
     })
-    st.caption(f"p: {report.tests['p_value']}.")
+    st.caption(f"p: {report.tests['p_value']}."
+               + (f" {plain(below_pivot_said(report.pivot, first))}." if marked.any() else ""))
     # The example: a system below the pivot that falls and shows ER above 1 (the nearest to 2).
     backwards = table[table["below_pivot"] & ~table["pivot"] & (table["ER"] > 1)
                       & (table["RΔ"] > 0)]
@@ -165,7 +169,7 @@ def _figures_table() -> None:
     st.caption(
         "How to read this:\n"
         f"- **RΔ** = ARP in {_first} − ARP in the later snapshot: positive means the system scores "
-        f"lower later, negative that it gained; the relative change is RΔ as a share of its "
+        f"lower later, negative that it gained; the relative drop is RΔ as a share of its "
         f"{_first} ARP.\n"
         f"- **ER** (Effect Ratio) = the system's mean per-topic gain over {_pivot} in the later "
         f"snapshot ÷ that in {_first}. ER 1: the advantage persisted; below 1: it shrank; above 1: "

@@ -7,7 +7,7 @@ other-collection case — so every later snapshot is compared with the first, ea
 that snapshot's own topics (`trec_eval -c`: a topic a system has no score for counts 0):
 
 * ARP(s) — mean score of a system in snapshot s.
-* RΔ = ARP(first) − ARP(later); relative change = RΔ / ARP(first).
+* RΔ = ARP(first) − ARP(later); relative drop = RΔ / ARP(first).
 * ER = mean_t∈later(S − P) / mean_t∈first(S − P): the share of S's improvement over the pivot
   P that survives (repro_eval `overall_effects.ER`).
 * ΔRI = RI(first) − RI(later), RI = (ARP(S) − ARP(P)) / ARP(P) (repro_eval `DRI`).
@@ -132,7 +132,7 @@ def persistence_table(
     per-topic means (within a snapshot the sum is n × the mean: ΔRI's ratios are the same).
 
     Record keys: `system`, `is_pivot`, `arp{snapshot}`, and keyed by the later snapshot's label
-    `result_delta`, `relative_change`, `er`, `delta_ri` (None for the pivot), `p_value`; with
+    `result_delta`, `relative_drop`, `er`, `delta_ri` (None for the pivot), `p_value`; with
     `paired`, also `p_value_paired` and `n_paired` (the core topics it pairs). NaN is None.
     """
     matrices = snapshot_matrices(per_topic, snapshots, topics)
@@ -153,7 +153,7 @@ def persistence_table(
             "is_pivot": is_pivot,
             "arp": {snap: json_float(v) for snap, v in arp.items()},
             "result_delta": {},
-            "relative_change": {},
+            "relative_drop": {},
             "er": {},
             "delta_ri": {},
             "p_value": {},
@@ -168,7 +168,7 @@ def persistence_table(
             p2 = matrices[later][pivot].to_numpy()
             delta = exact[first] - exact[later]
             record["result_delta"][later] = json_float(delta)
-            record["relative_change"][later] = json_float(_ratio(delta, exact[first]))
+            record["relative_drop"][later] = json_float(_ratio(delta, exact[first]))
             if is_pivot:
                 er = dri = float("nan")  # 0/0: the pivot's improvement over itself
             else:

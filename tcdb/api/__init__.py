@@ -7,7 +7,7 @@
 Each function is derived from an operation (`tcdb.operations`): its parameters are the
 request's fields (the CLI's positional arguments positional, every other field a keyword), it
 runs on the default database (`TCDB_DATABASE_URL`) or `database=`, and it returns the typed
-result, whose `.to_frame()` is a flat, tidy DataFrame and `.to_json()` the CLI's `--json`.
+result, whose `.to_frame()` is a flat, tidy DataFrame and `.to_data()` the CLI's `--json`.
 
 A parameter that takes several snapshots, measures, runs or systems takes one label as a string
 (`"2022-06"` is one snapshot, never its characters) or a list of labels. Errors name these

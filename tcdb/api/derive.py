@@ -10,10 +10,14 @@ a keyword. A bad value raises `FieldError` naming the parameter, as the core spe
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tcdb.operations import Database, Operation, Result
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
 
 def _is_argument(field: Any) -> bool:
@@ -49,7 +53,7 @@ def function_of(op: Operation[Any, Any]) -> Callable[..., Result]:
 
     lines = [inspect.getdoc(op.function) or op.name, "", "Parameters:"]
     for name, field in op.request.model_fields.items():
-        lines.append(f"    {name}: {field.description or ''}")
+        lines.append(f"    {name}: {parameter_help(field)}")
     lines += ["    database: a database URL or Database (default: TCDB_DATABASE_URL)", "",
               f"Returns {op.result.__name__}; .to_frame() gives a DataFrame. "
               f"CLI: tcdb {' '.join(op.command)}."]
@@ -58,3 +62,18 @@ def function_of(op: Operation[Any, Any]) -> Callable[..., Result]:
     call.__doc__ = "\n".join(lines)
     call.__module__ = "tcdb.api"
     return call
+
+
+# How a field's help says, for the CLI, that its flag is given once per value ("(repeat)",
+# "(repeat, or give them space-separated)"): words about flags, which a parameter has none of.
+_FLAG_WORDS = re.compile(r"\s*\(repeat(?:ed|able)?(?:, or [^;)]*)?\)|(?<=\()repeat(?:ed|able)?"
+                         r"(?:, or [^;)]*)?; ")
+
+
+def parameter_help(field: FieldInfo) -> str:
+    """A field's help as the API says it: without the CLI's words about repeating a flag, and
+    for a field that takes several values, that one value or a list is taken."""
+    text = _FLAG_WORDS.sub("", field.description or "")
+    if "list[" in str(field.annotation):
+        text = text.rstrip(".") + " (one value or a list)."
+    return text

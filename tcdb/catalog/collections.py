@@ -307,9 +307,9 @@ class CollectionsResult(Result):
         """One row per collection."""
         return _collections_frame(self.collections)
 
-    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+    def to_data(self) -> list[dict[str, Any]]:
         """The list, as `tcdb collection list --json` has always printed it."""
-        rows: list[dict[str, Any]] = super().to_json()["collections"]
+        rows: list[dict[str, Any]] = super().to_data()["collections"]
         return rows
 
 
@@ -361,9 +361,9 @@ class SnapshotsResult(Result):
         return pd.DataFrame([s.model_dump() for s in self.snapshots],
                             columns=list(SnapshotRow.model_fields))
 
-    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+    def to_data(self) -> list[dict[str, Any]]:
         """The list, as `tcdb snapshot list --json` has always printed it."""
-        rows: list[dict[str, Any]] = super().to_json()["snapshots"]
+        rows: list[dict[str, Any]] = super().to_data()["snapshots"]
         return rows
 
 

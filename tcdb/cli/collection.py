@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 import typer
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, print_table, tick
 
 if TYPE_CHECKING:
     from tcdb.catalog.collections import CollectionAddResult, CollectionsResult
     from tcdb.catalog.sync import CollectionSyncResult
 
-app = typer.Typer(help="Declare test collections and how documents and topics keep their "
-                  "identity across snapshots.", no_args_is_help=True)
+app = typer.Typer(help=summary("collection"), no_args_is_help=True)
 
 
 def _show_add(result: CollectionAddResult) -> None:

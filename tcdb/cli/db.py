@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import typer
 
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, tick
 
-app = typer.Typer(help="Create and migrate the database schema (Alembic).", no_args_is_help=True)
+app = typer.Typer(help=summary("db"), no_args_is_help=True)
 
 
 @app.command()

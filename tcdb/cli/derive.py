@@ -143,7 +143,7 @@ def command(
     """The CLI command of operation `name`, for `app.command(...)`.
 
     `show(result, **extras)` prints the result for people (by default, its frame as a table);
-    `--json` prints `result.to_json()`. `extras` are CLI-only options (an output file…) handed
+    `--json` prints `result.to_data()`. `extras` are CLI-only options (an output file…) handed
     to `show`; `prepare(fields, extras)` may reshape the fields before the request is built
     (`--snapshots a,b`) and check the extras (and `json`, whether `--json` was given) against
     them; `after(result, **extras)` does what the extras ask (write a file) whatever the
@@ -221,7 +221,7 @@ class DerivedCommand:
         elif as_json:
             from tcdb.cli.output import print_json
 
-            print_json(result.to_json())
+            print_json(result.to_data())
         elif self._show is not None:
             self._show(result, **extra_values)
         else:

@@ -11,11 +11,11 @@ from typing import Any
 
 import typer
 
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, print_json, print_table, terminal_text, tick
 from tcdb.flows.deployments import FLOWS
 
-app = typer.Typer(help="Prefect flows: the deployments, their status, run one now.",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("flows"), no_args_is_help=True)
 
 SPEC_HELP = "An extra collection spec (a YAML file) whose ingestion deployment to include."
 

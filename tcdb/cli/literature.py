@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, print_table
 
 if TYPE_CHECKING:
@@ -18,9 +19,7 @@ if TYPE_CHECKING:
         Trend,
     )
 
-app = typer.Typer(help="Results reported in the literature: best and baseline figures per "
-                  "publication, trends per model category, gains over a reference.",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("literature"), no_args_is_help=True)
 
 
 def _show_import(result: LiteratureImportResult) -> None:

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from tcdb.escaping import json_text, terminal_text
 from tcdb.operations.result import json_safe
+from tcdb.vocabulary import BELOW_PIVOT_MARK
 from tcdb.vocabulary import format_p as format_p  # the one rule for a p-value (re-exported here)
 
 if TYPE_CHECKING:
@@ -317,7 +318,7 @@ def _print_plain(columns: list[str], cells: list[list[str]], numeric: list[bool]
 
 
 def _is_number(text: str) -> bool:
-    cleaned = text.replace(",", "").replace("%", "").lstrip("+-−")
+    cleaned = text.replace(",", "").replace("%", "").lstrip("+-−").rstrip(BELOW_PIVOT_MARK)
     if cleaned in ("–", ""):
         return True
     try:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, err_console, print_table, say
 
 if TYPE_CHECKING:
@@ -27,8 +28,7 @@ if TYPE_CHECKING:
     )
     from tcdb.pools.simulate import SimulationResult
 
-app = typer.Typer(help="Build depth-k pools, export them blind for assessors, import judgments.",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("pool"), no_args_is_help=True)
 
 
 def _size(size: SizeStats) -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, print_table
 from tcdb.cli.source_bias import qrels_by_source
 
@@ -19,8 +20,7 @@ if TYPE_CHECKING:
         QrelsSetsResult,
     )
 
-app = typer.Typer(help="Import and list qrels sets (immutable once imported).",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("qrels"), no_args_is_help=True)
 app.command("by-source")(qrels_by_source)
 
 

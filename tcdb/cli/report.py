@@ -13,9 +13,11 @@ import typer
 from typer.core import TyperCommand
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import (
     console,
     err_console,
+    format_cell,
     format_p,
     heading,
     print_table,
@@ -25,22 +27,22 @@ from tcdb.cli.output import (
 from tcdb.cli.source_bias import documents_by_source, source_bias
 from tcdb.errors import OptionError
 from tcdb.vocabulary import (
+    BELOW_PIVOT_MARK,
     PERCENTILE_BOOTSTRAP,
     PERSISTENCE_FIGURES,
     TAU_FIGURES,
+    below_pivot_said,
     bootstrap_said,
+    format_change,
     tau_legend,
 )
 
 if TYPE_CHECKING:
     from tcdb.reports.leave_out import LeaveOutGroup, LeaveOutResult
-    from tcdb.reports.persistence import PersistenceResult
+    from tcdb.reports.persistence import PersistenceResult, SystemPersistence
     from tcdb.reports.reusability import ReusabilityMeasure, ReusabilityResult
 
-app = typer.Typer(help="Reports: reusability (τ, new relevant, leave-out), persistence (ARP, RΔ, "
-                  "ER, ΔRI), run comparisons, and one system between two snapshots (topic "
-                  "deltas, ranking agreement).",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("report"), no_args_is_help=True)
 app.command("source-bias")(source_bias)
 app.command("documents-by-source")(documents_by_source)
 
@@ -106,7 +108,7 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
     for measure, result in report.measures.items():
         named = PERSISTENCE_FIGURES
         columns = ["system", named["snapshot"], f"{named['arp']} {first}",
-                   *(named[k] for k in ("arp", "result_delta", "relative_change", "er",
+                   *(named[k] for k in ("arp", "result_delta", "relative_drop", "er",
                                         "delta_ri", "p_value"))]
         paired = any(r.p_value_paired is not None for r in result.systems)
         columns += [named["p_value_paired"], named["n_paired"]] if paired else []
@@ -115,8 +117,8 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
             name = record.system + (" (pivot)" if record.is_pivot else "")
             for label in later:
                 rows.append([name, label, record.arp[first], record.arp[label],
-                             record.result_delta[label], record.relative_change[label],
-                             record.er[label], record.delta_ri[label],
+                             record.result_delta[label], record.relative_drop[label],
+                             _er_cell(record, label), record.delta_ri[label],
                              format_p(record.p_value[label])]
                             + ([format_p((record.p_value_paired or {}).get(label)),
                                 (record.n_paired or {}).get(label)] if paired else []))
@@ -125,6 +127,8 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
                     f"{topics.said()}")
         for key, test in report.tests.items():
             console.print(f"{PERSISTENCE_FIGURES[key]}: {test}", highlight=False, markup=False)
+        if any(_marked(r) for r in result.systems):
+            console.print(below_pivot_said(report.pivot, first), highlight=False, markup=False)
         for line in skipped_lines([s.model_dump() for s in result.skipped], measure):
             console.print(line, highlight=False, markup=False)
         if report.bootstrap:
@@ -134,6 +138,16 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
         err_console.print(f"warning: {warning}", highlight=False, markup=False)
     if per_topic is not None:
         console.print(f"per-topic deltas written to {per_topic}", highlight=False)
+
+
+def _marked(record: SystemPersistence) -> bool:
+    return record.below_pivot and not record.is_pivot
+
+
+def _er_cell(record: SystemPersistence, label: str) -> Any:
+    """ER as the table shows it, marked where it reads backwards (below the pivot)."""
+    er = record.er[label]
+    return er if er is None or not _marked(record) else f"{format_cell(er)}{BELOW_PIVOT_MARK}"
 
 
 def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -> None:
@@ -232,7 +246,8 @@ def _show_reusability(report: ReusabilityResult) -> None:
                           highlight=False, markup=False)
         print_table(["run", f"{measure} A", "rank A", f"{measure} B", "rank B", "change",
                      f"unjudged@{report.depth}", f"new rel@{report.depth}"],
-                    [[r.run, r.score_a, r.rank_a, r.score_b, r.rank_b, f"{r.rank_change:+d}",
+                    [[r.run, r.score_a, r.rank_a, r.score_b, r.rank_b,
+                      format_change(r.rank_change),
                       r.unjudged_top_k, r.new_relevant_top_k] for r in result.runs])
         moved = ", ".join(f"{c.run} ({c.rank_a}→{c.rank_b})"
                           for c in result.largest_rank_changes)
@@ -265,7 +280,7 @@ def _show_leave_out(report: LeaveOutResult) -> None:
             print_table(["run", f"{measure} full", f"{measure} reduced", "rank full",
                          "rank reduced", "change"],
                         [[r.run, r.score_full, r.score_reduced, r.rank_full, r.rank_reduced,
-                          f"{r.rank_change:+d}"] for r in group.runs],
+                          format_change(r.rank_change)] for r in group.runs],
                         title=f"without {group.group}: {group.n_removed} relevant removed"
                         + (f" (stored as {group.qrels})" if group.qrels else "")
                         + f" · {_taus(group)}")

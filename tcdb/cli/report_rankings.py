@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from tcdb.cli import derive
 from tcdb.cli.output import format_p, print_table, say
 from tcdb.cli.report_over_time import split_snapshots
+from tcdb.vocabulary import format_change
 
 if TYPE_CHECKING:
     from tcdb.reports.rankings_across_snapshots import RankingsResult
@@ -25,7 +26,7 @@ def _show(result: RankingsResult) -> None:
                     title=f"{result.collection} · {measure} ({figures.aggregate}) · system "
                     f"rankings across snapshots, from {source}")
         rows = [(p.earlier, p.later, c.system, c.rank_earlier, c.rank_later,
-                 f"{c.rank_change:+d}") for p in figures.pairs if p.against_first
+                 format_change(c.rank_change)) for p in figures.pairs if p.against_first
                 for c in p.largest_changes]
         if rows:
             print_table(["earlier", "later", "system", "rank earlier", "rank later", "change"],

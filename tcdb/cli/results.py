@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import print_table, say
 from tcdb.cli.report_over_time import split_snapshots
 
@@ -17,9 +18,7 @@ if TYPE_CHECKING:
     from tcdb.published.listing import ResultsResult
     from tcdb.published.over_time import ResultsOverTimeResult
 
-app = typer.Typer(help="Results tables published by organisers: import them, list them, "
-                  "follow each system's published figures across snapshots.",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("results"), no_args_is_help=True)
 
 
 def _show_import(result: ResultsImportResult) -> None:
@@ -52,15 +51,15 @@ def _show_over_time(result: ResultsOverTimeResult) -> None:
         for r in figures.systems:
             for later in result.snapshots[1:]:
                 rows.append([r.system, later, r.arp[first], r.arp[later],
-                             r.result_delta[later], r.relative_change[later],
+                             r.result_delta[later], r.relative_drop[later],
                              r.longeval_change[later]])
-        print_table(["system", "snapshot", f"ARP {first}", "ARP", "RΔ", "relative change",
+        print_table(["system", "snapshot", f"ARP {first}", "ARP", "RΔ", "relative drop",
                      "LongEval change"], rows,
                     title=f"{result.collection} · {measure} (published) · each later snapshot "
                     f"against {first}")
         for s in figures.skipped:
             say(f"skipped {s.system}: {s.reason}")
-    say(f"RΔ = ARP {first} − ARP later; relative change = RΔ / ARP {first}; LongEval change "
+    say(f"RΔ = ARP {first} − ARP later; relative drop = RΔ / ARP {first}; LongEval change "
          f"= {result.longeval_change}")
 
 

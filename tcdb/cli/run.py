@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, err_console, print_table, terminal_text
 from tcdb.errors import some
 
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
     from tcdb.runs.listing import RunsResult
     from tcdb.runs.operations import RunChangeRow, RunChangesResult, RunImportResult
 
-app = typer.Typer(help="Import, fix, delete and list runs (TREC run files) of a snapshot.",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("run"), no_args_is_help=True)
 
 
 def _not_contributed() -> list[inspect.Parameter]:

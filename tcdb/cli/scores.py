@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, err_console, print_table, terminal_text, topics_said
 
 if TYPE_CHECKING:
@@ -35,9 +36,7 @@ class _TableByDefault(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-app = typer.Typer(cls=_TableByDefault, no_args_is_help=True,
-                  help="Score tables (`tcdb scores COLLECTION SNAPSHOT --measure M`) and "
-                  "importing published per-topic scores (`tcdb scores import`).")
+app = typer.Typer(help=summary("scores"), cls=_TableByDefault, no_args_is_help=True)
 
 
 def _csv_option() -> list[inspect.Parameter]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, print_table, terminal_text, tick
 
 if TYPE_CHECKING:
@@ -16,8 +17,7 @@ if TYPE_CHECKING:
     from tcdb.reports.drift import DriftResult, SnapshotDiffResult
     from tcdb.reports.snapshot_stats import SnapshotStatsResult
 
-app = typer.Typer(help="Ingest snapshots of a collection and compare them.",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("snapshot"), no_args_is_help=True)
 
 
 def _show_ingest(report: SnapshotIngestResult) -> None:

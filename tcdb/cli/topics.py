@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from tcdb.cli import derive
+from tcdb.cli.commands import summary
 from tcdb.cli.output import console, print_table
 from tcdb.errors import OptionError
 
@@ -17,8 +18,7 @@ if TYPE_CHECKING:
     from tcdb.catalog.contamination import TopicSetImportResult
     from tcdb.catalog.topic_sets import TopicSetResult, TopicSetsResult
 
-app = typer.Typer(help="Topics of a collection: named topic sets for restricting reports.",
-                  no_args_is_help=True)
+app = typer.Typer(help=summary("topics"), no_args_is_help=True)
 set_app = typer.Typer(help="Create, import and list topic sets (core topics, curated subsets, "
                       "topics a model has not seen).",
                       no_args_is_help=True)

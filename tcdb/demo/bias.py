@@ -45,7 +45,7 @@ def run_source_bias_demo(db: Database, data_dir: Path, seed: int = 42) -> dict[s
     # one `tcdb report source-bias` and the dashboard give for the same run
     report = get_operation("source_bias").run(db,
         collection=BIAS_COLLECTION, snapshot=BIAS_SNAPSHOT, measures=[BIAS_MEASURE],
-        runs=list(files.runs), bootstrap=BOOTSTRAP_SAMPLES, seed=BOOTSTRAP_SEED).to_json()
+        runs=list(files.runs), bootstrap=BOOTSTRAP_SAMPLES, seed=BOOTSTRAP_SEED).to_data()
     result = report["measures"][BIAS_MEASURE]
     recovered = []
     for run in result["runs"]:

@@ -149,7 +149,7 @@ def _literature(db: Database) -> dict[str, Any]:
 
     with as_file(files("tcdb.collections.demo") / "literature.csv") as path:
         return get_operation("literature_import").run(db, file=path,
-                                                      collection=COLLECTION).to_json()
+                                                      collection=COLLECTION).to_data()
 
 
 def _ingest(db: Database, demo: Any) -> list[dict[str, Any]]:
@@ -226,10 +226,10 @@ def _reports(db: Database, demo: Any) -> dict[str, Any]:
                       "topics": diff.topics.model_dump(exclude={"core"})})
     reusability = get_operation("reusability").run(db,
         collection=COLLECTION, snapshot=POOL_SNAPSHOT, qrels="original", vs="expanded",
-        measures=MEASURES, depth=100).to_json()
+        measures=MEASURES, depth=100).to_data()
     persistence = get_operation("persistence").run(db,
         collection=COLLECTION, snapshots=labels, pivot=demo.pivot,
-        measures=["nDCG@10"]).to_json()
+        measures=["nDCG@10"]).to_data()
     return {"drift": drift, "reusability": reusability, "persistence": persistence,
             "recovered": _recovered(demo, reusability, persistence)}
 

@@ -158,9 +158,9 @@ class QrelsSetsResult(Result):
         return pd.DataFrame([s.model_dump() for s in self.sets],
                             columns=list(QrelsSetRow.model_fields))
 
-    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+    def to_data(self) -> list[dict[str, Any]]:
         """The list of sets, as `tcdb qrels list --json` has always printed it."""
-        sets: list[dict[str, Any]] = super().to_json()["sets"]
+        sets: list[dict[str, Any]] = super().to_data()["sets"]
         return sets
 
 

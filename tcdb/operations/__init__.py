@@ -2,7 +2,7 @@
 
 An operation is a typed request (`request.Request`: field names, defaults, help text,
 validation naming the field), a typed result (`result.Result`, with `.to_frame()` and
-`.to_json()`), and one function taking the request and a database handle (`Database`),
+`.to_data()`), and one function taking the request and a database handle (`Database`),
 registered by name with `@operation` (`registry.py`). The front ends are derived from the
 registry: the CLI maps fields to flags by one rule (`tcdb.cli.derive`), `tcdb.api` exposes
 each operation under its name with the same parameters, `tcdb.flows.tasks` wraps each as a

@@ -2,7 +2,8 @@
 
 `to_frame()` is flat and tidy (one row per observation, one column per variable: a report of
 systems × snapshots × measures is one row per system, snapshot and measure), so a notebook
-user can filter, pivot and plot it; `to_json()` is what `--json` prints.
+user can filter, pivot and plot it; `to_data()` is what `--json` prints, `to_json()` the same as
+JSON text.
 """
 
 from __future__ import annotations
@@ -40,14 +41,21 @@ class Result(BaseModel):
         return frame_table(self.to_frame(), caption=caption + ".", lineage=lineage,
                            label=f"tab:{type(self).__name__.removesuffix('Result').lower()}")
 
-    def to_json(self) -> dict[str, Any]:
-        """JSON-able: NaN and infinities become null (JSON has no spelling for them)."""
+    def to_data(self) -> Any:
+        """The result as JSON-able data (what `--json` prints): a dict, or a list for the
+        results that list rows; NaN and infinities become null (JSON has no spelling for them)."""
         return json_safe(self.model_dump(mode="json"))
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The result as JSON text, as `--json` prints it (UTF-8, not escaped to ASCII)."""
+        import json
+
+        return json.dumps(self.to_data(), ensure_ascii=False, indent=indent)
 
 
 def json_safe(value: Any) -> Any:
     """NaN and infinities as null (JSON has no spelling for them), numpy scalars as Python
-    numbers, keys as text: the one rule `to_json` and the CLI's `--json` share."""
+    numbers, keys as text: the one rule `to_data` and the CLI's `--json` share."""
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         return None
     if isinstance(value, dict):

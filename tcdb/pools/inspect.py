@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
+from pydantic import model_validator
 from sqlalchemy import Connection, func, select, text
 from sqlmodel import Session, col
 
@@ -108,6 +109,13 @@ class PoolsRequest(Request):
     """Which pools to list."""
 
     collection: Name | None = argument(None, help="Only this collection.")
+    snapshot: Name | None = argument(None, help="Only this snapshot (of the collection).")
+
+    @model_validator(mode="after")
+    def _snapshot_of_a_collection(self) -> Self:
+        if self.snapshot is not None and self.collection is None:
+            raise FieldError("snapshot", "name the collection of the snapshot too")
+        return self
 
 
 @operation("pools", command="pool list")
@@ -123,6 +131,11 @@ def pools(request: PoolsRequest, db: Database) -> PoolsResult:
 
             query = query.where(
                 col(Collection.id) == get_collection(session, request.collection).id)
+        if request.snapshot is not None:
+            from tcdb.catalog.collections import get_snapshot
+
+            query = query.where(col(Snapshot.id) == get_snapshot(
+                session, request.collection or "", request.snapshot).pk)
         return PoolsResult(pools=[_pool_row(session, pool)
                                   for pool in session.execute(query).scalars().all()])
 

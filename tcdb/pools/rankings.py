@@ -36,8 +36,6 @@ class Rankings:
     def topic_order(self) -> list[str]:
         return sorted(self.topics, key=natural_key)
 
-    def without_runs(self, keep: Sequence[bool]) -> dict[str, TopicRanking]:
-        return {t: r.without(keep) for t, r in self.topics.items()}
 
 
 def load_rankings(conn: Connection, snapshot_id: int, run_ids: Sequence[int],

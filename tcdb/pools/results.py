@@ -97,9 +97,9 @@ class PoolsResult(Result):
         columns += ["size_min", "size_max", "size_mean", "size_total"]
         return pd.DataFrame([p.flat() for p in self.pools], columns=columns)
 
-    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+    def to_data(self) -> list[dict[str, Any]]:
         """A list of pools, as `pool list --json` has always printed."""
-        rows: list[dict[str, Any]] = super().to_json()["pools"]
+        rows: list[dict[str, Any]] = super().to_data()["pools"]
         return rows
 
 
@@ -175,9 +175,9 @@ class PoolExportResult(Result):
         return pd.DataFrame([i.model_dump() for i in self.items],
                             columns=list(PoolExportItem.model_fields))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_data(self) -> dict[str, Any]:
         """The summary without the items (the file holds them)."""
-        data = super().to_json()
+        data = super().to_data()
         data.pop("items")
         return data
 

@@ -1,7 +1,7 @@
 """`tcdb results over-time`: each system's published figure across snapshots, from the results
 tables alone (no runs, no per-topic scores).
 
-For each later snapshot against the first: RΔ = ARP(first) − ARP(later) and the relative change
+For each later snapshot against the first: RΔ = ARP(first) − ARP(later) and the relative drop
 RΔ / ARP(first), as `tcdb report persistence` gives them (repro_eval's), and the change LongEval's
 overview tables publish, (ARP(later) − ARP(first)) / ARP(first) — the same ratio with the
 opposite sign, so both readings are at hand. Figures that need per-topic scores (ER, ΔRI, the
@@ -64,7 +64,7 @@ class PublishedSystem(BaseModel):
     run: str
     arp: dict[str, float]
     result_delta: dict[str, float | None]  # later snapshot → ARP first − ARP later
-    relative_change: dict[str, float | None]  # RΔ / ARP first
+    relative_drop: dict[str, float | None]  # RΔ / ARP first
     longeval_change: dict[str, float | None]  # (ARP later − ARP first) / ARP first
 
 
@@ -79,7 +79,7 @@ class PublishedOverTime(BaseModel):
 
 
 class ResultsOverTimeResult(Result):
-    """Each system's published ARP per snapshot, RΔ and relative change against the first."""
+    """Each system's published ARP per snapshot, RΔ and relative drop against the first."""
 
     collection: str
     snapshots: list[str]
@@ -95,18 +95,18 @@ class ResultsOverTimeResult(Result):
         first = self.snapshots[0]
         rows = [{"measure": m, "system": r.system, "team": r.team, "run": r.run,
                  "first": first, "snapshot": s, "arp_first": r.arp[first], "arp": r.arp[s],
-                 "result_delta": r.result_delta[s], "relative_change": r.relative_change[s],
+                 "result_delta": r.result_delta[s], "relative_drop": r.relative_drop[s],
                  "longeval_change": r.longeval_change[s]}
                 for m, figures in self.measures.items() for r in figures.systems
                 for s in self.snapshots[1:]]
         return pd.DataFrame(rows, columns=["measure", "system", "team", "run", "first",
                                            "snapshot", "arp_first", "arp", "result_delta",
-                                           "relative_change", "longeval_change"])
+                                           "relative_drop", "longeval_change"])
 
 
 @operation("results_over_time", command="results over-time")
 def results_over_time(request: ResultsOverTimeRequest, db: Database) -> ResultsOverTimeResult:
-    """ARP over snapshots, RΔ and the relative change of every system, from the published
+    """ARP over snapshots, RΔ and the relative drop of every system, from the published
     results tables alone.
 
     Why: a campaign's results table is often all there is of a past edition; its means answer
@@ -142,7 +142,7 @@ def results_over_time(request: ResultsOverTimeRequest, db: Database) -> ResultsO
                       for s, r in ratio.items()}
             team, run = data.names[system]
             systems.append(PublishedSystem(system=system, team=team, run=run, arp=arp,
-                                           result_delta=delta, relative_change=ratio,
+                                           result_delta=delta, relative_drop=ratio,
                                            longeval_change=change))
         measures[measure] = PublishedOverTime(systems=systems, skipped=skipped)
     return ResultsOverTimeResult(collection=request.collection, snapshots=labels,

@@ -12,7 +12,7 @@ escaped by every front end).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, field_validator
 
@@ -128,23 +128,6 @@ class DiffRunsResult(Result):
 
         return pd.DataFrame([t.model_dump() for t in self.topics],
                             columns=list(TopicDifference.model_fields))
-
-    def rankings_frame(self) -> pd.DataFrame:
-        """The chosen topic's ranks side by side: `rank`, then document, grade, score, the
-        other run's rank and snippet for A and for B (empty without a chosen topic)."""
-        import pandas as pd
-
-        columns = ["rank"] + [f"{field}_{side}" for side in ("a", "b")
-                              for field in ("document", "grade", "score", "other_rank",
-                                            "snippet")]
-        rows = []
-        for pair in self.rankings.ranks if self.rankings else []:
-            row: dict[str, Any] = {"rank": pair.rank}
-            for side, doc in (("a", pair.a), ("b", pair.b)):
-                for name in ("document", "grade", "score", "other_rank", "snippet"):
-                    row[f"{name}_{side}"] = getattr(doc, name) if doc is not None else None
-            rows.append(row)
-        return pd.DataFrame(rows, columns=columns)
 
 
 @operation("diff_runs", command="report diff-runs")

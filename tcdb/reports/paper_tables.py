@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from tcdb.operations.paper import PaperTable, lineage_caption
 from tcdb.reports.aggregates import SUM_WHY, aggregate_note, figure_said
 from tcdb.vocabulary import (
+    BELOW_PIVOT_MARK,
     CORRECTIONS,
     PERCENTILE_BOOTSTRAP,
     SIGNIFICANCE_TESTS,
     TAU_FIGURES,
+    below_pivot_said,
     bootstrap_said,
     tau_legend,
 )
@@ -163,6 +165,8 @@ def persistence_paper(result: PersistenceResult, alpha: float = 0.05) -> PaperTa
             mark: dict[str, str] = {}
             for s in later:
                 row += [record.result_delta.get(s), record.er.get(s), record.delta_ri.get(s)]
+                if record.below_pivot and not record.is_pivot and record.er.get(s) is not None:
+                    mark[f"ER {s}"] = BELOW_PIVOT_MARK
                 p = record.p_value.get(s)
                 paired = (record.p_value_paired or {}).get(s)
                 mark[f"ARP {s}"] = ((BETTER if p is not None and p < alpha else "") +
@@ -178,6 +182,8 @@ def persistence_paper(result: PersistenceResult, alpha: float = 0.05) -> PaperTa
     if any(r.p_value_paired for b in result.measures.values() for r in b.systems):
         legend += (f"; {WORSE}: so does the {SIGNIFICANCE_TESTS['t']} on the core topics "
                    "(no correction)")
+    if any(m.get(f"ER {s}") for m in marks for s in later):
+        legend += f"; {below_pivot_said(result.pivot, first)}"
     caption = (f"Persistence of {measures} on {result.collection}: ARP per snapshot (best in "
                f"bold), and for each later snapshot against {first} the result delta RΔ, "
                f"Effect Ratio ER and ΔRI against the pivot {result.pivot}; qrels {qrels}; "

@@ -134,7 +134,7 @@ class SystemPersistence(BaseModel):
     below_pivot: bool
     arp: dict[str, float | None]
     result_delta: dict[str, float | None]
-    relative_change: dict[str, float | None]
+    relative_drop: dict[str, float | None]
     er: dict[str, float | None]  # None for the pivot (0/0)
     delta_ri: dict[str, float | None]
     p_value: dict[str, float | None]  # unpaired t-test, first vs later snapshot
@@ -196,7 +196,7 @@ class PersistenceResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """One row per measure × system × later snapshot: ARP in the first and the later
         snapshot (over `n_topics`, of `n_selected` before --cross-snapshot's mapping), RΔ,
-        relative change, ER, ΔRI and the t-test's p (paired ones when asked)."""
+        relative drop, ER, ΔRI and the t-test's p (paired ones when asked)."""
         import pandas as pd
 
         first = self.snapshots[0]
@@ -213,7 +213,7 @@ class PersistenceResult(Result):
                                        or self.topics.n_topics)[later],
                         "arp_first": record.arp[first], "arp": record.arp[later],
                         "result_delta": record.result_delta[later],
-                        "relative_change": record.relative_change[later],
+                        "relative_drop": record.relative_drop[later],
                         "er": record.er[later], "delta_ri": record.delta_ri[later],
                         "p_value": record.p_value[later],
                         "p_value_paired": (record.p_value_paired or {}).get(later),
@@ -222,7 +222,7 @@ class PersistenceResult(Result):
                     })
         return pd.DataFrame(rows, columns=[
             "measure", "system", "is_pivot", "snapshot", "first", "qrels", "topics",
-            "n_topics", "n_selected", "arp_first", "arp", "result_delta", "relative_change",
+            "n_topics", "n_selected", "arp_first", "arp", "result_delta", "relative_drop",
             "er", "delta_ri", "p_value", "p_value_paired", "n_paired", "run_first", "run"])
 
 

@@ -334,7 +334,7 @@ def _store_ir(run: Run, ir: IrMetadata | None) -> list[str]:
     """Keep the ir_metadata with the run (its text for export, parsed for queries)."""
     if ir is None:
         return []
-    run.meta = {**(run.meta or {}), "ir_metadata": ir.to_json()}
+    run.meta = {**(run.meta or {}), "ir_metadata": ir.to_data()}
     run.platform = ir.platform
     return ["ir_metadata"]
 

@@ -93,9 +93,9 @@ class RunsResult(Result):
 
         return pd.DataFrame([r.model_dump() for r in self.runs], columns=RUN_COLUMNS)
 
-    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+    def to_data(self) -> list[dict[str, Any]]:
         """The list of runs, as `tcdb run list --json` has always printed it."""
-        rows: list[dict[str, Any]] = super().to_json()["runs"]
+        rows: list[dict[str, Any]] = super().to_data()["runs"]
         return rows
 
 

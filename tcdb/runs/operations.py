@@ -161,9 +161,9 @@ class RunChangesResult(Result):
                 for c in self.changes]
         return pd.DataFrame(rows, columns=list(RunChangeRow.model_fields))
 
-    def to_json(self) -> list[dict[str, Any]]:  # type: ignore[override]
+    def to_data(self) -> list[dict[str, Any]]:
         """The list of changes, as `tcdb run update|delete --json` has always printed it."""
-        changes: list[dict[str, Any]] = super().to_json()["changes"]
+        changes: list[dict[str, Any]] = super().to_data()["changes"]
         return changes
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session, select
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from sqlalchemy import Connection
 
-    from tcdb.scoring.score_import import ScoresImportReport
 
 MEAN_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "measure", "value",
                 "n_topics", "n_answered", "source", "topic_set"]
@@ -273,26 +271,3 @@ def _core(db: Database, collection: str, snapshots: Sequence[str], qrels: str) -
             qset = get_qrels_set(session, snap, qrels)
             judged[label] = qrels_topics(session.connection(), qset.pk, snap.pk)
         return set(next(iter(_topic_lists(session, collection, judged, "core").values())))
-
-
-def import_scores(
-
-
-    db: Database,
-    collection: str,
-    snapshot: str,
-    qrels: str | None,
-    run_tag: str | None,
-    path: Path | str,
-    system: str | None = None,
-    *,
-    replace: bool = False,
-    source: str | None = None,
-) -> ScoresImportReport:
-    """Store published per-topic scores for runs whose files are gone
-    (`tcdb.scoring.score_import.import_scores`: `qrels` None stores them under the snapshot's
-    published set)."""
-    from tcdb.scoring.score_import import import_scores as store
-
-    return store(db, collection, snapshot, path, qrels=qrels, run=run_tag, system=system,
-                 source=source, replace=replace)
