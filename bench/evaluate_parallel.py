@@ -33,15 +33,15 @@ from tcdb.operations import Database
 
 def load(url: str, docs: Path, topics: Path, qrels: Path, runs: list[Path]) -> None:
     """The snapshot and its runs in the database (not timed)."""
+    from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.runs import import_runs
 
     db = Database(url)
     add_collection(db, "bench", "doc_id", "query_id")
     ingest_snapshot(db, "bench", "s1", LocalSource(docs, topics, qrels))
-    import_runs(db, "bench", "s1", runs)
+    run_import("bench", "s1", runs, database=db)
 
 
 def forget_scores(url: str) -> None:

@@ -39,17 +39,17 @@ def seconds(*command: str) -> float:
 
 
 def fill(url: str, folder: Path, runs: list[Path]) -> None:
+    from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.runs import import_runs
 
     os.environ["TCDB_DATABASE_URL"] = url
     add_collection(Database(), "bench")
     ingest_snapshot(Database(),
                     "bench", "s1", LocalSource(folder / "docs.trec", folder / "topics.tsv",
                                                folder / "qrels.txt"), with_text=False)
-    import_runs(Database(), "bench", "s1", runs)
+    run_import("bench", "s1", runs)
 
 
 def main() -> None:

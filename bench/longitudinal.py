@@ -279,10 +279,9 @@ def step(name: str, arg: str) -> None:
         out["stats_seconds"] = time.perf_counter() - t0
         out["present_in_all"] = stats.present_in_all
     elif name == "runs":
-        from tcdb.runs import import_runs
+        from tcdb.api import run_import
 
-        reports = import_runs(Database(),
-                              COLLECTION, Path(arg).name, sorted(Path(arg).glob("*.run")))
+        reports = run_import(COLLECTION, Path(arg).name, sorted(Path(arg).glob("*.run"))).runs
         out["entries"] = sum(r.n_entries for r in reports)
         out["unresolved"] = sum(r.n_unresolved for r in reports)
     elif name == "evaluate":

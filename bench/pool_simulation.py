@@ -123,11 +123,11 @@ def main() -> None:
     args = parser.parse_args()
 
     import tcdb.pools.simulate as simulate
+    from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.operations import Database, get_operation
-    from tcdb.runs import import_runs
 
     simulated: dict[str, Any] = {}
     fast = simulate.simulate_in_processes
@@ -167,7 +167,7 @@ def main() -> None:
             add_collection(Database(), "bench", "doc_id", "query_id")
             ingest_snapshot(Database(), "bench", "s1", LocalSource(docs, topics, qrels))
             for i in range(0, len(runs), 3):  # groups of three runs
-                import_runs(Database(), "bench", "s1", runs[i:i + 3], group=f"group{i // 3:02d}")
+                run_import("bench", "s1", runs[i:i + 3], group=f"group{i // 3:02d}")
             simulated["evaluate_cpu"] = 0.0
             cpu = time.process_time()
             with timer() as took:

@@ -72,19 +72,18 @@ def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: i
                   reference: dict[str, set[str]]) -> dict[str, float]:
     """Seconds of the import and of the docid-asc and trec_eval builds on a fresh database."""
 
-    from tcdb.api import pool_build
+    from tcdb.api import pool_build, run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.pools import pool_documents
-    from tcdb.runs import import_runs
     times: dict[str, float] = {}
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
         add_collection(Database(), "bench")
         ingest_snapshot(Database(), "bench", "s1", LocalSource(docs, topics, None), with_text=False)
         with timer() as imported:
-            import_runs(Database(), "bench", "s1", runs)
+            run_import("bench", "s1", runs)
         times["import"] = imported[0]
         with timer() as built:
             report = pool_build("bench", "s1", "asc", depth=k, all_runs=True,

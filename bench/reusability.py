@@ -87,12 +87,12 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
 
 def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]],
                   repeat: int) -> dict[str, float]:
+    from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.judging.qrels import import_qrels
     from tcdb.operations import get_operation
-    from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
     docs, topics, qrels_a, qrels_b, runs = files
     with temporary_database(backend) as url:
@@ -102,7 +102,7 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]]
             ingest_snapshot(Database(),
                             "bench", "s1", LocalSource(docs, topics, qrels_a), with_text=False)
             import_qrels(Database(), "bench", "s1", "expanded", qrels_b)
-            import_runs(Database(), "bench", "s1", runs)
+            run_import("bench", "s1", runs)
         with timer() as scored:
             evaluate(Database(), "bench", "s1", "original", MEASURES)
             evaluate(Database(), "bench", "s1", "expanded", MEASURES)

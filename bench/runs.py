@@ -78,10 +78,10 @@ def baseline_evaluate(qrels: Path, runs: list[Path]) -> float:
 def bench_backend(backend: str, docs: Path, topics: Path, qrels: Path, runs: list[Path],
                   n_rows: int) -> tuple[float, float, float]:
     """(ingest seconds, import seconds, evaluate seconds) on a fresh database."""
+    from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
     with temporary_database(backend) as url:
         os.environ["TCDB_DATABASE_URL"] = url
@@ -90,7 +90,7 @@ def bench_backend(backend: str, docs: Path, topics: Path, qrels: Path, runs: lis
             ingest_snapshot(Database(),
                             "bench", "s1", LocalSource(docs, topics, qrels), with_text=False)
         with timer() as imported:
-            reports = import_runs(Database(), "bench", "s1", runs)
+            reports = run_import("bench", "s1", runs).runs
         assert sum(r.n_entries for r in reports) == n_rows
         with timer() as evaluated:
             report = evaluate(Database(), "bench", "s1", "original", MEASURES)

@@ -87,16 +87,16 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
 
 
 def load(collection: str, files: tuple[Path, Path, Path, list[Path]]) -> None:
+    from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.runs import import_runs
 
     corpus, queries, qrels, runs = files
     add_collection(Database(), collection)
     ingest_snapshot(Database(),
                     collection, "s1", LocalSource(corpus, queries, qrels), with_text=False)
-    import_runs(Database(), collection, "s1", runs)
+    run_import(collection, "s1", runs)
 
 
 def bench_backend(backend: str, files: tuple[Path, Path, Path, list[Path]],

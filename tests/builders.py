@@ -169,11 +169,10 @@ def seed_collection(
     top `pool_depth`, judged by the truth); a depth-10 pool over all runs of the last snapshot,
     judged by the truth too, expands them into `expanded`.
     """
-    from tcdb.api import pool_build, pool_import_judgments, pool_show
+    from tcdb.api import pool_build, pool_import_judgments, pool_show, run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
     rng = np.random.default_rng(seed)
@@ -237,11 +236,11 @@ def seed_collection(
         half = (len(contributing) + 1) // 2
         for group, members in (("lab-a", contributing[:half]), ("lab-b", contributing[half:])):
             if members:
-                import_runs(Database(), COLLECTION, label, [paths[s] for s in members], group=group,
-                            contributed=True, progress=progress)
+                run_import(COLLECTION, label, [paths[s] for s in members], group=group,
+                           contributed=True)
         others = [paths[s] for s in systems if s not in contributing]
         if others:
-            import_runs(Database(), COLLECTION, label, others, progress=progress)
+            run_import(COLLECTION, label, others)
         evaluate(Database(), COLLECTION, label, "original", MEASURES, progress=progress)
 
     last = labels[-1]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 TOPICS = [f"{i}" for i in range(1, 41)]
@@ -39,7 +38,7 @@ def planted_rank(run: str, i: int) -> int | None:
 
 def build(tmp_path: Path, collection: str = "marco", snapshot: str = "dev") -> None:
     """Ingest the snapshot and import the four runs with their submitted dates."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     docs = {**{f"r{t}": f"the answer to {t}" for t in TOPICS},
             **{d: f"filler {d}" for d in NONREL}}
@@ -54,5 +53,5 @@ def build(tmp_path: Path, collection: str = "marco", snapshot: str = "dev") -> N
             others = iter(NONREL[i % 7:])
             ranking = [f"r{topic}" if r == rank else next(others) for r in range(1, length + 1)]
             rows += [(topic, doc, float(200 - r)) for r, doc in enumerate(ranking, start=1)]
-        import_run(Database(), collection, snapshot, write_run_file(tmp_path / "runs", run, rows),
+        run_import(collection, snapshot, [write_run_file(tmp_path / "runs", run, rows)],
                    submitted=date)

@@ -64,10 +64,10 @@ def _urls(j: int) -> list[str]:
 def build_web(tmp_path: Path, seed: int = 3) -> Web:
     """Write and ingest the three snapshots, import the runs (system = name, tag
     `name-snapshot`) and evaluate them on each snapshot's original qrels (nDCG@10, AP)."""
+    from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
     rng = random.Random(seed)
@@ -111,6 +111,6 @@ def build_web(tmp_path: Path, seed: int = 3) -> Web:
                     for q, ranked in by_query.items() for r, u in enumerate(ranked)]
             path = write_run_file(folder / "runs", f"{system}-{label}", rows)
             web.runs.setdefault(system, {})[label] = path
-            import_runs(Database(), COLLECTION, label, [path], system=system)
+            run_import(COLLECTION, label, [path], system=system)
         evaluate(Database(), COLLECTION, label, "original", ["nDCG@10", "AP"])
     return web

@@ -53,7 +53,7 @@ def write_corpus(folder: Path, corpus: list[dict[str, object]] = CORPUS) -> Path
 def ingest_twins(tmp_path: Path) -> Path:
     """The corpus ingested as `cocktail/s1`, the three runs imported (`indifferent` with
     `llm-first` as its first stage)."""
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
 
     folder = write_corpus(tmp_path / "beir")
     add_collection(Database(), "cocktail")
@@ -63,6 +63,6 @@ def ingest_twins(tmp_path: Path) -> Path:
     files = {tag: write_run_file(tmp_path / "runs", tag, [
         (topic, doc, 10.0 - rank) for topic, docs in ranking.items()
         for rank, doc in enumerate(docs)]) for tag, ranking in RUNS.items()}
-    import_runs(Database(), "cocktail", "s1", [files["llm-first"], files["human-first"]])
-    import_runs(Database(), "cocktail", "s1", [files["indifferent"]], first_stage="llm-first")
+    run_import("cocktail", "s1", [files["llm-first"], files["human-first"]])
+    run_import("cocktail", "s1", [files["indifferent"]], first_stage="llm-first")
     return tmp_path

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from tcdb.errors import FieldError
-from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(6)}
@@ -17,18 +16,19 @@ DOCS = {f"d{i}": f"text {i}" for i in range(6)}
 @pytest.fixture
 def two_snapshots(db: str, tmp_path: Path) -> None:
     """Collection `lx` keyed by query text: snapshot s2 renumbers the topics of s1."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     build_snapshot(tmp_path, "lx", "s1", DOCS, {"1": "cheap flights", "2": "weather paris"},
                    [("1", "d1", 1), ("2", "d2", 1)], topic_identity="text")
     build_snapshot(tmp_path, "lx", "s2", DOCS, {"10": "weather paris", "11": "cheap flights"},
                    [("10", "d2", 1), ("11", "d3", 1)], topic_identity="text")
     runs = tmp_path / "runs"
-    import_run(Database(), "lx", "s1", write_run_file(runs / "s1", "bm25-s1",
+    run_import("lx", "s1", [write_run_file(runs / "s1", "bm25-s1",
                                           [("1", "d1", 2.0), ("1", "d2", 1.0),
-                                           ("2", "d3", 1.0)]), system="BM25")
-    import_run(Database(), "lx", "s2", write_run_file(runs / "s2", "bm25-s2",
-                                          [("10", "d2", 2.0), ("11", "d1", 1.0)]),
+                                           ("2", "d3", 1.0)])],
+               system="BM25")
+    run_import("lx", "s2", [write_run_file(runs / "s2", "bm25-s2",
+                                          [("10", "d2", 2.0), ("11", "d1", 1.0)])],
                system="BM25")
 
 

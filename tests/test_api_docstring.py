@@ -6,7 +6,6 @@ import re
 import textwrap
 from pathlib import Path
 
-from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 
@@ -21,13 +20,13 @@ def _example() -> str:
 
 
 def test_the_docstring_example_runs(db: str, tmp_path: Path) -> None:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     docs = {f"d{i}": f"text {i}" for i in range(4)}
     build_snapshot(tmp_path, "longeval-web", "2023-01", docs, {"1": "cheap flights"},
                    [("1", "d1", 1), ("1", "d2", 0)])
-    import_run(Database(), "longeval-web", "2023-01",
-               write_run_file(tmp_path / "run", "bm25", [("1", "d1", 2.0), ("1", "d3", 1.0)]))
+    run_import("longeval-web", "2023-01",
+               [write_run_file(tmp_path / "run", "bm25", [("1", "d1", 2.0), ("1", "d3", 1.0)])])
     code = _example()
     assert "tcdb.api." in code
     namespace: dict[str, object] = {}

@@ -47,9 +47,8 @@ def test_pool_show_reads_in_a_read_only_transaction(db: str, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The Pools page's detail (`show_pool`) under the dashboard's read-only database role, in
     every tie order: the file-rank bounds are a CTE, not a temporary table."""
-    from tcdb.api import pool_build, pool_show
+    from tcdb.api import pool_build, pool_show, run_import
     from tcdb.dashboard.launch import read_only_url
-    from tcdb.runs import import_run
     from tcdb.storage.db import dispose_engine
     from tests.builders import build_snapshot, write_run_file
 
@@ -58,7 +57,7 @@ def test_pool_show_reads_in_a_read_only_transaction(db: str, tmp_path: Path,
                    [("1", "d1", 1), ("2", "d5", 2)])
     for tag, rows in {"A": [("1", "d1", 1, 3.0), ("1", "d2", 2, 4.0), ("2", "d5", 1, 1.0)],
                       "B": [("1", "d3", 1, 5.0), ("1", "d7", 2, 1.0), ("2", "d6", 1, 2.0)]}.items():
-        import_run(Database(), "c", "s1", write_run_file(tmp_path / "runs", tag, rows))
+        run_import("c", "s1", [write_run_file(tmp_path / "runs", tag, rows)])
     orders = ["trec_eval", "docid-asc", "file-rank"]
     for order in orders:
         pool_build("c", "s1", order, depth=1, all_runs=True, tie_order=order)

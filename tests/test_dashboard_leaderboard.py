@@ -43,11 +43,11 @@ def test_leaderboard_chart_equals_the_report(marco: Path) -> None:
 
 
 def test_runs_without_dates_say_so(marco: Path) -> None:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
     from tests.builders import write_run_file
 
-    import_run(Database(), "marco", "dev", write_run_file(marco / "runs", "nodate",
-                                              [("1", "r1", 2.0), ("2", "n5", 1.0)]))
+    run_import("marco", "dev", [write_run_file(marco / "runs", "nodate",
+                                              [("1", "r1", 2.0), ("2", "n5", 1.0)])])
     from tcdb.scoring.evaluate import evaluate
 
     evaluate(Database(), "marco", "dev", "original", ["RR"])

@@ -130,16 +130,15 @@ def test_running_it_again_after_normal_use(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A run imported since and a pool of the README's name do not break the demo's re-run:
     it reuses the pool it made, over its own runs."""
-    from tcdb.api import pool_build
+    from tcdb.api import pool_build, run_import
     from tcdb.demo.run import COLLECTION, POOL_SNAPSHOT
-    from tcdb.runs import import_run
 
     monkeypatch.setenv("TCDB_DATABASE_URL", f"sqlite:///{tmp_path / 'tcdb.sqlite'}")
     first = run_demo(Database(), tmp_path / "data", seed=5, **SMALL)
     pivot_run = (tmp_path / "data" / "runs" / POOL_SNAPSHOT / "bm25.run").read_text()
     mine = tmp_path / "mine.run"
     mine.write_text(pivot_run.replace(" bm25\n", " my-run\n"), encoding="utf-8")
-    import_run(Database(), COLLECTION, POOL_SNAPSHOT, mine)
+    run_import(COLLECTION, POOL_SNAPSHOT, [mine])
     pool_build(COLLECTION, POOL_SNAPSHOT, "remainder50", depth=50, not_contributed=True,
                exclude_judged="original")
     second = run_demo(Database(), tmp_path / "data", seed=5, **SMALL)

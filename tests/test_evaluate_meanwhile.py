@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 DOCS = {f"d{i}": f"text {i}" for i in range(6)}
@@ -23,18 +22,17 @@ def test_a_run_imported_while_evaluating_is_not_among_the_means(
 
     import tcdb.scoring.evaluate as scoring
     from tcdb import api
-    from tcdb.runs.importing import import_run
+    from tcdb.api import run_import
 
     build_snapshot(tmp_path, "c", "s1", DOCS, TOPICS, QRELS)
     rows = [("1", "d0", 2.0), ("1", "d1", 1.0), ("2", "d3", 2.0), ("2", "d2", 1.0)]
-    import_run(Database(), "c", "s1", write_run_file(tmp_path / "runs", "a", rows))
+    run_import("c", "s1", [write_run_file(tmp_path / "runs", "a", rows)])
     late = write_run_file(tmp_path / "runs", "late", rows[::-1])
     store = scoring.evaluate
 
     def then_an_import(*args: Any, **kwargs: Any) -> Any:
         report = store(*args, **kwargs)
-        import_run(Database(),
-                   "c", "s1", late)  # another process, between scoring and reading the means
+        run_import("c", "s1", [late])  # another process, between scoring and reading the means
         return report
 
     monkeypatch.setattr(scoring, "evaluate", then_an_import)

@@ -65,7 +65,7 @@ def _runs(rng: random.Random) -> dict[str, list[tuple[str, str, int, float]]]:
 @pytest.fixture
 def collection(db: str, tmp_path: Path) -> dict[str, Path]:
     """Snapshot c/s1 with qrels and six imported runs; returns the files by name."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     rng = random.Random(7)
     docs = {f"d{i}": f"text of document {i}" for i in range(N_DOCS)}
@@ -74,7 +74,7 @@ def collection(db: str, tmp_path: Path) -> dict[str, Path]:
     files = {"qrels": write_qrels_file(tmp_path / "qrels.txt", qrels)}
     for tag, rows in _runs(rng).items():
         files[tag] = write_run_file(tmp_path / "runs", tag, rows)
-        import_run(Database(), "c", "s1", files[tag], allow_unknown_docs=(tag == "unknown"))
+        run_import("c", "s1", [files[tag]], allow_unknown_docs=tag == "unknown")
     return files
 
 
@@ -231,14 +231,14 @@ def test_later_qrels_set_via_cli_is_evaluated_separately(
 def test_tables_read_one_row_per_run_and_topics_in_natural_order(db: str, tmp_path: Path,
                                                                  cli) -> None:
     """Topic ids are numbers to people: 1, 2, 3, 10, not 1, 10, 2, 3."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     topics = {t: f"query {t}" for t in ("1", "10", "2", "3")}
     build_snapshot(tmp_path, "n", "s", {"a": "x", "b": "y"}, topics,
                    [(t, "a", 1) for t in topics])
     for tag in ("r1", "r2"):
-        import_run(Database(), "n", "s", write_run_file(tmp_path / "runs", tag,
-                                            [(t, "a", 2.0) for t in topics]))
+        run_import("n", "s", [write_run_file(tmp_path / "runs", tag,
+                                            [(t, "a", 2.0) for t in topics])])
     code, out, err = cli("evaluate", "n", "s", "-m", "AP", "-m", "P@1")
     assert code == 0, err
     lines = out.splitlines()

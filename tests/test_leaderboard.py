@@ -18,7 +18,6 @@ from scipy import stats
 
 from tcdb.analysis.leaderboard import sota_chain
 from tcdb.analysis.means import exact_mean
-from tcdb.operations import Database
 from tests import leaderboard_data
 from tests.multiple_testing_oracle import adjusted_by_hand
 
@@ -118,8 +117,8 @@ def test_leaderboard_report_and_its_steps(marco: Path) -> None:
 def test_cli_json_terminal_and_bad_input(marco: Path, cli,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from tcdb import api
+    from tcdb.api import run_import
     from tcdb.cli import output, report_leaderboard
-    from tcdb.runs import import_run
     from tests.builders import write_run_file
 
     code, out, err = cli("report", "leaderboard", "marco", "dev", "--measure", "RR@100",
@@ -135,8 +134,8 @@ def test_cli_json_terminal_and_bad_input(marco: Path, cli,
     text = screen.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 80 and "…" not in text
     assert "SOTA chain: bm25 → bert → t5 → greedy; 3 of 3 steps significant" in text
-    import_run(Database(), "marco", "dev", write_run_file(marco / "runs", "nodate",
-                                              [("1", "r1", 2.0), ("1", "n5", 1.0)]))
+    run_import("marco", "dev", [write_run_file(marco / "runs", "nodate",
+                                              [("1", "r1", 2.0), ("1", "n5", 1.0)])])
     code, _, err = cli("report", "leaderboard", "marco", "dev", "--measure", "RR@100")
     assert code == 1 and "without a submitted date: nodate" in err
     code, _, err = cli("report", "leaderboard", "marco", "dev", "--measure", "RR@100",

@@ -301,8 +301,8 @@ def test_report_json_over_a_named_reference(db: str, tmp_path: Path, cli) -> Non
 
 def test_gain_over_a_stored_runs_score(db: str, tmp_path: Path) -> None:
     from tcdb import api
+    from tcdb.api import run_import
     from tcdb.errors import FieldError
-    from tcdb.runs import import_run
     from tcdb.scoring.scores import score_table
     from tests.builders import build_snapshot, write_run_file
 
@@ -310,8 +310,8 @@ def test_gain_over_a_stored_runs_score(db: str, tmp_path: Path) -> None:
                    {"301": "international organized crime", "302": "poliomyelitis"},
                    [("301", "d1", 1), ("302", "d2", 1)])
     # P@1: topic 301 finds d1 first (1), topic 302 puts d3 first (0): mean 0.5
-    import_run(Database(), "robust04", "2004", write_run_file(tmp_path / "runs", "pircRB04t3", [
-        ("301", "d1", 2.0), ("301", "d2", 1.0), ("302", "d3", 2.0), ("302", "d2", 1.0)]))
+    run_import("robust04", "2004", [write_run_file(tmp_path / "runs", "pircRB04t3", [
+        ("301", "d1", 2.0), ("301", "d2", 1.0), ("302", "d3", 2.0), ("302", "d2", 1.0)])])
     path = _write(tmp_path / "lit.csv", _rows(
         ("P1", 2019, "", "m1", "neural", "best", "p@1", 0.6, "no", "")))
     api.literature_import(path, "robust04")

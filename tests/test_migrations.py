@@ -73,11 +73,12 @@ def test_a_database_with_data_migrates_down_and_up(database_url: str, tmp_path: 
     monkeypatch.setenv("TCDB_DATABASE_URL", database_url)
     build_snapshot(tmp_path, "c", "s", {"d1": "one", "d2": "two"}, {"1": "q"},
                    [("1", "d1", 1)])
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
     from tcdb.scoring.evaluate import evaluate
 
-    import_run(Database(), "c", "s", write_run_file(tmp_path, "r", [("1", "d1", 2.0),
-                                                        ("1", "d2", 1.0)]), group="g")
+    run_import("c", "s", [write_run_file(tmp_path, "r", [("1", "d1", 2.0),
+                                                        ("1", "d2", 1.0)])],
+               group="g")
     evaluate(Database(), "c", "s", "original", ["AP"])
     tables = ["collection", "snapshot", "document", "snapshot_document", "judgment",
               "system", "run", "run_entry", "score", "evaluation"]

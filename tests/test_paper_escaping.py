@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from tcdb.operations import Database
 from tcdb.operations.paper import PaperTable, to_latex, to_markdown
 
 HOSTILE = [
@@ -184,7 +183,7 @@ def test_report_tables_escape_hostile_run_names(fmt: str, hostile_runs: Any) -> 
 @pytest.fixture
 def hostile_runs(db: str, tmp_path: Any) -> Any:
     from tcdb import api
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
     from tests.builders import build_snapshot, write_run_file
 
     docs = {f"d{i}": f"text {i}" for i in range(6)}
@@ -193,8 +192,7 @@ def hostile_runs(db: str, tmp_path: Any) -> Any:
     # run tags hold no whitespace (a TREC run's sixth column)
     for k, tag in enumerate(["![x](http://127.0.0.1:9/p.png)", "*x*_y_", "<b>|&%$#"]):
         rows = [(t, f"d{(int(t) + k) % 6}", 1.0) for t in topics]
-        import_run(Database(),
-                   "h", "s1", write_run_file(tmp_path / "runs", tag, rows, name=f"r{k}.run"))
+        run_import("h", "s1", [write_run_file(tmp_path / "runs", tag, rows, name=f"r{k}.run")])
     return api.compare("h", "s1", measure="P@1", permutations=0)
 
 

@@ -46,11 +46,11 @@ def _files(tmp_path: Path) -> dict[str, Path]:
 
 @pytest.fixture
 def collection(db: str, tmp_path: Path) -> dict[str, Path]:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     files = _files(tmp_path)
     for tag in TAGS:
-        import_run(Database(), "c", "s1", files[tag], allow_unknown_docs=True)
+        run_import("c", "s1", [files[tag]], allow_unknown_docs=True)
     return files
 
 
@@ -146,14 +146,14 @@ def test_plan_then_store_what_workers_scored_elsewhere(collection: dict[str, Pat
 
 def test_store_drops_values_of_a_run_replaced_since_the_plan(
         collection: dict[str, Path], tmp_path: Path) -> None:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
     from tcdb.scoring.evaluate import plan_evaluation, store_evaluation
     from tcdb.scoring.parallel import score_job
 
     plan = plan_evaluation(Database(), "c", "s1", "original", ["AP"])
     scored = [score_job(job) for job in plan.jobs(Database().url, 2)]
     replaced = write_run_file(tmp_path / "new", "r00", [("1", "d1", 1, 1.0)])
-    import_run(Database(), "c", "s1", replaced, replace=True)
+    run_import("c", "s1", [replaced], replace=True)
     report = store_evaluation(Database(), plan, scored)
     assert report.n_computed == len(TAGS) - 1
     assert {tag for tag, _, _ in _stored()} == set(TAGS) - {"r00"}

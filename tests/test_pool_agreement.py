@@ -49,10 +49,9 @@ def test_kappa_by_hand() -> None:
 def judged(db: str, tmp_path: Path) -> dict[str, dict[tuple[str, str], int]]:
     """A depth-5 pool judged by `alice` (the pooled set) and an LLM judge (`llm`, a qrels set
     that disagrees on some documents and judged only some of the pool)."""
-    from tcdb.api import pool_build, pool_import_judgments
+    from tcdb.api import pool_build, pool_import_judgments, run_import
     from tcdb.judging.qrels import import_qrels
     from tcdb.pools import pool_documents
-    from tcdb.runs import import_run
 
     rng = random.Random(9)
     docs = {f"d{i}": f"text {i}" for i in range(N_DOCS)}
@@ -61,7 +60,7 @@ def judged(db: str, tmp_path: Path) -> dict[str, dict[tuple[str, str], int]]:
     for r in range(5):
         rows = [(t, f"d{i}", round(rng.random(), 6)) for t in topics
                 for i in rng.sample(range(N_DOCS), 30)]
-        import_run(Database(), "a", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows))
+        run_import("a", "s1", [write_run_file(tmp_path / "runs", f"r{r}", rows)])
     pool_build("a", "s1", "p", depth=5, all_runs=True)
     pool = pool_documents(Database(), "p")
     alice = {(t, d): rng.choice([0, 0, 1, 2]) for t, ds in pool.items() for d in sorted(ds)}

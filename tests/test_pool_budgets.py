@@ -24,8 +24,8 @@ N_DOCS = 200
 
 @pytest.fixture
 def coll(db: str, tmp_path: Path) -> dict[str, set[str]]:
+    from tcdb.api import run_import
     from tcdb.judging.qrels import import_qrels
-    from tcdb.runs import import_run
 
     rng = random.Random(3)
     relevant = {str(t): {f"d{i}" for i in rng.sample(range(N_DOCS), 30)}
@@ -43,7 +43,7 @@ def coll(db: str, tmp_path: Path) -> dict[str, set[str]]:
             scored = sorted(((quality * (f"d{i}" in rel) + rng.gauss(0, 1), f"d{i}")
                              for i in range(N_DOCS)), reverse=True)[:80]
             rows += [(topic, doc, round(score, 6)) for score, doc in scored]
-        import_run(Database(), "b", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows),
+        run_import("b", "s1", [write_run_file(tmp_path / "runs", f"r{r}", rows)],
                    group=f"team{r % 3}")
     return relevant
 

@@ -31,7 +31,7 @@ STRATEGIES = ["depth", "rrf", "rbp", "rbp:p=0.9,aggregate=max", "mtf",
 def collection(db: str, tmp_path: Path) -> str:
     """Eleven runs in four groups and one without a group; grades 0–2; topic 6 has no
     relevant document; scores rounded to one decimal, so many tie."""
-    from tcdb.runs.importing import import_run
+    from tcdb.api import run_import
 
     rng = random.Random(24)
     topics = [str(t) for t in range(1, N_TOPICS + 1)]
@@ -51,7 +51,7 @@ def collection(db: str, tmp_path: Path) -> str:
                               f"d{i}") for i in range(N_DOCS)), reverse=True)[:depth]
             rows += [(t, doc, score) for score, doc in scored]
         path = write_run_file(tmp_path / "runs", f"r{r:02d}", rows)
-        import_run(Database(), "f", "s1", path, group=None if r == 10 else f"team{r % 4}")
+        run_import("f", "s1", [path], group=None if r == 10 else f"team{r % 4}")
     return "f"
 
 

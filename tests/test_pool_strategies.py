@@ -33,7 +33,7 @@ def _relevant(rng: random.Random) -> dict[str, set[str]]:
 def generated(db: str, tmp_path: Path) -> dict[str, set[str]]:
     """Twelve runs in four groups whose quality (how far relevant documents are lifted above
     noise) grows with the run's number; 25 relevant documents per topic, all judged."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     rng = random.Random(7)
     relevant = _relevant(rng)
@@ -48,7 +48,7 @@ def generated(db: str, tmp_path: Path) -> dict[str, set[str]]:
                              for i in range(N_DOCS)), reverse=True)[:150]
             rows += [(topic, doc, round(score, 6)) for score, doc in scored]
         path = write_run_file(tmp_path / "runs", f"r{r:02d}", rows)
-        import_run(Database(), "g", "s1", path, group=f"team{r % 4}")
+        run_import("g", "s1", [path], group=f"team{r % 4}")
     return relevant
 
 

@@ -28,7 +28,7 @@ def _doc(i: int) -> str:
 
 @pytest.fixture
 def runs(db: str, tmp_path: Path) -> dict[str, Path]:
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
 
     rng = random.Random(11)
     build_snapshot(tmp_path, "c", "s1", {_doc(i): f"text {i}" for i in range(N_DOCS)},
@@ -40,7 +40,7 @@ def runs(db: str, tmp_path: Path) -> dict[str, Path]:
             for doc in rng.sample(range(N_DOCS), rng.choice([40, 90, 150])):
                 rows.append((str(topic), _doc(doc), float(rng.choice([1, 2, 3]))))
         paths[f"run{r}"] = write_run_file(tmp_path / "runs", f"run{r}", rows)
-    import_runs(Database(), "c", "s1", list(paths.values()))
+    run_import("c", "s1", list(paths.values()))
     return paths
 
 

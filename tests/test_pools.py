@@ -39,12 +39,12 @@ REMAINDER = {"1": {"d3", "d7", "d11", "d8", "d0"}, "2": {"d9", "d10"}}
 @pytest.fixture
 def snap(db: str, tmp_path: Path) -> Path:
     """Collection `c`, snapshot `s1` with qrels `original` and runs A (contributed), B, C, D."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     build_snapshot(tmp_path, "c", "s1", DOCS, TOPICS, QRELS)
     for tag, rows in RUNS.items():
         path = write_run_file(tmp_path / "runs", tag, rows)
-        import_run(Database(), "c", "s1", path, contributed=tag == "A")
+        run_import("c", "s1", [path], contributed=tag == "A")
     return tmp_path
 
 
@@ -131,11 +131,11 @@ def test_max_per_topic_keeps_best_rank_then_most_runs_then_doc_id(snap: Path) ->
 
 
 def test_unresolved_entries_keep_their_rank_but_are_left_out(snap: Path, cli) -> None:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     path = write_run_file(snap / "runs", "E", [("1", "x1", 9.0), ("1", "d4", 8.0),
                                                ("1", "d2", 7.0)])
-    import_run(Database(), "c", "s1", path, allow_unknown_docs=True)
+    run_import("c", "s1", [path], allow_unknown_docs=True)
     code, out, err = cli("pool", "build", "c", "s1", "pe", "--depth", "2", "--run", "E")
     assert code == 0, err
     assert "left out 1 top-2 document(s) the snapshot does not have" in out
@@ -146,13 +146,12 @@ def test_unresolved_entries_keep_their_rank_but_are_left_out(snap: Path, cli) ->
 def test_docid_asc_reverses_a_tie_across_the_depth_with_unresolvedpool_entries(snap: Path) -> None:
     """Three tied entries straddle depth 2, one of them a document the snapshot lacks: trec_eval
     order takes x1 (left out) and d4, trectools' order d2 and d4."""
-    from tcdb.api import pool_build
-    from tcdb.runs import import_run
+    from tcdb.api import pool_build, run_import
 
     path = write_run_file(snap / "runs", "F", [("1", "d9", 6.0), ("1", "x1", 5.0),
                                                ("1", "d4", 5.0), ("1", "d2", 5.0),
                                                ("1", "d1", 4.0)])
-    import_run(Database(), "c", "s1", path, allow_unknown_docs=True)
+    run_import("c", "s1", [path], allow_unknown_docs=True)
     desc = pool_build("c", "s1", "desc", depth=3, runs=["F"])
     asc = pool_build("c", "s1", "asc", depth=3, runs=["F"], tie_order="docid-asc")
     assert pool_entries("desc") == {("1", "d9"): (1, 1), ("1", "d4"): (3, 1)}
@@ -176,11 +175,10 @@ def test_build_again_is_unchanged_and_other_parameters_conflict(snap: Path) -> N
 
 def test_pool_names_are_unique_per_snapshot(snap: Path, cli: Any) -> None:
     """Every round gets its own `remainder50`; a name two snapshots share needs them said."""
-    from tcdb.api import pool_build, pool_show
-    from tcdb.runs import import_run
+    from tcdb.api import pool_build, pool_show, run_import
 
     build_snapshot(snap / "s2", "c", "s2", DOCS, TOPICS, QRELS)
-    import_run(Database(), "c", "s2", write_run_file(snap / "s2" / "runs", "A", RUNS["A"]))
+    run_import("c", "s2", [write_run_file(snap / "s2" / "runs", "A", RUNS["A"])])
     pool_build("c", "s1", "remainder", depth=2, all_runs=True)
     assert pool_build("c", "s2", "remainder", depth=1, all_runs=True).status == "built"
     with pytest.raises(InputError, match="exist in c/s1, c/s2: say which with its collection"):
@@ -221,11 +219,10 @@ def test_build_error_depth_and_unknown_snapshot(snap: Path, cli) -> None:
 
 
 def test_contributed_without_contributed_runs(db: str, tmp_path: Path) -> None:
-    from tcdb.api import pool_build
-    from tcdb.runs import import_run
+    from tcdb.api import pool_build, run_import
 
     build_snapshot(tmp_path, "c", "s1", DOCS, TOPICS, QRELS)
-    import_run(Database(), "c", "s1", write_run_file(tmp_path / "runs", "B", RUNS["B"]))
+    run_import("c", "s1", [write_run_file(tmp_path / "runs", "B", RUNS["B"])])
     with pytest.raises(InputError, match="has no contributed runs"):
         pool_build("c", "s1", "p", depth=2, contributed=True)
 
@@ -392,11 +389,10 @@ def test_export_shuffle_is_seeded_and_keeps_topics_together(snap: Path, cli) -> 
 
 
 def test_export_without_text_names_the_documents(db: str, tmp_path: Path, cli) -> None:
-    from tcdb.api import pool_build
+    from tcdb.api import pool_build, run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.runs import import_run
     from tests.builders import write_documents, write_topics
 
     add_collection(Database(), "bare")
@@ -404,7 +400,7 @@ def test_export_without_text_names_the_documents(db: str, tmp_path: Path, cli) -
     ingest_snapshot(Database(), "bare", "s1", LocalSource(write_documents(folder / "d.trec", DOCS),
                                               write_topics(folder / "t.tsv", TOPICS), None),
                     with_text=False)
-    import_run(Database(), "bare", "s1", write_run_file(tmp_path / "runs", "B", RUNS["B"]))
+    run_import("bare", "s1", [write_run_file(tmp_path / "runs", "B", RUNS["B"])])
     pool_build("bare", "s1", "p", depth=1, all_runs=True)
     code, _, err = cli("pool", "export", "p", "--format", "jsonl", "--out", tmp_path / "p.jsonl")
     assert code == 1 and "2 pooled document(s)" in err and "have no text" in err

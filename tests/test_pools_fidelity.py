@@ -51,7 +51,7 @@ def _runs(rng: random.Random) -> dict[str, list[tuple[str, str, int, float]]]:
 
 @pytest.fixture
 def runs(db: str, tmp_path: Path) -> dict[str, Path]:
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
 
     rng = random.Random(2024)
     docs = {_doc(i): f"text of document {i}" for i in range(N_DOCS)}
@@ -59,7 +59,7 @@ def runs(db: str, tmp_path: Path) -> dict[str, Path]:
     build_snapshot(tmp_path, "c", "s1", docs, topics)
     paths = {tag: write_run_file(tmp_path / "runs", tag, rows)
              for tag, rows in _runs(rng).items()}
-    import_runs(Database(), "c", "s1", list(paths.values()))
+    run_import("c", "s1", list(paths.values()))
     return paths
 
 

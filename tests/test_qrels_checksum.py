@@ -51,11 +51,11 @@ def _lineage_checksum(qrels: str = "original") -> str:
 
 @pytest.fixture
 def snap(db: str, tmp_path: Path) -> Path:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     build_snapshot(tmp_path, C, "s1", DOCS, TOPICS, QRELS)
-    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "A",
-                                       [("1", "d1", 2.0), ("2", "d4", 1.0), ("10", "d9", 1.0)]))
+    run_import(C, "s1", [write_run_file(tmp_path / "runs", "A",
+                                       [("1", "d1", 2.0), ("2", "d4", 1.0), ("10", "d9", 1.0)])])
     return tmp_path
 
 
@@ -93,11 +93,9 @@ def test_a_set_without_one_is_hashed_once_and_kept(snap: Path) -> None:
 
 
 def test_a_pooled_set_that_grows_gets_the_new_checksum(snap: Path) -> None:
-    from tcdb.api import pool_build, pool_import_judgments
-    from tcdb.runs import import_run
+    from tcdb.api import pool_build, pool_import_judgments, run_import
 
-    import_run(Database(),
-               C, "s1", write_run_file(snap / "runs", "B", [("1", "d6", 1.0), ("10", "d8", 1.0)]))
+    run_import(C, "s1", [write_run_file(snap / "runs", "B", [("1", "d6", 1.0), ("10", "d8", 1.0)])])
     pool_build(C, "s1", "p", depth=1, all_runs=True, exclude_judged="original")
     first = [("2", "d4", 1)]
     pool_import_judgments("p", write_qrels_file(snap / "b1.txt", first))

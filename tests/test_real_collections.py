@@ -56,8 +56,8 @@ def tie(db: str, tmp_path: Path) -> dict[str, list[int]]:
     qrels = [(t, f"R{t}-{i}", 1) for t in TOPICS for i in range(5)]
     qrels += [(t, f"N{t}-{i}", 0) for t in TOPICS for i in range(5)]
     build_snapshot(tmp_path, "c", "s", _docs(), TOPICS, qrels)
+    from tcdb.api import run_import
     from tcdb.judging.qrels import import_qrels
-    from tcdb.runs import import_runs
 
     later = qrels + [(t, f"X{t}-{i}", 1) for t in ("1", "2", "3") for i in range(3)]
     import_qrels(Database(), "c", "s", "later", write_qrels_file(tmp_path / "later.txt", later))
@@ -66,7 +66,7 @@ def tie(db: str, tmp_path: Path) -> dict[str, list[int]]:
         extra = 3 if tag == "C" else 0
         rows = [row for t, k in zip(TOPICS, counts, strict=True) for row in _top5(t, k, extra)]
         files.append(write_run_file(tmp_path / "runs", tag, rows))
-    import_runs(Database(), "c", "s", files)
+    run_import("c", "s", files)
     return RELEVANT_IN_TOP5
 
 

@@ -22,7 +22,7 @@ DOCS = {f"d{i}": f"text {i}" for i in range(30)}
 @pytest.fixture
 def graded(db: str, tmp_path: Path) -> dict[str, dict[str, dict[str, float]]]:
     """Sixteen graded topics and three runs (run `c` skips topic 16); returns the runs."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     rng = random.Random(5)
     qrels = [(t, d, rng.choice([0, 1, 2])) for t in TOPICS for d in rng.sample(sorted(DOCS), 8)]
@@ -34,8 +34,7 @@ def graded(db: str, tmp_path: Path) -> dict[str, dict[str, dict[str, float]]]:
         run = {t: {d: float(20 - i) for i, d in enumerate(rng.sample(sorted(DOCS), 15))}
                for t in topics}
         rows = [(t, d, s) for t, docs in run.items() for d, s in docs.items()]
-        import_run(Database(),
-                   "c", "s", write_run_file(tmp_path / "runs", tag, rows), system=f"sys-{tag}")
+        run_import("c", "s", [write_run_file(tmp_path / "runs", tag, rows)], system=f"sys-{tag}")
         runs[tag] = run
     runs["qrels"] = {}  # type: ignore[assignment]
     for t, d, g in qrels:
@@ -159,13 +158,13 @@ RANKS_B = {"t1": 2, "t3": 1, "t5": 2, "t6": 3}
 
 @pytest.fixture
 def one_relevant(db: str, tmp_path: Path) -> Path:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     qrels = [(t, d, 1) for t, d in RELEVANT.items()] + [("t1", "n1", 0), ("t2", "n5", 0)]
     build_snapshot(tmp_path, "marco", "dev", OUTCOME_DOCS, {t: f"q {t}" for t in RELEVANT},
                    qrels)
-    import_run(Database(), "marco", "dev", write_run_file(tmp_path / "runs", "A", RUN_A))
-    import_run(Database(), "marco", "dev", write_run_file(tmp_path / "runs", "B", RUN_B),
+    run_import("marco", "dev", [write_run_file(tmp_path / "runs", "A", RUN_A)])
+    run_import("marco", "dev", [write_run_file(tmp_path / "runs", "B", RUN_B)],
                allow_unknown_docs=True)
     return tmp_path
 

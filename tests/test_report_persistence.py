@@ -25,7 +25,6 @@ from repro_eval.measure.statistics import ttest
 from scipy import stats
 
 from tcdb.errors import ConflictError, InputError, NotFoundError
-from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 from tests.repro_eval_data import Anchors, sources
 from tests.repro_eval_data import anchors as load_anchors
@@ -216,7 +215,7 @@ def _synthetic(tmp_path: Path) -> dict[str, Any]:
     Qrels and runs are drawn per query *text* with a seeded RNG, so the same query keeps its
     judgments while its id changes.
     """
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     rng = random.Random(7)
     qrels_by_text = {q: {d: rng.choice([0, 1, 1, 2]) for d in rng.sample(sorted(DOCS), 5)}
@@ -235,7 +234,7 @@ def _synthetic(tmp_path: Path) -> dict[str, Any]:
                 as_dict[topic] = {d: float(10 - i) for i, d in enumerate(docs)}
                 rows += [(topic, d, float(10 - i)) for i, d in enumerate(docs)]
             path = write_run_file(tmp_path / "runs" / label, f"{system}-{label}", rows)
-            import_run(Database(), "le", label, path, system=system)
+            run_import("le", label, [path], system=system)
             runs[label][system] = as_dict
     return {"qrels": qrels_by_text, "runs": runs}
 

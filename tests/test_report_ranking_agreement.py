@@ -17,7 +17,6 @@ import pytest
 from repro_eval.measure.document_order import KTU, RBO
 
 from tcdb.errors import ConflictError, FieldError, NotFoundError
-from tcdb.operations import Database
 from tests.longitudinal import COLLECTION, DEPTH, QUERIES, Web, build_web
 
 
@@ -120,13 +119,13 @@ def test_wrong_input_names_the_option(web: Web, tmp_path: Path) -> None:
         ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"], depth=0)
     with pytest.raises(NotFoundError, match="no system 'bm25'.*steady"):
         ranking_agreement(COLLECTION, system="bm25", snapshots=["s1", "s2"])
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
     from tests.builders import write_run_file
 
     rows = [(r.query_id, r.doc_id, r.score)
             for r in ir_measures.read_trec_run(str(web.runs["noisy"]["s2"]))]
-    import_runs(Database(), COLLECTION, "s2", [write_run_file(tmp_path / "more", "again", rows)],
-                system="steady")
+    run_import(COLLECTION, "s2", [write_run_file(tmp_path / "more", "again", rows)],
+               system="steady")
     with pytest.raises(ConflictError, match="2 runs in snapshot 's2' \\(again, steady-s2\\)"):
         ranking_agreement(COLLECTION, system="steady", snapshots=["s1", "s2"])
 

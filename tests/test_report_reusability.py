@@ -78,9 +78,8 @@ def original_pairs() -> dict[str, set[str]]:
 
 def build(tmp_path: Path) -> dict[str, Any]:
     """Ingest the snapshot with the original qrels, import runs, pool, judge and expand."""
-    from tcdb.api import pool_build, pool_import_judgments
+    from tcdb.api import pool_build, pool_import_judgments, run_import
     from tcdb.pools import pool_documents
-    from tcdb.runs import import_run
 
     build_snapshot(tmp_path, C, S, {d: f"text of {d}" for d in DOCS},
                    {t: f"query {t}" for t in TOPICS}, judge(original_pairs()))
@@ -88,8 +87,7 @@ def build(tmp_path: Path) -> dict[str, Any]:
     for tag in [*CONTRIBUTORS, MAGIC]:
         paths[tag] = write_run_file(tmp_path / "runs", tag, run_rows(tag))
         group, manual, _ = CONTRIBUTORS.get(tag, ("wizards", False, 0))
-        import_run(Database(),
-                   C, S, paths[tag], group=group, run_type="manual" if manual else "automatic",
+        run_import(C, S, [paths[tag]], group=group, run_type="manual" if manual else "automatic",
                    contributed=tag != MAGIC)
     pool_build(C, S, "p1", depth=DEPTH, all_runs=True, exclude_judged="original")
     pooled = pool_documents(Database(), "p1")
@@ -332,12 +330,12 @@ def test_leave_out_by_manual_and_its_errors(db: str, tmp_path: Path) -> None:
 
 def test_leave_out_needs_contributing_runs(db: str, tmp_path: Path) -> None:
     from tcdb import api
+    from tcdb.api import run_import
     from tcdb.errors import InputError
-    from tcdb.runs import import_run
 
     build_snapshot(tmp_path, C, S, {d: d for d in DOCS}, {t: t for t in TOPICS},
                    judge(original_pairs()))
-    import_run(Database(), C, S, write_run_file(tmp_path / "runs", MAGIC, run_rows(MAGIC)))
+    run_import(C, S, [write_run_file(tmp_path / "runs", MAGIC, run_rows(MAGIC))])
     with pytest.raises(InputError, match="contributing"):
         api.leave_out(C, S, qrels="original", depth=DEPTH)
 
@@ -376,13 +374,14 @@ def test_cli_reusability_and_leave_out(db: str, tmp_path: Path, cli: Any) -> Non
 def test_top_k_follows_trec_eval_order_not_the_file_ranks(db: str, tmp_path: Path) -> None:
     """With tied scores the file's ranks and trec_eval's order (doc id descending) differ;
     the top K is the one evaluation sees."""
+    from tcdb.api import run_import
     from tcdb.catalog.collections import get_snapshot
     from tcdb.queries import document_ids, load_top_k
-    from tcdb.runs import get_runs, import_run
+    from tcdb.runs import get_runs
 
     build_snapshot(tmp_path, C, S, {d: d for d in DOCS[:5]}, {"t1": "q"}, [("t1", "d000", 1)])
     rows = [("t1", d, rank, 1.0) for rank, d in enumerate(DOCS[:5], start=1)]
-    import_run(Database(), C, S, write_run_file(tmp_path / "runs", "tied", rows))
+    run_import(C, S, [write_run_file(tmp_path / "runs", "tied", rows)])
     with Database().session() as session:
         snap = get_snapshot(session, C, S)
         run_id = get_runs(session, snap)[0].id or 0

@@ -66,10 +66,10 @@ def _ingest(tmp_path: Path, anchors: Anchors, label: str, collection: str) -> No
 
 def _import(anchors: Anchors, label: str, runs: dict[str, str]) -> None:
     """system → run file name under runs/, imported into snapshot `label`."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     for system, name in runs.items():
-        import_run(Database(), "breuer", label, anchors.folder / "runs" / name, system=system)
+        run_import("breuer", label, [anchors.folder / "runs" / name], system=system)
 
 
 def _oracle(evaluator: Any) -> Any:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 ROWS = [("1", "d1", 1, 2.0), ("1", "d2", 2, 2.0), ("1", "x9", 3, 1.5), ("1", "d0", 4, 3.0),
@@ -27,13 +26,13 @@ def _rows(path: Path) -> list[tuple[str, str, int, float, str]]:
 def test_export_round_trip(db: str, tmp_path: Path, cli) -> None:
     import ir_measures
 
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     build_snapshot(tmp_path, "c", "s1", {f"d{i}": f"text {i}" for i in range(5)},
                    {"1": "one", "2": "two", "10": "ten"},
                    [("1", "d1", 1), ("1", "d0", 1), ("2", "d3", 2), ("10", "d2", 0)])
     original = write_run_file(tmp_path / "in", "A", ROWS)
-    import_run(Database(), "c", "s1", original, allow_unknown_docs=True)
+    run_import("c", "s1", [original], allow_unknown_docs=True)
     code, out, err = cli("run", "export", "c", "s1", "A", "--out", str(tmp_path / "A.txt"),
                          "--json")
     assert code == 0, err

@@ -119,16 +119,16 @@ def test_a_bad_table_names_file_line_and_reason_and_writes_nothing(
 
 
 def test_broken_encoding_and_json_are_refused(round1: Path) -> None:
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
 
     latin = round1 / "latin.csv"
     latin.write_bytes("tag,group\nalpha,Universit\xe9\n".encode("latin-1"))
     with pytest.raises(InputError, match="latin.csv: not UTF-8"):
-        import_runs(Database(), "c", "s", _files(round1), metadata=latin)
+        run_import("c", "s", _files(round1), metadata=latin)
     broken = round1 / "broken.json"
     broken.write_text('[{"tag": "alpha",\n "group": }]', encoding="utf-8")
     with pytest.raises(InputError, match="broken.json:2: not JSON"):
-        import_runs(Database(), "c", "s", _files(round1), metadata=broken)
+        run_import("c", "s", _files(round1), metadata=broken)
     assert _count(Run) == 0
 
 
@@ -149,12 +149,12 @@ def test_the_same_file_again_updates_the_metadata_it_is_given(round1: Path, cli:
 
 
 def test_replace_keeps_the_metadata_not_given_again(round1: Path) -> None:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     alpha = round1 / "runs" / "alpha.run"
-    import_run(Database(), "c", "s", alpha, metadata=round1 / "runs.csv")
+    run_import("c", "s", [alpha], metadata=round1 / "runs.csv")
     other = write_run_file(round1 / "v2", "alpha", ROWS[:3])
-    report = import_run(Database(), "c", "s", other, replace=True, description="fixed run")
+    report = run_import("c", "s", [other], replace=True, description="fixed run").runs[0]
     assert report.status == "replaced" and report.n_entries == 3
     run = _runs()["alpha"]
     assert (run["group"], run["contributed"], run["category"]) == ("GUIR_S2", True, "lexical")
@@ -162,10 +162,10 @@ def test_replace_keeps_the_metadata_not_given_again(round1: Path) -> None:
 
 
 def test_run_update_fixes_metadata_and_keeps_entries_and_scores(round1: Path, cli: Any) -> None:
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
     from tcdb.scoring.evaluate import evaluate
 
-    import_runs(Database(), "c", "s", _files(round1), metadata=round1 / "runs.csv")
+    run_import("c", "s", _files(round1), metadata=round1 / "runs.csv")
     evaluate(Database(), "c", "s", "original", ["AP"])
     before = (_count(RunEntry), _count(Score))
     code, out, err = cli("run", "update", "c", "s", "beta", "gamma", "--group", "CUNI",
@@ -186,9 +186,10 @@ def test_run_update_fixes_metadata_and_keeps_entries_and_scores(round1: Path, cl
 
 
 def test_run_update_refuses_typos_and_empty_updates(round1: Path) -> None:
-    from tcdb.runs import RunMetadata, import_runs, update_runs
+    from tcdb.api import run_import
+    from tcdb.runs import RunMetadata, update_runs
 
-    import_runs(Database(), "c", "s", _files(round1), metadata=round1 / "runs.csv")
+    run_import("c", "s", _files(round1), metadata=round1 / "runs.csv")
     with pytest.raises(NotFoundError, match="no run 'bta'"):
         update_runs(Database(), "c", "s", ["alpha", "bta"], RunMetadata(group="x"))
     assert _runs()["alpha"]["group"] == "GUIR_S2"  # nothing was written
@@ -197,11 +198,10 @@ def test_run_update_refuses_typos_and_empty_updates(round1: Path) -> None:
 
 
 def test_run_delete_takes_entries_scores_and_pool_membership(round1: Path, cli: Any) -> None:
-    from tcdb.api import pool_build
-    from tcdb.runs import import_runs
+    from tcdb.api import pool_build, run_import
     from tcdb.scoring.evaluate import evaluate
 
-    import_runs(Database(), "c", "s", _files(round1), metadata=round1 / "runs.csv")
+    run_import("c", "s", _files(round1), metadata=round1 / "runs.csv")
     evaluate(Database(), "c", "s", "original", ["AP"])
     pool_build("c", "s", "p", depth=2, all_runs=True)
     pooled = _count(PoolEntry)

@@ -193,9 +193,9 @@ def test_bad_run_file_names_file_line_reason_and_writes_nothing(
     path = snap / f"{case}.run"
     path.write_text(text)
     with pytest.raises(InputError) as caught:
-        from tcdb.runs import import_run
+        from tcdb.api import run_import
 
-        import_run(Database(), "c", "s1", path)
+        run_import("c", "s1", [path])
     assert caught.value.file == str(path)
     assert caught.value.line == line
     assert reason in caught.value.reason
@@ -207,13 +207,13 @@ def test_bad_run_file_names_file_line_reason_and_writes_nothing(
 
 
 def test_conflict_between_two_files_with_the_same_tag(snap: Path) -> None:
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
 
     a = write_run_file(snap / "a", "same", ROWS)
     b = write_run_file(snap / "b", "same", ROWS[:2])
     more = [write_run_file(snap / f"m{i}", f"more{i}", ROWS) for i in range(5)]
     try:
-        import_runs(Database(), "c", "s1", [a, b, *more])
+        run_import("c", "s1", [a, b, *more])
     except ConflictError as exc:
         caught = exc  # its traceback keeps the import's frame, and the reader in it, alive
     assert "both hold run 'same'" in str(caught)
@@ -225,12 +225,12 @@ def test_conflict_between_two_files_with_the_same_tag(snap: Path) -> None:
 # --- housekeeping -----------------------------------------------------------------------------
 
 def test_delete_run_and_snapshot_dependents_remove_rows_without_foreign_keys(snap: Path) -> None:
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
     from tcdb.scoring.evaluate import evaluate
     from tcdb.storage.housekeeping import delete_run, delete_snapshot_dependents
 
-    a = import_run(Database(), "c", "s1", write_run_file(snap, "a", ROWS))
-    import_run(Database(), "c", "s1", write_run_file(snap, "b", [*ROWS, ("3", "zz", 0.1)]),
+    a = run_import("c", "s1", [write_run_file(snap, "a", ROWS)]).runs[0]
+    run_import("c", "s1", [write_run_file(snap, "b", [*ROWS, ("3", "zz", 0.1)])],
                allow_unknown_docs=True)
     evaluate(Database(), "c", "s1", "original", ["AP"])
     with Database().session() as session:
@@ -274,7 +274,8 @@ def test_a_small_run_into_a_big_snapshot_looks_up_only_its_documents(
         db: str, tmp_path: Path, whole_index: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both ways of resolving ids store the same entries, ties ranked as trec_eval ranks them
     (document ids compared as strings: d10 before d9), unknown documents kept unresolved."""
-    from tcdb.runs import import_run, importing
+    from tcdb.api import run_import
+    from tcdb.runs import importing
 
     docs = {f"d{i}": f"document {i}" for i in range(3000)}
     build_snapshot(tmp_path, "c", "big", docs, TOPICS, QRELS)
@@ -288,8 +289,8 @@ def test_a_small_run_into_a_big_snapshot_looks_up_only_its_documents(
     monkeypatch.setattr(importing, "_names_much_of", spy)
     rows = [("1", "d9", 1.0), ("1", "d10", 1.0), ("1", "d2999", 2.0), ("1", "nope", 1.0),
             ("2", "d5", 0.5), ("2", "d4", 0.5)]
-    report = import_run(Database(), "c", "big", write_run_file(tmp_path / "runs", "small", rows),
-                        allow_unknown_docs=True)
+    report = run_import("c", "big", [write_run_file(tmp_path / "runs", "small", rows)],
+                        allow_unknown_docs=True).runs[0]
     assert decided == [False]  # 6 lines against 3,000 documents: look them up
     assert (report.n_entries, report.n_unresolved) == (5, 1)
     with Database().session() as session:

@@ -145,10 +145,9 @@ def test_unreadable_value_is_an_input_error(snap: Path) -> None:
 
 
 def test_run_with_entries_is_not_overwritten_by_imported_scores(snap: Path) -> None:
-    from tcdb.api import scores_import
-    from tcdb.runs import import_run
+    from tcdb.api import run_import, scores_import
 
-    import_run(Database(), "c", "s1", write_run_file(snap / "runs", "r", [("1", "d1", 1.0)]))
+    run_import("c", "s1", [write_run_file(snap / "runs", "r", [("1", "d1", 1.0)])])
     with pytest.raises(ConflictError, match="has its entries stored"):
         scores_import("c", "s1", _write(snap, "r.tsv", IR_MEASURES), qrels="original", run="r")
     assert _counts() == (1, 0, 0)

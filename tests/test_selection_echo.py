@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
 C = "echo"
@@ -28,12 +27,12 @@ def snap(db: str, tmp_path: Path) -> Path:
     """One snapshot whose original qrels are stored as `trec-qrels` (not `original`), runs A
     and B dated, and topic sets `core` = {1, 2} and `pair` = {4, 5}."""
     from tcdb import api
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     build_snapshot(tmp_path, C, "s1", DOCS, TOPICS, QRELS, qrels_name="trec-qrels")
-    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A),
+    run_import(C, "s1", [write_run_file(tmp_path / "runs", "A", RUN_A)],
                submitted=dt.date(2020, 1, 1))
-    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "B", RUN_B),
+    run_import(C, "s1", [write_run_file(tmp_path / "runs", "B", RUN_B)],
                submitted=dt.date(2021, 1, 1))
     api.topic_set_create(collection=C, name="core", snapshot="s1", topic_ids=["1", "2"])
     api.topic_set_create(collection=C, name="pair", snapshot="s1", topic_ids=["4", "5"])
@@ -115,11 +114,11 @@ def test_topic_deltas_and_ranking_agreement_echo_the_selection(db: str, tmp_path
 def two(snap: Path) -> Path:
     """A second snapshot s2 of the same collection: topics 1–4 and 6 (5 gone, 6 new), each
     judged, run A in both. The core topics of s1 and s2 are 1–4."""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     topics = {t: f"query {t}" for t in ("1", "2", "3", "4", "6")}
     build_snapshot(snap, C, "s2", DOCS, topics, [(t, f"d{t}", 1) for t in topics])
-    import_run(Database(), C, "s2", write_run_file(snap / "runs2", "A", RUN_A + [("6", "d6", 3.0)]))
+    run_import(C, "s2", [write_run_file(snap / "runs2", "A", RUN_A + [("6", "d6", 3.0)])])
     return snap
 
 

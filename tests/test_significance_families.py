@@ -26,7 +26,6 @@ from tcdb.analysis.significance import (
     permutation_p,
     t_interval,
 )
-from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 from tests.multiple_testing_oracle import adjusted_by_hand
 
@@ -169,7 +168,7 @@ DATES = {"base": dt.date(2020, 1, 1), "early": dt.date(2020, 3, 1),
 def dated(db: str, tmp_path: Path) -> Path:
     """Twenty graded topics, four dated runs (two submitted the same day) and one undated."""
     from tcdb import api
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
 
     rng = random.Random(8)
     qrels = [(t, d, rng.choice([0, 0, 1, 2])) for t in TOPICS for d in rng.sample(sorted(DOCS), 10)]
@@ -177,7 +176,7 @@ def dated(db: str, tmp_path: Path) -> Path:
     for tag in [*DATES, "undated"]:
         rows = [(t, d, float(30 - i)) for t in TOPICS
                 for i, d in enumerate(rng.sample(sorted(DOCS), 20))]
-        import_run(Database(), "c", "s", write_run_file(tmp_path / "runs", tag, rows),
+        run_import("c", "s", [write_run_file(tmp_path / "runs", tag, rows)],
                    submitted=DATES.get(tag))
     api.topic_set_create(collection="c", name="odd", snapshot="s",
                          topic_ids=[t for t in TOPICS if int(t) % 2])

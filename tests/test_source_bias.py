@@ -290,7 +290,7 @@ def test_the_migration_moves_labels_from_versions_to_memberships(db: str) -> Non
 def test_api_frames_and_the_average_across_collections(twins: Path, tmp_path: Path,
                                                         cli) -> None:
     from tcdb import api
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
 
     frame = api.source_bias("cocktail", "s1", measures=["nDCG@1"], bootstrap=0).to_frame()
     assert list(frame["run"]) == ["human-first", "indifferent", "llm-first"]
@@ -307,7 +307,7 @@ def test_api_frames_and_the_average_across_collections(twins: Path, tmp_path: Pa
     ingest_snapshot(Database(), "other", "t", open_source(docs=folder / "corpus.jsonl",
                                               topics=folder / "queries.jsonl",
                                               qrels=folder / "qrels" / "test.tsv"))
-    import_runs(Database(), "other", "t", [tmp_path / "runs" / "llm-first.run"])
+    run_import("other", "t", [tmp_path / "runs" / "llm-first.run"])
     code, out, err = cli("report", "source-bias", "cocktail", "s1", "-m", "nDCG@1",
                          "--bootstrap", "0", "--with", "other/t", "--json")
     assert code == 0, err

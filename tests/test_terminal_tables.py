@@ -23,7 +23,6 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from tcdb.cli import output
-from tcdb.operations import Database
 
 WIDTHS = (60, 80, 100, 120)
 
@@ -282,14 +281,15 @@ def test_run_list_shows_a_hostile_system_name_as_text(db: str, cli, tmp_path: Pa
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """`tcdb run list`, piped and on a terminal: a system name holding ESC sequences neither
     clears the screen nor colours the text. (PostgreSQL text holds no NUL: not in this one.)"""
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
     from tests.builders import build_snapshot, write_run_file
 
     system = "sys\x1b[2J\x1b[5;41mred\x07bell\x7fdel\x9bcsi"
     shown = "sys\\x1b[2J\\x1b[5;41mred\\x07bell\\x7fdel\\x9bcsi"
     build_snapshot(tmp_path, "c", "s", {"d1": "a b", "d2": "c d"}, {"1": "a", "2": "c"})
-    import_run(Database(), "c", "s", write_run_file(tmp_path / "runs", "evil",
-                                        [("1", "d1", 2.0), ("2", "d2", 1.0)]), system=system)
+    run_import("c", "s", [write_run_file(tmp_path / "runs", "evil",
+                                        [("1", "d1", 2.0), ("2", "d2", 1.0)])],
+               system=system)
     code, out, err = cli("run", "list")
     assert code == 0, err
     assert shown in out and "\x1b" not in out and "\x07" not in out and "\x9b" not in out

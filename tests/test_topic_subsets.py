@@ -30,12 +30,12 @@ def snap(db: str, tmp_path: Path) -> Path:
     """One snapshot, runs A and B evaluated, and topic set `half` = {1, 4, 5, 6}: judged in
     it are 1, 4, 5 → A's P@1 over them (1 + 0 + 0) / 3, B's (0 + 1 + 1) / 3."""
     from tcdb import api
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
     from tcdb.scoring.evaluate import evaluate
 
     build_snapshot(tmp_path, C, "s1", DOCS, TOPICS, QRELS)
-    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "A", RUN_A))
-    import_run(Database(), C, "s1", write_run_file(tmp_path / "runs", "B", RUN_B))
+    run_import(C, "s1", [write_run_file(tmp_path / "runs", "A", RUN_A)])
+    run_import(C, "s1", [write_run_file(tmp_path / "runs", "B", RUN_B)])
     evaluate(Database(), C, "s1", "original", ["P@1"])
     api.topic_set_create(collection=C, name="half", snapshot="s1", topic_ids=["1", "4", "5", "6"])
     return tmp_path
@@ -134,7 +134,7 @@ def two_snapshots(tmp_path: Path) -> None:
     """System A in s1 and s2 (topics 1–5, all judged). P@1 per topic, s1: 1 1 0 0 1;
     s2: 0 1 1 0 1 → deltas −1, 0, +1, 0, 0. Topic set `odd` = {1, 3, 5}."""
     from tcdb import api
-    from tcdb.runs import import_run
+    from tcdb.api import run_import
     from tcdb.scoring.evaluate import evaluate
 
     topics = {str(t): f"query {t}" for t in range(1, 6)}
@@ -146,7 +146,7 @@ def two_snapshots(tmp_path: Path) -> None:
         for t, hit in zip(range(1, 6), row, strict=True):
             first = f"d{t}" if hit else "d9"
             rows += [(str(t), first, 2.0), (str(t), "d0" if hit else f"d{t}", 1.0)]
-        import_run(Database(), C, label, write_run_file(tmp_path / label, "A", rows))
+        run_import(C, label, [write_run_file(tmp_path / label, "A", rows)])
         evaluate(Database(), C, label, "original", ["P@1"])
     api.topic_set_create(collection=C, name="odd", snapshot="s1", topic_ids=["1", "3", "5"])
 
@@ -199,10 +199,9 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
     from sklearn.metrics import cohen_kappa_score
 
     from tcdb import api
-    from tcdb.api import pool_build, pool_import_judgments
+    from tcdb.api import pool_build, pool_import_judgments, run_import
     from tcdb.judging.qrels import import_qrels
     from tcdb.pools import pool_documents
-    from tcdb.runs import import_run
 
     rng = random.Random(3)
     docs = {f"d{i}": f"text {i}" for i in range(30)}
@@ -211,7 +210,7 @@ def test_assessor_agreement_with_topics(db: str, tmp_path: Path, cli: Any) -> No
     for r in range(3):
         rows = [(t, f"d{i}", round(rng.random(), 6)) for t in topics
                 for i in rng.sample(range(30), 10)]
-        import_run(Database(), "a", "s1", write_run_file(tmp_path / "runs", f"r{r}", rows))
+        run_import("a", "s1", [write_run_file(tmp_path / "runs", f"r{r}", rows)])
     pool_build("a", "s1", "p", depth=5, all_runs=True)
     alice = {(t, d): rng.choice([0, 1, 2]) for t, ds in pool_documents(Database(), "p").items()
              for d in sorted(ds)}

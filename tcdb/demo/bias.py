@@ -26,7 +26,6 @@ def run_source_bias_demo(db: Database, data_dir: Path, seed: int = 42) -> dict[s
     from tcdb.collections.sources import open_source
     from tcdb.ingest import ingest_snapshot
     from tcdb.operations import get_operation
-    from tcdb.runs import import_runs
     from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
     files = write_cocktail_demo(Path(data_dir) / "cocktail", seed=seed)
@@ -37,14 +36,16 @@ def run_source_bias_demo(db: Database, data_dir: Path, seed: int = 42) -> dict[s
     # Recorded as the demo's folder, not an absolute path: what the dashboard lists stays short.
     source.description = f"{Path(data_dir).name}/cocktail"
     ingest_snapshot(db, BIAS_COLLECTION, BIAS_SNAPSHOT, source)
-    import_runs(db, BIAS_COLLECTION, BIAS_SNAPSHOT,
-                [p for tag, p in files.runs.items() if tag not in files.first_stage])
+    run_import = get_operation("run_import")
+    run_import.run(db, collection=BIAS_COLLECTION, snapshot=BIAS_SNAPSHOT,
+                   files=[p for tag, p in files.runs.items() if tag not in files.first_stage])
     for tag, first in files.first_stage.items():
-        import_runs(db, BIAS_COLLECTION, BIAS_SNAPSHOT, [files.runs[tag]], first_stage=first)
+        run_import.run(db, collection=BIAS_COLLECTION, snapshot=BIAS_SNAPSHOT,
+                       files=[files.runs[tag]], first_stage=first)
     # tcdb's bootstrap default, not the generator's seed: the interval printed here is then the
     # one `tcdb report source-bias` and the dashboard give for the same run
-    report = get_operation("source_bias").run(db,
-        collection=BIAS_COLLECTION, snapshot=BIAS_SNAPSHOT, measures=[BIAS_MEASURE],
+    report = get_operation("source_bias").run(
+        db, collection=BIAS_COLLECTION, snapshot=BIAS_SNAPSHOT, measures=[BIAS_MEASURE],
         runs=list(files.runs), bootstrap=BOOTSTRAP_SAMPLES, seed=BOOTSTRAP_SEED).to_data()
     result = report["measures"][BIAS_MEASURE]
     recovered = []

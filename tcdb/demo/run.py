@@ -168,13 +168,14 @@ def _ingest(db: Database, demo: Any) -> list[dict[str, Any]]:
 
 def _import_runs(db: Database, demo: Any) -> int:
     """One call per snapshot, with the organisers' metadata table, as a campaign imports."""
-    from tcdb.runs import import_runs
+    from tcdb.operations import get_operation
 
     n = 0
     for snap in demo.snapshots:
-        reports = import_runs(db, COLLECTION, snap.label, list(snap.run_paths.values()),
-                              metadata=snap.metadata_path)
-        n += len(reports)
+        result = get_operation("run_import").run(
+            db, collection=COLLECTION, snapshot=snap.label, files=list(snap.run_paths.values()),
+            metadata=snap.metadata_path)
+        n += len(result.runs)
     return n
 
 
@@ -224,11 +225,11 @@ def _reports(db: Database, demo: Any) -> dict[str, Any]:
         diff = get_operation("snapshot_diff").run(db, collection=COLLECTION, snapshots=[a, b])
         drift.append({"from": a, "to": b, **diff.documents.model_dump(),
                       "topics": diff.topics.model_dump(exclude={"core"})})
-    reusability = get_operation("reusability").run(db,
-        collection=COLLECTION, snapshot=POOL_SNAPSHOT, qrels="original", vs="expanded",
+    reusability = get_operation("reusability").run(
+        db, collection=COLLECTION, snapshot=POOL_SNAPSHOT, qrels="original", vs="expanded",
         measures=MEASURES, depth=100).to_data()
-    persistence = get_operation("persistence").run(db,
-        collection=COLLECTION, snapshots=labels, pivot=demo.pivot,
+    persistence = get_operation("persistence").run(
+        db, collection=COLLECTION, snapshots=labels, pivot=demo.pivot,
         measures=["nDCG@10"]).to_data()
     return {"drift": drift, "reusability": reusability, "persistence": persistence,
             "recovered": _recovered(demo, reusability, persistence)}

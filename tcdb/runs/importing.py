@@ -10,12 +10,10 @@ are resolved to ids with pandas indexes built once per call; entries are ranked 
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from contextlib import closing
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,103 +32,33 @@ from tcdb.queries import document_ids, document_ids_of, topic_ids
 from tcdb.runs.editing import NEW_RUN, apply_metadata, metadata_columns
 from tcdb.runs.entries import PreparedRun, prepare_run, write_entries
 from tcdb.runs.id_index import IdIndex
-from tcdb.runs.metadata import RunMetadata, read_run_metadata, run_metadata
+from tcdb.runs.metadata import RunMetadata
+from tcdb.runs.operations import ImportedRun, RunImportRequest
 from tcdb.runs.systems import get_system, system_name
 from tcdb.schema import Run, RunCategory, RunType
 from tcdb.storage.housekeeping import clear_run
-from tcdb.vocabulary import OnBadLines
 
 if TYPE_CHECKING:
     from tcdb.collections.runs import RunFile
 
 
-@dataclass
-class RunImportReport:
-    """What importing one run file did."""
+def import_run_files(db: Database, request: RunImportRequest,
+                     table: Mapping[str, RunMetadata], *,
+                     progress: bool = False) -> list[ImportedRun]:
+    """Import the request's run files in one transaction: all of them, or (on any error) none.
 
-    collection: str
-    snapshot: str
-    run: str  # the run's tag
-    path: str
-    status: str  # "imported" | "unchanged" | "updated" (metadata) | "replaced" (file)
-    run_id: int
-    system: str
-    n_entries: int = 0
-    n_unresolved: int = 0
-    n_rejected: int = 0  # lines set aside (--on-bad-lines warn|skip)
-    rejects_file: str | None = None  # where they were written (the same for every file)
-    seconds: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def import_run(
-
-
-    db: Database,
-    collection: str,
-    snapshot: str,
-    path: Path | str,
-    *,
-    system: str | None = None,
-    group: str | None = None,
-    run_type: RunType | str | None = None,
-    contributed: bool | None = None,
-    category: RunCategory | str | None = None,
-    submitted: dt.date | str | None = None,
-    description: str | None = None,
-    first_stage: str | None = None,
-    metadata: Mapping[str, RunMetadata] | Path | str | None = None,
-    ir_metadata: Path | str | None = None,
-    replace: bool = False,
-    allow_unknown_docs: bool = False,
-) -> RunImportReport:
-    """Import one TREC run file into a snapshot (see the module docstring)."""
-    return import_runs(
-        db, collection, snapshot, [path], system=system, group=group, run_type=run_type,
-        contributed=contributed, category=category, submitted=submitted,
-        description=description, first_stage=first_stage, metadata=metadata,
-        ir_metadata=ir_metadata, replace=replace, allow_unknown_docs=allow_unknown_docs,
-    )[0]
-
-
-def import_runs(
-
-
-    db: Database,
-    collection: str,
-    snapshot: str,
-    paths: Sequence[Path | str],
-    *,
-    system: str | None = None,
-    group: str | None = None,
-    run_type: RunType | str | None = None,
-    contributed: bool | None = None,
-    category: RunCategory | str | None = None,
-    submitted: dt.date | str | None = None,
-    description: str | None = None,
-    first_stage: str | None = None,
-    metadata: Mapping[str, RunMetadata] | Path | str | None = None,
-    ir_metadata: Path | str | None = None,
-    replace: bool = False,
-    allow_unknown_docs: bool = False,
-    progress: bool = False,
-    on_bad_lines: OnBadLines = OnBadLines.error,
-    rejects: Path | None = None,
-) -> list[RunImportReport]:
-    """Import several run files in one transaction: all of them, or (on any error) none.
-
-    The options (`system`, `group`, …) apply to every file; `metadata` (a table of the round,
-    see `tcdb.runs.metadata`, or its file) gives each run its own, and wins over the options.
-    What is not given keeps what is stored: the same file again with new metadata updates it,
-    and `replace` keeps the metadata it is not given anew. `system` names the system (default:
-    the run's tag); a system is its group and its name, so a run joins an existing system only
-    when both agree — or when `system` names it explicitly (`tcdb.runs.systems.get_system`).
+    The request's metadata (`system`, `group`, …) applies to every file; `table` (the round's
+    table, `tcdb.runs.metadata`, read from `request.metadata`) gives each run its own, and wins
+    over the request. What is not given keeps what is stored: the same file again with new
+    metadata updates it, and `replace` keeps the metadata it is not given anew. `system` names
+    the system (default: the run's tag); a system is its group and its name, so a run joins an
+    existing system only when both agree — or when `system` names it explicitly
+    (`tcdb.runs.systems.get_system`).
 
     Each run's ir_metadata (`tcdb.collections.ir_metadata`: its file's header block, a side file
-    `RUN.yaml`, or the file `ir_metadata` for a single run) is kept with the run and gives what
-    the options and the table leave open: group (its team), run type, category, description.
+    `RUN.yaml`, or the file `request.ir_metadata` for a single run) is kept with the run and
+    gives what the request and the table leave open: group (its team), run type, category,
+    description.
 
     `on_bad_lines` warn or skip sets a run file's bad lines aside (`tcdb.collections.bad_lines`):
     all files' go to `rejects` (default runs.rejects.tsv), written before the commit.
@@ -138,22 +66,20 @@ def import_runs(
     from tcdb.collections.files import check_input
     from tcdb.collections.runs import checksum_file, read_run
 
-    files = [Path(p) for p in paths]
+    collection, snapshot = request.collection, request.snapshot
+    files = list(request.files)
     if not files:
         raise FieldError("files", "no run files given")
-    keep_going = keeps_going(on_bad_lines)
-    rejects_path = rejects_target(on_bad_lines, rejects, "runs.rejects.tsv")
+    keep_going = keeps_going(request.on_bad_lines)
+    rejects_path = rejects_target(request.on_bad_lines, request.rejects, "runs.rejects.tsv")
     rejected: list[Rejected] = []
     for file in files:
         if not file.exists():
             raise NotFoundError(f"run file not found: {file}")
         check_input(file, pipe=False)  # a directory, a pipe: one line each
-    options = run_metadata(system=system, group=group, run_type=run_type,
-                           contributed=contributed, category=category, submitted=submitted,
-                           description=description, first_stage=first_stage)
-    table = read_run_metadata(metadata) if isinstance(metadata, Path | str) else metadata or {}
-    described = dict(zip(files, _ir_metadata(files, ir_metadata), strict=True))
-    reports: list[RunImportReport] = []
+    options = request.given_metadata()
+    described = dict(zip(files, _ir_metadata(files, request.ir_metadata), strict=True))
+    reports: list[ImportedRun] = []
     # One import per collection at a time (its systems are shared by its snapshots): a second
     # waits, then finds the runs the first stored, so the same file twice is one run.
     waiting = (f"waiting for another process importing runs into {collection!r} to finish "
@@ -178,7 +104,7 @@ def import_runs(
             assert topic_index is not None
             docs = doc_index if doc_index is not None else IdIndex(
                 document_ids_of(session, snap.pk, run_file.docs))
-            return prepare_run(run_file, label, topic_index, docs, allow_unknown_docs)
+            return prepare_run(run_file, label, topic_index, docs, request.allow_unknown_docs)
 
         def load(item: tuple[Path, str]) -> tuple[Path, str, RunFile | PreparedRun | None]:
             # A no-op needs no parse: the same bytes as a stored run. Ids are resolved here
@@ -223,7 +149,7 @@ def import_runs(
                                         "import them separately")
                 seen_tags[tag] = file
                 old = existing.get(tag)
-                if old is not None and not replace:
+                if old is not None and not request.replace:
                     raise ConflictError(
                         f"{file}: snapshot {snapshot!r} of {collection!r} already has run "
                         f"{tag!r} from a different file "
@@ -345,11 +271,12 @@ def _given(table: Mapping[str, RunMetadata], tag: str, options: RunMetadata) -> 
 
 
 def _report(session: Session, collection: str, snapshot: str, run: Run, file: Path,
-            status: str, started: float) -> RunImportReport:
-    return RunImportReport(collection, snapshot, run.tag, str(file), status, run.pk,
-                           system_name(session, run.system_id), run.n_entries,
-                           run.n_unresolved, run.n_rejected, None,
-                           time.perf_counter() - started)
+            status: str, started: float) -> ImportedRun:
+    return ImportedRun(collection=collection, snapshot=snapshot, run=run.tag, path=str(file),
+                       status=status, run_id=run.pk,
+                       system=system_name(session, run.system_id), n_entries=run.n_entries,
+                       n_unresolved=run.n_unresolved, n_rejected=run.n_rejected,
+                       rejects_file=None, seconds=time.perf_counter() - started)
 
 
 def _existing_runs(session: Session, snapshot_id: int) -> dict[str, Run]:

@@ -122,17 +122,13 @@ def run_import(request: RunImportRequest, db: Database) -> RunImportResult:
 
     The same file again is a no-op, or updates the metadata it is given.
     """
-    from tcdb.runs.importing import import_runs
+    from tcdb.runs.importing import import_run_files
     from tcdb.runs.metadata import read_run_metadata
 
     table = read_run_metadata(request.metadata) if request.metadata is not None else {}
-    reports = import_runs(db, request.collection, request.snapshot, request.files,
-                          **request.given_metadata().given(), metadata=table,
-                          ir_metadata=request.ir_metadata, replace=request.replace,
-                          allow_unknown_docs=request.allow_unknown_docs, progress=True,
-                          on_bad_lines=request.on_bad_lines, rejects=request.rejects)
-    return RunImportResult(runs=[ImportedRun(**r.as_dict()) for r in reports],
-                           metadata_unmatched=sorted(set(table) - {r.run for r in reports}))
+    runs = import_run_files(db, request, table, progress=True)
+    return RunImportResult(runs=runs,
+                           metadata_unmatched=sorted(set(table) - {r.run for r in runs}))
 
 
 class RunChangeRow(BaseModel):

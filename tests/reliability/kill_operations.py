@@ -120,9 +120,9 @@ def _snapshot(inputs: Inputs) -> None:
 
 
 def _runs(inputs: Inputs) -> None:
-    from tcdb.runs import import_runs
+    from tcdb.api import run_import
 
-    import_runs(Database(), "c", "base", inputs.runs)
+    run_import("c", "base", inputs.runs)
 
 
 def _pool(inputs: Inputs) -> None:

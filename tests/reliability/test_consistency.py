@@ -29,11 +29,10 @@ DOCS = {f"d{i}": f"document {i} on query words {i % 3}" for i in range(30)}
 def _fill(folder: Path) -> None:
     """Two snapshots of one collection, three runs, scores, a judged pool and its expansion,
     and a second collection: a row in every table the checks look at."""
-    from tcdb.api import pool_build, pool_import_judgments
+    from tcdb.api import pool_build, pool_import_judgments, run_import
     from tcdb.catalog.collections import add_collection
     from tcdb.collections.sources import LocalSource
     from tcdb.ingest import ingest_snapshot
-    from tcdb.runs import import_runs
     from tcdb.scoring.evaluate import evaluate
 
     add_collection(Database(), "c", grade_min=0, grade_max=2)
@@ -52,8 +51,8 @@ def _fill(folder: Path) -> None:
     runs = [write_run_file(folder / "runs", tag, [
         (t, f"d{10 + (i + k) % 19 if i < 19 else 29}", 50.0 - i)
         for t in TOPICS for i in range(20)]) for k, tag in enumerate(["r1", "r2"])]
-    import_runs(Database(), "c", "s1", runs)
-    import_runs(Database(), "c", "s2", [write_run_file(folder / "runs2", "r3", [
+    run_import("c", "s1", runs)
+    run_import("c", "s2", [write_run_file(folder / "runs2", "r3", [
         (t, d, 9.0 - i) for t in TOPICS for i, d in enumerate(["x1", "d3", "d4"])])])
     evaluate(Database(), "c", "s1", "original", ["AP", "P@5"])
     evaluate(Database(), "c", "s2", "original", ["AP"])
