@@ -106,7 +106,7 @@ def test_errors_name_the_api_parameters_not_cli_options(two_snapshots: None) -> 
     # one string with a space is one (unknown) label, never its characters
     error = _field_error(lambda: api.persistence("lx", snapshots="s1 s2", pivot="BM25",
                                                  measures="RR"))
-    assert str(error) == "snapshots: persistence compares at least two snapshots"
+    assert str(error) == "snapshots: name at least two snapshots"
     assert error.field == "snapshots"
     error = _field_error(lambda: api.persistence("lx", snapshots=["s1", "s2"], pivot="BM25",
                                                  measures=[]))

@@ -83,9 +83,9 @@ def test_errors_name_the_field_in_the_api_and_the_flag_in_the_cli(cli) -> None: 
 
     with pytest.raises(FieldError) as raised:
         tcdb.api.persistence("c", snapshots="2022-06", pivot="bm25")
-    assert str(raised.value) == "snapshots: persistence compares at least two snapshots"
+    assert str(raised.value) == "snapshots: name at least two snapshots"
     code, _, err = cli("report", "persistence", "c", "--snapshots", "2022-06", "--pivot", "b")
-    assert code != 0 and "--snapshots: persistence compares at least two snapshots" in err
+    assert code != 0 and "--snapshots: name at least two snapshots" in err
 
 
 def test_one_label_is_a_list_of_one() -> None:

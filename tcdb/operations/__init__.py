@@ -11,8 +11,17 @@ Prefect task, and the dashboard calls them and only displays.
 
 from tcdb.operations.database import Database
 from tcdb.operations.registry import Operation, all_operations, get_operation, operation
-from tcdb.operations.request import Labels, Name, Names, Request, argument, option
+from tcdb.operations.request import (
+    Labels,
+    Name,
+    Names,
+    Request,
+    TwoOrMoreSnapshots,
+    argument,
+    option,
+)
 from tcdb.operations.result import Result
 
 __all__ = ["Database", "Labels", "Name", "Names", "Operation", "Request", "Result",
-           "all_operations", "argument", "get_operation", "operation", "option"]
+           "TwoOrMoreSnapshots", "all_operations", "argument", "get_operation", "operation",
+           "option"]

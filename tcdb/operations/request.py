@@ -18,7 +18,7 @@ from tcdb.errors import FieldError
 from tcdb.names import check_name
 
 
-def _as_labels(value: Any) -> Any:
+def as_labels(value: Any) -> Any:
     """One label (a string) as a list of one; any other iterable of labels as a list.
 
     Why: a string is itself an iterable, of characters; `list("2022-06")` would name seven
@@ -35,14 +35,28 @@ def _as_labels(value: Any) -> Any:
 
 
 # A field that takes several labels (snapshots, measures, runs, systems): one or a list.
-Labels = Annotated[list[str], BeforeValidator(_as_labels)]
+Labels = Annotated[list[str], BeforeValidator(as_labels)]
 
 # A field that is a name a user gives or looks up (a collection, snapshot, qrels set, pool,
 # topic set, run tag, system, group, assessor): `tcdb.names.check_name`'s rule, kept in NFC,
 # so the error names the field and an NFD spelling finds the NFC row.
 Name = Annotated[str, AfterValidator(check_name)]
 # Several names: one or a list, each by the rule.
-Names = Annotated[list[Name], BeforeValidator(_as_labels)]
+Names = Annotated[list[Name], BeforeValidator(as_labels)]
+
+
+def _two_or_more(labels: list[str]) -> list[str]:
+    if len(labels) < 2:
+        raise ValueError("name at least two snapshots")
+    repeated = sorted({s for s in labels if labels.count(s) > 1})
+    if repeated:
+        raise ValueError(f"snapshot(s) named twice: {', '.join(repeated)}")
+    return labels
+
+
+# Snapshots a report compares (persistence, rankings, results over time): two or more, each
+# once, in the order given (the first is the reference).
+TwoOrMoreSnapshots = Annotated[Names, AfterValidator(_two_or_more)]
 
 
 def argument(default: Any = ..., *, help: str, metavar: str | None = None) -> Any:

@@ -28,6 +28,7 @@ from tcdb.pools.simulation import simulate_in_processes
 from tcdb.pools.simulation_layout import SimulationRow
 from tcdb.pools.strategies import Strategy, make_strategy, strategy_names
 from tcdb.reports.fields import qrels_option
+from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import TieOrder
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ class SimulationRequest(Request):
     per_topic: bool = option(False, help="Budgets per topic (default: in total).")
     runs: Names | None = option(None, help="A run tag to pool and rank (repeatable; default "
                                  "every run).")
-    measure: str = option("AP", help="The measure systems are ranked by.")
+    measure: MeasureName = option("AP", help="The measure systems are ranked by.")
     tie_order: TieOrder = option(TieOrder.trec_eval,
                                  help="How runs are ranked (as in `pool build`).")
     depth: int | None = option(None, ge=1, help="Read each run to this depth only (default: "

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
 from tcdb.operations import (
     Database,
     Labels,
     Name,
-    Names,
     Request,
     Result,
+    TwoOrMoreSnapshots,
     argument,
     operation,
     option,
@@ -40,20 +40,9 @@ class ResultsOverTimeRequest(Request):
 
     collection: Name = argument(help="Collection name.")
     measures: Labels = option(["nDCG@10"], short="-m", help="Measure (repeat).")
-    snapshots: Names | None = option(None, flag="--snapshots", short="-s",
+    snapshots: TwoOrMoreSnapshots | None = option(None, flag="--snapshots", short="-s",
                                       help="Snapshots, first one first (default: every one with "
                                       "published results, in the collection's order).")
-
-    @field_validator("snapshots")
-    @classmethod
-    def _two_or_more(cls, labels: list[str] | None) -> list[str] | None:
-        if labels is not None:
-            if len(labels) < 2:
-                raise ValueError("name at least two snapshots")
-            repeated = sorted({s for s in labels if labels.count(s) > 1})
-            if repeated:
-                raise ValueError(f"snapshot(s) named twice: {', '.join(repeated)}")
-        return labels
 
 
 class PublishedSystem(BaseModel):

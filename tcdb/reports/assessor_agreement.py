@@ -18,6 +18,7 @@ from tcdb.errors import FieldError
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import topics_option
+from tcdb.scoring.measures import MeasureName
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,7 +52,7 @@ class AgreementRequest(Request):
                                "pooled set).")
     collection: Name | None = option(None, help="The pool's collection, when ambiguous.")
     snapshot: Name | None = option(None, help="The pool's snapshot, when ambiguous.")
-    measure: str = option("AP", help="Measure the systems are ranked by.")
+    measure: MeasureName = option("AP", help="Measure the systems are ranked by.")
     runs: Names | None = option(None, help="Only these run tags (repeat; default every run "
                                  "of the snapshot).")
     relevant: int = option(1, help="Lowest grade that counts as relevant (binary κ).")

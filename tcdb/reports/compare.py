@@ -41,6 +41,7 @@ from tcdb.reports.compare_result import (
     Outcomes,
 )
 from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
+from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, Correction
 
 K = 100  # the outcome breakdown's cutoff, as in Lin et al.'s study (MRR@100)
@@ -55,7 +56,7 @@ class CompareRequest(Request):
     qrels: Name = qrels_option()
     runs: Names | None = option(None, help="Run tag (repeat; default: every run of the "
                                  "snapshot).")
-    measure: str = option(help="Measure.", short="-m")
+    measure: MeasureName = option(help="Measure.", short="-m")
     baseline: Name | None = option(None, metavar="RUN", help="Test every other run against "
                                   "this one (one family).")
     vs_earlier: bool = option(False, help="Test each run against every run submitted on an "

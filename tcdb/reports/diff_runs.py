@@ -20,6 +20,7 @@ from tcdb.errors import FieldError
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
+from tcdb.scoring.measures import MeasureName
 from tcdb.sorting import natural_key
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class DiffRunsRequest(Request):
     snapshot: Name = argument(help="Snapshot label.")
     run_a: Name = argument(help="Run A's tag.")
     run_b: Name = argument(help="Run B's tag.")
-    measure: str = option("nDCG@10", help="Measure.", short="-m")
+    measure: MeasureName = option("nDCG@10", help="Measure.", short="-m")
     qrels: Name = qrels_option()
     topics: TopicSet = topic_set_option()
     topic: Name | None = option(None, help="Show this topic's rankings side by side (default: "

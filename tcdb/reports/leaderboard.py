@@ -17,6 +17,7 @@ from tcdb.errors import FieldError, some
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
+from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import Correction, PairedTest
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ class LeaderboardRequest(Request):
 
     collection: Name = argument(help="Collection name.")
     snapshot: Name = argument(help="Snapshot label.")
-    measure: str = option(help="Measure.", short="-m")
+    measure: MeasureName = option(help="Measure.", short="-m")
     qrels: Name = qrels_option()
     test: str = option(PairedTest.t.value,
                        help=f"Paired test of each step: {', '.join(PairedTest)}.")

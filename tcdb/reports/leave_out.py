@@ -22,10 +22,11 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from tcdb.errors import ConflictError, FieldError, InputError
-from tcdb.operations import Database, Labels, Name, Request, Result, argument, operation, option
+from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.schema import QrelsKind, QrelsSet, Run, Snapshot
+from tcdb.scoring.measures import MeasureNames
 from tcdb.vocabulary import Grouping
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ class LeaveOutRequest(Request):
     depth: int = option(ge=1, help="Pool depth K of the contributing runs.")
     by: Grouping = option(Grouping.group, help="Leave out each participant group, each run "
                           "type (automatic, manual, feedback) or each category.")
-    measures: Labels = option(["AP"], help="Measure (repeat).", short="-m")
+    measures: MeasureNames = option(["AP"], help="Measure (repeat).", short="-m")
     topics: Name = topics_option()
     save: Name | None = option(
         None, metavar="PREFIX", help="Also store each group's reduced qrels as a derived set "
@@ -170,14 +171,13 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
     from tcdb.reports.common import select_topics
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import evaluate, score_runs
-    from tcdb.scoring.measures import parse_measures
     from tcdb.scoring.scores import with_unanswered
 
     started = time.perf_counter()
     collection, snapshot, qrels, depth = (request.collection, request.snapshot, request.qrels,
                                           request.depth)
     by, save = request.by, request.save
-    names = parse_measures(request.measures)
+    names = list(request.measures)  # parsed by the request (MeasureNames)
     if request.compute:
         evaluate(db, collection, snapshot, qrels, names)
     with db.session() as session:

@@ -15,17 +15,16 @@ from pydantic import (
     BaseModel,
     SerializerFunctionWrapHandler,
     computed_field,
-    field_validator,
     model_serializer,
 )
 
 from tcdb.operations import (
     Database,
-    Labels,
     Name,
     Names,
     Request,
     Result,
+    TwoOrMoreSnapshots,
     argument,
     operation,
     option,
@@ -33,6 +32,7 @@ from tcdb.operations import (
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import topics_option
 from tcdb.reports.persistence_scores import check_pivot
+from tcdb.scoring.measures import MeasureNames
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
@@ -48,11 +48,11 @@ class PersistenceRequest(Request):
     """Which systems, snapshots, measures and topics a persistence report compares."""
 
     collection: Name = argument(help="Collection name.")
-    snapshots: Names = option(
+    snapshots: TwoOrMoreSnapshots = option(
         help="Snapshot labels, first one first (repeat, or give them space-separated).",
         flag="--snapshots", short="-s")
     pivot: Name = option(help="Pivot system (its own ER and ΔRI: –).")
-    measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
+    measures: MeasureNames = option(["nDCG@10"], help="Measure (repeat).", short="-m")
     qrels: Names | dict[Name, Name] = option(
         ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
         "per snapshot in order (the API also takes a mapping snapshot → name).")
@@ -70,28 +70,6 @@ class PersistenceRequest(Request):
         "collection's change alone does.")
     compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
                            "stored ones, as the dashboard does).")
-
-    @field_validator("snapshots")
-    @classmethod
-    def _two_or_more(cls, labels: list[str]) -> list[str]:
-        if len(labels) < 2:
-            raise ValueError("persistence compares at least two snapshots")
-        repeated = sorted({s for s in labels if labels.count(s) > 1})
-        if repeated:
-            raise ValueError(f"snapshot(s) named twice: {', '.join(repeated)}")
-        return labels
-
-    @field_validator("measures")
-    @classmethod
-    def _some_measure(cls, measures: list[str]) -> list[str]:
-        return at_least_one_measure(measures)
-
-
-def at_least_one_measure(measures: list[str]) -> list[str]:
-    """A report of no measure is a mistake: say so before anything is read."""
-    if not measures:
-        raise ValueError("give at least one measure")
-    return measures
 
 
 class TopicSelection(BaseModel):
@@ -293,7 +271,7 @@ class PerTopicDeltasRequest(Request):
     snapshots: Names = option(help="Snapshot labels, first one first.", flag="--snapshots",
                                short="-s")
     pivot: Name = option(help="Pivot system.")
-    measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
+    measures: MeasureNames = option(["nDCG@10"], help="Measure (repeat).", short="-m")
     qrels: Names | dict[Name, Name] = option(
         ["original"], flag="--qrels",
         help="Qrels set name, once for every snapshot or once per snapshot.")
@@ -301,11 +279,6 @@ class PerTopicDeltasRequest(Request):
     systems: Names | None = option(None, flag="--system",
                                     help="Only this system (repeat; the pivot is always in).")
     compute: bool = option(True, help="Compute missing scores first (else only read).")
-
-    @field_validator("measures")
-    @classmethod
-    def _some_measure(cls, measures: list[str]) -> list[str]:
-        return at_least_one_measure(measures)
 
 
 class TopicDelta(BaseModel):

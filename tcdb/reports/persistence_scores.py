@@ -79,7 +79,7 @@ def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str
 def _check_snapshots(snapshots: Sequence[str]) -> list[str]:
     labels = list(snapshots)
     if len(labels) < 2:
-        raise FieldError("snapshots", "persistence compares at least two snapshots")
+        raise FieldError("snapshots", "name at least two snapshots")
     repeated = sorted({s for s in labels if labels.count(s) > 1})
     if repeated:
         raise FieldError("snapshots", f"snapshot(s) named twice: {', '.join(repeated)}")

@@ -31,6 +31,7 @@ from tcdb.operations import (
     Names,
     Request,
     Result,
+    TwoOrMoreSnapshots,
     argument,
     operation,
     option,
@@ -54,7 +55,7 @@ class RankingsRequest(Request):
     """Which snapshots, measures and source of means the rankings compare."""
 
     collection: Name = argument(help="Collection name.")
-    snapshots: Names | None = option(
+    snapshots: TwoOrMoreSnapshots | None = option(
         None, flag="--snapshots", short="-s", help="Snapshots, first one first (repeat, or "
         "space-separated; default: every complete one, or every one with published results).")
     measures: Labels = option(["nDCG@10"], short="-m", help="Measure (repeat).")
@@ -70,17 +71,6 @@ class RankingsRequest(Request):
                           help="Systems whose rank changed most, listed per pair.")
     compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
                            "stored ones, as the dashboard does).")
-
-    @field_validator("snapshots")
-    @classmethod
-    def _two_or_more(cls, labels: list[str] | None) -> list[str] | None:
-        if labels is not None:
-            if len(labels) < 2:
-                raise ValueError("name at least two snapshots")
-            repeated = sorted({s for s in labels if labels.count(s) > 1})
-            if repeated:
-                raise ValueError(f"snapshot(s) named twice: {', '.join(repeated)}")
-        return labels
 
     @field_validator("measures")
     @classmethod

@@ -27,7 +27,6 @@ from pydantic import BaseModel, model_validator
 from tcdb.errors import FieldError, InputError
 from tcdb.operations import (
     Database,
-    Labels,
     Name,
     Names,
     Request,
@@ -40,6 +39,7 @@ from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.queries import load_judgments, load_top_k, stored_scores
 from tcdb.reports.common import per_topic_frame, select_topics
 from tcdb.reports.fields import qrels_option, topics_option
+from tcdb.scoring.measures import MeasureNames
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class ReusabilityRequest(Request):
     snapshot: Name = argument(help="Snapshot label.")
     qrels: Name = qrels_option()  # set A (the original judgments unless named)
     vs: Name = option(help="Qrels set B (e.g. the expanded judgments).", flag="--vs")
-    measures: Labels = option(["AP"], help="Measure (repeat).", short="-m")
+    measures: MeasureNames = option(["AP"], help="Measure (repeat).", short="-m")
     runs: Names | None = option(None, help="Only these run tags (repeat).")
     all_runs: bool = option(False, help="Every run of the snapshot (the default when no run "
                             "is named).")
@@ -197,12 +197,11 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
     from tcdb.queries import evaluations, measure_ids, qrels_topics
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import evaluate
-    from tcdb.scoring.measures import parse_measures
     from tcdb.scoring.scores import with_unanswered
 
     started = time.perf_counter()
     collection, snapshot, runs = request.collection, request.snapshot, request.runs or None
-    names = parse_measures(request.measures)
+    names = list(request.measures)  # parsed by the request (MeasureNames)
     if request.compute:
         evaluate(db, collection, snapshot, request.qrels, names, runs)
         evaluate(db, collection, snapshot, request.vs, names, runs)

@@ -26,7 +26,6 @@ from pydantic import BaseModel, field_validator
 from tcdb.judging.by_source import HUMAN, LLM, MIXED, SourceQrels
 from tcdb.operations import (
     Database,
-    Labels,
     Name,
     Names,
     Request,
@@ -44,6 +43,7 @@ from tcdb.reports.source_bias_figures import (
     across_collections,
     measure_figures,
 )
+from tcdb.scoring.measures import MeasureNames
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class SourceBiasRequest(Request):
 
     collection: Name = argument(help="Collection name.")
     snapshot: Name = argument(help="Snapshot label.")
-    measures: Labels = option(["nDCG@10"], short="-m",
+    measures: MeasureNames = option(["nDCG@10"], short="-m",
                               help="Measure (repeat), e.g. nDCG@1, nDCG@10.")
     runs: Names | None = option(None, help="Only these run tags (repeat).")
     qrels: Name = qrels_option()  # original: the snapshot's designated original set
@@ -146,10 +146,10 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
     from tcdb.reports.source_bias_scores import score_in_memory, score_stored
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import provider_data
-    from tcdb.scoring.measures import check_providers, parse_measures
+    from tcdb.scoring.measures import check_providers
 
     started = time.perf_counter()
-    names = parse_measures(request.measures)
+    names = list(request.measures)  # parsed by the request (MeasureNames)
     sources = (request.human, request.llm)
     save, twins = request.save, request.twins
     stored_as: dict[str, str] | None = None

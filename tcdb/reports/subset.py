@@ -22,6 +22,7 @@ from tcdb.errors import FieldError
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
+from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ class SubsetRequest(Request):
     # topics free of contamination, `tcdb topics set import`), core or all as everywhere
     runs: Names | None = option(None, help="Only these run tags (repeat; default every run of "
                                  "the snapshot).")
-    measure: str = option("nDCG@10", help="Measure.", short="-m")
+    measure: MeasureName = option("nDCG@10", help="Measure.", short="-m")
     qrels: Name = qrels_option()
     bootstrap: int = option(BOOTSTRAP_SAMPLES, flag="--samples", metavar="N",
                             help="Bootstrap resamples, each of the subset's size.")

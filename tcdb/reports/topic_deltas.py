@@ -23,6 +23,7 @@ from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.reports.fields import TopicSet, topic_set_name, topic_set_option
 from tcdb.reports.persistence_scores import SEVERAL_RUNS, load_persistence_scores
 from tcdb.reports.ranking_agreement import two_snapshots
+from tcdb.scoring.measures import MeasureName
 from tcdb.sorting import natural_key
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class TopicDeltasRequest(Request):
     system: Name = option(help="The system followed (name or group/name).")
     snapshots: Names = option(help="Snapshots A and B (B − A is shown).", flag="--snapshots",
                                short="-s")
-    measure: str = option("nDCG@10", help="Measure.", short="-m")
+    measure: MeasureName = option("nDCG@10", help="Measure.", short="-m")
     qrels: Names | dict[Name, Name] = option(
         ["original"], flag="--qrels", help="Qrels set name, once for both snapshots or once "
         "per snapshot in order (the API also takes a mapping snapshot → name).")

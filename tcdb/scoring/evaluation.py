@@ -17,7 +17,6 @@ from pydantic import model_validator
 from tcdb.errors import FieldError
 from tcdb.operations import (
     Database,
-    Labels,
     Name,
     Names,
     Request,
@@ -30,6 +29,7 @@ from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_name, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
 from tcdb.scoring.evaluate import EvaluationReport
+from tcdb.scoring.measures import MeasureNames
 from tcdb.scoring.score_operations import MeanScore, records
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class EvaluateRequest(Request):
     snapshot: Name = argument(help="Snapshot label.")
     qrels: Name = qrels_option()
     runs: Names | None = option(None, flag="--run", help="Run tag (repeat; default all).")
-    measures: Labels = option(help="ir_measures name, e.g. nDCG@10, AP (repeat).", short="-m")
+    measures: MeasureNames = option(help="ir_measures name, e.g. nDCG@10, AP (repeat).", short="-m")
     residual_of: Name | None = option(
         None, metavar="QRELS",
         help="Remove from every ranking the documents this qrels set judged (NAME, or "

@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import Annotated
 
+from pydantic import AfterValidator, BeforeValidator
 from sqlmodel import Session, col, select
 
 from tcdb.errors import FieldError, TcdbError
 from tcdb.limits import GRADE_RANGE, RANK_RANGE, shown
+from tcdb.operations.request import as_labels
 from tcdb.schema import Measure
 
 
@@ -110,6 +113,24 @@ def parse_measures(names: Iterable[str], field: str = "measures") -> list[str]:
             raise FieldError(field, f"no installed ir_measures provider computes "
                               f"{name}")
     return result
+
+
+def _measures_field(names: list[str]) -> list[str]:
+    try:
+        return parse_measures(names)
+    except FieldError as exc:  # said by the request as the field it is
+        raise ValueError(exc.reason) from None
+
+
+def _measure_field(name: str) -> str:
+    return _measures_field([name])[0]
+
+
+# A request's measures, parsed where they enter (`parse_measures`: ir_measures' spelling,
+# de-duplicated, computable by an installed provider), so the operation below never parses
+# them again; a bad one is a `FieldError` naming the field.
+MeasureNames = Annotated[list[str], BeforeValidator(as_labels), AfterValidator(_measures_field)]
+MeasureName = Annotated[str, AfterValidator(_measure_field)]
 
 
 # What each provider with limits of its own cannot take, and what computes instead.

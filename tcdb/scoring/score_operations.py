@@ -17,7 +17,6 @@ from pydantic import BaseModel, computed_field, field_validator
 
 from tcdb.operations import (
     Database,
-    Labels,
     Name,
     Names,
     Request,
@@ -28,19 +27,13 @@ from tcdb.operations import (
 )
 from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicSet, qrels_option, topic_set_option
+from tcdb.scoring.measures import MeasureName, MeasureNames
 from tcdb.scoring.scores import MEAN_COLUMNS, PER_TOPIC_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from tcdb.operations.paper import PaperTable
-
-
-def _known_measures(names: list[str], field: str) -> list[str]:
-    """The names as ir_measures spells them; an unknown one is a FieldError naming `field`."""
-    from tcdb.scoring.measures import parse_measures
-
-    return parse_measures(names, field)
 
 
 class MeanScore(BaseModel):
@@ -103,7 +96,7 @@ class ScoresRequest(Request):
     snapshot: Name = argument(help="Snapshot label (one: per_topic_scores follows topics "
                              "across several).")
     qrels: Name = qrels_option()
-    measures: Labels = option(["nDCG@10"], help="Measure (repeat).", short="-m")
+    measures: MeasureNames = option(["nDCG@10"], help="Measure (repeat).", short="-m")
     runs: Names | None = option(None, flag="--run", help="Run tag (repeat; default all).")
     per_topic: bool = option(False, help="One row per topic.")
     intersection: bool = option(
@@ -123,11 +116,6 @@ class ScoresRequest(Request):
             raise ValueError("scores reads one snapshot; per_topic_scores gives per-topic "
                              "values across several")
         return value
-
-    @field_validator("measures")
-    @classmethod
-    def _measures(cls, names: list[str]) -> list[str]:
-        return _known_measures(names, "measures")
 
 
 class ScoresResult(Result):
@@ -194,7 +182,7 @@ class PerTopicScoresRequest(Request):
     collection: Name = argument(help="Collection name.")
     snapshots: Names = argument(help="Snapshot labels (each with its qrels set of that name).")
     qrels: Name = qrels_option()  # in every snapshot
-    measure: str = option("nDCG@10", help="Measure.", short="-m")
+    measure: MeasureName = option("nDCG@10", help="Measure.", short="-m")
     runs: Names | None = option(None, flag="--run", help="Run tag (repeat; default all; a tag "
                                  "missing from a snapshot is skipped there).")
     intersection: bool = option(False, help="Only the topics each run answered (default: "
@@ -202,12 +190,6 @@ class PerTopicScoresRequest(Request):
     topics: TopicSet = topic_set_option()  # core: topics judged in every snapshot given
     compute: bool = option(True, help="Compute and store missing scores first (else only "
                            "read stored ones).")
-
-    @field_validator("measure")
-    @classmethod
-    def _measure(cls, name: str) -> str:
-        (known,) = _known_measures([name], "measure")
-        return known
 
 
 class PerTopicScoresResult(Result):
