@@ -8,7 +8,7 @@ LOCK   := requirements.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 PYTEST_ARGS ?= -n auto --dist loadfile  # one worker per core; a module keeps its databases
 
-.PHONY: install demo test lint bench lock clean
+.PHONY: install demo test test-fast lint bench lock clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The tier a developer runs often, on SQLite: no server, browser or killed process, nothing
+# marked slow, no PostgreSQL case (`make test` runs every one of them, on both databases).
+test-fast: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS) -m "not slow and not server and not browser and not kill and not postgres"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

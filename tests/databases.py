@@ -19,7 +19,8 @@ POSTGRES_URL = os.environ.get(
     "TCDB_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
 IN_CI = os.environ.get("CI", "").lower() == "true"
-BACKENDS = ["sqlite", "postgres"]
+# PostgreSQL's cases carry the `postgres` mark: `make test-fast` leaves them to `make test`.
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 def _postgres_unavailable() -> str | None:

@@ -15,6 +15,8 @@ from tcdb.analysis.outcomes import outcome_breakdown, outcome_table
 from tcdb.analysis.significance import bonferroni, compare_runs, holm, paired_effect_size
 from tests.multiple_testing_oracle import adjusted_by_hand
 
+pytestmark = pytest.mark.slow
+
 
 def _wide(seed: int = 0, n_topics: int = 30) -> pd.DataFrame:
     rng = np.random.default_rng(seed)

@@ -15,6 +15,8 @@ import pytest
 from tcdb import api
 from tests.builders import COLLECTION, Seeded
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def seeded(seeded_url: tuple[str, Seeded]) -> Iterator[Seeded]:

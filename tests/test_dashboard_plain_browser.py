@@ -23,6 +23,8 @@ from tests.test_dashboard_browser import (
     _wait_healthy,
 )
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 NAMES = [
     "![x](http://127.0.0.1:9/pixel.png)", "[t](u)", "<b>bold</b>", "*x*", "_y_ **z**",
     "[text](http://127.0.0.1:9/link) and <img src=x onerror=alert(1)> =cmd|' /C calc'!A0",

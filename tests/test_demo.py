@@ -10,6 +10,8 @@ import pytest
 from tcdb.demo.run import run_demo
 from tcdb.operations import Database
 
+pytestmark = pytest.mark.slow
+
 SMALL = {"n_documents": 3000, "n_topics": 40, "depth": 200}
 
 

@@ -21,6 +21,8 @@ import pytest
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.operations import Database
 
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
 # --- data -------------------------------------------------------------------------------------
 
 TOPICS = {"q1": "paris weather", "q2": "cheap flights", "q3": "train strikes"}

@@ -21,6 +21,8 @@ from tcdb.analysis.means import exact_mean
 from tests import leaderboard_data
 from tests.multiple_testing_oracle import adjusted_by_hand
 
+pytestmark = pytest.mark.slow
+
 D = [dt.date(2021, m, 1) for m in range(1, 6)]
 SCORES = {  # six topics; the comments give the means
     "a": [0.2, 0.3, 0.4, 0.3, 0.2, 0.4],  # 0.3, first: SOTA

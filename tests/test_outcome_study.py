@@ -14,6 +14,8 @@ from scipy import stats
 from tcdb.analysis.outcomes import decisions, outcome_breakdown
 from tests import leaderboard_data
 
+pytestmark = pytest.mark.slow
+
 # --- pure ---------------------------------------------------------------------------------------
 
 

@@ -15,6 +15,8 @@ import pytest
 
 from tests.builders import Seeded
 
+pytestmark = pytest.mark.slow
+
 
 def _tcdb(url: str, *args: str, stdout: int | object = subprocess.PIPE
           ) -> subprocess.CompletedProcess[bytes]:

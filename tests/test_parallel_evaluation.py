@@ -18,6 +18,8 @@ from tcdb.operations import Database
 from tcdb.schema import Evaluation, Score
 from tests.builders import build_snapshot, write_qrels_file, write_run_file
 
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
 MEASURES = ["AP", "nDCG@10", "P@10", "R@100"]
 N_DOCS = 120
 TOPICS = {str(t): f"query {t}" for t in range(1, 13)}

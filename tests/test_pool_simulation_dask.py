@@ -16,6 +16,8 @@ import pytest
 
 from tests.test_pool_simulation_fast import STRATEGIES, collection  # noqa: F401 - a fixture
 
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
 CASES = [("AP", False, [7, 40, 600]), ("Bpref", True, [3, 30])]
 
 

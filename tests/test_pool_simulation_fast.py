@@ -21,6 +21,8 @@ from tcdb.operations import Database
 from tests import pool_simulation_reference as reference
 from tests.builders import build_snapshot, write_run_file
 
+pytestmark = pytest.mark.slow
+
 N_TOPICS = 6
 N_DOCS = 240
 STRATEGIES = ["depth", "rrf", "rbp", "rbp:p=0.9,aggregate=max", "mtf",

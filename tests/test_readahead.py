@@ -106,6 +106,7 @@ def test_tcdb_reader_chooses_the_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     assert str(caught.value) == "TCDB_READER='sometimes': must be 'auto', 'process' or 'thread'"
 
 
+@pytest.mark.kill
 def test_a_reader_whose_consumer_dies_ends() -> None:
     """The child holds no reading end of its own pipe, so a killed consumer cannot strand it."""
     import multiprocessing

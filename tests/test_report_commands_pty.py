@@ -27,6 +27,8 @@ from tests.builders import Seeded
 from tests.databases import create_database
 from tests.test_terminal_tables import WIDTHS, run_on_terminal, screen_text, tokens
 
+pytestmark = pytest.mark.slow
+
 SNAPSHOTS = ["-s", "2024-01", "-s", "2024-02", "-s", "2024-03"]
 POOL = "2024-03-depth10"
 # Every report of the registry (`op.command[0] == "report"`) needs an entry here or in SKIPPED.

@@ -15,6 +15,8 @@ from tcdb.errors import InputError, NotFoundError
 from tcdb.operations import Database
 from tests.builders import build_snapshot, write_run_file
 
+pytestmark = pytest.mark.slow
+
 TOPICS = {str(t): f"query {t}" for t in range(1, 17)}
 DOCS = {f"d{i}": f"text {i}" for i in range(30)}
 

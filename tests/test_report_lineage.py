@@ -19,6 +19,8 @@ from tcdb.operations import Database
 from tcdb.operations.registry import all_operations
 from tests.builders import COLLECTION, Seeded
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 ALSO = {"snapshot diff", "snapshot stats", "snapshot drift", "pool simulate",
         "literature report"}

@@ -8,17 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.operations import Database
 from tests.builders import build_snapshot
 
 
 def _import_scores(tmp_path: Path, snapshot: str, tag: str, system: str,
                    values: dict[str, float]) -> None:
-    from tcdb.scoring.scores import import_scores
+    from tcdb.api import scores_import
 
     path = tmp_path / f"{tag}.tsv"
     path.write_text("".join(f"{t}\tAP\t{v!r}\n" for t, v in values.items()))
-    import_scores(Database(), "campaign", snapshot, "original", tag, path, system)
+    scores_import("campaign", snapshot, path, qrels="original", run=tag, system=system)
 
 
 @pytest.fixture

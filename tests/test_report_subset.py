@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tcdb.operations import Database
 from tests.builders import build_snapshot
 
 C = "lit"
@@ -32,16 +31,16 @@ def planted(db: str, tmp_path: Path) -> Path:
     """Three runs with published per-topic AP (`tcdb scores import`), a run with only P@10,
     and the contamination set `clean-gpt` (topics 11–20) for model `gpt`."""
     from tcdb import api
-    from tcdb.scoring.scores import import_scores
+    from tcdb.api import scores_import
 
     build_snapshot(tmp_path, C, "v1", DOCS, TOPICS, QRELS)
     for run, values in PLANTED.items():
         path = tmp_path / f"{run}.tsv"
         path.write_text("".join(f"{t}\tAP\t{v}\n" for t, v in enumerate(values, start=1)))
-        import_scores(Database(), C, "v1", "original", run, path)
+        scores_import(C, "v1", path, qrels="original", run=run)
     other = tmp_path / "other.tsv"
     other.write_text("1\tP@10\t0.1\n")
-    import_scores(Database(), C, "v1", "original", "other", other)
+    scores_import(C, "v1", other, qrels="original", run="other")
     quiz = tmp_path / "quiz.tsv"
     quiz.write_text("model\ttopic\tscore\n" + "".join(
         f"gpt\t{t}\t{0.9 if t <= 10 else 0.1}\n" for t in range(1, T + 1)))
@@ -123,11 +122,11 @@ def test_pure_function_matches_per_run_numpy() -> None:
 def test_unanswered_topics_count_zero_and_options(planted: Path, cli: Any) -> None:
     """A run that answered only some topics: full and subset means over every judged topic."""
     from tcdb import api
-    from tcdb.scoring.scores import import_scores
+    from tcdb.api import scores_import
 
     partial = planted / "partial.tsv"
     partial.write_text("1\tAP\t1.0\n12\tAP\t0.5\n")  # 18 judged topics unanswered
-    import_scores(Database(), C, "v1", "original", "partial", partial)
+    scores_import(C, "v1", partial, qrels="original", run="partial")
     api.topic_set_create(collection=C, name="pair", snapshot="v1", topic_ids=["12", "13"])
     code, out, err = cli("report", "subset", C, "v1", "--topics", "pair", "-m", "AP",
                          "--run", "partial", "--samples", "500", "--seed", "3", "--json")

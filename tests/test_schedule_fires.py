@@ -32,7 +32,7 @@ import pytest
 from tests.databases import BACKENDS, create_database, empty_postgres_database
 from tests.scheduled import snapshot_rows, write_scheduled_spec
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.server]
 
 BIN = Path(sys.executable).parent
 INTERVAL = 15  # seconds between scheduled runs

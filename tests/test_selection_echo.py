@@ -13,6 +13,8 @@ import pytest
 
 from tests.builders import build_snapshot, write_run_file
 
+pytestmark = pytest.mark.slow
+
 C = "echo"
 DOCS = {f"d{i}": f"text {i}" for i in range(10)}
 TOPICS = {str(t): f"query {t}" for t in range(1, 6)}

@@ -16,7 +16,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.scheduled import COLLECTION, N_DOCS, snapshot_rows, write_scheduled_spec
+
+pytestmark = [pytest.mark.server, pytest.mark.kill, pytest.mark.slow]
 
 STARTUP_SECONDS = 240  # the first start of a Prefect server takes 10–20 s, more when busy
 FIRE_SECONDS = 300  # for the scheduler to create the run and the served runner to finish it

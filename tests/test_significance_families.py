@@ -29,6 +29,8 @@ from tcdb.analysis.significance import (
 from tests.builders import build_snapshot, write_run_file
 from tests.multiple_testing_oracle import adjusted_by_hand
 
+pytestmark = pytest.mark.slow
+
 
 def _mean_diff(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
     return np.mean(a - b, axis=axis)

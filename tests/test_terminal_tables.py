@@ -280,16 +280,26 @@ def test_errors_show_control_characters_as_escapes(monkeypatch: pytest.MonkeyPat
 def test_run_list_shows_a_hostile_system_name_as_text(db: str, cli, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """`tcdb run list`, piped and on a terminal: a system name holding ESC sequences neither
-    clears the screen nor colours the text. (PostgreSQL text holds no NUL: not in this one.)"""
+    clears the screen nor colours the text. No input of tcdb takes such a name (the name rule
+    refuses control characters); a database written by other means can hold one, so it is set
+    here in SQL. (PostgreSQL text holds no NUL: not in this one.)"""
+    from sqlalchemy import text
+
     from tcdb.api import run_import
+    from tcdb.errors import FieldError
+    from tcdb.operations import Database
     from tests.builders import build_snapshot, write_run_file
 
     system = "sys\x1b[2J\x1b[5;41mred\x07bell\x7fdel\x9bcsi"
     shown = "sys\\x1b[2J\\x1b[5;41mred\\x07bell\\x7fdel\\x9bcsi"
     build_snapshot(tmp_path, "c", "s", {"d1": "a b", "d2": "c d"}, {"1": "a", "2": "c"})
-    run_import("c", "s", [write_run_file(tmp_path / "runs", "evil",
-                                        [("1", "d1", 2.0), ("2", "d2", 1.0)])],
-               system=system)
+    run_file = write_run_file(tmp_path / "runs", "evil", [("1", "d1", 2.0), ("2", "d2", 1.0)])
+    with pytest.raises(FieldError, match="system: a name cannot contain U\\+001B"):
+        run_import("c", "s", [run_file], system=system)
+    run_import("c", "s", [run_file], system="plain")
+    with Database().engine().begin() as conn:
+        conn.execute(text("UPDATE system SET name = :name WHERE name = 'plain'"),
+                     {"name": system})
     code, out, err = cli("run", "list")
     assert code == 0, err
     assert shown in out and "\x1b" not in out and "\x07" not in out and "\x9b" not in out

@@ -28,6 +28,8 @@ from sqlalchemy.engine import make_url
 from tests.builders import write_documents, write_qrels_file, write_run_file, write_topics
 from tests.reliability.rows import database_state, row_counts
 
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
 BUSY = ("error: snapshot 's1' of 'c' is being ingested by another process; try again when it "
         "has finished")
 TOPICS = {f"q{t}": f"query {t}" for t in range(1, 6)}

@@ -39,6 +39,8 @@ from tcdb.storage.guard import unguarded
 from tests.databases import BACKENDS, POSTGRES_URL, create_database, require_postgres
 from tests.reliability.rows import database_state
 
+pytestmark = pytest.mark.slow
+
 N_DOCS = 30_000  # a write of a few MB, over a second: room to fill a disk or end a backend
 N_RUNS, DEPTH = 6, 400
 TOPICS = [f"q{t}" for t in range(1, 51)]

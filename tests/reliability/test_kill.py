@@ -51,6 +51,8 @@ from tests.reliability.kill_harness import (
 )
 from tests.reliability.kill_operations import OPERATIONS, Inputs, Operation, Stages, write_inputs
 
+pytestmark = [pytest.mark.kill, pytest.mark.slow]
+
 TRIALS = int(os.environ.get("TCDB_KILL_TRIALS", "3"))
 SEED = int(os.environ.get("TCDB_KILL_SEED", "19"))
 

@@ -22,7 +22,8 @@ import pytest
 from tests.builders import seed_collection
 
 SETPRIV = shutil.which("setpriv")
-pytestmark = pytest.mark.skipif(SETPRIV is None, reason="needs util-linux's setpriv")
+pytestmark = [pytest.mark.skipif(SETPRIV is None, reason="needs util-linux's setpriv"),
+              pytest.mark.slow]
 
 READ_ONLY = 0o444
 READ_ONLY_FOLDER = 0o555

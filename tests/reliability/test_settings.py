@@ -16,6 +16,8 @@ import pytest
 
 from tests.reliability.rows import database_state
 
+pytestmark = pytest.mark.slow
+
 SETTINGS = [
     ("TCDB_READERS", "abc", "TCDB_READERS='abc': must be a whole number ≥ 1"),
     ("TCDB_READERS", "-3", "TCDB_READERS='-3': must be a whole number ≥ 1"),

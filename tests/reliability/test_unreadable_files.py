@@ -16,7 +16,8 @@ import pytest
 from tests.builders import Seeded
 
 SETPRIV = shutil.which("setpriv")
-pytestmark = pytest.mark.skipif(SETPRIV is None, reason="needs util-linux's setpriv")
+pytestmark = [pytest.mark.skipif(SETPRIV is None, reason="needs util-linux's setpriv"),
+              pytest.mark.slow]
 
 
 def _held_to_modes(url: str, *args: str) -> subprocess.CompletedProcess[str]:
