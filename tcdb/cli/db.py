@@ -77,9 +77,11 @@ def check(json_output: bool = typer.Option(False, "--json", help="Print JSON."))
     from tcdb.cli.database import cli_database
     from tcdb.cli.output import print_json, print_table
     from tcdb.storage.consistency import check_database
+    from tcdb.storage.db import database_faults
 
     db = cli_database()
-    findings = check_database(db.url)
+    with database_faults(db.url):  # a fault names this database, not the configured one
+        findings = check_database(db.url)
     if json_output:
         print_json({"database": db.shown, "consistent": not findings,
                     "findings": [f.as_dict() for f in findings]})

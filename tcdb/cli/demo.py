@@ -94,12 +94,13 @@ def _print(summary: dict[str, Any]) -> None:
 def runnable(command: str) -> str:
     """A `tcdb …` hint as it must be typed here: the program as it runs from the working
     directory (`program()`), and the demo's database whatever shell runs it."""
-    import os
     import shlex
+
+    from tcdb.cli.database import given_url
 
     if command == "tcdb" or command.startswith("tcdb "):
         command = program() + command[len("tcdb"):]
-    url = os.environ.get("TCDB_DATABASE_URL")
+    url = given_url()
     return f"{command} --database-url {shlex.quote(url)}" if url else command
 
 

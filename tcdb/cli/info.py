@@ -16,12 +16,13 @@ def info(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) 
     from tcdb.cli.database import cli_database
     from tcdb.schema.base import metadata
     from tcdb.storage import migrate
-    from tcdb.storage.db import mask_url
+    from tcdb.storage.db import database_faults, mask_url
 
     # its first connection refuses a database not at the head revision
-    engine = cli_database().engine()
+    db = cli_database()
+    engine = db.engine()
     counts: dict[str, int] = {}
-    with engine.connect() as conn:
+    with database_faults(db.url), engine.connect() as conn:
         for name, table in sorted(metadata.tables.items()):
             counts[name] = conn.execute(select(func.count()).select_from(table)).scalar_one()
     result = {

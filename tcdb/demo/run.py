@@ -97,7 +97,7 @@ def run_demo(
     say("evaluated every run on the original qrels")
 
     t0 = time.perf_counter()
-    pool = _pool_and_judge(demo, Path(data_dir))
+    pool = _pool_and_judge(db, demo, Path(data_dir))
     evaluate(db, COLLECTION, POOL_SNAPSHOT, "expanded", MEASURES)
     step("pool and judge", t0)
     say(f"pooled {pool['n_documents']:,} unjudged documents, judged them, expanded the qrels")
@@ -179,7 +179,7 @@ def _import_runs(db: Database, demo: Any) -> int:
     return n
 
 
-def _pool_and_judge(demo: Any, data_dir: Path) -> dict[str, Any]:
+def _pool_and_judge(db: Database, demo: Any, data_dir: Path) -> dict[str, Any]:
     """Remainder pool over the runs that never contributed, judged by the simulated assessor.
 
     The assessor sees only the blind export (topic, query, document and its text), as a real one
@@ -196,11 +196,12 @@ def _pool_and_judge(demo: Any, data_dir: Path) -> dict[str, Any]:
                runs=[s.tag for s in demo.systems if not s.contributing],
                exclude_judged="original",
                description="depth-50 pool over the runs that did not contribute, minus what "
-               "the original qrels judged")
-    shown = pool_show(name)
+               "the original qrels judged", database=db)
+    shown = pool_show(name, database=db)
     if shown.status != "judged":
         export = data_dir / "pool.jsonl"
-        pool_export(name, format="jsonl", out=export, order="shuffle", seed=demo.seed)
+        pool_export(name, format="jsonl", out=export, order="shuffle", seed=demo.seed,
+                    database=db)
         judgments = []
         with export.open(encoding="utf-8") as f:
             for line in f:
@@ -210,8 +211,8 @@ def _pool_and_judge(demo: Any, data_dir: Path) -> dict[str, Any]:
         judged = data_dir / "pool-judgments.txt"
         write_qrels(judged, judgments)
         pool_import_judgments(name, judged, format="trec", assessor="simulated assessor",
-                              expand="original", expanded_name="expanded")
-        shown = pool_show(name)
+                              expand="original", expanded_name="expanded", database=db)
+        shown = pool_show(name, database=db)
     return {"name": name, "status": shown.status, "depth": POOL_DEPTH,
             "n_documents": shown.n_documents}
 
