@@ -15,11 +15,11 @@ def dashboard(
                                 help="Address to bind (0.0.0.0 to serve other machines)."),
 ) -> None:
     """Browse snapshot drift, persistence, reusability, pools and run comparisons."""
+    from tcdb.cli.database import cli_database
     from tcdb.dashboard.launch import run_dashboard
-    from tcdb.settings import get_settings
     from tcdb.storage.db import mask_url
 
-    url = get_settings().database_url
+    url = cli_database().url  # --database-url, else the configured one
     # 0.0.0.0 / :: listen on every interface (a container, a shared machine); not an address
     # a browser opens
     where = (f"http://localhost:{port} (listening on every interface)"

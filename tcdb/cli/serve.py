@@ -47,8 +47,8 @@ def serve(
 ) -> None:
     """Serve the scheduled flows: ingestion of the specs you name, hourly run imports and
     evaluation."""
+    from tcdb.cli.database import cli_database
     from tcdb.flows.prefect_env import api_url, configure_prefect
-    from tcdb.settings import get_settings
 
     home = configure_prefect()
     server = api_url()
@@ -61,7 +61,7 @@ def serve(
         with nullcontext(server) if server else local_prefect_server(home) as api:
             os.environ["PREFECT_API_URL"] = api  # before prefect is imported: its API
             _serve_on(api, registering=server is not None, spec=spec, home=home,
-                      database_url=get_settings().database_url, drop_folder=drop_folder,
+                      database_url=cli_database().url, drop_folder=drop_folder,
                       limit=limit, work_pool=work_pool, json_output=json_output)
     except KeyboardInterrupt:
         pass
