@@ -132,9 +132,8 @@ def _arp_over_time() -> None:
 def _figures_table() -> None:
     st.subheader(f"RΔ, ER, ΔRI and p: each later snapshot against {_first}")
     marked = table["below_pivot"] & ~table["pivot"]  # ER reads backwards: said by its mark
-    shown = table.assign(_system=table["system"].where(~table["pivot"],
-                                                       table["system"] + " (pivot)")
-                         .where(~marked, table["system"] + f" {BELOW_PIVOT_MARK}"))
+    shown = table.assign(_system=table.system.where(~table["pivot"], table.system + " (pivot)")
+                         .where(~marked, table.system + f" {BELOW_PIVOT_MARK}"))
     named = PERSISTENCE_FIGURES  # the CLI's column names too
     widgets.table(shown, {
         "_system": c.text("system"),
@@ -143,9 +142,8 @@ def _figures_table() -> None:
         "ARP": c.score(named["arp"], f"Mean {_measure} in the later snapshot"),
         "RΔ": c.score(named["result_delta"], f"ARP {_first} − ARP later: positive when the system "
                       "scores lower later"),
-        "relative drop": c.decimal(named["relative_drop"], 4,
-                                   f"RΔ / ARP {_first}: RΔ as a share of ARP {_first} "
-                                   "(positive: a drop)"),
+        "relative drop": c.decimal(named["relative_drop"], 4, f"RΔ / ARP {_first} (positive: a "
+                                   "drop)"),
         "ER": c.decimal(named["er"], 4, "Effect Ratio: the system's mean per-topic gain over the "
                         f"pivot later ÷ in {_first} (1: persisted)"),
         "ΔRI": c.decimal(named["delta_ri"], 4, f"RI in {_first} − RI later, RI = (ARP − pivot's "
@@ -155,8 +153,7 @@ def _figures_table() -> None:
     st.caption(f"p: {report.tests['p_value']}."
                + (f" {plain(below_pivot_said(report.pivot, first))}." if marked.any() else ""))
     # The example: a system below the pivot that falls and shows ER above 1 (the nearest to 2).
-    backwards = table[table["below_pivot"] & ~table["pivot"] & (table["ER"] > 1)
-                      & (table["RΔ"] > 0)]
+    backwards = table[marked & (table["ER"] > 1) & (table["RΔ"] > 0)]
     if len(backwards):
         row = backwards.loc[(backwards["ER"] - 2).abs().idxmin()]
         example = (f"{plain(row['system'])} falls from {row[f'ARP {first}']:.4f} to "

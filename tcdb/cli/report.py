@@ -127,7 +127,7 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
                     f"{topics.said()}")
         for key, test in report.tests.items():
             console.print(f"{PERSISTENCE_FIGURES[key]}: {test}", highlight=False, markup=False)
-        if any(_marked(r) for r in result.systems):
+        if any(r.er_backwards for r in result.systems):
             console.print(below_pivot_said(report.pivot, first), highlight=False, markup=False)
         for line in skipped_lines([s.model_dump() for s in result.skipped], measure):
             console.print(line, highlight=False, markup=False)
@@ -140,14 +140,10 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
         console.print(f"per-topic deltas written to {per_topic}", highlight=False)
 
 
-def _marked(record: SystemPersistence) -> bool:
-    return record.below_pivot and not record.is_pivot
-
-
 def _er_cell(record: SystemPersistence, label: str) -> Any:
     """ER as the table shows it, marked where it reads backwards (below the pivot)."""
     er = record.er[label]
-    return er if er is None or not _marked(record) else f"{format_cell(er)}{BELOW_PIVOT_MARK}"
+    return er if er is None or not record.er_backwards else f"{format_cell(er)}{BELOW_PIVOT_MARK}"
 
 
 def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -> None:

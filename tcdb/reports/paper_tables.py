@@ -165,7 +165,7 @@ def persistence_paper(result: PersistenceResult, alpha: float = 0.05) -> PaperTa
             mark: dict[str, str] = {}
             for s in later:
                 row += [record.result_delta.get(s), record.er.get(s), record.delta_ri.get(s)]
-                if record.below_pivot and not record.is_pivot and record.er.get(s) is not None:
+                if record.er_backwards and record.er.get(s) is not None:
                     mark[f"ER {s}"] = BELOW_PIVOT_MARK
                 p = record.p_value.get(s)
                 paired = (record.p_value_paired or {}).get(s)

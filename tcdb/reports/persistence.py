@@ -121,6 +121,12 @@ class SystemPersistence(BaseModel):
     n_paired: dict[str, int] | None = None
     ci: dict[str, Any] | None = None  # persistence_ci's intervals
 
+    @property
+    def er_backwards(self) -> bool:
+        """Its ER reads backwards (below the pivot, not the pivot): marked `BELOW_PIVOT_MARK`
+        wherever ER is printed."""
+        return self.below_pivot and not self.is_pivot
+
     @model_serializer(mode="wrap")
     def _only_asked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """The paired test and the intervals appear only when asked for (`--json` as ever)."""
