@@ -35,7 +35,7 @@ def load(url: str, docs: Path, topics: Path, qrels: Path, runs: list[Path]) -> N
     """The snapshot and its runs in the database (not timed)."""
     from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     db = Database(url)

@@ -41,7 +41,7 @@ def seconds(*command: str) -> float:
 def fill(url: str, folder: Path, runs: list[Path]) -> None:
     from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     os.environ["TCDB_DATABASE_URL"] = url

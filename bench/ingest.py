@@ -45,8 +45,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np
 from _common import median, peak_rss_mb, temporary_database
 
-from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
+from tcdb.collections.sources.records import DocumentRecord, QrelRecord, TopicRecord
+from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 from tcdb.operations import Database
 
 RATE, RATIO = "{:,.0f}", "{:.1f}"  # how docs/s and ratios print
@@ -95,7 +95,7 @@ def write_collection(home: Path, n: int, seed: int = 0, docs_per_file: int = 10_
 
 def irds_child() -> None:
     """Iterate the first snapshot with ir_datasets-longeval in this (fresh) process."""
-    from tcdb.collections.ir_datasets_source import load_dataset
+    from tcdb.collections.sources.ir_datasets_source import load_dataset
 
     dataset = load_dataset("longeval-web/2022-06")
     start, cpu = time.perf_counter(), time.process_time()
@@ -123,7 +123,7 @@ def child(url: str, label: str) -> None:
     os.environ["TCDB_DATABASE_URL"] = url
     from longitudinal import _postgres_cpu
 
-    from tcdb.collections.ir_datasets_source import IrdsSource
+    from tcdb.collections.sources.ir_datasets_source import IrdsSource
     from tcdb.ingest import ingest_snapshot
 
     postgres = url.startswith("postgresql")

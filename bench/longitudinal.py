@@ -69,7 +69,7 @@ class Generated:
     """
 
     def __init__(self, n: int, seed: int = 0) -> None:
-        from tcdb.collections.demo.words import WORDS, make_queries, pseudo_words
+        from tcdb.demo.words import WORDS, make_queries, pseudo_words
 
         rng = np.random.default_rng(seed)
         self.n = n
@@ -122,8 +122,8 @@ def write_collection(gen: Generated, home: Path) -> list[int]:
     qrels, the URL table); the documents are streamed here in its format, since its writer
     keeps every id and URL of the collection in memory for the mapping.
     """
-    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-    from tcdb.collections.records import QrelRecord, TopicRecord
+    from tcdb.collections.sources.records import QrelRecord, TopicRecord
+    from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 
     snapshots = {}
     for s, label in enumerate(LABELS):
@@ -246,12 +246,12 @@ def step(name: str, arg: str) -> None:
     started, wall = time.time(), time.perf_counter()
     out: dict[str, Any] = {}
     if name == "irds":
-        from tcdb.collections.ir_datasets_source import load_dataset
+        from tcdb.collections.sources.ir_datasets_source import load_dataset
 
         dataset = load_dataset(f"longeval-web/{arg}")
         out["docs"] = sum(1 for _ in dataset.docs_iter())
     elif name == "ingest":
-        from tcdb.collections.ir_datasets_source import IrdsSource
+        from tcdb.collections.sources.ir_datasets_source import IrdsSource
         from tcdb.ingest import ingest_snapshot
 
         before = _postgres_cpu(started)["background"]

@@ -82,7 +82,7 @@ def main() -> None:
         db.dispose_engine(url)
         from tcdb.api import snapshot_diff, snapshot_stats
         from tcdb.catalog.collections import add_collection
-        from tcdb.collections.sources import LocalSource
+        from tcdb.collections.sources.snapshot import LocalSource
         from tcdb.ingest import ingest_snapshot
 
         started = time.perf_counter()

@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["postgres", "sqlite"])
     parser.add_argument("--baseline", type=Path, help="Another checkout with its own .venv.")
     args = parser.parse_args()
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.runs.trec import write_run
 
     here = sys.executable
     ways = {"named-ids": here, "whole-index": here}

@@ -59,7 +59,7 @@ STRATEGIES = ["depth", "rrf", "rbp", "mtf", "maxmean"]
 def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_candidates: int,
                n_relevant: int) -> tuple[Path, Path, Path, list[Path]]:
     """Documents, topics, complete qrels and run files of the synthetic snapshot."""
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.runs.trec import write_run
 
     rng = np.random.default_rng(24)
     n_docs = n_candidates * 4
@@ -125,7 +125,7 @@ def main() -> None:
     import tcdb.pools.simulate as simulate
     from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.operations import Database, get_operation
 

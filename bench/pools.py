@@ -41,7 +41,7 @@ def speedup(baseline: list[float], seconds: list[float]) -> str:
 def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
                ) -> tuple[Path, Path, list[Path]]:
     """Documents, topics and run files of a synthetic snapshot; scores tie in runs of ~3."""
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.runs.trec import write_run
 
     rng = random.Random(42)
     docs, topics = write_snapshot_files(folder, n_docs, [str(t + 1) for t in range(n_topics)])
@@ -74,7 +74,7 @@ def bench_backend(backend: str, docs: Path, topics: Path, runs: list[Path], k: i
 
     from tcdb.api import pool_build, run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.pools import pool_documents
     times: dict[str, float] = {}

@@ -40,9 +40,9 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
     Half the runs "contributed": A judges their top 20; B additionally judges every run's top
     100 (the depth the report counts unjudged documents at).
     """
-    from tcdb.collections.qrels import write_qrels
-    from tcdb.collections.records import QrelRecord
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.qrels.formats import write_qrels
+    from tcdb.collections.runs.trec import write_run
+    from tcdb.collections.sources.records import QrelRecord
 
     rng = random.Random(6)
     docs, topics = write_snapshot_files(folder, n_docs, [f"q{t}" for t in range(n_topics)])
@@ -89,7 +89,7 @@ def bench_backend(backend: str, files: tuple[Path, Path, Path, Path, list[Path]]
                   repeat: int) -> dict[str, float]:
     from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.judging.qrels import import_qrels
     from tcdb.operations import get_operation

@@ -34,7 +34,7 @@ N_DOCS = 20_000
 def make_round(folder: Path, n_runs: int, n_topics: int, depth: int, rng: random.Random
                ) -> tuple[list[Path], Path, dict[tuple[str, str, bool], list[Path]]]:
     """A round's run files, its metadata table, and the files per (group, type, judged)."""
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.runs.trec import write_run
 
     folder.mkdir(parents=True)
     files, rows = [], []

@@ -32,9 +32,9 @@ MEASURES = ["nDCG@10", "AP", "P@10", "RR"]
 def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
                ) -> tuple[Path, Path, Path, list[Path]]:
     """Documents, topics, qrels and run files of a synthetic snapshot."""
-    from tcdb.collections.qrels import write_qrels
-    from tcdb.collections.records import QrelRecord
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.qrels.formats import write_qrels
+    from tcdb.collections.runs.trec import write_run
+    from tcdb.collections.sources.records import QrelRecord
 
     rng = random.Random(42)
     docs, topics = write_snapshot_files(folder, n_docs, [f"q{t}" for t in range(n_topics)])
@@ -80,7 +80,7 @@ def bench_backend(backend: str, docs: Path, topics: Path, qrels: Path, runs: lis
     """(ingest seconds, import seconds, evaluate seconds) on a fresh database."""
     from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.scoring.evaluate import evaluate
     with temporary_database(backend) as url:

@@ -41,9 +41,9 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
                seed: int = 20) -> tuple[Path, Path, Path, list[Path]]:
     """corpus.jsonl (n_docs / 2 human documents and their LLM twins), queries, qrels judged on
     the originals, and run files; run r's preference for LLM text is planted."""
-    from tcdb.collections.qrels import write_qrels
-    from tcdb.collections.records import QrelRecord
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.qrels.formats import write_qrels
+    from tcdb.collections.runs.trec import write_run
+    from tcdb.collections.sources.records import QrelRecord
 
     rng = random.Random(seed)
     n_human = n_docs // 2
@@ -89,7 +89,7 @@ def make_files(folder: Path, n_runs: int, n_topics: int, depth: int, n_docs: int
 def load(collection: str, files: tuple[Path, Path, Path, list[Path]]) -> None:
     from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     corpus, queries, qrels, runs = files

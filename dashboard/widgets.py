@@ -224,8 +224,8 @@ def chart(figure: Any, frame: pd.DataFrame, name: str, *, caption: str | None = 
     """An Altair chart (or a list of them, one under the other, each as wide as the page), its
     one-line "how to read this", then a CSV download of exactly the data it draws (each
     chart names it in its spec's `usermeta`). Names are data: the label is `plain`, the CSV's
-    cells are neutralised for spreadsheets (`tcdb.collections.csv_safe`)."""
-    from tcdb.collections.csv_safe import frame_csv
+    cells are neutralised for spreadsheets (`tcdb.collections.files.csv_safe`)."""
+    from tcdb.collections.files.csv_safe import frame_csv
 
     label = f"⬇ {plain(name)}.csv"
     for one in figure if isinstance(figure, list) else [figure]:

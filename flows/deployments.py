@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from tcdb.collections.spec import SpecSchedule, list_specs, load_spec
+from tcdb.collections.specs.spec import SpecSchedule, list_specs, load_spec
 from tcdb.errors import FieldError, NotFoundError, some
 
 if TYPE_CHECKING:

@@ -86,7 +86,7 @@ def ingest_new_snapshots(spec_path: str, with_text: bool = True) -> dict[str, An
     """
     db = Database()  # the worker's database (`TCDB_DATABASE_URL` of its deployment)
     from tcdb.catalog.sync import CollectionSyncRequest, CollectionSyncResult, ingest_request
-    from tcdb.collections.spec import load_spec
+    from tcdb.collections.specs.spec import load_spec
     from tcdb.flows.tasks import TASKS
 
     logger = get_run_logger()

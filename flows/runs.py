@@ -89,7 +89,7 @@ def import_run_file(collection: str, snapshot: str, path: str) -> ImportedRun:
 @task(name="checksum", retries=SOURCE_RETRIES, retry_delay_seconds=SOURCE_RETRY_DELAYS,
       retry_condition_fn=retry_transient, cache_policy=NO_CACHE)
 def checksum_task(path: str) -> str:
-    from tcdb.collections.runs import checksum_file
+    from tcdb.collections.runs.trec import checksum_file
 
     return checksum_file(Path(path))
 

@@ -51,7 +51,7 @@ def write_run_file(
     Rows are (topic, doc, score) — ranks then count 1, 2, … per topic in the order given — or
     (topic, doc, rank, score) written as given.
     """
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.runs.trec import write_run
 
     folder.mkdir(parents=True, exist_ok=True)
     ranked: list[tuple[str, str, int, float]] = []
@@ -87,7 +87,7 @@ def build_snapshot(
     The collection is created if needed. Returns the `IngestReport`.
     """
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     folder = tmp_path / collection / label
@@ -171,7 +171,7 @@ def seed_collection(
     """
     from tcdb.api import pool_build, pool_import_judgments, pool_show, run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.scoring.evaluate import evaluate
 
@@ -260,7 +260,7 @@ def seed_collection(
                               measures=["AP"]) if len(contributing) > 1 else None
     from importlib.resources import as_file, files
 
-    with as_file(files("tcdb.collections.demo") / "literature.csv") as shipped:
+    with as_file(files("tcdb.demo") / "literature.csv") as shipped:
         api.literature_import(shipped, COLLECTION)  # the Literature page's trend chart
     return Seeded(COLLECTION, labels, systems, contributing, n_docs, churn, topics, pool, last,
                   {"pool_size": pooled.n_documents, "leave_out": leave_out})

@@ -39,7 +39,7 @@ def seed_hostile(tmp_path: Path) -> None:
 
     from tcdb import api
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tests.builders import write_qrels_file, write_run_file, write_topics
 

@@ -66,7 +66,7 @@ def build_web(tmp_path: Path, seed: int = 3) -> Web:
     `name-snapshot`) and evaluate them on each snapshot's original qrels (nDCG@10, AP)."""
     from tcdb.api import run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.scoring.evaluate import evaluate
 

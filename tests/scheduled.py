@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
+from tcdb.collections.sources.records import DocumentRecord, QrelRecord, TopicRecord
+from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 
 COLLECTION = "my-longeval"
 N_DOCS = 12

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from tcdb.catalog.collections import add_collection
-from tcdb.collections.sources import open_source
+from tcdb.collections.sources.snapshot import open_source
 from tcdb.ingest import ingest_snapshot
 from tcdb.operations import Database
 from tests.builders import write_run_file

@@ -15,10 +15,10 @@ from sqlalchemy import func, select
 
 from tcdb.catalog.collections import add_collection
 from tcdb.cli.app import hoist_global_options
-from tcdb.collections import compression
-from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-from tcdb.collections.records import DocumentRecord, TopicRecord
-from tcdb.collections.sources import LocalSource
+from tcdb.collections.files import compression
+from tcdb.collections.sources.records import DocumentRecord, TopicRecord
+from tcdb.collections.sources.snapshot import LocalSource
+from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 from tcdb.errors import InputError
 from tcdb.operations import Database
 from tcdb.schema import Collection, Content, Document, Snapshot, SnapshotDocument
@@ -203,7 +203,7 @@ def test_an_unreadable_file_gives_no_total_and_leaves_the_error_to_the_reader(
 
 def test_local_longeval_files_are_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ir_datasets knows no count for LongEval snapshots: their TREC files are counted."""
-    from tcdb.collections.ir_datasets_source import IrdsSource
+    from tcdb.collections.sources.ir_datasets_source import IrdsSource
 
     home = tmp_path / "irds"
     monkeypatch.setenv("IR_DATASETS_HOME", str(home))

@@ -37,7 +37,7 @@ def generated_texts(seed: int, n: int, prefix: str) -> dict[str, str]:
 def ingest(tmp_path: Path, label: str, texts: dict[str, str], *, with_text: bool = True) -> None:
     """Write `texts` as a JSONL corpus (whitespace kept exactly) and ingest it as `label`."""
     from tcdb.catalog.collections import add_collection, get_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.errors import NotFoundError
     from tcdb.ingest import ingest_snapshot
 

@@ -17,10 +17,10 @@ import pytest
 from ir_measures import AP, nDCG
 
 from tcdb.analysis.persistence import persistence_table
-from tcdb.collections.demo import DemoCollection, generate_demo
-from tcdb.collections.demo.longeval_files import longeval_web_layout
-from tcdb.collections.ir_datasets_source import IrdsSource
-from tcdb.collections.runs import read_run, write_run
+from tcdb.collections.runs.trec import read_run, write_run
+from tcdb.collections.sources.ir_datasets_source import IrdsSource
+from tcdb.demo import DemoCollection, generate_demo
+from tcdb.demo.longeval_files import longeval_web_layout
 
 SMALL = {"n_documents": 4000, "n_topics": 50, "depth": 200}
 TINY = {"n_documents": 1000, "n_topics": 10, "depth": 50}

@@ -38,7 +38,7 @@ def test_an_ambiguous_case_is_refused_naming_the_field(monkeypatch: pytest.Monke
 
 
 def test_literature_import_reads_measure_names_by_the_same_rule() -> None:
-    from tcdb.collections.literature import normalise_metric
+    from tcdb.collections.results_tables.literature import normalise_metric
 
     for name in ["ndcg@10", "NDCG@10", "map", "p@10", "P_10", "recip_rank"]:
         assert normalise_metric(name) == canonical_measure(name)

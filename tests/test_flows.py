@@ -539,7 +539,7 @@ def test_artifact_keys_are_valid() -> None:
 
 
 def test_deployment_schedules(tmp_path: Path) -> None:
-    from tcdb.collections.spec import list_specs
+    from tcdb.collections.specs.spec import list_specs
     from tcdb.flows.deployments import build_deployments, declared_deployments
 
     # only what is named: no spec, no ingestion; the hourly imports and evaluation always

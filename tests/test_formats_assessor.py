@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.collections.assessor_formats import (
+from tcdb.collections.assessor_forms.formats import (
     PoolItem,
     read_judgments,
     write_pool_csv,
     write_pool_jsonl,
     write_pool_trec,
 )
-from tcdb.collections.records import QrelRecord
+from tcdb.collections.sources.records import QrelRecord
 from tcdb.errors import InputError
 
 # Deliberately in "rank order" (z before a): the export must not keep it.

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.collections.qrels import read_qrels, write_qrels
-from tcdb.collections.records import QrelRecord, TopicRecord
-from tcdb.collections.topics import normalise_query, read_topics
+from tcdb.collections.qrels.formats import read_qrels, write_qrels
+from tcdb.collections.sources.records import QrelRecord, TopicRecord
+from tcdb.collections.topics.formats import normalise_query, read_topics
 from tcdb.errors import InputError
 
 

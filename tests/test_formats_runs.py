@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tcdb.collections.run_parsing import parse_fast
-from tcdb.collections.runs import (
+from tcdb.collections.runs.fast_parse import parse_fast
+from tcdb.collections.runs.trec import (
     RunFile,
     _parse_slow,
     checksum_file,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.collections.trec_eval_output import (
+from tcdb.collections.scores.trec_eval import (
     EvalOutput,
     measure_from_trec_name,
     read_trec_eval,

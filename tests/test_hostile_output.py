@@ -77,7 +77,7 @@ def _rows(text: str, delimiter: str = ",") -> list[list[str]]:
 def test_safe_cell_is_owasps_rule() -> None:
     import pandas as pd
 
-    from tcdb.collections.csv_safe import frame_csv, write_csv
+    from tcdb.collections.files.csv_safe import frame_csv, write_csv
     from tcdb.escaping import csv_cell as safe_cell
     from tcdb.escaping import csv_plain as plain_cell
 
@@ -103,7 +103,7 @@ def test_pool_export_csv_is_neutralised_trec_and_jsonl_exact(hostile: str,
     """pool export: CSV for spreadsheets neutralised; JSONL and TREC the exact texts and ids;
     an assessor's CSV back (our columns + grade) reads the exact ids."""
     from tcdb.api import pool_export
-    from tcdb.collections.assessor_formats import read_judgments
+    from tcdb.collections.assessor_forms.formats import read_judgments
 
     out = {fmt: tmp_path / f"pool.{fmt}" for fmt in ("csv", "jsonl", "trec")}
     for fmt, path in out.items():

@@ -11,9 +11,9 @@ from sqlalchemy import func, select, text
 
 from tcdb.api import snapshot_diff
 from tcdb.catalog.collections import add_collection
-from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
-from tcdb.collections.sources import LocalSource
+from tcdb.collections.sources.records import DocumentRecord, QrelRecord, TopicRecord
+from tcdb.collections.sources.snapshot import LocalSource
+from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 from tcdb.errors import ConflictError, InputError, NotFoundError
 from tcdb.ingest import ingest_snapshot
 from tcdb.operations import Database

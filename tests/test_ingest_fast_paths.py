@@ -17,9 +17,9 @@ import pytest
 from sqlalchemy import text
 
 from tcdb.catalog.collections import add_collection
-from tcdb.collections import trec_documents
-from tcdb.collections.sources import LocalSource
-from tcdb.collections.trec_documents import read_trec_documents
+from tcdb.collections.documents import trec as trec_documents
+from tcdb.collections.documents.trec import read_trec_documents
+from tcdb.collections.sources.snapshot import LocalSource
 from tcdb.ingest import ingest_snapshot
 from tcdb.operations import Database
 from tcdb.queries.snapshot_stats import live_token_totals

@@ -74,7 +74,7 @@ def _annotated(folder: Path, tag: str, yaml_text: str) -> Path:
 
 
 def test_header_read_and_written_back_byte_for_byte(tmp_path: Path) -> None:
-    from tcdb.collections.ir_metadata import header_block, read_header
+    from tcdb.collections.ir_metadata.description import header_block, read_header
 
     path = _annotated(tmp_path, "bm25-anserini", PRIMAD)
     meta = read_header(path)
@@ -90,7 +90,7 @@ def test_header_read_and_written_back_byte_for_byte(tmp_path: Path) -> None:
 
 
 def test_a_run_without_a_header_has_none(tmp_path: Path) -> None:
-    from tcdb.collections.ir_metadata import read_header
+    from tcdb.collections.ir_metadata.description import read_header
 
     assert read_header(write_run_file(tmp_path, "r", ROWS)) is None
 
@@ -107,7 +107,7 @@ def test_a_run_without_a_header_has_none(tmp_path: Path) -> None:
 ])
 def test_bad_metadata_is_one_line_naming_file_and_line(tmp_path: Path, body: str, line: int,
                                                         reason: str) -> None:
-    from tcdb.collections.ir_metadata import read_header
+    from tcdb.collections.ir_metadata.description import read_header
     from tcdb.errors import InputError
 
     path = _annotated(tmp_path, "x", body)
@@ -119,7 +119,7 @@ def test_bad_metadata_is_one_line_naming_file_and_line(tmp_path: Path, body: str
 
 
 def test_a_block_without_its_end_is_refused(tmp_path: Path) -> None:
-    from tcdb.collections.ir_metadata import read_header
+    from tcdb.collections.ir_metadata.description import read_header
     from tcdb.errors import InputError
 
     path = tmp_path / "r.run"
@@ -129,7 +129,7 @@ def test_a_block_without_its_end_is_refused(tmp_path: Path) -> None:
 
 
 def test_side_file_with_or_without_markers(tmp_path: Path) -> None:
-    from tcdb.collections.ir_metadata import read_side_file, side_files
+    from tcdb.collections.ir_metadata.description import read_side_file, side_files
 
     run = write_run_file(tmp_path, "r", ROWS)
     side = tmp_path / "r.yaml"
@@ -143,7 +143,7 @@ def test_side_file_with_or_without_markers(tmp_path: Path) -> None:
 
 
 def test_category_from_the_ranking_stages(tmp_path: Path) -> None:
-    from tcdb.collections.ir_metadata import read_side_file
+    from tcdb.collections.ir_metadata.description import read_side_file
 
     def category(stages: str) -> str | None:
         path = tmp_path / "s.yaml"
@@ -167,7 +167,7 @@ def test_round_trip_import_list_export(db: str, tmp_path: Path, cli) -> None:
     """A run file carrying a PRIMAD header: imported, its fields queryable in `run list` and the
     API's frame, exported with the same header (the YAML byte for byte)."""
     from tcdb import api
-    from tcdb.collections.ir_metadata import read_header
+    from tcdb.collections.ir_metadata.description import read_header
 
     _snapshot(tmp_path)
     run = _annotated(tmp_path / "runs", "bm25-anserini", PRIMAD)

@@ -332,7 +332,7 @@ def test_gain_over_a_stored_runs_score(db: str, tmp_path: Path) -> None:
 
 
 def test_metric_names_normalise_in_any_case() -> None:
-    from tcdb.collections.literature import normalise_metric
+    from tcdb.collections.results_tables.literature import normalise_metric
 
     assert [normalise_metric(n) for n in ["ndcg@10", "NDCG@10", " nDCG@10 ", "map", "MAP",
                                           "ndcg_cut_20", "mrr@10", "p@20", "recall@1000",

@@ -8,13 +8,13 @@ import ir_datasets
 import ir_datasets_longeval
 import pytest
 
-from tcdb.collections.demo.longeval_files import (
+from tcdb.collections.sources.ir_datasets_source import IrdsSource, load_dataset
+from tcdb.collections.sources.records import DocumentRecord, QrelRecord, TopicRecord
+from tcdb.demo.longeval_files import (
     LONGEVAL_WEB_SNAPSHOTS,
     LongEvalSnapshot,
     write_longeval_web,
 )
-from tcdb.collections.ir_datasets_source import IrdsSource, load_dataset
-from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
 from tcdb.errors import InputError, NotFoundError
 
 JUNE = [
@@ -156,7 +156,7 @@ def test_a_document_missing_from_the_url_mapping_is_named(tmp_path: Path,
     import sqlite3
 
     monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path))
-    monkeypatch.setattr("tcdb.collections.ir_datasets_source.URL_CHUNK", 2)
+    monkeypatch.setattr("tcdb.collections.sources.ir_datasets_source.URL_CHUNK", 2)
     docs = [DocumentRecord(str(i), f"document {i}", url=f"https://x/{i}") for i in range(1, 6)]
     write_longeval_web(tmp_path, {"2022-08": LongEvalSnapshot(docs)})
     read = list(IrdsSource("longeval-web/2022-08").documents())

@@ -3,34 +3,49 @@ library, and the shipped specs travel with it."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _setuptools() -> dict:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+def _setup():
+    """setup.py's package map, read as the build reads it."""
+    spec = importlib.util.spec_from_file_location("tcdb_setup", ROOT / "setup.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_every_package_folder_is_listed() -> None:
-    """A folder with `__init__.py` under a mapped room that `packages` misses would be left out
-    of a built wheel, though an editable install still finds it."""
-    config = _setuptools()
-    folders: dict[str, str] = config["package-dir"]
-    listed = set(config["packages"])
-    for root_package, folder in folders.items():
-        base = ROOT / folder
-        for init in base.rglob("__init__.py"):
-            if "__pycache__" in init.parts:
-                continue
-            relative = init.parent.relative_to(base)
-            name = ".".join([root_package, *relative.parts])
-            owner = max((p for p in folders if name == p or name.startswith(p + ".")), key=len)
-            if owner == root_package:
-                assert name in listed, f"{init.parent} holds package {name}, missing from packages"
+def test_every_module_is_in_a_found_package() -> None:
+    """A module outside the packages the build finds would be left out of a built wheel (an
+    editable install might still find it): every `.py` file of a room sits in one of them."""
+    setup = _setup()
+    folders = setup.package_dirs(ROOT)
+    found = setup.packages(ROOT)
+    package_folders = set()
+    for package in found:
+        mapped = max((p for p in folders if package == p or package.startswith(p + ".")), key=len)
+        package_folders.add(ROOT / folders[mapped] / Path(*package[len(mapped):].split(".")[1:]))
+    rooms = [ROOT / "tcdb", ROOT / "collections"] + [ROOT / folders[name] for name in setup.ROOMS]
+    for room in rooms:
+        for module in room.rglob("*.py"):
+            if "__pycache__" not in module.parts:
+                assert module.parent in package_folders, f"{module}: in no found package"
+    assert {"tcdb.collections", "tcdb.collections.documents", "tcdb.collections.specs",
+            "tcdb.schema", "tcdb.migrations.versions", "tcdb.dashboard.views"} <= set(found)
+
+
+def test_every_found_package_imports() -> None:
+    """The installed map and the found list agree: each package imports under its name."""
+    code = ("import importlib, sys; "
+            "[importlib.import_module(name) for name in sys.argv[1:]]")
+    result = subprocess.run([sys.executable, "-c", code, *_setup().packages(ROOT)],
+                            capture_output=True, text=True, cwd="/")
+    assert result.returncode == 0, result.stderr
 
 
 def test_the_repository_root_does_not_shadow_the_standard_library() -> None:
@@ -45,7 +60,7 @@ def test_the_repository_root_does_not_shadow_the_standard_library() -> None:
 
 
 def test_shipped_specs_are_found_by_name() -> None:
-    from tcdb.collections.spec import list_specs, load_spec
+    from tcdb.collections.specs.spec import list_specs, load_spec
 
     names = {path.name for path in list_specs()}
     assert {"longeval-web.yaml", "trec-covid.yaml"} <= names

@@ -18,12 +18,12 @@ from sqlmodel import SQLModel
 import tcdb.schema  # noqa: F401 - registers every table in SQLModel's metadata
 from tcdb.api import snapshot_diff
 from tcdb.catalog.collections import add_collection
-from tcdb.collections.demo.longeval_files import (
+from tcdb.collections.sources.ir_datasets_source import IrdsSource
+from tcdb.collections.sources.records import DocumentRecord, QrelRecord, Rejected, TopicRecord
+from tcdb.demo.longeval_files import (
     LongEvalSnapshot,
     write_longeval_web,
 )
-from tcdb.collections.ir_datasets_source import IrdsSource
-from tcdb.collections.records import DocumentRecord, QrelRecord, Rejected, TopicRecord
 from tcdb.errors import InputError
 from tcdb.ingest import batches, ingest_snapshot
 from tcdb.ingest.readahead import fork_is_safe, parallel_readers, read_parts_ahead

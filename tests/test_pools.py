@@ -391,7 +391,7 @@ def test_export_shuffle_is_seeded_and_keeps_topics_together(snap: Path, cli) -> 
 def test_export_without_text_names_the_documents(db: str, tmp_path: Path, cli) -> None:
     from tcdb.api import pool_build, run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tests.builders import write_documents, write_topics
 

@@ -280,7 +280,7 @@ def test_residual_evaluation_removes_what_was_judged(db: str, tmp_path: Path, cl
 
 def test_repeated_document_ids(db: str, tmp_path: Path, cli) -> None:
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     add_collection(Database(), "c")
@@ -314,9 +314,9 @@ def test_longeval_queries_that_repeat_a_text(db: str, tmp_path: Path,
     its own qrels and runs, and none of them matches a topic of another snapshot."""
     from tcdb.api import snapshot_diff
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-    from tcdb.collections.ir_datasets_source import IrdsSource
-    from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
+    from tcdb.collections.sources.ir_datasets_source import IrdsSource
+    from tcdb.collections.sources.records import DocumentRecord, QrelRecord, TopicRecord
+    from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
     from tcdb.ingest import ingest_snapshot
     from tcdb.queries import core_topic_ids
 

@@ -50,7 +50,7 @@ def _ingest(tmp_path: Path, anchors: Anchors, label: str, collection: str) -> No
     """Snapshot `label` of collection `collection` (core17/core18): documents and topics
     written here, the generated qrels file as it is."""
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     topics = CORE17 if collection == "core17" else CORE18

@@ -34,7 +34,7 @@ DATES = {"a": dt.date(2024, 1, 1), "b": dt.date(2024, 2, 1), "c": dt.date(2024, 
 def _ingest(tmp_path: Path) -> None:
     """a, then c, then b: the ingest compares c with a and b with a (the one before each)."""
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     add_collection(Database(), "churn", "url", "query_id")
@@ -118,7 +118,7 @@ def test_diff_by_source_counts_relabelled_documents(db: str, tmp_path: Path) -> 
 
 def test_diff_reads_the_kept_rows_and_they_go_with_a_snapshot(db: str, tmp_path: Path) -> None:
     from tcdb.api import snapshot_diff
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     _ingest(tmp_path)

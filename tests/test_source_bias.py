@@ -21,7 +21,7 @@ from scipy import stats
 from sqlalchemy import func, select, text
 
 from tcdb.catalog.collections import add_collection
-from tcdb.collections.sources import open_source
+from tcdb.collections.sources.snapshot import open_source
 from tcdb.errors import ConflictError, InputError
 from tcdb.ingest import ingest_snapshot
 from tcdb.operations import Database

@@ -70,7 +70,7 @@ def test_a_spec_declares_a_cocktail_folder(db: str, tmp_path: Path, cli) -> None
      r"snapshots \[1\] → source_labels: must be a path \(text\), not \['a', 'b'\]"),
 ])
 def test_bad_declarations_name_the_line(tmp_path: Path, snapshot: str, reason: str) -> None:
-    from tcdb.collections.spec import load_spec
+    from tcdb.collections.specs.spec import load_spec
 
     spec = _spec(tmp_path, f"  - {snapshot}\n")
     with pytest.raises(InputError, match=reason) as info:
@@ -79,7 +79,7 @@ def test_bad_declarations_name_the_line(tmp_path: Path, snapshot: str, reason: s
 
 
 def test_a_missing_side_file_keeps_the_snapshot_pending(tmp_path: Path) -> None:
-    from tcdb.collections.spec import load_spec
+    from tcdb.collections.specs.spec import load_spec
 
     (tmp_path / "d.jsonl").write_text('{"_id": "a", "text": "x"}\n')
     spec = load_spec(_spec(tmp_path, "  - {label: s, docs: d.jsonl, source_labels: who.tsv}\n"))

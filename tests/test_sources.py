@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tcdb.collections.ir_datasets_source import IrdsSource
-from tcdb.collections.jsonl_documents import read_jsonl_documents
-from tcdb.collections.records import DocumentRecord
-from tcdb.collections.sources import LocalSource, SnapshotSource, open_source
+from tcdb.collections.documents.jsonl import read_jsonl_documents
+from tcdb.collections.sources.ir_datasets_source import IrdsSource
+from tcdb.collections.sources.records import DocumentRecord
+from tcdb.collections.sources.snapshot import LocalSource, SnapshotSource, open_source
 from tcdb.errors import InputError, NotFoundError
 
 BEIR_CORPUS = (
@@ -115,7 +115,7 @@ def test_local_fingerprint_is_stable_moves_with_the_data_and_sees_edits(tmp_path
 
 
 def test_local_source_reads_qrels_and_topics_with_their_readers(tmp_path: Path) -> None:
-    pytest.importorskip("tcdb.collections.qrels")
+    pytest.importorskip("tcdb.collections.qrels.formats")
     docs = tmp_path / "docs.trec"
     _trec(docs, "D1", "D2")
     qrels = tmp_path / "qrels.txt"
@@ -126,7 +126,7 @@ def test_local_source_reads_qrels_and_topics_with_their_readers(tmp_path: Path) 
     assert [(q.topic_id, q.doc_id, q.grade) for q in judged] == [("q1", "D1", 2), ("q1", "D2", 0)]
     assert source.fingerprint() != LocalSource(docs).fingerprint()
 
-    pytest.importorskip("tcdb.collections.topics")
+    pytest.importorskip("tcdb.collections.topics.formats")
     topics = tmp_path / "topics.tsv"
     topics.write_text("q1\tmaison de campagne\nq2\tvoiture\n", encoding="utf-8")
     with_topics = LocalSource(docs, topics=topics, qrels=qrels)

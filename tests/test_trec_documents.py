@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from ir_datasets.formats import TrecDocs
 
-from tcdb.collections.records import DocumentRecord
-from tcdb.collections.trec_documents import _canonical, read_trec_documents
-from tcdb.collections.trec_markup import FileState, _plain_text, markup_text
+from tcdb.collections.documents.trec import _canonical, read_trec_documents
+from tcdb.collections.documents.trec_markup import FileState, _plain_text, markup_text
+from tcdb.collections.sources.records import DocumentRecord
 from tcdb.errors import InputError
 
 
@@ -138,7 +138,7 @@ def test_plain_documents_skip_the_html_parser() -> None:
 
 
 def test_blocks_larger_than_the_read_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tcdb.collections.trec_documents as module
+    import tcdb.collections.documents.trec as module
 
     monkeypatch.setattr(module, "_BLOCK_SIZE", 64)
     path = tmp_path / "many.trec"
@@ -190,7 +190,7 @@ def test_errors_past_the_first_read_name_their_line(
     reason: str,
 ) -> None:
     # reads of 16 bytes cut lines and characters; the line is found by reading the file again
-    import tcdb.collections.trec_documents as module
+    import tcdb.collections.documents.trec as module
 
     monkeypatch.setattr(module, "_BLOCK_SIZE", 16)
     data = "".join(GOOD.format(i=i) for i in range(10)).encode() + bad

@@ -82,8 +82,8 @@ def _judgments(url: str, name: str) -> list[tuple[str, str, int]]:
 def test_the_fast_and_line_readers_agree_on_comments(
     rows: list[tuple[str, int]], comments: list[tuple[int, str]], extra: bool
 ) -> None:
-    from tcdb.collections.run_parsing import parse_fast
-    from tcdb.collections.runs import _parse_slow
+    from tcdb.collections.runs.fast_parse import parse_fast
+    from tcdb.collections.runs.trec import _parse_slow
 
     lines = [f"{topic} Q0 d{doc} {i + 1} {1.0 / (i + 1)!r} t" + (" x y" if extra else "")
              for i, (topic, doc) in enumerate(rows)]

@@ -1,7 +1,7 @@
 """Type-check the tcdb package with mypy, every module under the name it is imported by.
 
 The rooms of the package sit in top-level folders (`schema/` is `tcdb.schema`,
-`collections/src/` is `tcdb.collections`, …; see `[tool.setuptools]` in pyproject.toml). mypy
+`collections/documents/` is `tcdb.collections.documents`, …; see setup.py). mypy
 finds modules by walking folders, so it would take `schema/runs.py` for a module `schema.runs`;
 here each file is handed to mypy with its real name, read from the same package map the install
 uses. Options come from `[tool.mypy]` in pyproject.toml; extra arguments go to mypy.
@@ -12,7 +12,6 @@ uses. Options come from `[tool.mypy]` in pyproject.toml; extra arguments go to m
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 
 from mypy import build
@@ -21,14 +20,15 @@ from mypy.main import process_options
 from mypy.modulefinder import BuildSource
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import setup  # noqa: E402  (the package map the install uses)
 
 
 def sources() -> list[BuildSource]:
     """Every module of the package as (file, dotted name), from the install's package map."""
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    folders: dict[str, str] = config["package-dir"]
+    folders = setup.package_dirs(ROOT)
     found = []
-    for package in config["packages"]:
+    for package in setup.packages(ROOT):
         mapped = max((p for p in folders if package == p or package.startswith(p + ".")), key=len)
         folder = ROOT / folders[mapped] / Path(*package[len(mapped):].split(".")[1:])
         for file in sorted(folder.glob("*.py")):

@@ -1,5 +1,3 @@
-"""The collection specs shipped with tcdb (`*.yaml`), read by `tcdb.collections.spec`.
-
-A package only so that the YAML files travel with tcdb (editable install or wheel) and are found
-with `importlib.resources`; it holds no code.
+"""Collection specs: `spec.py` reads them; the specs shipped with tcdb are the `*.yaml` files
+beside it, found with `importlib.resources` (editable install or wheel).
 """

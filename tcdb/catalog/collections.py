@@ -26,7 +26,7 @@ from tcdb.schema import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tcdb.collections.spec import CollectionSpec
+    from tcdb.collections.specs.spec import CollectionSpec
 
 
 def add_collection(
@@ -170,7 +170,7 @@ def list_collections(db: Database) -> list[dict[str, Any]]:
 
 def sync_spec(db: Database, path: Path | str) -> CollectionSpec:
     """Create or update the collection a spec declares (its snapshots are ingested separately)."""
-    from tcdb.collections.spec import load_spec
+    from tcdb.collections.specs.spec import load_spec
 
     spec = load_spec(Path(path))
     add_collection(db, spec.name, spec.doc_identity, spec.topic_identity,
@@ -226,7 +226,7 @@ class CollectionAddRequest(Request):
     @classmethod
     def _scale(cls, value: str | None) -> str | None:
         if value:
-            from tcdb.collections.numeric import parse_integer
+            from tcdb.collections.files.numeric import parse_integer
             from tcdb.limits import GRADE_RANGE, Refused
 
             parts = value.split(":")

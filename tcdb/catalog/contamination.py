@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tcdb.catalog.topic_sets import TopicSetResult
-from tcdb.collections.records import delimiter_of
+from tcdb.collections.sources.records import delimiter_of
 from tcdb.errors import FieldError, InputError, NotFoundError
 from tcdb.names import BadName, check_name, made_name
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
@@ -109,7 +109,7 @@ def read_contamination(path: Path, threshold: float | None = None) -> list[Verdi
 
 def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
     """(line, fields) of the non-blank lines, as the csv module splits them (quotes honoured)."""
-    from tcdb.collections.files import read_input_text
+    from tcdb.collections.files.opening import read_input_text
 
     text = read_input_text(path)  # BOM dropped; a directory or pipe: files' rule
     lines = text.splitlines()
@@ -122,7 +122,7 @@ def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
 
 def _number(path: Path, line: int, column: str, text: str) -> float:
     """A finite decimal, by the one number grammar of tcdb's readers (no `1_0`, `nan`)."""
-    from tcdb.collections.numeric import parse_score
+    from tcdb.collections.files.numeric import parse_score
     from tcdb.limits import Refused
 
     try:

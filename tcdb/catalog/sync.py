@@ -18,7 +18,7 @@ from tcdb.operations import Database, Request, Result, argument, operation, opti
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tcdb.collections.spec import SnapshotSpec
+    from tcdb.collections.specs.spec import SnapshotSpec
     from tcdb.ingest.snapshot import SnapshotIngestRequest
 
 
@@ -89,8 +89,8 @@ def collection_exists(db: Database, name: str) -> bool:
 def collection_sync(request: CollectionSyncRequest, db: Database) -> CollectionSyncResult:
     """Create or update a collection from its spec and show the state of its snapshots."""
     from tcdb.catalog.collections import sync_spec
-    from tcdb.collections.sources import check_readable
-    from tcdb.collections.spec import load_spec
+    from tcdb.collections.sources.source import check_readable
+    from tcdb.collections.specs.spec import load_spec
     from tcdb.ingest import pending_snapshots
     from tcdb.ingest.snapshot import snapshot_ingest
 

@@ -47,8 +47,8 @@ def read_topic_list(path: Path) -> list[tuple[int, str]]:
         raise NotFoundError(f"topic list not found: {path}")
     seen: dict[str, int] = {}
     out: list[tuple[int, str]] = []
-    from tcdb.collections.files import read_input_text
-    from tcdb.collections.lines import text_lines
+    from tcdb.collections.files.lines import text_lines
+    from tcdb.collections.files.opening import read_input_text
 
     text = read_input_text(path)  # a directory, a pipe, gzip/bz2/xz: files.open_input's rule
     for number, line in enumerate(text_lines(text), start=1):

@@ -232,7 +232,7 @@ class DerivedCommand:
 def _summary_beside(out: Any) -> Iterator[None]:
     """When the data went to standard output (`--out -`), what the command says of it goes to
     standard error, so that a pipe carries the data alone."""
-    from tcdb.collections.files import is_stdout
+    from tcdb.collections.files.opening import is_stdout
 
     if not is_stdout(out):
         yield
@@ -244,7 +244,7 @@ def _summary_beside(out: Any) -> Iterator[None]:
 def run_operation(op: Operation[Any, Any], fields: dict[str, Any]) -> Result:
     """Build the request and run the operation; a FieldError is said with the command's flags."""
     from tcdb.cli.database import cli_database
-    from tcdb.collections.bad_lines import BadLine
+    from tcdb.collections.files.bad_lines import BadLine
 
     try:
         return op.run(cli_database(), **fields)

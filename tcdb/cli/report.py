@@ -87,7 +87,7 @@ def split_snapshots(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str,
 
 def _prepare_persistence(fields: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
     if extras["per_topic"] is not None:  # before the report: a directory, no folder, …
-        from tcdb.collections.files import check_output
+        from tcdb.collections.files.opening import check_output
 
         with derive.fields_as_flags(per_topic="--per-topic"):
             check_output(extras["per_topic"], "per_topic")
@@ -158,8 +158,8 @@ def _write_per_topic(report: PersistenceResult, per_topic: Path | None = None) -
         collection=report.collection, snapshots=report.snapshots, pivot=report.pivot,
         measures=list(report.measures), qrels=report.qrels, topics=report.topics.selection,
         systems=systems, compute=False)
-    from tcdb.collections.csv_safe import frame_csv
-    from tcdb.collections.files import write_output
+    from tcdb.collections.files.csv_safe import frame_csv
+    from tcdb.collections.files.opening import write_output
 
     text = frame_csv(deltas.to_frame())  # system names are data: no formula cells
     with derive.fields_as_flags(per_topic="--per-topic"):

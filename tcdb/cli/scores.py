@@ -60,7 +60,7 @@ def _write_csv(frame: pd.DataFrame) -> None:
     """The table as CSV on stdout; run tags are data, so no cell is a spreadsheet formula."""
     import sys
 
-    from tcdb.collections.csv_safe import frame_csv
+    from tcdb.collections.files.csv_safe import frame_csv
 
     frame_csv(frame, sys.stdout)
 

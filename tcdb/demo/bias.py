@@ -22,8 +22,8 @@ def run_source_bias_demo(db: Database, data_dir: Path, seed: int = 42) -> dict[s
     bootstrap), documents, average, recovered: [{run,
     planted, relative_delta, ci_low, ci_high, recovered}]}`."""
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.demo.cocktail import write_cocktail_demo
-    from tcdb.collections.sources import open_source
+    from tcdb.collections.sources.snapshot import open_source
+    from tcdb.demo.cocktail import write_cocktail_demo
     from tcdb.ingest import ingest_snapshot
     from tcdb.operations import get_operation
     from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED

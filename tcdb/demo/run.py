@@ -1,6 +1,6 @@
 """`tcdb demo`: the whole mission end to end on the embedded default, through the real paths.
 
-A generated LongEval-shaped collection (`tcdb.collections.demo`) goes where real data goes:
+A generated LongEval-shaped collection (`tcdb.demo`) goes where real data goes:
 written in the on-disk layout ir-datasets-longeval reads and ingested with `--irds`; TREC run
 files imported; evaluated; a depth-50 remainder pool over the runs that never contributed built,
 exported blind, judged by a simulated assessor (the generator's hidden truth, with a little
@@ -41,7 +41,7 @@ def run_demo(
     irds_home = Path(data_dir).resolve() / "ir_datasets"
     os.environ["IR_DATASETS_HOME"] = str(irds_home)
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.demo import generate_demo
+    from tcdb.demo import generate_demo
     from tcdb.errors import FieldError
     from tcdb.storage import migrate
     from tcdb.storage.db import truncate_all
@@ -147,13 +147,13 @@ def _literature(db: Database) -> dict[str, Any]:
 
     from tcdb.operations import get_operation
 
-    with as_file(files("tcdb.collections.demo") / "literature.csv") as path:
+    with as_file(files("tcdb.demo") / "literature.csv") as path:
         return get_operation("literature_import").run(db, file=path,
                                                       collection=COLLECTION).to_data()
 
 
 def _ingest(db: Database, demo: Any) -> list[dict[str, Any]]:
-    from tcdb.collections.ir_datasets_source import IrdsSource
+    from tcdb.collections.sources.ir_datasets_source import IrdsSource
     from tcdb.ingest import ingest_snapshot
 
     reports = []
@@ -186,8 +186,8 @@ def _pool_and_judge(db: Database, demo: Any, data_dir: Path) -> dict[str, Any]:
     would; its grades come from the generator's hidden truth with seeded disagreement.
     """
     from tcdb.api import pool_build, pool_export, pool_import_judgments, pool_show
-    from tcdb.collections.qrels import write_qrels
-    from tcdb.collections.records import QrelRecord
+    from tcdb.collections.qrels.formats import write_qrels
+    from tcdb.collections.sources.records import QrelRecord
 
     name = f"{COLLECTION}-{POOL_SNAPSHOT}-remainder"
     # The demo's own runs by tag, not "every run that did not contribute": a run the user

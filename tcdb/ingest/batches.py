@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 
-from tcdb.collections.records import DocumentRecord, Rejected
-from tcdb.collections.source_labels import check_label
-from tcdb.collections.sources import SnapshotSource
+from tcdb.collections.sources.records import DocumentRecord, Rejected
+from tcdb.collections.sources.source import SnapshotSource
+from tcdb.collections.sources.source_labels import check_label
 from tcdb.errors import InputError
 from tcdb.ingest.readahead import parallel_readers, read_ahead, read_parts_ahead
 from tcdb.ingest.versions import version_of

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, delete, func, select, text, update
 from sqlmodel import Session, col
 
-from tcdb.collections.sources import SnapshotSource
+from tcdb.collections.sources.source import SnapshotSource
 from tcdb.errors import InputError
 from tcdb.ingest.batch_state import Guess, TokenTotals, collector_off_the_old_heap
 from tcdb.ingest.batches import Batch, Member, Version, read_batches

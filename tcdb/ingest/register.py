@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from sqlmodel import select
 
 from tcdb.catalog.collections import get_collection
-from tcdb.collections.records import TopicRecord
+from tcdb.collections.sources.records import TopicRecord
 from tcdb.errors import ConflictError, FieldError
 from tcdb.ingest.report import IngestReport
 from tcdb.ingest.topics import write_topics
@@ -70,7 +70,7 @@ class SnapshotRegisterResult(Result):
 def snapshot_register(request: SnapshotRegisterRequest,
                       db: Database) -> SnapshotRegisterResult:
     """Register a snapshot without documents (topics alone, or the ids its scores name)."""
-    from tcdb.collections.topic_ids import read_topics_or_ids
+    from tcdb.collections.topics.ids import read_topics_or_ids
 
     records = read_topics_or_ids(request.topics_file) if request.topics_file else []
     source = str(request.topics_file.resolve()) if request.topics_file else REGISTERED

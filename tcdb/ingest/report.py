@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import TYPE_CHECKING, Any
 
-from tcdb.collections.records import Rejected
+from tcdb.collections.sources.records import Rejected
 from tcdb.operations import Result
 
 if TYPE_CHECKING:

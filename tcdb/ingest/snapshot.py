@@ -29,9 +29,9 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection
-from tcdb.collections.bad_lines import rejects_target
-from tcdb.collections.records import Rejected
-from tcdb.collections.sources import SnapshotSource
+from tcdb.collections.files.bad_lines import rejects_target
+from tcdb.collections.sources.records import Rejected
+from tcdb.collections.sources.source import SnapshotSource
 from tcdb.errors import ConflictError, FieldError, InputError
 from tcdb.ingest.documents import write_documents
 from tcdb.ingest.report import IngestReport, SnapshotIngestResult
@@ -111,7 +111,7 @@ class SnapshotIngestRequest(Request):
 
     def open_source(self) -> SnapshotSource:
         """The source, opened afresh (a retry of a failed ingest opens it again)."""
-        from tcdb.collections.sources import open_source
+        from tcdb.collections.sources.snapshot import open_source
 
         return open_source(self.irds, self.docs, self.topics_file, self.qrels_file,
                            labels=self.source_labels, cocktail=self.cocktail,
@@ -237,7 +237,7 @@ def _kept(records: Iterable[T | Rejected]) -> tuple[list[T], list[Rejected]]:
 def _set_aside(report: IngestReport, path: Path, mode: OnBadLines) -> None:
     """Write the set-aside lines to `path` and say them: their count and file, and under
     `warn` the first few with their reasons."""
-    from tcdb.collections.bad_lines import write_rejects
+    from tcdb.collections.files.bad_lines import write_rejects
 
     written = report.rejects_file = write_rejects(path, report.rejected)
     report.warnings.append(f"{report.n_rejected:,} bad line(s) set aside "

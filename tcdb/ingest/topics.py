@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from sqlalchemy import insert, select, update
 from sqlmodel import Session, col
 
-from tcdb.collections.records import TopicRecord
-from tcdb.collections.topics import match_key
+from tcdb.collections.sources.records import TopicRecord
+from tcdb.collections.topics.formats import match_key
 from tcdb.errors import InputError, some
 from tcdb.ingest.report import IngestReport
 from tcdb.queries import pairs_in

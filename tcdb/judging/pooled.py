@@ -88,7 +88,7 @@ def pool_import_judgments(request: PoolImportJudgmentsRequest, db: Database
     (a qrels set of the snapshot) an `expanded` set base ∪ pooled is written as
     `expanded_name`; `prefer` decides conflicting grades.
     """
-    from tcdb.collections.assessor_formats import read_judgments
+    from tcdb.collections.assessor_forms.formats import read_judgments
 
     name, path, fmt = request.name, request.file, request.format.value
     expand, expanded_name = request.expand, request.expanded_name

@@ -16,7 +16,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
-from tcdb.collections.records import QrelRecord
+from tcdb.collections.sources.records import QrelRecord
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError, some
 from tcdb.operations.database import Database
 from tcdb.queries import document_ids_in_collection, topic_ids
@@ -203,8 +203,8 @@ def import_qrels(
     Returns `{name, kind, status, n_judgments, original, sets}`: the set imported (with
     `split_by`: `status` and `n_judgments` over all of them), and `sets`, one entry per set.
     """
-    from tcdb.collections.qrels import read_qrels
-    from tcdb.collections.runs import checksum_file
+    from tcdb.collections.qrels.formats import read_qrels
+    from tcdb.collections.runs.trec import checksum_file
     from tcdb.names import made_name
 
     if kind is not None and QrelsKind(kind) not in (QrelsKind.original, QrelsKind.derived):
@@ -254,8 +254,8 @@ def export_qrels(db: Database, collection: str, snapshot: str, name: str, out: P
                  fmt: str = "trec") -> dict[str, Any]:
     """Write a qrels set back out: TREC (`topic iteration doc grade`, iterations as imported)
     or BEIR TSV, topics in natural order. Documents of other snapshots keep their ids."""
-    from tcdb.collections.files import check_output
-    from tcdb.collections.qrels import write_qrels
+    from tcdb.collections.files.opening import check_output
+    from tcdb.collections.qrels.formats import write_qrels
     from tcdb.queries import qrels_records
     from tcdb.sorting import natural_key
 

@@ -1,4 +1,5 @@
 """tcdb.literature — results reported in the literature: reported.py (import, list and report
-on them). Reading literature files is `tcdb.collections.literature`; the pure comparison is
+on them). Reading literature files is `tcdb.collections.results_tables.literature`; the pure
+comparison is
 `tcdb.analysis.literature`.
 """

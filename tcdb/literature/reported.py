@@ -1,6 +1,7 @@
 """Results reported in the literature for a collection: import them, list them, report on them.
 
-A literature file (`tcdb.collections.literature`) is about one collection: `tcdb literature import
+A literature file (`tcdb.collections.results_tables.literature`) is about one collection: `tcdb
+literature import
 FILE COLLECTION`. Import is atomic and idempotent: every row is validated before anything is
 written, a row already stored with the same value is left alone (the same file twice is
 "unchanged"), and one stored with another value is refused unless `replace`. The report's
@@ -18,7 +19,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection
-from tcdb.collections.literature import ReportedRow, normalise_metric, read_reported
+from tcdb.collections.results_tables.literature import ReportedRow, normalise_metric, read_reported
 from tcdb.errors import ConflictError, FieldError, InputError, some
 from tcdb.literature.results import (
     COLUMNS,
@@ -241,7 +242,7 @@ def _run_mean(db: Database, collection: str, snapshot: str, run: str, metric: st
     import math
 
     from tcdb.catalog.collections import get_snapshot
-    from tcdb.collections.trec_eval_output import canonical_measure
+    from tcdb.collections.scores.trec_eval import canonical_measure
     from tcdb.scoring.scores import score_table
 
     if canonical_measure(metric) is None:

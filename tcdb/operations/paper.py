@@ -261,7 +261,7 @@ def _label(label: str) -> str:
 
 def to_csv(table: PaperTable) -> str:
     """The table's values unrounded, one column of marks after each marked column; text cells
-    a spreadsheet would evaluate neutralised (`tcdb.collections.csv_safe`, OWASP's rule)."""
+    a spreadsheet would evaluate neutralised (`tcdb.collections.files.csv_safe`, OWASP's rule)."""
 
     marked = [c for c in table.columns if any(table.mark(i, c) for i in range(len(table.rows)))]
     header: list[str] = []

@@ -79,8 +79,8 @@ def pool_export(request: PoolExportRequest, db: Database) -> PoolExportResult:
     second assessor (or an LLM judge) judges too, for `tcdb report agreement`. `round`
     writes only the documents that round added (`tcdb.pools.rounds`).
     """
-    from tcdb.collections.assessor_formats import PoolItem, _blind_order, grade_scale
-    from tcdb.collections.files import check_output
+    from tcdb.collections.assessor_forms.formats import PoolItem, _blind_order, grade_scale
+    from tcdb.collections.files.opening import check_output
 
     fmt, order, out = request.format.value, request.order.value, request.out
     if out is not None:
@@ -195,7 +195,7 @@ def _within_budget(conn: Any, pool: Pool, rows: Sequence[Any], budget: int) -> l
 
 def _write(out: Path, fmt: str, items: list[Any], seed: int | None,
            grades: tuple[int, int] | None) -> int:
-    from tcdb.collections import assessor_formats as af
+    from tcdb.collections.assessor_forms import formats as af
 
     writer = {"trec": af.write_pool_trec, "jsonl": af.write_pool_jsonl,
               "csv": af.write_pool_csv}[fmt]

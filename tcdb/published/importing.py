@@ -1,7 +1,8 @@
 """`tcdb results import COLLECTION FILE`: an organiser's results table into the stored results.
 
 Atomic and idempotent, as every import: the whole table is read and checked first
-(`tcdb.collections.results_table`), its snapshots must exist, and nothing is written on any
+(`tcdb.collections.results_tables.organisers`), its snapshots must exist, and nothing is written on
+any
 error. A results table needs no corpus: its snapshots may be registered without documents
 (`tcdb snapshot register`). A snapshot the collection lacks is refused at the first line naming
 it, not registered on the fly, so a mistyped label (2023-3 for 2023-03) never becomes a
@@ -19,8 +20,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, delete, select, tuple_
 from sqlmodel import col
 
-from tcdb.collections.bad_lines import BadLines, keeps_going, rejects_target, write_rejects
-from tcdb.collections.results_table import PublishedTable, read_results_table
+from tcdb.collections.files.bad_lines import BadLines, keeps_going, rejects_target, write_rejects
+from tcdb.collections.results_tables.organisers import PublishedTable, read_results_table
 from tcdb.errors import ConflictError, InputError
 from tcdb.operations import Database, Labels, Name, Request, Result, argument, operation, option
 from tcdb.schema import PublishedResult, Snapshot, SnapshotStatus, System

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, Select, case, func, select
 from sqlmodel import Session, col
 
-from tcdb.collections.records import QrelRecord
+from tcdb.collections.sources.records import QrelRecord
 from tcdb.schema import (
     Document,
     Judgment,

@@ -71,7 +71,8 @@ def run_rows(
         record = dict(zip(RUN_COLUMNS, row, strict=True))
         for key in ("category", "run_type"):
             record[key] = getattr(record[key], "value", record[key])
-        # The run's ir_metadata as its YAML text (`tcdb.collections.ir_metadata`), or None.
+        # The run's ir_metadata as its YAML text (`tcdb.collections.ir_metadata.description`), or
+        # None.
         ir = (record["ir_metadata"] or {}).get("ir_metadata")
         record["ir_metadata"] = ir.get("yaml") if isinstance(ir, dict) else None
         rows.append(record)

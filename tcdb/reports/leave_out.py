@@ -330,7 +330,7 @@ def _store_derived(session: Session, snap: Snapshot, parent: QrelsSet, name: str
     A stored set with other judgments means the contributing runs changed since (or the name
     is taken): refused, because qrels sets are immutable.
     """
-    from tcdb.collections.records import QrelRecord
+    from tcdb.collections.sources.records import QrelRecord
     from tcdb.judging.qrels import store_qrels
     from tcdb.queries import qrels_frame
 

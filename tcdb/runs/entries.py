@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
-from tcdb.collections.records import Rejected
+from tcdb.collections.sources.records import Rejected
 from tcdb.errors import InputError
 from tcdb.names import BadName, check_name
 from tcdb.runs.id_index import IdIndex
@@ -19,7 +19,7 @@ from tcdb.runs.trec_eval_order import trec_eval_order
 from tcdb.storage.bulk import bulk_insert, bulk_insert_columns
 
 if TYPE_CHECKING:
-    from tcdb.collections.runs import RunFile
+    from tcdb.collections.runs.trec import RunFile
 
 UNRESOLVED_COLUMNS = ["run_id", "topic_id", "external_doc_id", "rank", "eval_rank", "score"]
 

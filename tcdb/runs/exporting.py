@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import text
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.collections.ir_metadata import header_block
+from tcdb.collections.ir_metadata.description import header_block
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.runs.listing import get_runs
 from tcdb.sorting import natural_key
@@ -55,8 +55,8 @@ class RunExportResult(Result):
 def run_export(request: RunExportRequest, db: Database) -> RunExportResult:
     """Write a run back out as a TREC run file (ranks and scores as submitted), to release
     it beside `tcdb qrels export`. `.gz` compresses."""
-    from tcdb.collections.files import check_output
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.files.opening import check_output
+    from tcdb.collections.runs.trec import write_run
 
     collection, snapshot, tag, out = (request.collection, request.snapshot, request.tag,
                                       request.out)
@@ -92,8 +92,8 @@ def _write_with_header(out: Path, entries: Iterable[tuple[str, str, int, float]]
     temporary folder, so `write_run` stays the one writer of run lines)."""
     import tempfile
 
-    from tcdb.collections.compression import write_text
-    from tcdb.collections.runs import write_run
+    from tcdb.collections.files.compression import write_text
+    from tcdb.collections.runs.trec import write_run
 
     # not beside `out`: its folder may be /dev (`--out /dev/stdout`); write_text writes `out`
     with tempfile.TemporaryDirectory(prefix=".tcdb-export-") as folder:

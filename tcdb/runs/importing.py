@@ -20,9 +20,14 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session, select
 
 from tcdb.catalog.collections import get_snapshot
-from tcdb.collections.bad_lines import BadLines, keeps_going, rejects_target, write_rejects
-from tcdb.collections.ir_metadata import IrMetadata, read_header, read_side_file, side_files
-from tcdb.collections.records import Rejected
+from tcdb.collections.files.bad_lines import BadLines, keeps_going, rejects_target, write_rejects
+from tcdb.collections.ir_metadata.description import (
+    IrMetadata,
+    read_header,
+    read_side_file,
+    side_files,
+)
+from tcdb.collections.sources.records import Rejected
 from tcdb.errors import ConflictError, FieldError, InputError, NotFoundError
 from tcdb.ingest.readahead import read_ahead
 from tcdb.names import BadName, check_name
@@ -39,7 +44,7 @@ from tcdb.schema import Run, RunCategory, RunType
 from tcdb.storage.housekeeping import clear_run
 
 if TYPE_CHECKING:
-    from tcdb.collections.runs import RunFile
+    from tcdb.collections.runs.trec import RunFile
 
 
 def import_run_files(db: Database, request: RunImportRequest,
@@ -55,16 +60,18 @@ def import_run_files(db: Database, request: RunImportRequest,
     existing system only when both agree — or when `system` names it explicitly
     (`tcdb.runs.systems.get_system`).
 
-    Each run's ir_metadata (`tcdb.collections.ir_metadata`: its file's header block, a side file
+    Each run's ir_metadata (`tcdb.collections.ir_metadata.description`: its file's header block, a
+    side file
     `RUN.yaml`, or the file `request.ir_metadata` for a single run) is kept with the run and
     gives what the request and the table leave open: group (its team), run type, category,
     description.
 
-    `on_bad_lines` warn or skip sets a run file's bad lines aside (`tcdb.collections.bad_lines`):
+    `on_bad_lines` warn or skip sets a run file's bad lines aside
+    (`tcdb.collections.files.bad_lines`):
     all files' go to `rejects` (default runs.rejects.tsv), written before the commit.
     """
-    from tcdb.collections.files import check_input
-    from tcdb.collections.runs import checksum_file, read_run
+    from tcdb.collections.files.opening import check_input
+    from tcdb.collections.runs.trec import checksum_file, read_run
 
     collection, snapshot = request.collection, request.snapshot
     files = list(request.files)

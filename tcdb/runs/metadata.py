@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from tcdb.collections.records import delimiter_of
+from tcdb.collections.sources.records import delimiter_of
 from tcdb.errors import FieldError, InputError
 from tcdb.names import BadName, check_name
 from tcdb.vocabulary import RunCategory, RunType
@@ -88,7 +88,7 @@ def read_run_metadata(path: Path | str) -> dict[str, RunMetadata]:
     file = Path(path)
     if not file.exists():
         raise InputError(file, None, "run metadata file not found")
-    from tcdb.collections.files import read_input
+    from tcdb.collections.files.opening import read_input
 
     try:
         text = read_input(file)[1].decode("utf-8")  # BOM dropped

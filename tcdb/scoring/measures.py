@@ -77,8 +77,8 @@ def _first_line(error: BaseException) -> str:
 
 def _parsed(text: str) -> str | None:
     """`text` as ir_measures or trec_eval spell a measure, canonical; None when neither."""
-    from tcdb.collections.trec_eval_output import canonical_measure as irm_name
-    from tcdb.collections.trec_eval_output import measure_from_trec_name
+    from tcdb.collections.scores.trec_eval import canonical_measure as irm_name
+    from tcdb.collections.scores.trec_eval import measure_from_trec_name
 
     return irm_name(text) or measure_from_trec_name(text)
 

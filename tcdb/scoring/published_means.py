@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tcdb.collections.trec_eval_output import EvalOutput
+    from tcdb.collections.scores.trec_eval import EvalOutput
 
 
 @dataclass

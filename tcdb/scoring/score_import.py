@@ -111,7 +111,7 @@ def import_scores(
     evaluation.
     """
     from tcdb.catalog.collections import get_snapshot
-    from tcdb.collections.runs import checksum_file
+    from tcdb.collections.runs.trec import checksum_file
 
     path = Path(path)
     if not path.exists():  # a directory, a pipe: files.check_input says which
@@ -152,8 +152,8 @@ def import_scores(
 
 def _read(path: Path, run: str | None) -> tuple[dict[str, _RunScores], set[str]]:
     """run tag → its rows, and the file's measures not imported."""
-    from tcdb.collections.tidy_scores import is_tidy, read_tidy_scores
-    from tcdb.collections.trec_eval_output import read_trec_eval
+    from tcdb.collections.scores.tidy import is_tidy, read_tidy_scores
+    from tcdb.collections.scores.trec_eval import read_trec_eval
 
     if is_tidy(path):
         tidy = read_tidy_scores(path)
@@ -206,7 +206,7 @@ def _in_nfc(path: Path, runs: dict[str, _RunScores]) -> list[str]:
 
 def _runid(path: Path) -> str | None:
     """The tag of trec_eval's `runid all TAG` line, a name by the rule (`tcdb.names`)."""
-    from tcdb.collections.runs import read_text
+    from tcdb.collections.runs.trec import read_text
     from tcdb.names import BadName, check_name
 
     for number, line in enumerate(read_text(path).split("\n"), start=1):
@@ -247,7 +247,7 @@ def _topics_from_scores(session: Session, snap: Snapshot, path: Path,
     """Add the topics the scores name to a snapshot registered from them (ids, no texts)."""
     if not snap.topics_from_scores:
         return []
-    from tcdb.collections.records import TopicRecord
+    from tcdb.collections.sources.records import TopicRecord
     from tcdb.ingest.report import IngestReport
     from tcdb.ingest.topics import write_topics
     from tcdb.queries import topic_ids

@@ -68,8 +68,8 @@ def _write_runs(folder: Path) -> list[Path]:
 
 
 def _write_irds(home: Path) -> Path:
-    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-    from tcdb.collections.records import DocumentRecord, QrelRecord, TopicRecord
+    from tcdb.collections.sources.records import DocumentRecord, QrelRecord, TopicRecord
+    from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
 
     docs = (DocumentRecord(str(i + 1), f"page {i} about topic {i % 50} words {i * 7}",
                            url=f"https://example.org/{i}") for i in range(N_BIG_DOCS))
@@ -112,7 +112,7 @@ def _collections(inputs: Inputs) -> None:
 
 
 def _snapshot(inputs: Inputs) -> None:
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
 
     ingest_snapshot(Database(),

@@ -42,8 +42,8 @@ def test_the_corpus_has_at_least_thirty_cases() -> None:
 def world(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     """The database every case starts from, built once per backend through the CLI."""
     from tcdb.cli.app import run
-    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-    from tcdb.collections.records import DocumentRecord
+    from tcdb.collections.sources.records import DocumentRecord
+    from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
     from tcdb.storage.db import truncate_all
 
     truncate_all(database_url)

@@ -1,6 +1,6 @@
 """Issue 32, class 6: decompression bombs and endless lines.
 
-Compressed input is decompressed as a stream and bounded (`tcdb.collections.files`): past
+Compressed input is decompressed as a stream and bounded (`tcdb.collections.files.opening`): past
 `TCDB_MAX_EXPANDED_BYTES` in all, or past `TCDB_MAX_EXPANSION_RATIO` times its compressed size
 (beyond its first 64 MiB), a file is refused in one line; a line longer than
 `TCDB_MAX_LINE_BYTES` is refused with its file and line. Bombs are built by repeating one

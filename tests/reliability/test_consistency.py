@@ -31,7 +31,7 @@ def _fill(folder: Path) -> None:
     and a second collection: a row in every table the checks look at."""
     from tcdb.api import pool_build, pool_import_judgments, run_import
     from tcdb.catalog.collections import add_collection
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.scoring.evaluate import evaluate
 

@@ -106,8 +106,8 @@ KEPT = ["\t", "\x0b", "\x0c", "\x1c", "\x1f"]
 def test_free_text_is_stored_without_its_non_whitespace_controls(
     cli, use_db: str, world: World, dropped: list[str], kept: str, shape: str
 ) -> None:
-    from tcdb.collections.jsonl_documents import read_jsonl_documents
-    from tcdb.collections.trec_documents import read_trec_documents
+    from tcdb.collections.documents.jsonl import read_jsonl_documents
+    from tcdb.collections.documents.trec import read_trec_documents
     from tcdb.storage.db import get_engine
 
     body = f"al{''.join(dropped)}pha{kept}beta"

@@ -30,8 +30,8 @@ def _spec(folder: Path, docs: Path) -> Path:
 
 def test_an_empty_source_is_pending_with_its_reason_until_it_fills(
         db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tcdb.collections.demo.longeval_files import LongEvalSnapshot, write_longeval_web
-    from tcdb.collections.records import DocumentRecord
+    from tcdb.collections.sources.records import DocumentRecord
+    from tcdb.demo.longeval_files import LongEvalSnapshot, write_longeval_web
     from tcdb.ingest import pending_snapshots
 
     home = tmp_path / "irds"
@@ -53,7 +53,7 @@ def test_an_empty_source_is_pending_with_its_reason_until_it_fills(
 def test_a_failed_row_of_an_older_tcdb_is_replaced_by_the_next_ingest(db: str,
                                                                       tmp_path: Path) -> None:
     from tcdb.catalog.collections import add_collection, list_snapshots
-    from tcdb.collections.sources import LocalSource
+    from tcdb.collections.sources.snapshot import LocalSource
     from tcdb.ingest import ingest_snapshot
     from tcdb.schema import Snapshot, SnapshotStatus
 

@@ -1,6 +1,6 @@
 """Issue 32, class 5: files that are not regular files, or not what they claim to be.
 
-One opener for input (`tcdb.collections.files.open_input` / `read_input`) and one writer for
+One opener for input (`tcdb.collections.files.opening.open_input` / `read_input`) and one writer for
 output (`files.check_output` / `write_output`). Every input file of every importer is tried as a
 missing path, a directory, a pipe and a file without read permission; every export's `--out` as
 a directory, `/dev/full` and a path in a missing folder; bz2 and xz imports must store what the

@@ -117,7 +117,7 @@ def test_what_is_stored_exports_and_reads_back(cli, use_db: str, world: World,
                                                tmp_path: Path) -> None:
     """The issue's case end to end: the `d 1` corpus is refused; one-word ids of the same
     shapes (Unicode letters, punctuation) ingest, and their qrels export and read back."""
-    from tcdb.collections.qrels import read_qrels
+    from tcdb.collections.qrels.formats import read_qrels
 
     bad = write(tmp_path, "bad.jsonl", '{"_id": "d 1", "text": "x"}\n')
     assert_refused(cli, use_db, READERS["docs"](world, bad), bad, 1, "contains whitespace")
@@ -146,8 +146,8 @@ def test_the_run_fast_path_never_vouches_for_what_the_line_reader_refuses(
 ) -> None:
     """The vectorised reader checks whole columns; whenever it returns rows, the line reader
     (the reference, which names the bad line) returns the same rows."""
-    from tcdb.collections.run_parsing import parse_fast
-    from tcdb.collections.runs import _parse_slow
+    from tcdb.collections.runs.fast_parse import parse_fast
+    from tcdb.collections.runs.trec import _parse_slow
     from tcdb.errors import InputError
 
     data = "".join(f"{topic} Q0 {doc} {rank} 1.0 t\n" for topic, doc in ids).encode()

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from tcdb.collections.assessor_formats import read_judgments
-from tcdb.collections.qrels import read_qrels
-from tcdb.collections.runs import read_run
-from tcdb.collections.tidy_scores import read_tidy_scores
-from tcdb.collections.topic_ids import read_topics_or_ids
-from tcdb.collections.topics import read_topics
-from tcdb.collections.trec_eval_output import read_trec_eval
+from tcdb.collections.assessor_forms.formats import read_judgments
+from tcdb.collections.qrels.formats import read_qrels
+from tcdb.collections.runs.trec import read_run
+from tcdb.collections.scores.tidy import read_tidy_scores
+from tcdb.collections.scores.trec_eval import read_trec_eval
+from tcdb.collections.topics.formats import read_topics
+from tcdb.collections.topics.ids import read_topics_or_ids
 from tcdb.errors import InputError
 
 CONVENTIONS = {"LF": "\n", "CRLF": "\r\n", "CR": "\r"}

@@ -4,7 +4,8 @@ trec_eval reads ranks, grades and iterations with C's atoi/strtol and scores wit
 Python's int()/float() also read `1_0`, `٣`, `１`, ` 7`. The oracle here is the C library itself
 (strtod / strtol through ctypes): a token is accepted exactly when C reads all of it as a decimal
 number, finite and in range — hexadecimal floats, `nan` and `inf`, which C also reads, are
-refused by choice (see `tcdb.collections.numeric`) — and then has C's value. Through the CLI, on
+refused by choice (see `tcdb.collections.files.numeric`) — and then has C's value. Through the CLI,
+on
 both databases, each field of each reader refuses the Python-only forms with file, line and
 reason and changes no row, and the C forms Python also reads are stored with C's values.
 """
@@ -58,7 +59,7 @@ TOKENS = st.text(alphabet=TOKEN_CHARS, min_size=1, max_size=8)
 @given(token=st.one_of(TOKENS, st.floats(allow_nan=True).map(repr),
                        st.sampled_from(["1e400", "-1e400", "0x1p3", "infinity", "NAN", ".e1"])))
 def test_a_score_is_read_as_c_reads_a_decimal(token: str) -> None:
-    from tcdb.collections.numeric import parse_score
+    from tcdb.collections.files.numeric import parse_score
     from tcdb.limits import Refused
 
     c_value = _c_read(token, integer=False)
@@ -74,7 +75,7 @@ def test_a_score_is_read_as_c_reads_a_decimal(token: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(token=st.one_of(TOKENS, st.integers(-(2**40), 2**40).map(str)))
 def test_an_integer_is_read_as_c_reads_a_decimal(token: str) -> None:
-    from tcdb.collections.numeric import parse_integer
+    from tcdb.collections.files.numeric import parse_integer
     from tcdb.limits import Refused
 
     bounds = (-(2**31), 2**31 - 1)

@@ -61,7 +61,7 @@ def _reads_or_refuses(parse: Callable[[Path], Any], data: bytes, name: str) -> A
 
 
 def _read_run(path: Path) -> Any:
-    from tcdb.collections.runs import read_run
+    from tcdb.collections.runs.trec import read_run
 
     return read_run(path)
 
@@ -88,7 +88,7 @@ def test_run_parser_run_like_bytes(data: bytes) -> None:
 
 
 def _read_qrels(path: Path) -> Any:
-    from tcdb.collections.qrels import read_qrels
+    from tcdb.collections.qrels.formats import read_qrels
 
     return read_qrels(path)
 
@@ -113,7 +113,7 @@ def test_qrels_parser_qrels_like_bytes(data: bytes) -> None:
 
 
 def _read_trec(path: Path) -> Any:
-    from tcdb.collections.trec_documents import read_trec_documents
+    from tcdb.collections.documents.trec import read_trec_documents
 
     return list(read_trec_documents(path))
 

@@ -1,4 +1,4 @@
-"""Issue 41, class 1: YAML from a file is data (`tcdb.collections.yaml_input`).
+"""Issue 41, class 1: YAML from a file is data (`tcdb.collections.files.yaml_input`).
 
 Every YAML file tcdb reads — a collection spec, a run's ir_metadata header or side file, a
 literature file — goes through one loader: bounded (bytes, depth, aliases and what they
@@ -190,7 +190,7 @@ def test_plain_yaml_still_reads(world: World, database_url: str, use_db: str, cl
                                 tmp_path: Path) -> None:
     """The bounds refuse bombs, not YAML people write: numbers and dates as labels (kept as
     written), a quoted date, an anchor used twice and an extension key in ir_metadata."""
-    from tcdb.collections.spec import load_spec
+    from tcdb.collections.specs.spec import load_spec
 
     (tmp_path / "d").mkdir()
     spec = write(tmp_path, "spec.yaml", "name: plain\ngrades: [0, 3]\nid_fallback: false\n"
@@ -213,7 +213,7 @@ def test_plain_yaml_still_reads(world: World, database_url: str, use_db: str, cl
 def test_the_loader_refuses_a_bomb_before_building_it(tmp_path: Path) -> None:
     """A bomb is refused from the composed tree (its expanded size counted on shared nodes,
     not built): 8 keys, l0 of 9 texts, each next list 9 aliases of the one before."""
-    from tcdb.collections.yaml_input import load_yaml
+    from tcdb.collections.files.yaml_input import load_yaml
     from tcdb.errors import InputError
 
     with pytest.raises(InputError) as caught:

@@ -1,0 +1,1 @@
+"""What assessors receive (blind pools) and what they send back (judgments)."""

@@ -1,0 +1,1 @@
+"""Document files: TREC SGML (with TrecDocs' markup rules), JSONL/BEIR, LongEval's URL tables."""

@@ -1,0 +1,1 @@
+"""Relevance judgments: TREC qrels and BEIR TSV."""

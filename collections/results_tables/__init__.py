@@ -1,0 +1,1 @@
+"""Results published as tables: organisers' results tables and figures from the literature."""

@@ -1,0 +1,1 @@
+"""Topic files in the field's shapes, and files of topic ids."""
