@@ -38,7 +38,7 @@ CANDIDATE_MEASURES = ["nDCG@10", "AP", "P@10", "P@20", "P@5", "nDCG@20", "nDCG@1
 def database_url() -> str:
     """The database the dashboard reads (TCDB_DATABASE_URL or the embedded default)."""
     from tcdb.settings import get_settings
-    from tcdb.storage.db import normalise_url
+    from tcdb.storage.urls import normalise_url
 
     return normalise_url(get_settings().database_url)
 

@@ -23,7 +23,7 @@ def read_only_url(url: str) -> str:
     Why: the dashboard only reads; on PostgreSQL `default_transaction_read_only` makes the
     server refuse any write, whichever code path opens the session.
     """
-    from tcdb.storage.db import normalise_url
+    from tcdb.storage.urls import normalise_url
 
     url = normalise_url(url)
     parsed = make_url(url)

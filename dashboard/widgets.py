@@ -199,7 +199,7 @@ def empty_database() -> None:
 
 
 def mask(url: str) -> str:
-    from tcdb.storage.db import mask_url
+    from tcdb.storage.urls import mask_url
 
     return mask_url(url)
 

@@ -21,7 +21,8 @@ from tcdb.flows.common import Stopwatch, retry_transient
 from tcdb.flows.dask_runner import reach_scheduler
 from tcdb.flows.state import evaluation_targets
 from tcdb.operations.database import Database
-from tcdb.scoring.parallel import RunValues, ScoringJob
+from tcdb.scoring.compute import RunValues
+from tcdb.scoring.parallel import ScoringJob
 from tcdb.settings import DaskAddress, get_settings
 
 # Used when neither the caller nor the core names measures.

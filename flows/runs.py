@@ -22,7 +22,7 @@ from tcdb.flows.state import complete_snapshots, known_run_checksums
 from tcdb.operations.database import Database
 
 if TYPE_CHECKING:
-    from tcdb.runs.operations import ImportedRun
+    from tcdb.runs.requests import ImportedRun
 
 DEFAULT_DROP_FOLDER = "runs"
 # Files still being written or not meant for import.
@@ -78,7 +78,7 @@ def import_run_file(collection: str, snapshot: str, path: str) -> ImportedRun:
     """Import one dropped run file with the `run_import` task (idempotent by checksum in the
     core as well; retried on transient errors only)."""
     from tcdb.flows.tasks import TASKS
-    from tcdb.runs.operations import RunImportRequest, RunImportResult
+    from tcdb.runs.requests import RunImportRequest, RunImportResult
 
     result = TASKS["run_import"](RunImportRequest.of(collection=collection, snapshot=snapshot,
                                                      files=[path]))

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from tcdb.storage.db import get_engine, mask_url, normalise_url
+from tcdb.storage.db import get_engine
+from tcdb.storage.urls import mask_url, normalise_url
 from tests.databases import require_postgres
 
 

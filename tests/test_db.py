@@ -9,7 +9,8 @@ from sqlmodel import Session
 from tcdb.errors import DatabaseError
 from tcdb.schema import Collection, Document, SnapshotStatus
 from tcdb.storage.bulk import bulk_insert, bulk_insert_columns
-from tcdb.storage.db import get_engine, mask_url, normalise_url
+from tcdb.storage.db import get_engine
+from tcdb.storage.urls import mask_url, normalise_url
 
 
 def _collection(session: Session) -> int:

@@ -186,15 +186,14 @@ def test_run_update_fixes_metadata_and_keeps_entries_and_scores(round1: Path, cl
 
 
 def test_run_update_refuses_typos_and_empty_updates(round1: Path) -> None:
-    from tcdb.api import run_import
-    from tcdb.runs import RunMetadata, update_runs
+    from tcdb.api import run_import, run_update
 
     run_import("c", "s", _files(round1), metadata=round1 / "runs.csv")
     with pytest.raises(NotFoundError, match="no run 'bta'"):
-        update_runs(Database(), "c", "s", ["alpha", "bta"], RunMetadata(group="x"))
+        run_update("c", "s", ["alpha", "bta"], group="x")
     assert _runs()["alpha"]["group"] == "GUIR_S2"  # nothing was written
     with pytest.raises(FieldError, match="nothing to update"):
-        update_runs(Database(), "c", "s", ["alpha"], RunMetadata())
+        run_update("c", "s", ["alpha"])
 
 
 def test_run_delete_takes_entries_scores_and_pool_membership(round1: Path, cli: Any) -> None:

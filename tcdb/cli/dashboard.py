@@ -17,7 +17,7 @@ def dashboard(
     """Browse snapshot drift, persistence, reusability, pools and run comparisons."""
     from tcdb.cli.database import cli_database
     from tcdb.dashboard.launch import run_dashboard
-    from tcdb.storage.db import mask_url
+    from tcdb.storage.urls import mask_url
 
     url = cli_database().url  # --database-url, else the configured one
     # 0.0.0.0 / :: listen on every interface (a container, a shared machine); not an address

@@ -16,7 +16,8 @@ def info(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) 
     from tcdb.cli.database import cli_database
     from tcdb.schema.base import metadata
     from tcdb.storage import migrate
-    from tcdb.storage.db import database_faults, mask_url
+    from tcdb.storage.db import database_faults
+    from tcdb.storage.urls import mask_url
 
     # its first connection refuses a database not at the head revision
     db = cli_database()

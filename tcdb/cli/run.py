@@ -21,7 +21,7 @@ from tcdb.errors import some
 if TYPE_CHECKING:
     from tcdb.runs.exporting import RunExportResult
     from tcdb.runs.listing import RunsResult
-    from tcdb.runs.operations import RunChangeRow, RunChangesResult, RunImportResult
+    from tcdb.runs.requests import RunChangeRow, RunChangesResult, RunImportResult
 
 app = typer.Typer(help=summary("run"), no_args_is_help=True)
 

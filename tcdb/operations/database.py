@@ -25,14 +25,15 @@ class Database:
     url: str
 
     def __init__(self, url: str | None = None) -> None:
-        from tcdb.storage.db import configured_url, normalise_url
+        from tcdb.storage.db import configured_url
+        from tcdb.storage.urls import normalise_url
 
         object.__setattr__(self, "url", normalise_url(url) if url else configured_url())
 
     @property
     def shown(self) -> str:
         """The URL with its password hidden, for messages."""
-        from tcdb.storage.db import mask_url
+        from tcdb.storage.urls import mask_url
 
         return mask_url(self.url)
 

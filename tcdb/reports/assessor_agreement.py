@@ -138,7 +138,7 @@ def assessor_agreement(request: AgreementRequest, db: Database) -> AgreementResu
     from tcdb.queries import snapshot_topics
     from tcdb.queries.qrels import qrels_of
     from tcdb.queries.runs import read_runs
-    from tcdb.reports.persistence_scores import _topic_lists
+    from tcdb.queries.topic_selection import topic_lists
     from tcdb.runs import get_runs
     from tcdb.schema import QrelsSet, Snapshot
     from tcdb.scoring.measures import parse_measures
@@ -166,7 +166,7 @@ def assessor_agreement(request: AgreementRequest, db: Database) -> AgreementResu
         kept: set[str] | None = None
         if topics != "all":
             names = snapshot_topics(conn, snap.pk)
-            members = _topic_lists(session, found_collection(session, snap),
+            members = topic_lists(session, found_collection(session, snap),
                                    {snap.label: dict.fromkeys(names, "")},
                                    topics)[snap.label]
             only = f" AND pe.topic_id IN ({', '.join(str(int(t)) for t in members)})"

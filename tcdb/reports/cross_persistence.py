@@ -23,13 +23,13 @@ from collections.abc import Sequence
 
 from tcdb.errors import FieldError, some
 from tcdb.operations.database import Database
+from tcdb.queries.topic_selection import topic_lists
 from tcdb.reports.persistence_scores import (
     NO_SCORES,
     SEVERAL_RUNS,
     PersistenceScores,
     QrelsChoice,
     _check_snapshots,
-    _topic_lists,
     choose_systems,
     resolve_qrels,
 )
@@ -112,7 +112,7 @@ def cross_snapshot_scores(
             # NumRel, NumQ: an unanswered judged topic as trec_eval -c gives it
             stored[label] = with_unanswered(conn, qset.pk, names, mids, judged[label],
                                             done[label], stored[label])
-        selected = _topic_lists(session, collection, judged, topics)
+        selected = topic_lists(session, collection, judged, topics)
     data.topics, data.n_selected = mapped_topics(selected, set(data.topic_names[first]))
     for name in names:
         mid = mids.get(name, -1)

@@ -27,7 +27,7 @@ def qrels_option(**kwargs: Any) -> Any:
 
 def topics_option(default: Any = "all") -> Any:
     """`topics`: all (the default), core, or a topic set's name, resolved by
-    `tcdb.reports.common.select_topics` / the persistence resolver. A report about a subset
+    `tcdb.queries.topic_selection.select_topics` / the persistence resolver. A report about a subset
     (`report subset`) passes `...`: there the selection is required."""
     return option(default, metavar="TOPICS", help=TOPICS_HELP)
 
@@ -57,11 +57,12 @@ def topic_set_name(selection: str | None) -> str | None:
 
 
 # A `topics` field of a request: `all`, `core` or a topic set's name, kept as given so the
-# result echoes the selection the user made; resolved by `tcdb.reports.common.select_topics`.
-TopicSet = Name  # a name by tcdb.names' rule (`all`, `core` and `set:NAME` pass it)
+# result echoes the selection the user made; resolved by
+# `tcdb.queries.topic_selection.select_topics`. (A `TopicSet` is the table of named sets.)
+TopicSelection = Name  # a name by tcdb.names' rule (`all`, `core` and `set:NAME` pass it)
 
 
 def topic_set_option(default: Any = "all") -> Any:
-    """`topics` for requests whose field is a `TopicSet`: the same default and help as
+    """`topics` for requests whose field is a `TopicSelection`: the same default and help as
     `topics_option`."""
     return topics_option(default)

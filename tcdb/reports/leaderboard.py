@@ -16,7 +16,7 @@ from pydantic import BaseModel, computed_field, field_validator, model_validator
 from tcdb.errors import FieldError, some
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicSet, alpha_option, qrels_option, topic_set_option
+from tcdb.reports.fields import TopicSelection, alpha_option, qrels_option, topic_set_option
 from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import Correction, PairedTest
 
@@ -42,7 +42,7 @@ class LeaderboardRequest(Request):
     correction: str = option(Correction.holm.value, help="Correction within each new entry's "
                              "family (it vs every earlier SOTA): "
                              f"{', '.join(Correction)}.")
-    topics: TopicSet = topic_set_option()
+    topics: TopicSelection = topic_set_option()
     runs: Names | None = option(None, help="Only these runs (repeat; default: every run, each "
                                  "needs a submitted date).")
     permutations: int = option(10_000, metavar="N", help="Resamples of the randomisation test.")

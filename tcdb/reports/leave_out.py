@@ -168,9 +168,10 @@ def leave_out(request: LeaveOutRequest, db: Database) -> LeaveOutResult:
         qrels_topics,
         stored_scores,
     )
-    from tcdb.reports.common import select_topics
+    from tcdb.queries.topic_selection import select_topics
     from tcdb.runs import get_runs
-    from tcdb.scoring.evaluate import evaluate, score_runs
+    from tcdb.scoring.compute import score_runs
+    from tcdb.scoring.evaluate import evaluate
     from tcdb.scoring.scores import with_unanswered
 
     started = time.perf_counter()

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sqlalchemy import select
-from sqlmodel import Session, col
+from sqlmodel import col
 
 from tcdb.errors import ConflictError, FieldError, NotFoundError, some
 from tcdb.operations.database import Database
+from tcdb.queries.topic_selection import topic_lists
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,34 +116,6 @@ def _closest(name: str, known: Sequence[str], n: int = 3) -> list[str]:
     return [known[i] for ratio, i in sorted(ratios)[:n] if -ratio >= 0.5]
 
 
-def _topic_lists(session: Session, collection: str, judged: dict[str, dict[int, str]],
-                 selection: str) -> dict[str, list[int]]:
-    """Each snapshot's topic ids under the selection (all / core / a topic set name).
-
-    `core`: topics present in every snapshot (`tcdb.catalog.topic_sets.core_topic_ids`) and
-    judged in each one's qrels set, so every snapshot averages over the same topics.
-    """
-    from tcdb.queries import core_topic_ids, topic_set_topic_ids
-
-    chosen: dict[str, set[int]]
-    if selection == "all":
-        chosen = {label: set(ids) for label, ids in judged.items()}
-    elif selection == "core":
-        common = core_topic_ids(session, collection, list(judged))
-        for ids in judged.values():
-            common &= set(ids)
-        chosen = dict.fromkeys(judged, common)
-    else:
-        members = topic_set_topic_ids(session, collection, selection)
-        chosen = {label: set(ids) & members for label, ids in judged.items()}
-    for label, members_of in chosen.items():
-        if not members_of:
-            what = "no judged topics" if selection == "all" else \
-                f"no judged topics in the {selection!r} selection"
-            raise FieldError("topics", f"snapshot {label!r} has {what}")
-    return {label: sorted(ids) for label, ids in chosen.items()}
-
-
 def load_persistence_scores(
 
 
@@ -218,12 +191,12 @@ def load_persistence_scores(
             # NumRel, NumQ: an unanswered judged topic as trec_eval -c gives it
             values[label] = with_unanswered(conn, qset.pk, names, mids, judged[label],
                                             done[label], got)
-        topic_lists = _topic_lists(session, collection, judged, topics)
+        chosen_topics = topic_lists(session, collection, judged, topics)
 
     label_of = system_labels(systems_seen)
     runs = {label: {label_of[sid]: found for sid, found in by_system.items()}
             for label, by_system in by_id.items()}
-    data = PersistenceScores(collection, labels, qrels_names, topics, topic_lists, topic_names)
+    data = PersistenceScores(collection, labels, qrels_names, topics, chosen_topics, topic_names)
     for sid, groups in sorted(run_groups.items(), key=lambda item: label_of[item[0]]):
         if len(groups) > 1:
             said = "; ".join(f"{g} in {', '.join(sorted(s))}" for g, s in sorted(groups.items()))
@@ -262,7 +235,7 @@ def load_persistence_scores(
             for label in labels:
                 by_topic = values[label].get((chosen[label][0], mid), {})
                 rows_out.extend((system, label, t, by_topic.get(t, 0.0))
-                                for t in topic_lists[label])
+                                for t in chosen_topics[label])
         data.frames[name] = pd.DataFrame(rows_out, columns=["system", "snapshot", "topic",
                                                             "value"])
     return data

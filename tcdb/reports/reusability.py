@@ -37,7 +37,8 @@ from tcdb.operations import (
 )
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.queries import load_judgments, load_top_k, stored_scores
-from tcdb.reports.common import per_topic_frame, select_topics
+from tcdb.queries.topic_selection import select_topics
+from tcdb.reports.common import per_topic_frame
 from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.scoring.measures import MeasureNames
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED

@@ -74,7 +74,7 @@ def load_run_scores(
         relevant_ranks,
         score_rows,
     )
-    from tcdb.reports.common import select_topics
+    from tcdb.queries.topic_selection import select_topics
     from tcdb.runs import get_runs
     from tcdb.schema import QrelsKind, System
     from tcdb.scoring.evaluate import evaluate

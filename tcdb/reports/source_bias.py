@@ -142,7 +142,7 @@ def _report(request: SourceBiasRequest, db: Database, collection: str, snapshot:
     from tcdb.judging.by_source import derive_source_qrels, parent_name, store_source_qrels
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import documents_per_source
-    from tcdb.reports.common import select_topics
+    from tcdb.queries.topic_selection import select_topics
     from tcdb.reports.source_bias_scores import score_in_memory, score_stored
     from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import provider_data

@@ -8,9 +8,6 @@ one transaction.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, select
@@ -21,6 +18,7 @@ from tcdb.errors import FieldError
 from tcdb.operations.database import Database
 from tcdb.runs.listing import get_runs
 from tcdb.runs.metadata import RunMetadata, read_run_metadata
+from tcdb.runs.requests import RunChangeRow, RunDeleteRequest, RunUpdateRequest
 from tcdb.runs.systems import get_system
 from tcdb.schema import Pool, PoolRun, Run, RunEntry, RunType, Score, System
 from tcdb.storage.housekeeping import delete_run
@@ -74,43 +72,16 @@ def _drop_if_orphan(session: Session, system: System) -> None:
         session.flush()
 
 
-@dataclass
-class RunChange:
-    """What `update_runs` or `delete_runs` did to one run."""
+def update_runs(db: Database, request: RunUpdateRequest) -> list[RunChangeRow]:
+    """Set the request's metadata on stored runs, in one transaction.
 
-    collection: str
-    snapshot: str
-    run: str
-    status: str  # "updated" | "unchanged" | "deleted"
-    changed: list[str] = field(default_factory=list)  # updated fields
-    n_entries: int = 0  # deleted entries
-    n_scores: int = 0  # deleted scores
-    pools: list[str] = field(default_factory=list)  # pools the run contributed to
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def update_runs(
-
-
-    db: Database,
-    collection: str,
-    snapshot: str,
-    tags: Sequence[str] = (),
-    meta: RunMetadata | None = None,
-    *,
-    metadata: Mapping[str, RunMetadata] | Path | str | None = None,
-) -> list[RunChange]:
-    """Set the given metadata on stored runs, in one transaction.
-
-    `meta` applies to every run in `tags`; `metadata` (a table or its file) gives runs their
-    own, and wins over `meta`. Without `tags`, the runs the table names. Every tag must be a
-    run of the snapshot: a typo is an error, not a silent no-op.
+    The request's fields apply to every run in `tags`; its `metadata` table gives runs their
+    own, and wins over the fields. Without `tags`, the runs the table names. Every tag must be
+    a run of the snapshot: a typo is an error, not a silent no-op.
     """
-    table = read_run_metadata(metadata) if isinstance(metadata, Path | str) else metadata or {}
-    meta = meta or RunMetadata()
-    chosen = list(dict.fromkeys([*tags, *table]))
+    table = read_run_metadata(request.metadata) if request.metadata is not None else {}
+    meta = request.given_metadata()
+    chosen = list(dict.fromkeys([*request.tags, *table]))
     if not chosen:
         raise FieldError("tags/metadata", "name the runs to update, or give a metadata table")
     if not meta.given() and not any(row.given() for row in table.values()):
@@ -118,28 +89,28 @@ def update_runs(
                          "first_stage", "nothing to update: give a field to change")
     changes = []
     with db.session() as session:
-        snap = get_snapshot(session, collection, snapshot)
+        snap = get_snapshot(session, request.collection, request.snapshot)
         for run in get_runs(session, snap, chosen):
             row = table.get(run.tag)
             changed = apply_metadata(session, run, snap.collection_id,
                                      meta if row is None else row.over(meta))
-            changes.append(RunChange(collection, snap.label, run.tag,
-                                     "updated" if changed else "unchanged", changed))
+            changes.append(RunChangeRow(
+                collection=request.collection, snapshot=snap.label, run=run.tag,
+                status="updated" if changed else "unchanged", changed=changed))
     return changes
 
 
-def delete_runs(db: Database, collection: str, snapshot: str,
-                tags: Sequence[str]) -> list[RunChange]:
+def delete_runs(db: Database, request: RunDeleteRequest) -> list[RunChangeRow]:
     """Delete runs with their entries, scores and pool memberships, in one transaction.
 
     A pool keeps the documents a deleted run put in it: assessors may already hold them.
     """
-    if not tags:
+    if not request.tags:
         raise FieldError("tags", "name the runs to delete")
     changes = []
     with db.session() as session:
-        snap = get_snapshot(session, collection, snapshot)
-        for run in get_runs(session, snap, list(dict.fromkeys(tags))):
+        snap = get_snapshot(session, request.collection, request.snapshot)
+        for run in get_runs(session, snap, list(dict.fromkeys(request.tags))):
             n_entries = _count(session, RunEntry, run.pk)
             n_scores = _count(session, Score, run.pk)
             pools = list(session.execute(
@@ -151,9 +122,10 @@ def delete_runs(db: Database, collection: str, snapshot: str,
             session.expunge(run)
             if system is not None:
                 _drop_if_orphan(session, system)
-            changes.append(RunChange(collection, snap.label, run.tag, "deleted",
-                                     n_entries=n_entries + run.n_unresolved, n_scores=n_scores,
-                                     pools=pools))
+            changes.append(RunChangeRow(
+                collection=request.collection, snapshot=snap.label, run=run.tag,
+                status="deleted", n_entries=n_entries + run.n_unresolved, n_scores=n_scores,
+                pools=pools))
     return changes
 
 

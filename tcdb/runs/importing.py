@@ -38,7 +38,7 @@ from tcdb.runs.editing import NEW_RUN, apply_metadata, metadata_columns
 from tcdb.runs.entries import PreparedRun, prepare_run, write_entries
 from tcdb.runs.id_index import IdIndex
 from tcdb.runs.metadata import RunMetadata
-from tcdb.runs.operations import ImportedRun, RunImportRequest
+from tcdb.runs.requests import ImportedRun, RunImportRequest
 from tcdb.runs.systems import get_system, system_name
 from tcdb.schema import Run, RunCategory, RunType
 from tcdb.storage.housekeeping import clear_run

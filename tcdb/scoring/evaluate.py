@@ -24,14 +24,15 @@ from sqlmodel import Session
 
 from tcdb.operations.database import Database
 from tcdb.progress import Progress
-from tcdb.queries import read_runs
 from tcdb.schema.enums import QrelsKind
-from tcdb.scoring.measures import check_providers, parse_measures, provider_failed
+from tcdb.scoring.compute import removed_by, score_runs
+from tcdb.scoring.measures import check_providers, parse_measures
 from tcdb.storage.bulk import bulk_insert
 
 if TYPE_CHECKING:
     from tcdb.schema import QrelsSet, Snapshot
-    from tcdb.scoring.parallel import RunValues, ScoringJob
+    from tcdb.scoring.compute import RunValues
+    from tcdb.scoring.parallel import ScoringJob
 
 SCORE_COLUMNS = ["run_id", "qrels_set_id", "residual_of_id", "measure_id", "topic_id", "value"]
 EVALUATION_COLUMNS = ["run_id", "qrels_set_id", "residual_of_id", "measure_id", "source",
@@ -289,20 +290,6 @@ def _scored(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_i
     return _scored_here(conn, snapshot_id, qrels_set_id, residual_of_id, todo)
 
 
-def removed_by(conn: Connection, residual_of_id: int, snapshot_id: int
-               ) -> dict[str, set[str]] | None:
-    """Topic → the documents a residual evaluation removes (those `residual_of_id` judged),
-    or None when the evaluation is not residual (0)."""
-    from tcdb.queries import qrels_records
-
-    if not residual_of_id:
-        return None
-    removed: dict[str, set[str]] = {}
-    for record in qrels_records(conn, residual_of_id, snapshot_id):
-        removed.setdefault(record.topic_id, set()).add(record.doc_id)
-    return removed
-
-
 def _scored_here(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_id: int,
                  todo: dict[tuple[str, ...], list[int]],
                  ) -> Iterator[list[tuple[int, RunValues]]]:
@@ -331,42 +318,3 @@ def _store(conn: Connection, snapshot_id: int, qrels_set_id: int, residual_of_id
                           len(by_topic), now))
     n_scores = bulk_insert(conn, "score", SCORE_COLUMNS, scores)
     return bulk_insert(conn, "evaluation", EVALUATION_COLUMNS, marks), n_scores
-
-
-def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
-               measures: Sequence[str], qrels: dict[str, dict[str, int]], *,
-               removed: dict[str, set[str]] | None = None,
-               ) -> Iterator[tuple[int, dict[str, dict[str, float]]]]:
-    """Per run: measure → {external topic id: value} with ir_measures, nothing stored.
-
-    Only the topics the run answered get a value; a qrels topic it did not answer counts 0 in
-    `trec_eval -c` means, which the readers of scores apply. `removed` (topic → documents)
-    are taken out of every ranking first: what is left keeps its order, since ir_measures
-    ranks by score. Measures that all stop at a cutoff read only that deep into each ranking
-    (`tcdb.scoring.measures.ranking_depth`).
-    """
-    import ir_measures
-
-    from tcdb.scoring.measures import ranking_depth
-
-    parsed = {name: ir_measures.parse_measure(name) for name in measures}
-    name_of = {measure: name for name, measure in parsed.items()}
-    try:
-        evaluator = ir_measures.evaluator(list(parsed.values()), qrels)
-    except Exception as error:  # noqa: BLE001 - a provider's failure is one line, never a trace
-        raise provider_failed(measures, error) from None
-    depth = None if removed else ranking_depth(measures)  # removing documents moves ranks up
-    for run_id, run in read_runs(conn, snapshot_id, run_ids, depth):
-        if removed:
-            run = {topic: {doc: score for doc, score in docs.items()
-                           if doc not in removed.get(topic, ())}
-                   for topic, docs in run.items()}
-            run = {topic: docs for topic, docs in run.items() if docs}
-        values: dict[str, dict[str, float]] = {name: {} for name in measures}
-        try:
-            for metric in evaluator.iter_calc(run):
-                if metric.query_id in run:
-                    values[name_of[metric.measure]][metric.query_id] = float(metric.value)
-        except Exception as error:  # noqa: BLE001 - as above: name the measure and provider
-            raise provider_failed(measures, error) from None
-        yield run_id, values

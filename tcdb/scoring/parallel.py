@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-# A run's per-topic values: measure → {external topic id: value}
-RunValues = dict[str, dict[str, float]]
+from tcdb.scoring.compute import RunValues, removed_by, score_runs
 
 # Below this many runs to score, worker processes cost more than they save (each reads the
 # snapshot's document names and the qrels before its first run); `workers=N` overrides it.
@@ -57,7 +56,6 @@ def make_jobs(url: str, snapshot_id: int, qrels_set_id: int, residual_of_id: int
 def score_job(job: ScoringJob) -> list[tuple[int, RunValues]]:
     """Score one job's runs in this process (a pool worker, a Dask worker, or the caller)."""
     from tcdb.queries import qrels_of
-    from tcdb.scoring.evaluate import removed_by, score_runs
     from tcdb.storage.db import get_engine
 
     with get_engine(job.url).connect() as conn:

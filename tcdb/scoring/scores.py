@@ -151,9 +151,9 @@ def _table(
 def _in_topic_set(session: Session, collection: str, snap: Snapshot, qtopics: dict[int, str],
                   selection: str, qrels: str) -> dict[int, str]:
     """The qrels topics under the selection (all / core / a topic set, resolved by the
-    reports' `select_topics`); none is an error (a mean over nothing is no mean)."""
+    `select_topics`); none is an error (a mean over nothing is no mean)."""
     from tcdb.errors import FieldError
-    from tcdb.reports.common import select_topics
+    from tcdb.queries.topic_selection import select_topics
 
     try:
         kept = select_topics(session, collection, snap, list(qtopics), selection)
@@ -258,11 +258,11 @@ def per_topic_scores(
 
 def _core(db: Database, collection: str, snapshots: Sequence[str], qrels: str) -> set[int]:
     """Topic ids every snapshot has and judges in its qrels set of that name (`core` as the
-    reports resolve it: `tcdb.reports.persistence_scores._topic_lists`)."""
+    reports resolve it: `tcdb.queries.topic_selection.topic_lists`)."""
     from tcdb.catalog.collections import get_snapshot
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import qrels_topics
-    from tcdb.reports.persistence_scores import _topic_lists
+    from tcdb.queries.topic_selection import topic_lists
 
     with db.session() as session:
         judged = {}
@@ -270,4 +270,4 @@ def _core(db: Database, collection: str, snapshots: Sequence[str], qrels: str) -
             snap = get_snapshot(session, collection, label)
             qset = get_qrels_set(session, snap, qrels)
             judged[label] = qrels_topics(session.connection(), qset.pk, snap.pk)
-        return set(next(iter(_topic_lists(session, collection, judged, "core").values())))
+        return set(next(iter(topic_lists(session, collection, judged, "core").values())))

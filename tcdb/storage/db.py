@@ -6,7 +6,6 @@ from __future__ import annotations
 import atexit
 import logging
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -19,28 +18,12 @@ from sqlmodel import Session
 
 from tcdb.errors import BusyError, DatabaseError
 from tcdb.settings import get_settings
+from tcdb.storage.urls import mask_url, normalise_url
 
 _ENGINES: dict[str, Engine] = {}
 _OWNER_PID = os.getpid()  # the process whose connections `_ENGINES` holds (see close_engines)
 SQLITE_BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another one to finish
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6  # result codes: another connection holds the lock
-
-
-def normalise_url(url: str) -> str:
-    """Accept the URLs people type: `postgresql://` means psycopg 3 here."""
-    if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://") :]
-    if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://") :]
-    return url
-
-
-def mask_url(url: str) -> str:
-    """The URL with its password hidden, for display."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return re.sub(r":[^:@/]+@", ":***@", url)
 
 
 @contextmanager

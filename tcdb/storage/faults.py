@@ -78,7 +78,7 @@ def _driver_error(exc: BaseException) -> BaseException:
 
 def _current_where() -> str:
     from tcdb.settings import get_settings
-    from tcdb.storage.db import mask_url, normalise_url
+    from tcdb.storage.urls import mask_url, normalise_url
 
     return mask_url(normalise_url(get_settings().database_url))
 

@@ -13,7 +13,8 @@ import re
 from sqlalchemy import text
 
 from tcdb.errors import FieldError
-from tcdb.storage.db import configured_url, get_engine, mask_url
+from tcdb.storage.db import configured_url, get_engine
+from tcdb.storage.urls import mask_url
 
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
