@@ -52,6 +52,7 @@ MODULES: list[str] = [
     "tcdb.reports.source_bias",
     "tcdb.judging.by_source",
     "tcdb.reports.persistence",
+    "tcdb.reports.per_topic_deltas",
     "tcdb.reports.topic_deltas",
     "tcdb.reports.ranking_agreement",
     "tcdb.reports.drift",

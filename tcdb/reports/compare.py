@@ -40,7 +40,7 @@ from tcdb.reports.compare_result import (
     OutcomePair,
     Outcomes,
 )
-from tcdb.reports.fields import TopicSelection, alpha_option, qrels_option, topic_set_option
+from tcdb.reports.fields import TopicChoice, alpha_option, qrels_option, topic_set_option
 from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, Correction
 
@@ -63,7 +63,7 @@ class CompareRequest(Request):
                               "earlier date (`run update --date`); one family per run.")
     correction: str = option(Correction.holm.value, help="Multiple-comparison correction within "
                              f"each family: {', '.join(Correction)} (bh: Benjamini–Hochberg).")
-    topics: TopicSelection = topic_set_option()
+    topics: TopicChoice = topic_set_option()
     k: int = option(K, help="Cutoff of the outcome breakdown (100 as in Lin et al.'s MS MARCO "
                     "study).")
     alpha: float = alpha_option("Level of the outcome decision rules.")

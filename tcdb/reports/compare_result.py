@@ -13,11 +13,21 @@ from pydantic import BaseModel, computed_field
 
 from tcdb.operations import Result
 from tcdb.operations.lineage import Lineage
+from tcdb.operations.paper import PaperTable
+from tcdb.reports.aggregates import figure_said
+from tcdb.reports.paper_tables import (
+    BETTER,
+    WORSE,
+    bootstrap_note,
+    letter,
+    summed_note,
+    test_said,
+    topics_said,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tcdb.operations.paper import PaperTable
 
 OUTCOMES = ("neither", "only_a", "only_b", "both")
 
@@ -149,8 +159,6 @@ class CompareResult(Result):
 
     def paper_table(self) -> PaperTable:
         """Runs and means, marks from the paired t-test corrected within each family."""
-        from tcdb.reports.paper_tables import compare_paper
-
         return compare_paper(self)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -206,3 +214,49 @@ class CompareResult(Result):
                  "topics": p.counts[outcome], "share": p.shares[outcome]}
                 for p in self.outcomes.pairs for outcome in OUTCOMES if outcome in p.counts]
         return pd.DataFrame(rows, columns=["pair", "outcome", "topics", "share"])
+
+
+def compare_paper(result: CompareResult, test: str = "t") -> PaperTable:
+    """Runs with their mean; marks from the pairs' corrected p-values of `test`."""
+    runs = [r.run for r in result.runs]
+    means = {r.run: r.mean for r in result.runs}
+    baseline = result.family.baseline if result.family.design == "baseline" else None
+    marks: dict[str, str] = dict.fromkeys(runs, "")
+    for pair in result.pairs:
+        p = getattr(pair, f"p_{test}_corrected")
+        a, b = pair.run_a, pair.run_b
+        if p is None or p >= result.alpha or means[a] is None or means[b] is None \
+                or means[a] == means[b]:
+            continue
+        winner, loser = (a, b) if means[a] > means[b] else (b, a)  # type: ignore[operator]
+        if baseline is not None:
+            other = a if b == baseline else b
+            marks[other] += BETTER if winner == other else WORSE
+        else:
+            marks[winner] += letter(runs.index(loser))
+    if baseline is None:
+        marks = {run: "".join(sorted(m, key=lambda c: (len(c), c))) for run, m in marks.items()}
+    boot = bool(result.bootstrap)
+    columns = ([] if baseline else ["#"]) + ["run", "system", result.measure] + (
+        ["95 % CI low", "95 % CI high"] if boot else [])
+    rows = [([] if baseline else [letter(i)]) + [r.run, r.system, r.mean] + (
+        [r.ci_low, r.ci_high] if boot else []) for i, r in enumerate(result.runs)]
+    how = test_said(test, result.correction)
+    design = {"baseline": f"each run vs the baseline {baseline}",
+              "vs-earlier": "each run vs the runs submitted before it",
+              "all-pairs": "all pairs"}[result.family.design]
+    if baseline:
+        legend = (f"{BETTER} / {WORSE}: significantly better / worse than the baseline "
+                  f"{baseline} (p < {result.alpha:g}, {how}).")
+    else:
+        legend = (f"Superscripts: the letters of the runs this run is significantly better "
+                  f"than (p < {result.alpha:g}, {how} within each family: {design}).")
+    topics = topics_said(result.topic_set)
+    figure = figure_said(result.measure, result.aggregate)
+    caption = (f"{figure[0].upper()}{figure[1:]} on {result.collection} {result.snapshot}, "
+               f"qrels {result.qrels}, {topics} ({result.n_topics} topics); best in bold. "
+               f"{legend}{summed_note(result.measure, result.aggregate, result.n_topics)}")
+    return PaperTable(columns=columns, rows=rows, figures={result.measure: True},
+                      marks=[{result.measure: marks[r.run]} for r in result.runs],
+                      caption=caption, label="tab:compare", lineage=result.lineage,
+                      notes=bootstrap_note(result.bootstrap, result.seed))

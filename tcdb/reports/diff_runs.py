@@ -19,7 +19,7 @@ from pydantic import BaseModel, field_validator
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicSelection, qrels_option, topic_set_option
+from tcdb.reports.fields import TopicChoice, qrels_option, topic_set_option
 from tcdb.scoring.measures import MeasureName
 from tcdb.sorting import natural_key
 
@@ -40,7 +40,7 @@ class DiffRunsRequest(Request):
     run_b: Name = argument(help="Run B's tag.")
     measure: MeasureName = option("nDCG@10", help="Measure.", short="-m")
     qrels: Name = qrels_option()
-    topics: TopicSelection = topic_set_option()
+    topics: TopicChoice = topic_set_option()
     topic: Name | None = option(None, help="Show this topic's rankings side by side (default: "
                                 "the topic where the runs differ most).")
     depth: int = option(DEPTH, help="Ranks shown side by side.")

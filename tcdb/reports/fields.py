@@ -59,10 +59,10 @@ def topic_set_name(selection: str | None) -> str | None:
 # A `topics` field of a request: `all`, `core` or a topic set's name, kept as given so the
 # result echoes the selection the user made; resolved by
 # `tcdb.queries.topic_selection.select_topics`. (A `TopicSet` is the table of named sets.)
-TopicSelection = Name  # a name by tcdb.names' rule (`all`, `core` and `set:NAME` pass it)
+TopicChoice = Name  # a name by tcdb.names' rule (`all`, `core` and `set:NAME` pass it)
 
 
 def topic_set_option(default: Any = "all") -> Any:
-    """`topics` for requests whose field is a `TopicSelection`: the same default and help as
+    """`topics` for requests whose field is a `TopicChoice`: the same default and help as
     `topics_option`."""
     return topics_option(default)

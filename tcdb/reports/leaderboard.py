@@ -16,14 +16,16 @@ from pydantic import BaseModel, computed_field, field_validator, model_validator
 from tcdb.errors import FieldError, some
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicSelection, alpha_option, qrels_option, topic_set_option
+from tcdb.operations.paper import PaperTable
+from tcdb.reports.aggregates import figure_said
+from tcdb.reports.fields import TopicChoice, alpha_option, qrels_option, topic_set_option
+from tcdb.reports.paper_tables import BETTER, summed_note, test_said, topics_said
 from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import Correction, PairedTest
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tcdb.operations.paper import PaperTable
 
 # How each run stands in the chain (the dashboard's colours, in this order).
 KINDS = ["new SOTA, significant", "new SOTA, not significant", "first SOTA", "other run"]
@@ -42,7 +44,7 @@ class LeaderboardRequest(Request):
     correction: str = option(Correction.holm.value, help="Correction within each new entry's "
                              "family (it vs every earlier SOTA): "
                              f"{', '.join(Correction)}.")
-    topics: TopicSelection = topic_set_option()
+    topics: TopicChoice = topic_set_option()
     runs: Names | None = option(None, help="Only these runs (repeat; default: every run, each "
                                  "needs a submitted date).")
     permutations: int = option(10_000, metavar="N", help="Resamples of the randomisation test.")
@@ -123,8 +125,6 @@ class LeaderboardResult(Result):
 
     def paper_table(self) -> PaperTable:
         """Runs in submission order; † on a significant new state of the art."""
-        from tcdb.reports.paper_tables import leaderboard_paper
-
         return leaderboard_paper(self)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -217,3 +217,24 @@ def _kind(row: dict[str, object]) -> str:
     if row["previous_sota"] is None:
         return KINDS[2]
     return KINDS[0] if row["significant"] else KINDS[1]
+
+
+def leaderboard_paper(result: LeaderboardResult) -> PaperTable:
+    """Runs in submission order; † on a new SOTA significantly better than the one it
+    replaced."""
+    m = result.measure
+    rows = [[r.run, r.system, r.submitted, r.mean, "yes" if r.is_sota else "",
+             r.previous_sota, r.p_corrected] for r in result.runs]
+    marks = [{m: BETTER if r.is_sota and r.significant else ""} for r in result.runs]
+    how = test_said(result.test, result.correction)
+    topics = topics_said(result.topic_set)
+    caption = (f"Leaderboard over time: {figure_said(m, result.aggregate)} on "
+               f"{result.collection} {result.snapshot}, "
+               f"qrels {result.qrels}, {topics} ({result.n_topics} topics), in submission "
+               f"order; best in bold. {BETTER}: a new state of the art significantly better "
+               f"than the one it replaced (p < {result.alpha:g}, {how} within each new entry's "
+               "family of earlier SOTAs; p: corrected)."
+               f"{summed_note(m, result.aggregate, result.n_topics)}")
+    return PaperTable(columns=["run", "system", "submitted", m, "SOTA", "replaces", "p"],
+                      rows=rows, figures={m: True}, marks=marks, p_columns=["p"],
+                      caption=caption, label="tab:leaderboard", lineage=result.lineage)

@@ -30,18 +30,21 @@ from tcdb.operations import (
     option,
 )
 from tcdb.operations.lineage import Lineage, lineage_of
+from tcdb.operations.paper import PaperTable
 from tcdb.reports.fields import topics_option
+from tcdb.reports.paper_tables import BETTER, WORSE
 from tcdb.reports.persistence_scores import check_pivot
 from tcdb.scoring.measures import MeasureNames
-from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
+from tcdb.vocabulary import (
+    BELOW_PIVOT_MARK,
+    BOOTSTRAP_SAMPLES,
+    BOOTSTRAP_SEED,
+    SIGNIFICANCE_TESTS,
+    below_pivot_said,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from tcdb.operations.paper import PaperTable
-
-DELTA_COLUMNS = ["measure", "system", "snapshot", "topic", "topic_id", "topic_key", "score",
-                 "pivot_score", "delta"]
 
 
 class PersistenceRequest(Request):
@@ -164,8 +167,6 @@ class PersistenceResult(Result):
 
     def paper_table(self) -> PaperTable:
         """ARP per snapshot, RΔ/ER/ΔRI per later one; marks from the t-tests vs the first."""
-        from tcdb.reports.paper_tables import persistence_paper
-
         return persistence_paper(self)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -270,92 +271,53 @@ def _below(arp: float | None, pivot: float | None) -> bool:
     return arp is not None and pivot is not None and arp < pivot
 
 
-class PerTopicDeltasRequest(Request):
-    """Which systems, snapshots and measures to show topic by topic against the pivot."""
-
-    collection: Name = argument(help="Collection name.")
-    snapshots: Names = option(help="Snapshot labels, first one first.", flag="--snapshots",
-                               short="-s")
-    pivot: Name = option(help="Pivot system.")
-    measures: MeasureNames = option(["nDCG@10"], help="Measure (repeat).", short="-m")
-    qrels: Names | dict[Name, Name] = option(
-        ["original"], flag="--qrels",
-        help="Qrels set name, once for every snapshot or once per snapshot.")
-    topics: Name = topics_option()
-    systems: Names | None = option(None, flag="--system",
-                                    help="Only this system (repeat; the pivot is always in).")
-    compute: bool = option(True, help="Compute missing scores first (else only read).")
-
-
-class TopicDelta(BaseModel):
-    """One system on one topic of one snapshot against the pivot."""
-
-    measure: str
-    system: str
-    snapshot: str
-    topic: str  # the topic's external id in that snapshot
-    topic_id: int
-    topic_key: str  # its identity across snapshots
-    score: float | None
-    pivot_score: float | None
-    delta: float | None
-
-
-class PerTopicDeltasResult(Result):
-    """Per topic, each system's score minus the pivot's, in every snapshot."""
-
-    collection: str
-    pivot: str
-    rows: list[TopicDelta]
-    lineage: Lineage | None = None  # what the deltas were computed from
-
-    def to_frame(self) -> pd.DataFrame:
-        """`measure, system, snapshot, topic` (external id in that snapshot), `topic_id`,
-        `topic_key` (identity across snapshots), `score`, `pivot_score`, `delta`."""
-        import pandas as pd
-
-        return pd.DataFrame([r.model_dump() for r in self.rows], columns=DELTA_COLUMNS)
-
-
-@operation("per_topic_deltas", command="report per-topic-deltas")
-def per_topic_deltas(request: PerTopicDeltasRequest, db: Database) -> PerTopicDeltasResult:
-    """Per-topic improvement of every system over the pivot, per snapshot (LongEval's plot).
-
-    Why: whether an effect is carried by a few topics.
-    """
-    import pandas as pd
-
-    from tcdb.analysis.persistence import per_topic_deltas as deltas_of
-    from tcdb.reports.persistence_scores import load_persistence_scores
-
-    data = load_persistence_scores(db, request.collection, request.snapshots, request.measures,
-                                   request.qrels, request.topics, compute=request.compute,
-                                   systems=request.systems, keep=request.pivot)
-    check_pivot(data, request.pivot)
-    lineage = lineage_of(db, request.collection, runs=[
-        (label, tag) for by_system in data.runs.values() for tags in by_system.values()
-        for label, tag in tags.items()], qrels=list(data.qrels.items()),
-        topics=request.topics, measures=list(data.frames))
-    parts = []
-    for name, frame in data.frames.items():
-        deltas = deltas_of(frame, data.snapshots, request.pivot, topics=data.topics)
-        scores = frame.rename(columns={"value": "score"})
-        pivot_scores = scores[scores["system"] == request.pivot].drop(columns="system").rename(
-            columns={"score": "pivot_score"})
-        merged = (deltas.merge(scores, on=["system", "snapshot", "topic"], how="left")
-                  .merge(pivot_scores, on=["snapshot", "topic"], how="left"))
-        merged.insert(0, "measure", name)
-        parts.append(merged)
-    if not parts:
-        return PerTopicDeltasResult(collection=request.collection, pivot=request.pivot, rows=[],
-                                    lineage=lineage)
-    out = pd.concat(parts, ignore_index=True).rename(columns={"topic": "topic_id"})
-    out["topic"] = [data.topic_names[s].get(t, ("?", ""))[0]
-                    for s, t in zip(out["snapshot"], out["topic_id"], strict=True)]
-    out["topic_key"] = [data.topic_names[s].get(t, ("?", ""))[1]
-                        for s, t in zip(out["snapshot"], out["topic_id"], strict=True)]
-    rows = out[DELTA_COLUMNS].astype(object).where(out[DELTA_COLUMNS].notna(), None)
-    return PerTopicDeltasResult(collection=request.collection, pivot=request.pivot,
-                                rows=[TopicDelta(**row) for row in rows.to_dict("records")],
-                                lineage=lineage)
-
+def persistence_paper(result: PersistenceResult, alpha: float = 0.05) -> PaperTable:
+    """One block of systems per measure: ARP per snapshot (bold best), and for each later
+    snapshot RΔ, ER and ΔRI against the pivot; † on a later ARP whose change from the first
+    snapshot is significant (unpaired t-test), ‡ with the paired one on the core topics."""
+    first, later = result.snapshots[0], result.snapshots[1:]
+    columns = ["system", *(f"ARP {s}" for s in result.snapshots)]
+    for s in later:
+        columns += [f"RΔ {s}", f"ER {s}", f"ΔRI {s}"]
+    rows: list[list[Any]] = []
+    marks: list[dict[str, str]] = []
+    groups: list[str | None] = []
+    multi = len(result.measures) > 1
+    for measure, block in result.measures.items():
+        for record in block.systems:
+            name = record.system + (" (pivot)" if record.is_pivot else "")
+            row: list[Any] = [name, *(record.arp.get(s) for s in result.snapshots)]
+            mark: dict[str, str] = {}
+            for s in later:
+                row += [record.result_delta.get(s), record.er.get(s), record.delta_ri.get(s)]
+                if record.er_backwards and record.er.get(s) is not None:
+                    mark[f"ER {s}"] = BELOW_PIVOT_MARK
+                p = record.p_value.get(s)
+                paired = (record.p_value_paired or {}).get(s)
+                mark[f"ARP {s}"] = ((BETTER if p is not None and p < alpha else "") +
+                                    (WORSE if paired is not None and paired < alpha else ""))
+            rows.append(row)
+            marks.append(mark)
+            groups.append(measure if multi else None)
+    measures = ", ".join(result.measures)
+    qrels = ", ".join(f"{s}: {q}" for s, q in result.qrels.items())
+    n = ", ".join(f"{s}: {k}" for s, k in result.topics.n_topics.items())
+    legend = (f"{BETTER}: ARP differs significantly from {first} (p < {alpha:g}, "
+              f"{SIGNIFICANCE_TESTS['unpaired_t']}, no correction)")
+    if any(r.p_value_paired for b in result.measures.values() for r in b.systems):
+        legend += (f"; {WORSE}: so does the {SIGNIFICANCE_TESTS['t']} on the core topics "
+                   "(no correction)")
+    if any(m.get(f"ER {s}") for m in marks for s in later):
+        legend += f"; {below_pivot_said(result.pivot, first)}"
+    caption = (f"Persistence of {measures} on {result.collection}: ARP per snapshot (best in "
+               f"bold), and for each later snapshot against {first} the result delta RΔ, "
+               f"Effect Ratio ER and ΔRI against the pivot {result.pivot}; qrels {qrels}; "
+               f"topics {result.topics.selection} ({n}). {legend}.")
+    summed = [m for m, block in result.measures.items() if block.aggregate == "sum"]
+    if summed:
+        caption += (f" ARP of {', '.join(summed)}: the sum over topics (a count, as "
+                    "trec_eval's all line), not the mean.")
+    return PaperTable(columns=columns, rows=rows,
+                      figures={f"ARP {s}": True for s in result.snapshots}, marks=marks,
+                      groups=groups, caption=caption, label="tab:persistence",
+                      lineage=result.lineage, notes=result.warnings)

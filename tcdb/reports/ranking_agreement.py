@@ -18,7 +18,7 @@ from pydantic import BaseModel, field_validator
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicSelection, topic_set_name, topic_set_option
+from tcdb.reports.fields import TopicChoice, topic_set_name, topic_set_option
 from tcdb.sorting import natural_key
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class RankingAgreementRequest(Request):
     depth: int = option(1000, short="-k",
                         help="Documents of each ranking compared (repro_eval: 1000).")
     rbo_p: float = option(0.8, help="RBO's persistence p (top-heaviness).")
-    topics: TopicSelection = topic_set_option()  # of the core topics
+    topics: TopicChoice = topic_set_option()  # of the core topics
 
     @field_validator("snapshots")
     @classmethod

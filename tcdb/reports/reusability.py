@@ -20,7 +20,7 @@ that measure and named in `skipped`.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, model_validator
 
@@ -36,17 +36,25 @@ from tcdb.operations import (
     option,
 )
 from tcdb.operations.lineage import Lineage, lineage_of
+from tcdb.operations.paper import PaperTable
 from tcdb.queries import load_judgments, load_top_k, stored_scores
 from tcdb.queries.topic_selection import select_topics
 from tcdb.reports.common import per_topic_frame
 from tcdb.reports.fields import qrels_option, topics_option
+from tcdb.reports.paper_tables import counts_note, number
 from tcdb.scoring.measures import MeasureNames
-from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
+from tcdb.vocabulary import (
+    BOOTSTRAP_SAMPLES,
+    BOOTSTRAP_SEED,
+    PERCENTILE_BOOTSTRAP,
+    TAU_FIGURES,
+    bootstrap_said,
+    tau_legend,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tcdb.operations.paper import PaperTable
     from tcdb.schema import Run
 
 LARGEST_CHANGES = 5
@@ -165,8 +173,6 @@ class ReusabilityResult(Result):
 
     def paper_table(self) -> PaperTable:
         """Scores and ranks under both qrels sets per measure; τ in the caption."""
-        from tcdb.reports.paper_tables import reusability_paper
-
         return reusability_paper(self)
 
     def to_frame(self) -> pd.DataFrame:
@@ -298,3 +304,34 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
         lineage=lineage_of(db, collection, runs=[(snapshot, t) for t in tags.values()],
                            qrels=[(snapshot, request.qrels), (snapshot, request.vs)],
                            topics=request.topics, measures=names))
+
+
+def reusability_paper(result: ReusabilityResult) -> PaperTable:
+    """Runs' scores and ranks under qrels A and B per measure; the caption holds each measure's
+    τ (with the bootstrap interval when asked)."""
+    a, b = result.qrels, result.vs
+    columns = ["run", f"score {a}", f"rank {a}", f"score {b}", f"rank {b}", "rank change",
+               f"new relevant top {result.depth}"]
+    rows: list[list[Any]] = []
+    groups: list[str | None] = []
+    taus = []
+    for measure, block in result.measures.items():
+        for run in block.runs:
+            rows.append([run.run, run.score_a, run.rank_a, run.score_b, run.rank_b,
+                         run.rank_change, run.new_relevant_top_k])
+            groups.append(measure)
+        tau = f"{measure}: " + ", ".join(f"{name} {number(getattr(block, key))}"
+                                         for key, name in TAU_FIGURES.items())
+        interval = (block.bootstrap or {}).get("kendall_tau")
+        if interval is not None:
+            tau += (f" ({TAU_FIGURES['kendall_tau']} {100 * (1 - interval.alpha):g} % CI "
+                    f"[{number(interval.low)}, {number(interval.high)}], {PERCENTILE_BOOTSTRAP}, "
+                    f"{bootstrap_said(interval.n_samples, result.seed or 0)})")
+        taus.append(tau)
+    caption = (f"Reusability of {result.collection} {result.snapshot}: run rankings under "
+               f"qrels {a} vs {b}, topics {result.topics} ({result.n_topics} topics); best "
+               f"scores in bold. {'; '.join(taus)}. {tau_legend(f'the ranking under {b}')}."
+               f"{counts_note(list(result.measures))}")
+    return PaperTable(columns=columns, rows=rows,
+                      figures={f"score {a}": True, f"score {b}": True}, groups=groups,
+                      caption=caption, label="tab:reusability", lineage=result.lineage)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, model_validator
 from tcdb.errors import FieldError
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicSelection, alpha_option, qrels_option, topic_set_option
+from tcdb.reports.fields import TopicChoice, alpha_option, qrels_option, topic_set_option
 from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
@@ -36,7 +36,7 @@ class SubsetRequest(Request):
 
     collection: Name = argument(help="Collection name.")
     snapshot: Name = argument(help="Snapshot label.")
-    topics: TopicSelection = topic_set_option(...)  # the subset: a set's name (e.g. a model's
+    topics: TopicChoice = topic_set_option(...)  # the subset: a set's name (e.g. a model's
     # topics free of contamination, `tcdb topics set import`), core or all as everywhere
     runs: Names | None = option(None, help="Only these run tags (repeat; default every run of "
                                  "the snapshot).")

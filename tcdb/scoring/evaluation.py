@@ -26,7 +26,7 @@ from tcdb.operations import (
     option,
 )
 from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
-from tcdb.reports.fields import TopicSelection, qrels_option, topic_set_name, topic_set_option
+from tcdb.reports.fields import TopicChoice, qrels_option, topic_set_name, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
 from tcdb.scoring.evaluate import EvaluationReport
 from tcdb.scoring.measures import MeasureNames
@@ -60,7 +60,7 @@ class EvaluateRequest(Request):
         "mapped by identity (what cannot be mapped is reported); stored apart from the "
         "runs' own scores.")
     # the means over a topic set's judged topics (every topic is still scored and stored)
-    topics: TopicSelection = topic_set_option()
+    topics: TopicChoice = topic_set_option()
     workers: int | None = option(
         None, ge=1, metavar="N",
         help="Worker processes scoring runs in parallel (default: the cores available, once "

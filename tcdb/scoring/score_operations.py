@@ -26,7 +26,7 @@ from tcdb.operations import (
     option,
 )
 from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
-from tcdb.reports.fields import TopicSelection, qrels_option, topic_set_option
+from tcdb.reports.fields import TopicChoice, qrels_option, topic_set_option
 from tcdb.scoring.measures import MeasureName, MeasureNames
 from tcdb.scoring.scores import MEAN_COLUMNS, PER_TOPIC_COLUMNS
 
@@ -105,7 +105,7 @@ class ScoresRequest(Request):
     residual_of: Name | None = option(
         None, metavar="QRELS",
         help="The residual scores: rankings without what this qrels set judged.")
-    topics: TopicSelection = topic_set_option()  # means over its judged topics, unanswered ones 0
+    topics: TopicChoice = topic_set_option()  # means over its judged topics, unanswered ones 0
     compute: bool = option(True, help="Compute and store missing scores first (else only "
                            "read stored ones).")
 
@@ -187,7 +187,7 @@ class PerTopicScoresRequest(Request):
                                  "missing from a snapshot is skipped there).")
     intersection: bool = option(False, help="Only the topics each run answered (default: "
                                 "every qrels topic, unanswered ones 0).")
-    topics: TopicSelection = topic_set_option()  # core: topics judged in every snapshot given
+    topics: TopicChoice = topic_set_option()  # core: topics judged in every snapshot given
     compute: bool = option(True, help="Compute and store missing scores first (else only "
                            "read stored ones).")
 
