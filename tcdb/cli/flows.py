@@ -13,7 +13,6 @@ import typer
 
 from tcdb.cli.commands import summary
 from tcdb.cli.output import console, print_json, print_table, terminal_text, tick
-from tcdb.flows.deployments import FLOWS
 
 app = typer.Typer(help=summary("flows"), no_args_is_help=True)
 
@@ -59,8 +58,10 @@ def _params(parameters: dict[str, Any]) -> str:
 @app.command("run")
 def run_flow(
     name: str = typer.Argument(..., help="A deployment name (`tcdb flows list`) or a flow name "
-                               f"({', '.join(FLOWS)})."),
-    param: list[str] = typer.Option([], "--param", "-p", help="A parameter as k=v (repeatable); "
+                               "(a name it does not know lists them)."),
+    param: list[str] = typer.Option([], "--param", "-p", help="A parameter as k=v (repeatable): "
+                                    "a field of the flow's request (`depth=5`), of another "
+                                    "request as `export.format=trec`, or another parameter; "
                                     "v is JSON when it parses, else text."),
     spec: list[Path] = typer.Option([], "--spec", help=SPEC_HELP, readable=False),
     json_output: bool = typer.Option(False, "--json", help="Print the flow's result as JSON."),

@@ -180,8 +180,6 @@ def _check_grade(collection: Collection, record: QrelRecord, where: str) -> None
 
 
 def import_qrels(
-
-
     db: Database,
     collection: str,
     snapshot: str,

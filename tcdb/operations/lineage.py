@@ -28,6 +28,8 @@ from tcdb.operations.database import Database
 if TYPE_CHECKING:
     from sqlmodel import Session
 
+    from tcdb.schema import QrelsSet, Run
+
 # trec_eval 10 rounds `iprec_at_recall` cutoffs differently; pytrec_eval embeds trec_eval 9.0.x.
 IPREC_NOTE = ("trec_eval 10 changed how iprec_at_recall cutoffs are rounded; these values follow "
               "trec_eval 9.0.x (as embedded in pytrec_eval), as ir_measures computes them")
@@ -110,17 +112,37 @@ def lineage_of(db: Database, collection: str, *, runs: Iterable[tuple[str, str]]
                publications: Iterable[str] = ()) -> Lineage:
     """The lineage of figures computed from `runs` and `qrels` ((snapshot, name) pairs) of
     `collection`, over `topics`, with `measures` (and reported results of `publications`).
-    Opens a session of the operation's database unless given one."""
+    Opens a session of the operation's database unless given one. An operation that holds the
+    rows already builds it with `lineage_from_rows`."""
     if session is None:
         with db.session() as own:
             return lineage_of(db, collection, runs=runs, qrels=qrels, topics=topics,
                               measures=measures, session=own, publications=publications)
     run_pairs = list(dict.fromkeys(runs))
     qrels_pairs = list(dict.fromkeys(qrels))
+    return _lineage(session, collection, _runs(session, collection, run_pairs),
+                    [_qrels(session, collection, snapshot, name)
+                     for snapshot, name in qrels_pairs], topics, measures, publications)
+
+
+def lineage_from_rows(session: Session, collection: str, *, runs: Iterable[tuple[str, Run]],
+                      qrels: Iterable[tuple[str, str, QrelsSet]], topics: str | None = None,
+                      measures: Iterable[str] = ()) -> Lineage:
+    """`lineage_of` for an operation that resolved its names already: the runs as rows with
+    their snapshot's label, the qrels sets as (snapshot label, name asked for, row)."""
+    run_lineages = {(label, run.tag): RunLineage(snapshot=label, run=run.tag,
+                                                 checksum=run.checksum) for label, run in runs}
+    qrels_lineages = {(label, name): _qrels_lineage(session, label, name, qset)
+                      for label, name, qset in qrels}
+    return _lineage(session, collection, list(run_lineages.values()),
+                    list(qrels_lineages.values()), topics, measures, ())
+
+
+def _lineage(session: Session, collection: str, runs: list[RunLineage],
+             qrels: list[QrelsLineage], topics: str | None, measures: Iterable[str],
+             publications: Iterable[str]) -> Lineage:
     return Lineage(
-        collection=collection, runs=_runs(session, collection, run_pairs),
-        qrels=[_qrels(session, collection, snapshot, name) for snapshot, name in qrels_pairs],
-        topics=_topics(session, collection, topics),
+        collection=collection, runs=runs, qrels=qrels, topics=_topics(session, collection, topics),
         measures=[measure_lineage(m) for m in dict.fromkeys(measures)],
         versions=versions(), schema_revision=schema_revision(session),
         publications=list(dict.fromkeys(publications)))
@@ -208,10 +230,15 @@ def _qrels(session: Session, collection: str, snapshot: str, name: str) -> Qrels
             .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
             .where(col(Collection.name) == collection, col(Snapshot.label) == snapshot,
                    col(QrelsSet.name) == col(Snapshot.original_qrels))).first()
-    if row is None:
+    return _qrels_lineage(session, snapshot, name, None if row is None else row[0])
+
+
+def _qrels_lineage(session: Session, snapshot: str, name: str,
+                   qset: QrelsSet | None) -> QrelsLineage:
+    """A qrels set's lineage under the name it was asked by (`original` stays `original`)."""
+    if qset is None:
         return QrelsLineage(snapshot=snapshot, name=name, kind="unknown", n_judgments=0,
                             checksum="", file_checksum=None)
-    qset, _ = row
     checksum = qset.judgments_checksum
     if checksum is None:  # a set no report has read since it was written: hash it, keep it
         checksum, _ = qrels_checksum(session, qset.pk, qset.snapshot_id)

@@ -36,8 +36,6 @@ from tcdb.reports.persistence_scores import (
 
 
 def cross_snapshot_scores(
-
-
     db: Database,
     collection: str,
     snapshots: Sequence[str],

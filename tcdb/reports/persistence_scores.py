@@ -117,8 +117,6 @@ def _closest(name: str, known: Sequence[str], n: int = 3) -> list[str]:
 
 
 def load_persistence_scores(
-
-
     db: Database,
     collection: str,
     snapshots: Sequence[str],

@@ -42,8 +42,6 @@ class RunScores:
 
 
 def load_run_scores(
-
-
     db: Database,
     collection: str,
     snapshot: str,

@@ -29,6 +29,7 @@ from sqlalchemy import Connection, text
 
 from tcdb.errors import FieldError
 from tcdb.operations.database import Database
+from tcdb.scoring.evaluate import EVALUATION_COLUMNS, SCORE_COLUMNS, EvaluationReport
 from tcdb.scoring.measures import check_providers, parse_measures, provider_failed
 from tcdb.sorting import natural_key
 from tcdb.storage.bulk import bulk_insert
@@ -59,21 +60,13 @@ class CrossMean(BaseModel):
     n_judged: int  # B's judged topics
 
 
-class CrossSnapshotReport(BaseModel):
-    """What `evaluate_from` did, what it could not map, and the means on B's qrels topics."""
+class CrossSnapshotReport(EvaluationReport):
+    """An evaluation's report (`snapshot`: B, whose qrels) with the runs' snapshot A, what
+    could not be mapped, and the means on B's qrels topics."""
 
-    collection: str
-    snapshot: str  # B: whose qrels
     run_from: str  # A: whose runs
-    qrels: str
-    measures: list[str]
-    runs: list[str]
-    n_computed: int = 0
-    n_cached: int = 0
-    n_scores: int = 0
     unmapped: dict[str, UnmappedRun] = Field(default_factory=dict)  # by run tag
     means: list[CrossMean] = Field(default_factory=list)
-    seconds: float = 0.0
 
 
 def evaluate_from(db: Database, collection: str, snapshot: str, qrels: str, measures: Sequence[str],
@@ -86,7 +79,6 @@ def evaluate_from(db: Database, collection: str, snapshot: str, qrels: str, meas
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import evaluations, qrels_of, qrels_topics, stored_scores
     from tcdb.runs import get_runs
-    from tcdb.scoring.evaluate import EVALUATION_COLUMNS, SCORE_COLUMNS
     from tcdb.scoring.measures import measure_id
     from tcdb.scoring.scores import unanswered_values
 

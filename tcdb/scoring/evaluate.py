@@ -30,7 +30,7 @@ from tcdb.scoring.measures import check_providers, parse_measures
 from tcdb.storage.bulk import bulk_insert
 
 if TYPE_CHECKING:
-    from tcdb.schema import QrelsSet, Snapshot
+    from tcdb.schema import QrelsSet, Run, Snapshot
     from tcdb.scoring.compute import RunValues
     from tcdb.scoring.parallel import ScoringJob
 
@@ -56,8 +56,6 @@ class EvaluationReport(BaseModel):
 
 
 def evaluate(
-
-
     db: Database,
     collection: str,
     snapshot: str,
@@ -82,18 +80,65 @@ def evaluate(
     `workers` processes score the runs (`tcdb.scoring.parallel`; None: the available cores
     when there are enough runs to pay for them, 1: in this process); the values are the same.
     """
-    started = time.perf_counter()
     # The runs lock of the collection (`tcdb.storage.locks`): a run replaced meanwhile cannot leave
     # scores of its old entries, and a second evaluate waits and finds the scores stored.
-    with _runs_lock(db, collection) as session:
-        plan = _plan(session, collection, snapshot, qrels, measures, runs, residual_of)
-        if plan.todo:
-            n_pairs, n_scores = evaluate_runs(
-                session.connection(), plan.snapshot_id, plan.qrels_set_id, plan.todo,
-                plan.measure_ids, residual_of_id=plan.residual_of_id, progress=progress,
-                workers=workers, sizes=plan.sizes)
-            plan.report.n_computed += n_pairs
-            plan.report.n_scores += n_scores
+    with runs_lock(db, collection) as session:
+        target = resolve_target(session, collection, snapshot, qrels, measures, runs,
+                                residual_of)
+        return store_missing(session, target, progress=progress, workers=workers)
+
+
+@dataclass
+class EvaluationTarget:
+    """An evaluation's names resolved once, into the rows every later step reads."""
+
+    collection: str
+    snapshot: Snapshot
+    qrels: str  # the name asked for (`original` stays `original`)
+    qrels_set: QrelsSet
+    residual_of: str | None
+    residual: QrelsSet | None
+    runs: list[Run]
+    measures: list[str]  # ir_measures' spelling, each once
+
+    @property
+    def residual_id(self) -> int:
+        """The key residual scores are stored under (0: the run's own scores)."""
+        return self.residual.pk if self.residual is not None else 0
+
+
+def resolve_target(session: Session, collection: str, snapshot: str, qrels: str,
+                   measures: Sequence[str], runs: Sequence[str] | None,
+                   residual_of: str | None) -> EvaluationTarget:
+    """Snapshot, qrels set, residual set and runs by name, once; the measures parsed and
+    checked against what their providers accept on this snapshot and qrels set."""
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
+    from tcdb.runs import get_runs
+
+    names = parse_measures(measures)
+    snap = get_snapshot(session, collection, snapshot)
+    qset = get_qrels_set(session, snap, qrels)
+    residual = residual_set(session, snap, residual_of) if residual_of else None
+    run_list = get_runs(session, snap, runs)
+    check_providers(names, lambda: provider_data(session.connection(), snap.pk, qset.pk))
+    return EvaluationTarget(collection=collection, snapshot=snap, qrels=qrels, qrels_set=qset,
+                            residual_of=residual_of, residual=residual, runs=run_list,
+                            measures=names)
+
+
+def store_missing(session: Session, target: EvaluationTarget, *, progress: bool = False,
+                  workers: int | None = None) -> EvaluationReport:
+    """Compute and store what `target` lacks, in the caller's session (under the runs lock)."""
+    started = time.perf_counter()
+    plan = _plan(session, target)
+    if plan.todo:
+        n_pairs, n_scores = evaluate_runs(
+            session.connection(), plan.snapshot_id, plan.qrels_set_id, plan.todo,
+            plan.measure_ids, residual_of_id=plan.residual_of_id, progress=progress,
+            workers=workers, sizes=plan.sizes)
+        plan.report.n_computed += n_pairs
+        plan.report.n_scores += n_scores
     plan.report.seconds = time.perf_counter() - started
     return plan.report
 
@@ -129,7 +174,8 @@ def plan_evaluation(db: Database, collection: str, snapshot: str, qrels: str,
                     residual_of: str | None = None) -> EvaluationPlan:
     """What is missing, read without taking the runs lock (`store_evaluation` checks again)."""
     with db.session() as session:
-        return _plan(session, collection, snapshot, qrels, measures, runs, residual_of)
+        return _plan(session, resolve_target(session, collection, snapshot, qrels, measures,
+                                             runs, residual_of))
 
 
 def store_evaluation(db: Database, plan: EvaluationPlan,
@@ -141,7 +187,7 @@ def store_evaluation(db: Database, plan: EvaluationPlan,
 
     report = plan.report.model_copy()
     values = [pair for batch in scored for pair in batch]
-    with _runs_lock(db, report.collection) as session:
+    with runs_lock(db, report.collection) as session:
         conn = session.connection()
         current = {run_id: session.get(Run, run_id) for run_id in plan.checksums}
         unchanged = {run_id for run_id, run in current.items()
@@ -164,33 +210,24 @@ def store_evaluation(db: Database, plan: EvaluationPlan,
 
 
 @contextmanager
-def _runs_lock(db: Database, collection: str) -> Iterator[Session]:
+def runs_lock(db: Database, collection: str) -> Iterator[Session]:
+    """A write session holding the collection's runs lock: runs, entries and scores."""
     with db.write_session(f"runs\x00{collection}", immediate=False,
                        waiting=f"waiting for another process writing runs or scores of "
                        f"{collection!r} to finish …") as session:
         yield session
 
 
-def _plan(session: Session, collection: str, snapshot: str, qrels: str,
-          measures: Sequence[str], runs: Sequence[str] | None,
-          residual_of: str | None) -> EvaluationPlan:
-    from tcdb.catalog.collections import get_snapshot
-    from tcdb.judging.qrels import get_qrels_set
+def _plan(session: Session, target: EvaluationTarget) -> EvaluationPlan:
     from tcdb.queries import evaluations
-    from tcdb.runs import get_runs
     from tcdb.scoring.measures import measure_id
 
-    names = parse_measures(measures)
-    snap = get_snapshot(session, collection, snapshot)
-    qset = get_qrels_set(session, snap, qrels)
-    residual = residual_set(session, snap, residual_of) if residual_of else None
-    run_list = get_runs(session, snap, runs)
-    check_providers(names, lambda: provider_data(session.connection(), snap.pk, qset.pk))
-    report = EvaluationReport(collection=collection, snapshot=snapshot, qrels=qrels,
-                              measures=names, runs=[r.tag for r in run_list],
-                              residual_of=residual_of)
+    names, snap, qset, run_list = target.measures, target.snapshot, target.qrels_set, target.runs
+    report = EvaluationReport(collection=target.collection, snapshot=snap.label,
+                              qrels=target.qrels, measures=names, runs=[r.tag for r in run_list],
+                              residual_of=target.residual_of)
     ids = {name: measure_id(session, name) for name in names}
-    residual_id = residual.pk if residual is not None else 0
+    residual_id = target.residual_id
     done = evaluations(session, qset.pk, [r.pk for r in run_list], list(ids.values()),
                        residual_id)
     todo: dict[tuple[str, ...], list[int]] = {}

@@ -25,7 +25,7 @@ from tcdb.operations import (
     operation,
     option,
 )
-from tcdb.operations.lineage import Lineage, lineage_of, qrels_pair
+from tcdb.operations.lineage import Lineage, lineage_from_rows, lineage_of, qrels_pair
 from tcdb.reports.fields import TopicChoice, qrels_option, topic_set_name, topic_set_option
 from tcdb.scoring.cross_snapshot import UnmappedRun
 from tcdb.scoring.evaluate import EvaluationReport
@@ -114,28 +114,36 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
     """Evaluate runs of a snapshot against a qrels set and print the means (trec_eval -c)."""
     if request.run_from is not None:
         return _evaluate_from(db, request)
-    from tcdb.scoring.evaluate import evaluate as store_scores
-    from tcdb.scoring.scores import score_table
+    from tcdb.queries import topic_set_topic_ids
+    from tcdb.scoring.evaluate import resolve_target, runs_lock, store_missing
+    from tcdb.scoring.scores import scores_of
 
-    chosen = topic_set_name(request.topics)
-    if chosen is not None:  # an unknown set fails before anything is computed
-        from tcdb.queries import topic_set_topic_ids
-
-        with db.session() as session:
+    # one session, under the runs lock: the names resolved once, the missing scores stored,
+    # the means and the lineage read from the same rows (a run imported meanwhile waits)
+    with runs_lock(db, request.collection) as session:
+        target = resolve_target(session, request.collection, request.snapshot, request.qrels,
+                                request.measures, request.runs or None, request.residual_of)
+        chosen = topic_set_name(request.topics)
+        if chosen is not None:  # an unknown set fails before anything is computed
             topic_set_topic_ids(session, request.collection, chosen)
-    report = store_scores(db, request.collection, request.snapshot, request.qrels,
-                          request.measures, request.runs or None,
-                          residual_of=request.residual_of, progress=sys.stderr.isatty(),
-                          workers=request.workers)
-    # the runs this call evaluated: a run imported meanwhile is not among the means
-    table = score_table(db, request.collection, request.snapshot, request.qrels, report.measures,
-                        request.runs or report.runs or None, residual_of=request.residual_of,
-                        compute=False, topics=request.topics)
-    means = [MeanScore(**row) for row in records(table, MEAN_COLUMNS)]
+        report = store_missing(session, target, progress=sys.stderr.isatty(),
+                               workers=request.workers)
+        table = scores_of(session, request.collection, target.snapshot, target.qrels_set,
+                          target.measures, target.runs, per_topic=False, intersection=False,
+                          residual_of_id=target.residual_id, topic_set=request.topics)
+        means = [MeanScore(**row) for row in records(table, MEAN_COLUMNS)]
+        label = target.snapshot.label
+        qrels = [(label, request.qrels, target.qrels_set)]
+        if target.residual is not None and request.residual_of is not None:
+            qrels.append((*qrels_pair(label, request.residual_of), target.residual))
+        lineage = lineage_from_rows(session, request.collection,
+                                    runs=[(label, run) for run in target.runs],
+                                    qrels=qrels, topics=request.topics,
+                                    measures=[m.measure for m in means])
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=None, residual_of=request.residual_of,
                           topics=request.topics, report=report, means=means, unmapped={},
-                          lineage=_lineage(db, request, means))
+                          lineage=lineage)
 
 
 def _evaluate_from(db: Database, request: EvaluateRequest) -> EvaluateResult:
@@ -145,25 +153,21 @@ def _evaluate_from(db: Database, request: EvaluateRequest) -> EvaluateResult:
     assert request.run_from is not None
     cross = evaluate_from(db, request.collection, request.snapshot, request.qrels,
                           request.measures, request.run_from, request.runs or None)
-    report = EvaluationReport(
-        collection=cross.collection, snapshot=cross.snapshot, qrels=cross.qrels,
-        measures=cross.measures, runs=cross.runs, n_computed=cross.n_computed,
-        n_cached=cross.n_cached, n_scores=cross.n_scores, seconds=cross.seconds)
     means = [MeanScore(collection=cross.collection, snapshot=cross.snapshot, qrels=cross.qrels,
                      run=m.run, system=None, measure=m.measure, value=m.mean,
                      n_topics=m.n_topics, n_answered=None, source="ir_measures",
                      topic_set=None) for m in cross.means]
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=request.run_from, residual_of=None,
-                          topics=request.topics, report=report, means=means,
+                          topics=request.topics, report=cross, means=means,
                           unmapped=cross.unmapped,
                           lineage=_lineage(db, request, means))
 
 
 def _lineage(db: Database, request: EvaluateRequest, means: list[MeanScore]) -> Lineage:
-    """The runs (of `run_from` when carried over), the qrels and the residual's."""
+    """The runs of `run_from`, carried over, and the qrels of the snapshot they were scored on."""
     r = request
-    qrels = [(r.snapshot, r.qrels)] + ([qrels_pair(r.snapshot, r.residual_of)]
-                                       if r.residual_of else [])
-    return lineage_of(db, r.collection, runs=[(r.run_from or r.snapshot, m.run) for m in means],
-                      qrels=qrels, topics=r.topics, measures=[m.measure for m in means])
+    assert r.run_from is not None
+    return lineage_of(db, r.collection, runs=[(r.run_from, m.run) for m in means],
+                      qrels=[(r.snapshot, r.qrels)], topics=r.topics,
+                      measures=[m.measure for m in means])

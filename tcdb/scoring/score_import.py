@@ -87,8 +87,6 @@ class _RunScores:
 
 
 def import_scores(
-
-
     db: Database,
     collection: str,
     snapshot: str,

@@ -36,8 +36,6 @@ PER_TOPIC_COLUMNS = ["collection", "snapshot", "qrels", "run", "system", "topic"
 
 
 def score_table(
-
-
     db: Database,
     collection: str,
     snapshot: str,
@@ -58,6 +56,9 @@ def score_table(
     `residual_of` reads the residual scores (`tcdb.scoring.evaluate.evaluate`). `topics`: only the
     qrels topics in this topic set (means over them, `trec_eval -c` over the subset).
     """
+    from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.qrels import get_qrels_set
+    from tcdb.runs import get_runs
     from tcdb.scoring.evaluate import evaluate, residual_set
     from tcdb.scoring.measures import parse_measures
 
@@ -65,28 +66,26 @@ def score_table(
     if compute:
         evaluate(db, collection, snapshot, qrels, names, runs, residual_of=residual_of)
     with db.session() as session:
-        from tcdb.catalog.collections import get_snapshot
-        from tcdb.judging.qrels import get_qrels_set
-
         snap = get_snapshot(session, collection, snapshot)
         qset = get_qrels_set(session, snap, qrels)
         residual_id = residual_set(session, snap, residual_of).pk if residual_of else 0
-        return _table(session, collection, snap, qset, names, runs, per_topic, intersection,
-                      residual_id, topics)
+        return scores_of(session, collection, snap, qset, names, get_runs(session, snap, runs),
+                         per_topic, intersection, residual_id, topics)
 
 
-def _table(
+def scores_of(
     session: Session,
     collection: str,
     snap: Snapshot,
     qset: QrelsSet,
     names: list[str],
-    runs: Sequence[str] | None,
+    run_list: list[Run],
     per_topic: bool,
     intersection: bool,
     residual_of_id: int = 0,
     topic_set: str | None = None,
 ) -> pd.DataFrame:
+    """`score_table` on rows its caller resolved: the snapshot, qrels set and runs."""
     import pandas as pd
 
     from tcdb.queries import (
@@ -97,10 +96,7 @@ def _table(
         score_rows,
         snapshot_topics,
     )
-    from tcdb.runs import get_runs
-
     conn = session.connection()
-    run_list = get_runs(session, snap, runs)
     info = {r["run_id"]: r for r in run_rows(conn, snapshot_ids=[snap.pk])}
     ids = measure_ids(conn, names)
     run_ids = [r.pk for r in run_list]
@@ -211,8 +207,6 @@ def _mean(measure: str, got: dict[int, float], answers: dict[int, float],
 
 
 def per_topic_scores(
-
-
     db: Database,
     collection: str,
     snapshots: Sequence[str],
