@@ -6,23 +6,28 @@ new runs are scored within the hour).
 `tcdb flows list` reads these without any Prefect server (building a deployment object talks to
 no API); `tcdb serve` serves them in-process, or registers them on a work pool when
 `PREFECT_API_URL` names a server; `tcdb flows run NAME` runs one now by calling its flow.
+
+The flows a user may name are the public flows of `tcdb.flows`'s modules, by their own names
+(`flows()`); a flow's parameters are its function's (`tcdb.flows.parameters`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import importlib
-import inspect
 import json
-import types
-import typing
-from collections.abc import Sequence
+import os
+import pkgutil
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tcdb.collections.specs.spec import SpecSchedule, list_specs, load_spec
 from tcdb.errors import FieldError, NotFoundError, some
+from tcdb.flows.parameters import check_parameters, parameter_hints, unknown_parameter, wants_text
 
 if TYPE_CHECKING:
     from prefect import Flow
@@ -32,17 +37,25 @@ IMPORT_RUNS_CRON = "15 * * * *"
 EVALUATE_CRON = "30 * * * *"
 WORK_POOL = "tcdb"
 TAGS = ["tcdb"]
+DATABASE_VARIABLE = "TCDB_DATABASE_URL"  # where a worker finds its database
 
-# Flow name → "module:function" under tcdb.flows (imported only when needed).
-FLOWS: dict[str, str] = {
-    "ingest-snapshot": "tcdb.flows.ingest:ingest_snapshot",
-    "ingest-new-snapshots": "tcdb.flows.ingest:ingest_new_snapshots",
-    "import-runs": "tcdb.flows.runs:import_runs",
-    "evaluate": "tcdb.flows.evaluate:evaluate",
-    "build-pool": "tcdb.flows.pools:build_pool",
-    "simulate-pools": "tcdb.flows.pools:simulate_pools",
-    "refresh": "tcdb.flows.refresh:refresh",
-}
+
+@functools.cache
+def flows() -> dict[str, Flow[..., Any]]:
+    """Every flow a user may run by name: the flows each module of `tcdb.flows` defines under a
+    public name (`_each`, a helper, is not one), by the flow's name (imports prefect)."""
+    from prefect import Flow
+
+    import tcdb.flows
+
+    found: dict[str, Flow[..., Any]] = {}
+    for info in pkgutil.iter_modules(tcdb.flows.__path__):
+        module = importlib.import_module(f"{tcdb.flows.__name__}.{info.name}")
+        for attribute, value in vars(module).items():
+            if (isinstance(value, Flow) and not attribute.startswith("_")
+                    and value.fn.__module__ == module.__name__):
+                found[value.name] = value
+    return found
 
 
 @dataclass(frozen=True)
@@ -50,7 +63,7 @@ class DeploymentDecl:
     """One scheduled deployment as tcdb declares it (before Prefect sees it)."""
 
     name: str
-    flow: str  # a key of FLOWS
+    flow: str  # a flow's name (`flows()`)
     schedule: SpecSchedule
     parameters: dict[str, Any] = field(default_factory=dict)
     description: str = ""
@@ -67,16 +80,16 @@ class DeploymentDecl:
 
 def entrypoint(flow_name: str) -> str:
     """The module-path entrypoint a worker imports (works wherever tcdb is installed)."""
-    module, function = FLOWS[flow_name].split(":")
-    return f"{module}.{function}"
+    function = load_flow(flow_name).fn
+    return f"{function.__module__}.{function.__name__}"
 
 
-def load_flow(flow_name: str) -> Flow:
+def load_flow(flow_name: str) -> Flow[..., Any]:
     """The flow object for a flow name (imports prefect)."""
-    if flow_name not in FLOWS:
-        raise NotFoundError(f"no flow {flow_name!r} (flows: {', '.join(FLOWS)})")
-    module, function = FLOWS[flow_name].split(":")
-    return getattr(importlib.import_module(module), function)
+    known = flows()
+    if flow_name not in known:
+        raise NotFoundError(f"no flow {flow_name!r} (flows: {', '.join(known)})")
+    return known[flow_name]
 
 
 def spec_parameter(spec: Path | str) -> tuple[Path, str]:
@@ -98,6 +111,10 @@ def declared_deployments(specs: Sequence[Path | str] | None = None, *, shipped: 
     """The deployments: ingestion of each spec given (on its `schedule`, nightly by default),
     and the hourly run imports and evaluation. Shipped specs are scheduled only when named, or
     all of them with `shipped=True` (what `tcdb flows list` shows can be scheduled)."""
+    from tcdb.flows.evaluate import evaluate
+    from tcdb.flows.ingest import ingest_new_snapshots
+    from tcdb.flows.runs import import_runs
+
     decls: list[DeploymentDecl] = []
     given: list[Path | str] = [p.name for p in list_specs()] if shipped else []
     given += list(specs or [])
@@ -110,15 +127,15 @@ def declared_deployments(specs: Sequence[Path | str] | None = None, *, shipped: 
             continue
         seen.add(name)
         decls.append(DeploymentDecl(
-            name, "ingest-new-snapshots", spec.schedule, {"spec_path": parameter},
+            name, ingest_new_snapshots.name, spec.schedule, {"spec_path": parameter},
             f"Ingest the snapshots of {spec.name} declared in {path.name} that are new and "
             f"whose source is available ({spec.schedule.describe()})."))
     decls.append(DeploymentDecl(
-        "import-runs", "import-runs", SpecSchedule(cron=IMPORT_RUNS_CRON),
+        "import-runs", import_runs.name, SpecSchedule(cron=IMPORT_RUNS_CRON),
         {"drop_folder": drop_folder},
         f"Hourly: import run files dropped into {drop_folder}/<collection>/<snapshot>/."))
     decls.append(DeploymentDecl(
-        "evaluate", "evaluate", SpecSchedule(cron=EVALUATE_CRON), {},
+        "evaluate", evaluate.name, SpecSchedule(cron=EVALUATE_CRON), {},
         "Hourly: compute the scores that are missing for every run and qrels set."))
     return decls
 
@@ -146,7 +163,7 @@ def build_deployments(specs: Sequence[Path | str] | None = None, *, shipped: boo
                 # would be leased by whichever local API process took the slot ("slot lost")
                 concurrency_limit=1 if work_pool else None,
                 entrypoint_type=EntrypointType.MODULE_PATH,
-                job_variables={"env": {"TCDB_DATABASE_URL": database_url}}
+                job_variables={"env": {DATABASE_VARIABLE: database_url}}
                 if database_url else None, **timing)
         except ValueError as exc:  # Prefect's own check of a cron line
             raise FieldError("schedule", f"{decl.name}: {decl.schedule.describe()!r} is not a "
@@ -177,6 +194,26 @@ def worker_database_url(url: str, folder: Path | None = None) -> tuple[str, str 
         return parsed._replace(password=None).render_as_string(hide_password=False), \
             "the password left out (a worker takes it from PGPASSWORD or ~/.pgpass)"
     return url, None
+
+
+@contextmanager
+def worker_database(url: str) -> Iterator[None]:
+    """This process as a flow run's worker whose database is `url`, for the run only.
+
+    A worker's database is its environment's `TCDB_DATABASE_URL` (a deployment's job
+    variables, `tcdb serve`): each flow opens `Database()` once, at its start. `tcdb flows
+    run` is the worker of the run it starts, so the database the user named is given the same
+    way, and the process's own setting comes back when the run ends.
+    """
+    before = os.environ.get(DATABASE_VARIABLE)
+    os.environ[DATABASE_VARIABLE] = url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(DATABASE_VARIABLE, None)
+        else:
+            os.environ[DATABASE_VARIABLE] = before
 
 
 def register_deployments(deployments: Sequence[RunnerDeployment],
@@ -287,36 +324,30 @@ def resolve(name: str, specs: Sequence[Path | str] | None = None
     for decl in declared:
         if decl.name == name:
             return decl.flow, dict(decl.parameters)
-    if name in FLOWS:
+    if name in flows():
         return name, {}
-    known = sorted({d.name for d in declared} | set(FLOWS))
+    known = sorted({d.name for d in declared} | set(flows()))
     raise NotFoundError(f"no flow or deployment {name!r} (known: {some(known)})")
 
 
-def parse_params(items: Sequence[str], flow_obj: Flow | None = None) -> dict[str, Any]:
+def parse_params(items: Sequence[str], flow_obj: Flow[..., Any] | None = None
+                 ) -> dict[str, Any]:
     """`k=v` pairs: v is JSON when it parses (1, true, ["AP"]), else the text as given.
 
-    With a flow, names are checked against its parameters, and a value for a text parameter is
-    kept as text (`snapshot=2022` stays "2022").
+    With a flow, names are checked against what it takes (its parameters, its request's
+    fields: `tcdb.flows.parameters`), and a value for text is kept as text (`snapshot=2022`
+    stays "2022").
     """
-    hints: dict[str, Any] = {}
-    names: list[str] | None = None
-    if flow_obj is not None:
-        names = list(inspect.signature(flow_obj.fn).parameters)
-        try:
-            hints = typing.get_type_hints(flow_obj.fn)
-        except (NameError, TypeError):  # an annotation only a type checker can resolve
-            hints = {}
+    hints = parameter_hints(flow_obj) if flow_obj is not None else {}
     params: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         key = key.strip()
         if not sep or not key:
             raise FieldError("param", f"{item}: not of the form k=v")
-        if flow_obj is not None and names is not None and key not in names:
-            raise FieldError("param", f"flow {flow_obj.name!r} has no parameter {key!r} "
-                             f"(parameters: {', '.join(names)})")
-        if _wants_text(hints.get(key)):
+        if flow_obj is not None and key not in hints:
+            raise unknown_parameter(flow_obj, key)
+        if wants_text(hints.get(key)):
             params[key] = raw
             continue
         try:
@@ -326,22 +357,12 @@ def parse_params(items: Sequence[str], flow_obj: Flow | None = None) -> dict[str
     return params
 
 
-def _wants_text(hint: Any) -> bool:
-    """True for `str` and `str | None` parameters."""
-    if hint is str:
-        return True
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        args = set(typing.get_args(hint)) - {type(None)}
-        return args == {str}
-    return False
-
-
 def prepare_run(name: str, params: Sequence[str] = (),
-                specs: Sequence[Path | str] | None = None) -> tuple[Flow, dict[str, Any]]:
-    """The flow of a deployment (or a flow's name) and the parameters to call it with: its
-    defaults and the `k=v` overrides, checked against the flow (no API is started)."""
-    from tcdb.flows.parameters import check_parameters
-
+                specs: Sequence[Path | str] | None = None
+                ) -> tuple[Flow[..., Any], dict[str, Any]]:
+    """The flow of a deployment (or a flow's name) and the arguments to call it with: its
+    defaults and the `k=v` overrides, checked against the flow, its requests built (no API is
+    started)."""
     flow_name, defaults = resolve(name, specs)
     flow_obj = load_flow(flow_name)
     return flow_obj, check_parameters(flow_obj, {**defaults, **parse_params(params, flow_obj)})

@@ -7,7 +7,6 @@ skips — with the reason, logged and in the artifact — those whose source is 
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from prefect import flow, get_run_logger
@@ -16,11 +15,11 @@ from tcdb.errors import TcdbError
 from tcdb.flows.artifacts import drift_section, markdown_table, publish, render, timings_section
 from tcdb.flows.common import Stopwatch
 from tcdb.flows.state import snapshot_drift
+from tcdb.ingest.snapshot import SnapshotIngestRequest
 from tcdb.operations.database import Database
 
 if TYPE_CHECKING:
     from tcdb.ingest.report import SnapshotIngestResult
-    from tcdb.ingest.snapshot import SnapshotIngestRequest
 
 
 def _ingest(request: SnapshotIngestRequest) -> SnapshotIngestResult:
@@ -42,26 +41,11 @@ def _report_row(report: SnapshotIngestResult) -> dict[str, Any]:
 
 
 @flow(name="ingest-snapshot", log_prints=True)
-def ingest_snapshot(
-    collection: str,
-    label: str,
-    docs: str | None = None,
-    topics: str | None = None,
-    qrels: str | None = None,
-    irds: str | None = None,
-    date: dt.date | None = None,
-    qrels_name: str = "original",
-    with_text: bool = True,
-    replace: bool = False,
-) -> dict[str, Any]:
+def ingest_snapshot(request: SnapshotIngestRequest) -> dict[str, Any]:
     """Ingest one snapshot from an ir_datasets id or local files (as `tcdb snapshot ingest`)."""
     db = Database()  # the worker's database (`TCDB_DATABASE_URL` of its deployment)
-    from tcdb.ingest.snapshot import SnapshotIngestRequest
-
+    collection, label = request.collection, request.snapshot
     watch = Stopwatch()
-    request = SnapshotIngestRequest.of(
-        collection=collection, snapshot=label, irds=irds, docs=docs, topics_file=topics,
-        qrels_file=qrels, date=date, qrels=qrels_name, text=with_text, replace=replace)
     with watch.step(f"ingest {label}"):
         report = _ingest(request)
     drift = {label: snapshot_drift(db, collection, label)}

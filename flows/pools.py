@@ -1,71 +1,76 @@
 """Build an assessor pool over chosen runs of a snapshot, and optionally export it blind;
 simulate pooling strategies, on a Dask cluster when one is configured.
 
-`build-pool`'s parameters are the `pool_build` operation's fields (`tcdb pool build`: a depth-k
-pool, or the first N documents of a strategy's order within a budget, optionally its first
-batch) plus the export's; it runs `TASKS["pool_build"]` and `TASKS["pool_export"]` and adds
-only an artifact. Idempotent by pool name: the same parameters again are "unchanged",
-different ones a ConflictError. `simulate-pools` takes `pool_simulation`'s fields.
+`build-pool` takes the `pool_build` operation's request (`tcdb pool build`: a depth-k pool,
+or the first N documents of a strategy's order within a budget, optionally its first batch)
+and, to export the pool, the `pool_export` operation's; it runs `TASKS["pool_build"]` and
+`TASKS["pool_export"]` and adds only an artifact. Idempotent by pool name: the same request
+again is "unchanged", a different one a ConflictError. `simulate-pools` takes
+`pool_simulation`'s request, and where it runs (`dask`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from pydantic import BeforeValidator
 
+from tcdb.errors import FieldError
 from tcdb.flows.artifacts import markdown_table, publish, render, timings_section
 from tcdb.flows.common import Stopwatch, retry_transient
+from tcdb.pools.build import PoolBuildRequest
+from tcdb.pools.export import PoolExportRequest
+from tcdb.pools.simulate import SimulationRequest
 from tcdb.settings import DaskAddress
 
 if TYPE_CHECKING:
-    from tcdb.pools.simulate import SimulationRequest, SimulationResult
+    from tcdb.pools.simulate import SimulationResult
     from tcdb.pools.simulation_jobs import SimulationJob
     from tcdb.pools.simulation_layout import Unit
 
 DEFAULT_DEPTH = 10  # a depth-k pool's depth when neither a depth nor a budget is given
 
 
+def default_depth(fields: Any) -> Any:
+    """A pool request's fields with depth `DEFAULT_DEPTH` when they give neither a depth nor a
+    budget (a request already built is left as it is)."""
+    if isinstance(fields, dict) and fields.get("depth") is None \
+            and fields.get("budget") is None:
+        return {**fields, "depth": DEFAULT_DEPTH}
+    return fields
+
+
+# The flow's request: `pool_build`'s, built from its fields (by Prefect from a deployment's or
+# `tcdb flows run`'s parameters) with the default depth.
+PoolBuild = Annotated[PoolBuildRequest, BeforeValidator(default_depth)]
+
+
+def export_of(request: PoolBuildRequest, export: PoolExportRequest) -> PoolExportRequest:
+    """The export of the pool `request` builds: its collection and snapshot filled in; an
+    export naming another pool is refused."""
+    pool = {"name": request.name, "collection": request.collection,
+            "snapshot": request.snapshot}
+    for field, value in pool.items():
+        if getattr(export, field) not in (None, value):
+            raise FieldError(f"export.{field}", f"the export is of the pool built, "
+                             f"{field} {value!r}, not {getattr(export, field)!r}")
+    return export.model_copy(update=pool)
+
+
 @flow(name="build-pool", log_prints=True)
-def build_pool(
-    collection: str,
-    snapshot: str,
-    name: str,
-    depth: int | None = None,
-    runs: list[str] | None = None,
-    contributed: bool = False,
-    not_contributed: bool = False,
-    all_runs: bool = False,
-    exclude_judged: str | None = None,
-    tie_order: str = "trec_eval",
-    max_per_topic: int | None = None,
-    description: str | None = None,
-    strategy: str | None = None,
-    budget: int | None = None,
-    per_topic: bool = False,
-    batch: int | None = None,
-    export: str | None = None,
-    export_format: str = "trec",
-    export_order: str = "docid",
-    seed: int | None = None,
-) -> dict[str, Any]:
+def build_pool(request: PoolBuild, export: PoolExportRequest | None = None) -> dict[str, Any]:
     """Build a pool (as `tcdb pool build`: depth-k, or a strategy within a budget, in batches);
-    with `export`, write it for assessors. Without a depth or a budget: depth 10."""
+    with `export`, write it for assessors (as `tcdb pool export`). Built from its fields
+    without a depth or a budget: depth 10."""
     from tcdb.flows.tasks import TASKS
-    from tcdb.pools.build import PoolBuildRequest
-    from tcdb.pools.export import PoolExportRequest
     from tcdb.pools.results import PoolBuildResult, PoolExportResult
 
     logger = get_run_logger()
     watch = Stopwatch()
-    request = PoolBuildRequest.of(
-        collection=collection, snapshot=snapshot, name=name,
-        depth=DEFAULT_DEPTH if depth is None and budget is None else depth, runs=runs,
-        contributed=contributed, not_contributed=not_contributed, all_runs=all_runs,
-        exclude_judged=exclude_judged, tie_order=tie_order, max_per_topic=max_per_topic,
-        description=description, strategy=strategy, budget=budget, per_topic=per_topic,
-        batch=batch)
+    name, collection, snapshot = request.name, request.collection, request.snapshot
+    export = export_of(request, export) if export is not None else None
     with watch.step("build"):
         built: PoolBuildResult = TASKS["pool_build"](request)  # type: ignore[assignment]
     logger.info("pool %s %s: %d documents over %d topics from %d runs", name, built.status,
@@ -73,9 +78,7 @@ def build_pool(
     exported: PoolExportResult | None = None
     if export is not None:
         with watch.step("export"):
-            exported = TASKS["pool_export"](PoolExportRequest.of(  # type: ignore[assignment]
-                name=name, collection=collection, snapshot=snapshot, format=export_format,
-                out=export, order=export_order, seed=seed))
+            exported = TASKS["pool_export"](export)  # type: ignore[assignment]
     size = built.size
     how = (f"{built.strategy}, budget {built.budget}"
            f"{' per topic' if built.budget_per_topic else ''}" if built.budget
@@ -88,8 +91,9 @@ def build_pool(
                        [["documents", size.min, size.mean, size.max, size.total]]),
         markdown_table(["run"], [[tag] for tag in built.runs]),
     ]
-    if exported is not None:
-        sections.append(f"Exported blind to `{export}` ({export_format}, {export_order} order).")
+    if exported is not None and export is not None:
+        sections.append(f"Exported blind to `{export.out}` ({export.format}, "
+                        f"{export.order} order).")
     sections.append(timings_section(watch))
     publish(f"pool-{name}", render(f"Pool {name} ({collection} / {snapshot})", sections),
             f"assessor pool {name}")
@@ -99,32 +103,16 @@ def build_pool(
 
 
 @flow(name="simulate-pools", log_prints=True)
-def simulate_pools(
-    collection: str,
-    snapshot: str,
-    budgets: list[int],
-    qrels: str = "original",
-    strategies: list[str] | None = None,
-    per_topic: bool = False,
-    runs: list[str] | None = None,
-    measure: str = "AP",
-    tie_order: str = "trec_eval",
-    depth: int | None = None,
-    leave_out: bool = True,
-    dask: DaskAddress | None = None,
-) -> dict[str, Any]:
+def simulate_pools(request: SimulationRequest, dask: DaskAddress | None = None
+                   ) -> dict[str, Any]:
     """Simulate pooling strategies (as `tcdb pool simulate`); on a Dask cluster when `dask`
     (or the setting `TCDB_DASK_ADDRESS`) names a scheduler, `local` for a local cluster."""
     from tcdb.flows.tasks import TASKS
-    from tcdb.pools.simulate import SimulationRequest
     from tcdb.settings import get_settings
 
     logger = get_run_logger()
     watch = Stopwatch()
-    request = SimulationRequest.of(
-        collection=collection, snapshot=snapshot, qrels=qrels, strategies=strategies,
-        budgets=budgets, per_topic=per_topic, runs=runs, measure=measure, tie_order=tie_order,
-        depth=depth, leave_out=leave_out)
+    collection, snapshot = request.collection, request.snapshot
     dask = dask or get_settings().dask_address
     with watch.step("simulate"):
         result: SimulationResult = (
@@ -134,7 +122,8 @@ def simulate_pools(
                 len({r.strategy for r in result.rows}), len(request.budgets), result.n_runs,
                 result.n_topics, f" on Dask ({dask})" if dask else "")
     publish(f"simulation-{collection}-{snapshot}", render(
-        f"Pool simulation ({collection} / {snapshot}, {result.measure}, qrels {qrels})", [
+        f"Pool simulation ({collection} / {snapshot}, {result.measure}, qrels "
+        f"{request.qrels})", [
             markdown_table(["strategy", "budget", "judged", "relevant found", "τ-b", "τ_AP",
                             "leave-one-group-out τ-b"],
                            [[r.strategy, r.budget, r.n_judged, r.relevant_found, r.tau_b,

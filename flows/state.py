@@ -45,8 +45,6 @@ def known_run_checksums(db: Database, collection: str, snapshot: str) -> set[str
 
 
 def evaluation_targets(
-
-
     db: Database,
     collection: str | None = None, snapshot: str | None = None, qrels: str | None = None,
     *, all_qrels: bool = False,

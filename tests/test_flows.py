@@ -128,16 +128,20 @@ def test_a_changed_source_under_a_complete_label_is_a_conflict(
 ) -> None:
     from tcdb.catalog.collections import add_collection
     from tcdb.flows.ingest import ingest_snapshot
+    from tcdb.ingest.snapshot import SnapshotIngestRequest
+
+    def request(folder: Path) -> SnapshotIngestRequest:
+        return SnapshotIngestRequest.of(collection="flowtest", snapshot="s1",
+                                        docs=folder / "docs")
 
     add_collection(Database(), "flowtest")
     first = write_snapshot(tmp_path / "a", 1)
     other = write_snapshot(tmp_path / "b", 2)
-    result = ingest_snapshot("flowtest", "s1", docs=str(first / "docs"))
+    result = ingest_snapshot(request(first))
     assert result["snapshots"][0]["status"] == "ingested"
-    assert ingest_snapshot("flowtest", "s1", docs=str(first / "docs"))["snapshots"][0][
-        "status"] == "unchanged"
+    assert ingest_snapshot(request(first))["snapshots"][0]["status"] == "unchanged"
     with pytest.raises(ConflictError, match="different source"):
-        ingest_snapshot("flowtest", "s1", docs=str(other / "docs"))
+        ingest_snapshot(request(other))
 
 
 # --- run drops --------------------------------------------------------------------------------
@@ -397,14 +401,20 @@ def test_build_pool_builds_exports_blind_and_is_idempotent(
 ) -> None:
     from tcdb.flows.pools import build_pool
     from tcdb.flows.runs import import_runs
+    from tcdb.pools.build import PoolBuildRequest
+    from tcdb.pools.export import PoolExportRequest
+
+    def request(depth: int) -> PoolBuildRequest:
+        return PoolBuildRequest.of(collection="flowtest", snapshot="s2", name="p1",
+                                   depth=depth, all_runs=True,
+                                   exclude_judged="original" if depth == 6 else None)
 
     drop = _ingest_two(tmp_path)
     write_run(drop / "flowtest" / "s2" / "bm25.txt", "bm25", depth=6)
     write_run(drop / "flowtest" / "s2" / "dense.txt", "dense", depth=8)
     import_runs(drop_folder=str(drop))
     out = tmp_path / "pool.txt"
-    result = build_pool("flowtest", "s2", "p1", depth=6, all_runs=True,
-                        exclude_judged="original", export=str(out))
+    result = build_pool(request(6), PoolExportRequest.of(name="p1", format="trec", out=out))
     pool = result["pool"]
     assert pool["status"] == "built" and sorted(pool["runs"]) == ["bm25", "dense"]
     # top 6 of both runs are d1..d6; d1..d4 are judged in the original qrels → d5, d6 per topic
@@ -412,11 +422,10 @@ def test_build_pool_builds_exports_blind_and_is_idempotent(
     exported = out.read_text(encoding="utf-8")
     assert "d5" in exported and "bm25" not in exported and "dense" not in exported
 
-    again = build_pool("flowtest", "s2", "p1", depth=6, all_runs=True,
-                       exclude_judged="original")
-    assert again["pool"]["status"] == "unchanged"
+    again = build_pool(request(6))
+    assert again["pool"]["status"] == "unchanged" and again["export"] is None
     with pytest.raises(ConflictError, match="already has a pool 'p1' with other"):
-        build_pool("flowtest", "s2", "p1", depth=3, all_runs=True)
+        build_pool(request(3))
 
 
 def test_build_pool_flow_builds_a_budgeted_strategy_pool_as_the_cli(
@@ -428,14 +437,19 @@ def test_build_pool_flow_builds_a_budgeted_strategy_pool_as_the_cli(
     from tcdb.flows.pools import build_pool
     from tcdb.flows.runs import import_runs
     from tcdb.pools import pool_documents
+    from tcdb.pools.build import PoolBuildRequest
+    from tcdb.pools.export import PoolExportRequest
 
     drop = _ingest_two(tmp_path)
     write_run(drop / "flowtest" / "s2" / "bm25.txt", "bm25", depth=6)
     write_run(drop / "flowtest" / "s2" / "dense.txt", "dense", depth=8)
     import_runs(drop_folder=str(drop))
     out = tmp_path / "round1.txt"
-    result = build_pool("flowtest", "s2", "rrf2", all_runs=True, exclude_judged="original",
-                        strategy="rrf", budget=2, per_topic=True, batch=1, export=str(out))
+    result = build_pool(
+        PoolBuildRequest.of(collection="flowtest", snapshot="s2", name="rrf2", all_runs=True,
+                            exclude_judged="original", strategy="rrf", budget=2,
+                            per_topic=True, batch=1),
+        PoolExportRequest.of(name="rrf2", format="trec", out=out))
     pool = result["pool"]
     assert pool["status"] == "built" and pool["strategy"].startswith("rrf")
     assert (pool["budget"], pool["budget_per_topic"]) == (2, True)
@@ -652,6 +666,28 @@ def test_flows_run_parses_params_and_runs_now(
     assert result["ingested"] == ["s1", "s2"] and list(result["skipped"]) == ["s3"]
 
 
+def test_flows_run_works_on_the_database_the_user_named(
+    cli, db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    """`tcdb --database-url B flows run …` is a worker on B: the flow writes there, not in the
+    configured database, and the process's own setting is back after the run."""
+    import os
+
+    from tcdb.api import collections, snapshots
+
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    assert cli("--database-url", other, "db", "upgrade")[0] == 0
+    spec = write_spec(tmp_path)
+    code, out, err = cli("--database-url", other, "flows", "run", "ingest-new-snapshots",
+                         "--param", f"spec_path={spec}", "--json")
+    assert code == 0, err
+    assert json.loads(out)["ingested"] == ["s1", "s2"]
+    assert [s.label for s in snapshots("flowtest", database=other).snapshots
+            if s.status == "complete"] == ["s1", "s2"]
+    assert collections(database=db).collections == []
+    assert os.environ["TCDB_DATABASE_URL"] == db
+
+
 def test_flows_run_unknown_name_and_bad_param(cli) -> None:
     code, _, err = cli("flows", "run", "no-such-flow")
     assert code == 1 and "no flow or deployment 'no-such-flow'" in err
@@ -659,6 +695,123 @@ def test_flows_run_unknown_name_and_bad_param(cli) -> None:
     assert code == 1 and "--param: novalue" in err and "k=v" in err
     code, _, err = cli("flows", "run", "import-runs", "--param", "colour=red")
     assert code == 1 and "'colour'" in err
+
+
+def test_the_flows_are_found_by_their_names() -> None:
+    """The flows a user may name are those the modules define (a helper flow is not one), and
+    each deployment's entrypoint imports its very flow."""
+    import importlib
+
+    from tcdb.flows.deployments import build_deployments, entrypoint, flows, load_flow
+
+    assert sorted(flows()) == ["build-pool", "evaluate", "import-runs", "ingest-new-snapshots",
+                               "ingest-snapshot", "refresh", "simulate-pools"]
+    for name, flow_obj in flows().items():
+        module, _, function = entrypoint(name).rpartition(".")
+        assert getattr(importlib.import_module(module), function) is flow_obj
+        assert load_flow(name) is flow_obj
+    with pytest.raises(NotFoundError, match="no flow 'each-on-dask'"):
+        load_flow("each-on-dask")
+    for deployment in build_deployments(shipped=True):
+        assert deployment.entrypoint == entrypoint(deployment.flow_name)
+
+
+def test_a_flow_over_an_operation_takes_its_request_fields_as_params() -> None:
+    """`--param FIELD=VALUE` names a field of the flow's request; another request's fields are
+    `export.FIELD`, its pool the one built; a pool without a depth or a budget is depth 10."""
+    from tcdb.flows.deployments import prepare_run
+    from tcdb.pools.build import PoolBuildRequest
+    from tcdb.pools.export import PoolExportRequest
+    from tcdb.vocabulary import PoolExportFormat
+
+    pool = ["collection=web", "snapshot=2022-06", "name=p1", "all_runs=true"]
+    flow_obj, params = prepare_run("build-pool", [*pool, "depth=5"])
+    assert flow_obj.name == "build-pool"
+    assert params == {"request": PoolBuildRequest.of(collection="web", snapshot="2022-06",
+                                                     name="p1", all_runs=True, depth=5)}
+    assert prepare_run("build-pool", pool)[1]["request"].depth == 10
+    budgeted = prepare_run("build-pool", [*pool, "budget=40", "strategy=rrf"])[1]["request"]
+    assert (budgeted.depth, budgeted.budget, budgeted.strategy) == (None, 40, "rrf")
+    # a text field keeps what JSON would read as a number
+    assert prepare_run("build-pool", ["collection=web", "snapshot=2022", "name=p1",
+                                      "runs=[\"bm25\"]"])[1]["request"].snapshot == "2022"
+    export = prepare_run("build-pool", [*pool, "export.out=p1.csv", "export.format=csv",
+                                        "export.seed=7"])[1]["export"]
+    assert export == PoolExportRequest.of(name="p1", format="csv", out="p1.csv", seed=7)
+    assert export.format is PoolExportFormat.csv
+    as_object = prepare_run("build-pool", [*pool, 'export={"format": "csv", "out": "p1.csv", '
+                                           '"seed": 7}'])[1]["export"]
+    assert as_object == export
+
+    simulation = prepare_run("simulate-pools", ["collection=web", "snapshot=s1",
+                                                "budgets=500,1000", "dask=local"])[1]
+    assert simulation["request"].budgets == [500, 1000] and simulation["dask"] == "local"
+    ingest = prepare_run("ingest-snapshot", ["collection=web", "snapshot=s1", "docs=d",
+                                             "date=2022-06-01"])[1]["request"]
+    assert (ingest.snapshot, str(ingest.docs), ingest.date.isoformat()) == (
+        "s1", "d", "2022-06-01")
+
+
+@pytest.mark.parametrize(("flow", "params", "message"), [
+    ("build-pool", ["collection=web", "depht=5"],
+     "flow 'build-pool' has no parameter 'depht' (parameters: collection, snapshot, name, "
+     "depth, "),
+    ("build-pool", ["export.colour=red"], "flow 'build-pool' has no parameter 'export.colour'"),
+    ("build-pool", ["collection=web"], "flow 'build-pool' needs snapshot=…, name=…"),
+    ("build-pool", ["collection=web", "snapshot=s1", "name=p1", "all_runs=true", "depth=0"],
+     "depth=0: depth must be at least 1 (got 0) (flow 'build-pool')"),
+    ("build-pool", ["collection=web", "snapshot=s1", "name=p1", "all_runs=true",
+                    "contributed=true"],
+     "runs/contributed/not_contributed/all_runs: choose the runs with exactly one of them "
+     "(flow 'build-pool')"),
+    ("build-pool", ["collection=web", "snapshot=s1", "name=p1", "all_runs=true",
+                    "export.out=p.txt"], "flow 'build-pool' needs export.format=…"),
+    ("build-pool", ["collection=web", "snapshot=s1", "name=p1", "all_runs=1"],
+     "all_runs=1: must be true or false (flow 'build-pool')"),
+    ("simulate-pools", ["collection=web", "snapshot=s1", 'budgets=["ten"]'],
+     "budgets=[\"ten\"]: 'ten' is not a budget (a whole number ≥ 1) (flow 'simulate-pools')"),
+    ("ingest-snapshot", ["collection=web", "snapshot=s1", "date=2022-13-01"],
+     "date=\"2022-13-01\": must be a date (YYYY-MM-DD), or null (flow 'ingest-snapshot')"),
+])
+def test_a_bad_request_field_is_one_line_naming_it(flow: str, params: list[str],
+                                                   message: str) -> None:
+    from tcdb.errors import FieldError
+    from tcdb.flows.deployments import prepare_run
+
+    with pytest.raises(FieldError) as caught:
+        prepare_run(flow, params)
+    assert caught.value.field == "param" and "\n" not in str(caught.value)
+    assert caught.value.reason.startswith(message)
+
+
+def test_flows_run_builds_a_pool_from_its_fields_with_the_default_depth(
+    cli, db: str, prefect_api: None, tmp_path: Path
+) -> None:
+    """`tcdb flows run build-pool` with neither a depth nor a budget builds the depth-10 pool
+    `pool_build` builds at depth 10, and exports it as asked."""
+    from tcdb.api import pool_build
+    from tcdb.flows.runs import import_runs
+    from tcdb.pools import pool_documents
+
+    drop = _ingest_two(tmp_path)
+    write_run(drop / "flowtest" / "s2" / "bm25.txt", "bm25", depth=8)
+    write_run(drop / "flowtest" / "s2" / "dense.txt", "dense", depth=4)
+    import_runs(drop_folder=str(drop))
+    out = tmp_path / "deep.txt"
+    code, stdout, err = cli("flows", "run", "build-pool", "--param", "collection=flowtest",
+                            "--param", "snapshot=s2", "--param", "name=deep", "--param",
+                            "all_runs=true", "--param", f"export.out={out}", "--param",
+                            "export.format=trec", "--json")
+    assert code == 0, err
+    result = json.loads(stdout)
+    # d1..d8 of bm25 and d1..d4 of dense, in each topic
+    assert result["pool"]["depth"] == 10 and result["export"]["n_documents"] == 8 * len(TOPICS)
+    assert pool_build("flowtest", "s2", "deep", all_runs=True, depth=10).status == "unchanged"
+    with pytest.raises(ConflictError, match="already has a pool 'deep' with other"):
+        pool_build("flowtest", "s2", "deep", all_runs=True, depth=9)
+    assert pool_documents(Database(), "deep") == {q: {f"d{i}" for i in range(1, 9)}
+                                                  for q in TOPICS}
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 8 * len(TOPICS)
 
 
 def test_flows_run_reports_bad_input_in_one_line(

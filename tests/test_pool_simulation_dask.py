@@ -59,10 +59,11 @@ def test_the_simulate_pools_flow_runs_on_a_dask_cluster(
     """The flow with a scheduler address: prefect-dask's task runner on the cluster's two
     worker processes; the rows equal the operation's in this process."""
     from tcdb.flows.pools import simulate_pools
+    from tcdb.pools.simulate import SimulationRequest
 
-    out = simulate_pools(collection="f", snapshot="s1", budgets=budgets,
-                         strategies=STRATEGIES, measure=measure, per_topic=per_topic,
-                         dask=dask_cluster)
+    request = SimulationRequest.of(collection="f", snapshot="s1", budgets=budgets,
+                                   strategies=STRATEGIES, measure=measure, per_topic=per_topic)
+    out = simulate_pools(request, dask=dask_cluster)
     rows = out["simulation"]["rows"]
     assert rows == _operation_rows(measure, per_topic, budgets)
     assert len(rows) == len(STRATEGIES) * len(budgets)
@@ -72,7 +73,9 @@ def test_the_simulate_pools_flow_runs_on_a_dask_cluster(
 def test_the_flow_without_dask_runs_the_operation(collection: str,  # noqa: F811
                                                   prefect_api: None) -> None:
     from tcdb.flows.pools import simulate_pools
+    from tcdb.pools.simulate import SimulationRequest
 
-    out = simulate_pools(collection="f", snapshot="s1", budgets=[7, 40, 600],
-                         strategies=STRATEGIES, measure="AP")
+    out = simulate_pools(SimulationRequest.of(collection="f", snapshot="s1",
+                                              budgets=[7, 40, 600], strategies=STRATEGIES,
+                                              measure="AP"))
     assert out["simulation"]["rows"] == _operation_rows("AP", False, [7, 40, 600])

@@ -67,19 +67,21 @@ def run_flow(
     json_output: bool = typer.Option(False, "--json", help="Print the flow's result as JSON."),
 ) -> None:
     """Run a deployment's flow now, in this process, with its parameters and your overrides."""
+    from tcdb.cli.database import cli_database
     from tcdb.flows.prefect_env import configure_prefect
-    from tcdb.operations import Database
 
     configure_prefect()
     from tcdb.cli.derive import fields_as_flags
-    from tcdb.flows.deployments import prepare_run
+    from tcdb.flows.deployments import prepare_run, worker_database
 
+    db = cli_database()
     with fields_as_flags():
         flow_obj, parameters = prepare_run(name, param, spec)
         # a missing or outdated database is said now, before Prefect's API starts (10-15 s)
-        with Database().session() as session:
+        with db.session() as session:
             session.connection()
-        result = flow_obj(**parameters)
+        with worker_database(db.url):  # this process is the run's worker, on --database-url
+            result = flow_obj(**parameters)
     if json_output:
         print_json(result)
         return

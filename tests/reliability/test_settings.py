@@ -88,10 +88,11 @@ PARAMETERS = [
      "--param: flow 'evaluate' has no parameter 'mesures' (parameters: collection, snapshot, "
      "qrels, measures, runs, all_qrels, dask)"),
     ("simulate-pools", ["collection=c", "snapshot=s1", 'budgets=["ten"]'],
-     "--param: budgets=[\"ten\"]: must be a list of whole numbers (flow 'simulate-pools')"),
+     "--param: budgets=[\"ten\"]: 'ten' is not a budget (a whole number ≥ 1) "
+     "(flow 'simulate-pools')"),
     ("simulate-pools", ["collection=c"],
      "--param: flow 'simulate-pools' needs snapshot=…, budgets=…"),
-    ("ingest-snapshot", ["collection=c", "label=x", "date=2022-13-01"],
+    ("ingest-snapshot", ["collection=c", "snapshot=x", "date=2022-13-01"],
      "--param: date=\"2022-13-01\": must be a date (YYYY-MM-DD), or null "
      "(flow 'ingest-snapshot')"),
 ]
@@ -112,8 +113,9 @@ def test_parameters_come_as_the_flow_takes_them() -> None:
     from tcdb.flows.parameters import accepts, check_parameters
 
     checked = check_parameters(load_flow("ingest-snapshot"),
-                               {"collection": "c", "label": "x", "date": "2022-06-01"})
-    assert checked["date"] == dt.date(2022, 6, 1)
+                               {"collection": "c", "snapshot": "x", "date": "2022-06-01",
+                                "docs": "docs.jsonl"})
+    assert checked["request"].date == dt.date(2022, 6, 1)
     checked = check_parameters(load_flow("evaluate"), {"dask": "127.0.0.1:8786"})
     assert checked == {"dask": "tcp://127.0.0.1:8786"}
     assert accepts(list[int] | None) == "a list of whole numbers, or null"
