@@ -19,7 +19,7 @@ from ir_measures import AP, nDCG
 from tcdb.analysis.persistence import persistence_table
 from tcdb.collections.runs.trec import read_run, write_run
 from tcdb.collections.sources.ir_datasets_source import IrdsSource
-from tcdb.demo import DemoCollection, generate_demo
+from tcdb.demo.generate import DemoCollection, generate_demo
 from tcdb.demo.longeval_files import longeval_web_layout
 
 SMALL = {"n_documents": 4000, "n_topics": 50, "depth": 200}

@@ -1,7 +1,8 @@
 """tcdb.demo — `tcdb demo`, the whole mission end to end on data whose right answers are known.
 
 `run.py` runs the LongEval-shaped longitudinal part, `bias.py` the Cocktail-shaped source-bias
-part; the rest generates their data.
+part; the rest generates their data (`generate.generate_demo`). This package imports nothing:
+the demo sets `IR_DATASETS_HOME` before anything imports ir_datasets (`longeval_files` does).
 
 Why: `tcdb demo` must teach what tcdb does on data where the truth is known, and the tests need
 the same data small. `generate_demo` builds, from one seed (a numpy Generator, so the same seed
@@ -34,20 +35,3 @@ the planted strength changes — which is what makes the planted effect ratios c
 Everything is vectorised; the default size (20,000 documents, 100 topics, 10 runs of depth 1,000
 in three snapshots) takes a few seconds, most of it writing three million run lines.
 """
-
-from .churn import ChurnCounts, TopicDrift
-from .generate import DemoCollection, DemoSnapshot, generate_demo
-from .systems import DEMO_COLLECTION, DEMO_SNAPSHOTS, PIVOT, SYSTEMS, DemoSystem
-
-__all__ = [
-    "DEMO_COLLECTION",
-    "DEMO_SNAPSHOTS",
-    "PIVOT",
-    "SYSTEMS",
-    "ChurnCounts",
-    "DemoCollection",
-    "DemoSnapshot",
-    "DemoSystem",
-    "TopicDrift",
-    "generate_demo",
-]

@@ -41,7 +41,7 @@ def run_demo(
     irds_home = Path(data_dir).resolve() / "ir_datasets"
     os.environ["IR_DATASETS_HOME"] = str(irds_home)
     from tcdb.catalog.collections import add_collection
-    from tcdb.demo import generate_demo
+    from tcdb.demo.generate import generate_demo
     from tcdb.errors import FieldError
     from tcdb.storage import migrate
     from tcdb.storage.db import truncate_all
