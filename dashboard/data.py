@@ -22,11 +22,9 @@ from sqlmodel import Session
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
-    from tcdb.pools.results import PoolExportResult, PoolShowResult
+    from tcdb.pools.results import PoolExportResult
     from tcdb.reports.compare_result import CompareResult
-    from tcdb.reports.leave_out import LeaveOutMeasure, LeaveOutResult
     from tcdb.reports.persistence import PersistenceResult
-    from tcdb.reports.reusability import ReusabilityResult
 
 TTL = 60  # seconds: a new snapshot or run shows up within a minute without a refresh
 
@@ -195,9 +193,12 @@ def drift(url: str, collection: str) -> dict[str, Any]:
     }
 
 
+@st.cache_data(ttl=TTL, show_spinner=False)
 def run_operation(url: str, operation: str, /, **fields: Any) -> Any:
-    """Run `operation` on the dashboard's database with the request's `fields` (it only
-    reads: `compute=False` where the operation would evaluate)."""
+    """The one way a page runs a report: `operation` on the dashboard's database with the
+    request's `fields`, its result cached per database, operation and fields (Refresh clears
+    it). Pages ask for reading operations only, with `compute=False` where the operation
+    would evaluate; the database is opened read-only besides."""
     from tcdb.operations import Database, get_operation
 
     return get_operation(operation).run(Database(url), **fields)
@@ -237,29 +238,6 @@ def original_qrels(url: str, collection: str, labels: tuple[str, ...]) -> dict[s
                 for label in labels}
 
 
-@st.cache_data(ttl=TTL, show_spinner=False)
-def persistence(url: str, collection: str, snapshots: tuple[str, ...], pivot: str,
-                measure: str, qrels: str | tuple[str, ...], topics: str) -> PersistenceResult:
-    """`tcdb report persistence` on stored scores (nothing is evaluated here); `qrels`: one
-    set name for every snapshot, or one per snapshot in order (`--qrels A --qrels B …`)."""
-    return run_operation(url, "persistence", collection=collection,
-                         snapshots=list(snapshots), pivot=pivot, measures=[measure],
-                         qrels=[qrels] if isinstance(qrels, str) else list(qrels),
-                         topics=topics, compute=False)
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def persistence_deltas(url: str, collection: str, snapshots: tuple[str, ...], pivot: str,
-                       measure: str, qrels: str | tuple[str, ...], topics: str) -> pd.DataFrame:
-    """Per topic, each system's score minus the pivot's (`per_topic_deltas`)."""
-    result = run_operation(url, "per_topic_deltas", collection=collection,
-                           snapshots=list(snapshots), pivot=pivot, measures=[measure],
-                           qrels=[qrels] if isinstance(qrels, str) else list(qrels),
-                           topics=topics, compute=False)
-    frame: pd.DataFrame = result.to_frame()
-    return frame
-
-
 def persistence_frames(report: PersistenceResult, measure: str) -> dict[str, pd.DataFrame]:
     """The report as tables: `arp` (system, snapshot, arp) and `table` (one row per system and
     later snapshot: RΔ, relative drop, ER, ΔRI, p, and the report's `below_pivot`)."""
@@ -286,48 +264,7 @@ def persistence_frames(report: PersistenceResult, measure: str) -> dict[str, pd.
 # ------------------------------------------------------------------------------ reusability
 
 
-@st.cache_data(ttl=TTL, show_spinner=False)
-def reusability(url: str, collection: str, snapshot: str, qrels: str, vs: str, measure: str,
-                depth: int) -> ReusabilityResult:
-    """`tcdb report reusability` for one measure, on stored scores (`compute=False`).
-
-    Runs ranked under `qrels` and `vs` (τ, τ-b, τ_AP), per topic τ, and per run its
-    top-`depth` documents unjudged in `qrels` and newly relevant in `vs` (trec_eval's order);
-    runs scored under only one of the two sets are in `skipped`.
-    """
-    result: ReusabilityResult = run_operation(
-        url, "reusability", collection=collection, snapshot=snapshot, qrels=qrels, vs=vs,
-        measures=[measure], depth=depth, compute=False)
-    return result
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def leave_out(url: str, collection: str, snapshot: str, qrels: str, measure: str, depth: int,
-              by: str) -> LeaveOutMeasure:
-    """`tcdb report leave-out` for one measure on stored scores (it stores nothing): each
-    group's runs re-ranked on qrels without the relevant documents only that group found."""
-    result: LeaveOutResult = run_operation(
-        url, "leave_out", collection=collection, snapshot=snapshot, qrels=qrels, depth=depth,
-        by=by, measures=[measure], compute=False)
-    (figures,) = result.measures.values()  # the one measure asked for
-    return figures
-
-
 # ------------------------------------------------------------------------------------ pools
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def pools(url: str, collection: str) -> pd.DataFrame:
-    """`tcdb pool list`: one row per pool, its size per topic as `size_*` columns."""
-    frame: pd.DataFrame = run_operation(url, "pools", collection=collection).to_frame()
-    return frame
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def pool_detail(url: str, name: str) -> PoolShowResult:
-    """`tcdb pool show`: sizes per topic, each run's contribution, judged fraction."""
-    result: PoolShowResult = run_operation(url, "pool_show", name=name)
-    return result
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)

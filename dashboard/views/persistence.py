@@ -58,8 +58,11 @@ pivot, measure, topics = str(pivot_choice), str(measure_choice), str(topics_choi
 qrels = tuple(per_snapshot[label] for label in chosen)
 qrels_said = (f"qrels {code(qrels[0])}" if len(set(qrels)) == 1 else "qrels "
               + ", ".join(f"{plain(label)}: {code(name)}" for label, name in per_snapshot.items()))
+# what the persistence report and its per-topic deltas both ask (on stored scores only)
+asked = {"collection": collection, "snapshots": chosen, "pivot": pivot, "measures": [measure],
+         "qrels": list(qrels), "topics": topics, "compute": False}
 try:
-    report = data.persistence(url, collection, tuple(chosen), pivot, measure, qrels, topics)
+    report = data.run_operation(url, "persistence", **asked)
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
@@ -327,8 +330,7 @@ def _per_topic() -> None:
     if system:
         _system = plain(system)
         try:
-            deltas = data.persistence_deltas(url, collection, tuple(chosen), pivot, measure, qrels,
-                                             topics)
+            deltas = data.run_operation(url, "per_topic_deltas", **asked).to_frame()
         except TcdbError as exc:
             widgets.show_error(exc)
             return

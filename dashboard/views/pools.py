@@ -11,7 +11,7 @@ from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
 
 collection, url = widgets.collection_page("Assessment pools")
-pools = data.pools(url, collection)
+pools = data.run_operation(url, "pools", collection=collection).to_frame()
 if pools.empty:
     st.info(f"**{plain(collection)}** has no pools yet. Build one with "
             f"{code(f'tcdb pool build {collection} SNAPSHOT --depth K')} and export it for "
@@ -31,7 +31,7 @@ name = widgets.select("Pool", pools["name"].tolist(), "pool", sidebar=False,
 if name is None:
     st.stop()
 try:
-    detail = data.pool_detail(url, name)
+    detail = data.run_operation(url, "pool_show", name=name)
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()

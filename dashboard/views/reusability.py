@@ -42,7 +42,9 @@ depth = widgets.number("Top K for unjudged counts", "depth", 100)
 if not (qrels_a and qrels_b and measure):
     st.stop()
 try:
-    result = data.reusability(url, collection, snapshot, qrels_a, qrels_b, measure, depth)
+    result = data.run_operation(url, "reusability", collection=collection, snapshot=snapshot,
+                                qrels=qrels_a, vs=qrels_b, measures=[measure], depth=depth,
+                                compute=False)
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
@@ -177,7 +179,9 @@ pool_depth = widgets.number("Pool depth K of the contributing runs", "pool_depth
 if not widgets.toggle("Compute the leave-out", "leave_out"):
     st.stop()
 try:
-    left = data.leave_out(url, collection, snapshot, qrels_a, measure, int(pool_depth), by)
+    (left,) = data.run_operation(  # the one measure asked for
+        url, "leave_out", collection=collection, snapshot=snapshot, qrels=qrels_a,
+        depth=int(pool_depth), by=by, measures=[measure], compute=False).measures.values()
 except TcdbError as exc:
     widgets.show_error(exc)
     st.stop()
