@@ -16,20 +16,25 @@ from tcdb.schema.base import Keyed, aware_datetime, utcnow
 
 
 class PublishedResult(Keyed, SQLModel, table=True):
-    """One published aggregate: (snapshot, system, measure) → value, with its source file.
+    """One published aggregate: (snapshot, system, measure, version) → value, with its source
+    file.
 
     The system is the collection's `system` (group and name), so two groups' `run1` stay two
-    systems and a published figure lines up with the same system's own runs.
+    systems and a published figure lines up with the same system's own runs. `version` is the
+    submission's version as the table gives it (LongEval: the resubmission's timestamp; "" when
+    the table has none): a resubmitted run keeps every version, and readers take the latest.
     """
 
     __tablename__ = "published_result"
-    __table_args__ = (UniqueConstraint("snapshot_id", "system_id", "measure"),)
+    __table_args__ = (UniqueConstraint("snapshot_id", "system_id", "measure", "version"),)
 
     id: int | None = Field(default=None, primary_key=True)
     collection_id: int = Field(foreign_key="collection.id", ondelete="CASCADE", index=True)
     snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE")
     system_id: int = Field(foreign_key="system.id", ondelete="CASCADE", index=True)
     measure: str = Field(max_length=100)  # as ir_measures names it (nDCG@10, AP, P@10)
+    version: str = Field(default="", max_length=100,  # the submission's version ("": none)
+                         sa_column_kwargs={"server_default": ""})
     value: float
     source: str = Field(sa_column=Column(Text, nullable=False))  # the file's name
     checksum: str = Field(max_length=64)  # sha256 of the file

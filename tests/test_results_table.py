@@ -155,14 +155,15 @@ BAD = [
     ("team,run,snapshot,nDCG@10\nCIR,run1,2023-03,inf\n", 2, "not a finite number"),
     ("team,run,snapshot,nDCG@10\nCIR,run1,2023-03\n", 2, "3 fields, the header has 4"),
     ("team,run,snapshot,nDCG@10,notes\nCIR,run1,2023-03,0.3,x\n", 1,
-     "column 'notes' is not team, run, snapshot nor a measure"),
+     "column 'notes' is not team, run, snapshot, version nor a measure"),
     ("team,run,snapshot,map,AP\nCIR,run1,2023-03,0.3,0.3\n", 1, "are both AP"),
     ("team,run,nDCG@10\nCIR,run1,0.3\n", 1, "no snapshot column"),
     ("team,run,snapshot,nDCG@10\nCIR,,2023-03,0.3\n", 2, "run ''"),
     ("team,run,snapshot,nDCG@10\nCIR,\x1b[31mrun1,2023-03,0.3\n", 2, "U+001B"),
     ("team,run,snapshot,nDCG@10\nCIR,run1,2023-03,0.3\nCIR,run2,2099-01,0.3\n", 3,
      "snapshot '2099-01' is not a complete snapshot of 'longeval-web' (complete: 2023-03, "
-     "2023-04, 2023-05); register it first, without documents: `tcdb snapshot register "
+     "2023-04, 2023-05); register the table's snapshots on the way with "
+     "--register-snapshots, or first, one by one, with `tcdb snapshot register "
      "longeval-web 2099-01`"),
 ]
 

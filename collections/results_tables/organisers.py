@@ -1,13 +1,14 @@
 """Reading an organiser's results table (CSV or TSV): one row per team × run × snapshot, one
 column per measure, each cell the run's aggregate (LongEval publishes ~70 ir_measures ones).
 
-The header names the columns. The team, run and snapshot columns are found by their usual
-names (or named by the caller); every other column must be a measure ir_measures parses, in
-any case (`ndcg@10`, `P_10`, `map` → nDCG@10, P@10, AP), or be named to be left out. An empty
-cell (or `-`, `NA`) is a figure the table does not give: counted, not stored; an empty team
-is a run of no known group (a system without a group, as `run import` makes one). Every
-problem is an `InputError` naming the file, the line and the reason, found before anything is
-written.
+The header names the columns. The team, run and snapshot columns, and a version column when
+the table has one (a resubmitted run: LongEval 2025 gives each submission's timestamp), are
+found by their usual names (or named by the caller); every other column must be a measure
+ir_measures parses, in any case (`ndcg@10`, `P_10`, `map` → nDCG@10, P@10, AP), or be named
+to be left out. An empty cell (or `-`, `NA`) is a figure the table does not give: counted, not
+stored; an empty team is a run of no known group (a system without a group, as `run import`
+makes one). Every problem is an `InputError` naming the file, the line and the reason, found
+before anything is written.
 """
 
 from __future__ import annotations
@@ -29,19 +30,25 @@ from tcdb.limits import Refused
 # spaces and dashes as underscores).
 TEAM_NAMES = ("team", "group", "participant", "team_name", "group_name")
 RUN_NAMES = ("run", "run_id", "run_name", "runid", "tag", "run_tag", "system")
-SNAPSHOT_NAMES = ("snapshot", "version", "sub_collection", "subcollection", "dataset", "lag")
+# `version` names the snapshot only in a table with no other snapshot column (LongEval 2023);
+# beside a snapshot column it is the submission's version (LongEval 2025's timestamps).
+SNAPSHOT_NAMES = ("snapshot", "sub_collection", "subcollection", "dataset", "lag", "version")
+VERSION_NAMES = ("version", "run_version", "submission", "submitted", "timestamp")
+IDENTITY = ("team", "run", "snapshot", "version")  # the columns that say whose figure it is
 NO_VALUE = frozenset({"", "-", "–", "na", "n/a", "nan", "none", "null"})
 
 
 @dataclass(frozen=True)
 class PublishedRow:
-    """One line of the table: whose run, on which snapshot, and its figures by measure."""
+    """One line of the table: whose run, which version of it, on which snapshot, and its figures
+    by measure."""
 
     line: int
     team: str  # "" when the table has no team column
     run: str
     snapshot: str
     values: dict[str, float]
+    version: str = ""  # "" when the table has no version column
 
 
 @dataclass
@@ -69,7 +76,7 @@ def _folded(name: str) -> str:
 
 def read_results_table(path: Path | str, *, snapshot_column: str | None = None,
                        team_column: str | None = None, run_column: str | None = None,
-                       ignore_columns: Sequence[str] = (),
+                       version_column: str | None = None, ignore_columns: Sequence[str] = (),
                        bad: BadLines | None = None) -> PublishedTable:
     """Every row of a results table, checked; an InputError at the first bad one, or under
     `bad` that keeps going (`--on-bad-lines warn|skip`) the bad rows set aside
@@ -92,15 +99,16 @@ def read_results_table(path: Path | str, *, snapshot_column: str | None = None,
         raise InputError(path, None, "the file is empty: the first line names the columns "
                          "(team, run, snapshot and one column per measure)")
     header_line, header = records[0]
-    roles = _roles(path, header_line, header, snapshot_column, team_column, run_column,
+    roles = _roles(path, header_line, header, {"snapshot": snapshot_column, "team": team_column,
+                                               "run": run_column, "version": version_column},
                    ignore_columns)
     table = PublishedTable(path, [], [], {}, hashlib.sha256(raw).hexdigest(),
                            ignored=[h for h, r in zip(header, roles, strict=True) if r is None])
     for name, role in zip(header, roles, strict=True):
-        if role is not None and role not in ("team", "run", "snapshot"):
+        if role is not None and role not in IDENTITY:
             table.measures.append(role)
             table.columns[role] = name
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str, str, str], int] = {}
     for line, cells in records[1:]:
         with one_line(bad):
             if len(cells) != len(header):
@@ -108,11 +116,12 @@ def read_results_table(path: Path | str, *, snapshot_column: str | None = None,
                                  f"{len(header)} (a field with a {delimiter!r} inside needs "
                                  "double quotes)")
             row = _row(path, line, header, roles, cells, table)
-            key = (row.team, row.run, row.snapshot)
+            key = (row.team, row.run, row.snapshot, row.version)
             if key in seen:
                 who = f"{row.team}/{row.run}" if row.team else row.run
-                raise InputError(path, line, f"run {who!r} on snapshot {row.snapshot!r} is "
-                                 f"already on line {seen[key]}")
+                which = f" (version {row.version!r})" if row.version else ""
+                raise InputError(path, line, f"run {who!r}{which} on snapshot {row.snapshot!r} "
+                                 f"is already on line {seen[key]}")
             seen[key] = line
             table.rows.append(row)
     if bad is not None:
@@ -137,10 +146,10 @@ def _records(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str]
     return out
 
 
-def _roles(path: Path, line: int, header: list[str], snapshot_column: str | None,
-           team_column: str | None, run_column: str | None, ignore: Sequence[str]
-           ) -> list[str | None]:
-    """Per column: team, run, snapshot, a canonical measure name, or None (left out)."""
+def _roles(path: Path, line: int, header: list[str], named: dict[str, str | None],
+           ignore: Sequence[str]) -> list[str | None]:
+    """Per column: team, run, snapshot, version, a canonical measure name, or None (left out);
+    `named` gives each identity's column where the caller named it."""
     from tcdb.scoring.measures import canonical_measure
 
     folded = [_folded(h) for h in header]
@@ -148,9 +157,9 @@ def _roles(path: Path, line: int, header: list[str], snapshot_column: str | None
     if repeated:
         raise InputError(path, line, f"column {repeated[0]!r} appears twice in the header")
     roles: list[str | None] = [None] * len(header)
-    for role, given, usual in (("snapshot", snapshot_column, SNAPSHOT_NAMES),
-                               ("team", team_column, TEAM_NAMES),
-                               ("run", run_column, RUN_NAMES)):
+    for role, usual in (("snapshot", SNAPSHOT_NAMES), ("team", TEAM_NAMES), ("run", RUN_NAMES),
+                        ("version", VERSION_NAMES)):
+        given = named.get(role)
         if given is not None:
             if _folded(given) not in folded:
                 raise FieldError(f"{role}_column", f"{path} has no column {given!r} "
@@ -160,8 +169,8 @@ def _roles(path: Path, line: int, header: list[str], snapshot_column: str | None
             index = next((folded.index(n) for n in usual if n in folded
                           and roles[folded.index(n)] is None), -1)
             if index < 0:
-                if role == "team":
-                    continue  # a table of one group's runs: systems without a group
+                if role in ("team", "version"):
+                    continue  # one group's runs (no groups), or runs never resubmitted
                 hint = f"--{role}-column NAME" if role != "run" else "--run-column NAME"
                 raise InputError(path, line, f"no {role} column (looked for "
                                  f"{', '.join(usual)}): name it with {hint}")
@@ -178,9 +187,9 @@ def _roles(path: Path, line: int, header: list[str], snapshot_column: str | None
         try:
             measure = canonical_measure(name, "measure")
         except FieldError as exc:
-            raise InputError(path, line, f"column {name!r} is not team, run, snapshot nor a "
-                             f"measure: {exc.reason} — leave it out with --ignore-column "
-                             f"{name!r}") from None
+            raise InputError(path, line, f"column {name!r} is not team, run, snapshot, "
+                             f"version nor a measure: {exc.reason} — leave it out with "
+                             f"--ignore-column {name!r}") from None
         if measure in from_column:
             raise InputError(path, line, f"columns {from_column[measure]!r} and {name!r} are "
                              f"both {measure}")
@@ -202,10 +211,10 @@ def _row(path: Path, line: int, header: list[str], roles: list[str | None], cell
     for name, role, cell in zip(header, roles, cells, strict=True):
         if role is None:
             continue
-        if role == "team" and not cell.strip():
-            ids[role] = ""  # a run of no known group (an organiser's baseline)
+        if role in ("team", "version") and not cell.strip():
+            ids[role] = ""  # a run of no known group (an organiser's baseline), or no version
             continue
-        if role in ("team", "run", "snapshot"):
+        if role in IDENTITY:
             try:
                 ids[role] = check_name(cell)
             except BadName as exc:
@@ -224,4 +233,5 @@ def _row(path: Path, line: int, header: list[str], roles: list[str | None], cell
             raise InputError(path, line, f"column {name!r}: {role} is {bound}, not {text}")
         values[role] = value
     table.n_missing += missing
-    return PublishedRow(line, ids.get("team", ""), ids["run"], ids["snapshot"], values)
+    return PublishedRow(line, ids.get("team", ""), ids["run"], ids["snapshot"], values,
+                        ids.get("version", ""))

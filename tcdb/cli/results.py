@@ -26,6 +26,11 @@ def _show_import(result: ResultsImportResult) -> None:
          f"{result.n_replaced} replaced, {result.n_unchanged} unchanged · {result.n_rows} rows, "
          f"{len(result.measures)} measures, {len(result.snapshots)} snapshots "
          f"({', '.join(result.snapshots)}), {result.n_new_systems} new systems")
+    if result.registered_snapshots:
+        say(f"registered without documents: {', '.join(result.registered_snapshots)}")
+    if result.n_resubmitted:
+        say(f"{result.n_resubmitted} run(s) resubmitted: every version kept, reports take the "
+            "latest")
     if result.n_missing:
         say(f"{result.n_missing} empty cells: figures the table does not give (not stored)")
     if result.ignored_columns:
@@ -36,10 +41,13 @@ def _show_import(result: ResultsImportResult) -> None:
 
 
 def _show_list(result: ResultsResult) -> None:
-    print_table(["snapshot", "system", "team", "run", "measure", "value"],
-                [(f.snapshot, f.system, f.team, f.run, f.measure, f.value)
-                 for f in result.figures],
-                title=f"{result.collection} · published results")
+    versioned = any(f.version for f in result.figures)
+    print_table(["snapshot", "system", "team", "run", *(["version"] if versioned else []),
+                 "measure", "value"],
+                [(f.snapshot, f.system, f.team, f.run, *([f.version] if versioned else []),
+                  f.measure, f.value) for f in result.figures],
+                title=f"{result.collection} · published results"
+                + (" (each run's latest version)" if versioned else ""))
     for table in result.tables:
         say(f"from {table.source} (sha256 {table.checksum}): {table.n_values} figures")
 

@@ -16,7 +16,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from tcdb.catalog.collections import get_collection
 from tcdb.collections.sources.records import TopicRecord
@@ -24,7 +24,7 @@ from tcdb.errors import ConflictError, FieldError
 from tcdb.ingest.report import IngestReport
 from tcdb.ingest.topics import write_topics
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
-from tcdb.schema import Snapshot, SnapshotStatus, TopicIdentity
+from tcdb.schema import Collection, Snapshot, SnapshotStatus, TopicIdentity
 from tcdb.storage.locks import ingest_lock_name
 
 if TYPE_CHECKING:
@@ -90,13 +90,8 @@ def snapshot_register(request: SnapshotRegisterRequest,
         status = "updated"
         if snap is None:
             status = "registered"
-            snap = Snapshot(collection_id=coll.pk, label=label, date=request.date,
-                            source=source, source_fingerprint=_fingerprint(records),
-                            status=SnapshotStatus.complete, with_documents=False,
-                            topics_from_scores=request.topics_file is None,
-                            completed_at=dt.datetime.now(dt.UTC))
-            session.add(snap)
-            session.flush()
+            snap = register_snapshot(session, coll, label, date=request.date, source=source,
+                                     records=records)
         report = IngestReport(coll.name, label, status, source)
         before = snap.n_topics
         write_topics(session, coll, snap, records, report)
@@ -117,6 +112,24 @@ def snapshot_register(request: SnapshotRegisterRequest,
             collection=coll.name, label=label, status=status, with_documents=False,
             topics_from_scores=snap.topics_from_scores, n_topics=snap.n_topics,
             n_ambiguous_topics=report.n_ambiguous_topics, warnings=report.warnings)
+
+
+def register_snapshot(session: Session, coll: Collection, label: str, *,
+                      date: dt.date | None = None, source: str = REGISTERED,
+                      records: list[TopicRecord] | None = None) -> Snapshot:
+    """A new snapshot without documents, complete: its topics those `records` will give (none:
+    the ids its scores name). `snapshot register` and a results table's import
+    (`register_snapshots`) make them the same way."""
+    if coll.topic_identity == TopicIdentity.text and not records:
+        raise FieldError("topics_file", f"collection {coll.name!r} keys topics by their text: "
+                         f"register snapshot {label!r} with a topics file of the texts")
+    snap = Snapshot(collection_id=coll.pk, label=label, date=date, source=source,
+                    source_fingerprint=_fingerprint(records or []),
+                    status=SnapshotStatus.complete, with_documents=False,
+                    topics_from_scores=not records, completed_at=dt.datetime.now(dt.UTC))
+    session.add(snap)
+    session.flush()
+    return snap
 
 
 def _fingerprint(records: list[TopicRecord]) -> str:

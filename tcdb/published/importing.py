@@ -4,12 +4,13 @@ Atomic and idempotent, as every import: the whole table is read and checked firs
 (`tcdb.collections.results_tables.organisers`), its snapshots must exist, and nothing is written on
 any
 error. A results table needs no corpus: its snapshots may be registered without documents
-(`tcdb snapshot register`). A snapshot the collection lacks is refused at the first line naming
-it, not registered on the fly, so a mistyped label (2023-3 for 2023-03) never becomes a
-snapshot; a figure already stored with the same value is left alone (the same file twice is
-`unchanged`), one stored with another value is refused unless `replace`. Each (team, run) is
-the collection's system (group, name), created when new, so a published figure lines up with
-the same system's runs and two groups' `run1` stay apart.
+(`tcdb snapshot register`), or on the way when the user asks (`register_snapshots`); otherwise
+a snapshot the collection lacks is refused at the first line naming it, so a mistyped label
+(2023-3 for 2023-03) never becomes a snapshot unasked. A figure already stored with the same
+value is left alone (the same file twice is `unchanged`), one stored with another value is
+refused unless `replace`. Each (team, run) is the collection's system (group, name), created
+when new, so a published figure lines up with the same system's runs and two groups' `run1`
+stay apart; each version of a resubmitted run is kept, and readers take the latest.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, delete, select, tuple_
-from sqlmodel import col
+from sqlmodel import Session, col
 
 from tcdb.collections.files.bad_lines import BadLines, keeps_going, rejects_target, write_rejects
 from tcdb.collections.results_tables.organisers import PublishedTable, read_results_table
@@ -33,9 +34,15 @@ from tcdb.vocabulary import OnBadLines
 if TYPE_CHECKING:
     import pandas as pd
 
+    from tcdb.schema import Collection
+
+# A stored figure's key: (snapshot id, system id, measure, version)
+Key = tuple[int, int, str, str]
+
 FILE_HELP = ("CSV or TSV with a header: team, run and snapshot columns (found by their usual "
-             "names: team/group, run/tag, snapshot/version), and one column per measure "
-             "(nDCG@10, P@10, AP, … in any case ir_measures reads).")
+             "names: team/group, run/run_id/tag, snapshot), a version column when runs were "
+             "resubmitted, and one column per measure (nDCG@10, P@10, AP, … in any case "
+             "ir_measures reads).")
 
 
 class ResultsImportRequest(Request):
@@ -49,6 +56,12 @@ class ResultsImportRequest(Request):
                                      "(default: team, group, participant; none: no groups).")
     run_column: str | None = option(None, metavar="NAME", help="The column naming the run "
                                     "(default: run, run_id, tag, …).")
+    version_column: str | None = option(None, metavar="NAME", help="The column naming a "
+                                        "run's version (default: version beside a snapshot "
+                                        "column, submission, timestamp; none: one version).")
+    register_snapshots: bool = option(False, help="Register the table's snapshots the "
+                                      "collection lacks, without documents (as `snapshot "
+                                      "register`), instead of refusing them.")
     ignore_columns: Labels = option([], flag="--ignore-column", metavar="NAME",
                                     help="A column that is neither an identity nor a measure, "
                                     "left out (repeat).")
@@ -77,6 +90,8 @@ class ResultsImportResult(Result):
     n_replaced: int
     n_unchanged: int
     n_new_systems: int
+    n_resubmitted: int = 0  # runs (team, run) with more than one version in the table
+    registered_snapshots: list[str] = []  # snapshots registered on the way
     snapshots: list[str]
     measures: list[str]
     ignored_columns: list[str]
@@ -109,6 +124,7 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
     written: str | None = None
     table = read_results_table(path, snapshot_column=request.snapshot_column,
                                team_column=request.team_column, run_column=request.run_column,
+                               version_column=request.version_column,
                                ignore_columns=request.ignore_columns,
                                bad=BadLines(keep_going))
     try:
@@ -117,9 +133,10 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
 
             coll = get_collection(session, request.collection)
             conn = session.connection()
+            registered = _register(session, coll, table) if request.register_snapshots else []
             snapshot_ids = _snapshot_ids(conn, coll.pk, request.collection, table)
             systems, n_new = _system_ids(conn, coll.pk, table)
-            wanted = {(snapshot_ids[r.snapshot], systems[(r.team, r.run)], m): v
+            wanted = {(snapshot_ids[r.snapshot], systems[(r.team, r.run)], m, r.version): v
                       for r in table.rows for m, v in r.values.items()}
             stored = _stored(conn, coll.pk, set(snapshot_ids.values()))
             new = [k for k in wanted if k not in stored]
@@ -130,14 +147,14 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
             table_c = PublishedResult.__table__.c  # type: ignore[attr-defined]
             for start in range(0, len(changed), 500):
                 conn.execute(delete(PublishedResult).where(
-                    tuple_(table_c.snapshot_id, table_c.system_id, table_c.measure).in_(
-                        changed[start:start + 500])))
+                    tuple_(table_c.snapshot_id, table_c.system_id, table_c.measure,
+                           table_c.version).in_(changed[start:start + 500])))
             now = utcnow()
             bulk_insert(conn, "published_result",
-                        ["collection_id", "snapshot_id", "system_id", "measure", "value",
-                         "source", "checksum", "imported_at"],
-                        ((coll.pk, s, system, m, wanted[(s, system, m)], path.name,
-                          table.checksum, now) for s, system, m in [*new, *changed]))
+                        ["collection_id", "snapshot_id", "system_id", "measure", "version",
+                         "value", "source", "checksum", "imported_at"],
+                        ((coll.pk, s, system, m, v, wanted[(s, system, m, v)], path.name,
+                          table.checksum, now) for s, system, m, v in [*new, *changed]))
             if table.rejected and rejects is not None:  # before the commit: all or nothing
                 written = write_rejects(rejects, table.rejected)
     except Exception as exc:
@@ -151,6 +168,7 @@ def results_import(request: ResultsImportRequest, db: Database) -> ResultsImport
         n_rows=len(table.rows), n_values=table.n_values, n_missing=table.n_missing,
         n_added=len(new), n_replaced=len(changed),
         n_unchanged=len(wanted) - len(new) - len(changed), n_new_systems=n_new,
+        n_resubmitted=_resubmitted(table), registered_snapshots=registered,
         snapshots=list(dict.fromkeys(r.snapshot for r in table.rows)),
         measures=table.measures, ignored_columns=table.ignored,
         n_rejected=len(table.rejected),
@@ -176,9 +194,9 @@ def _snapshot_ids(conn: Connection, collection_id: int, collection: str,
             state = f" (status {status})" if known else ""
             raise InputError(table.path, row.line, f"snapshot {row.snapshot!r} is not a "
                              f"complete snapshot of {collection!r}{state} (complete: {listed}); "
-                             f"register it first, without documents: `tcdb snapshot register "
-                             f"{collection} {row.snapshot}` (or ingest it with `tcdb snapshot "
-                             "ingest`)")
+                             "register the table's snapshots on the way with "
+                             "--register-snapshots, or first, one by one, with `tcdb snapshot "
+                             f"register {collection} {row.snapshot}`")
         out[row.snapshot] = known[0]
     return out
 
@@ -203,21 +221,43 @@ def _system_ids(conn: Connection, collection_id: int, table: PublishedTable
 
 
 def _stored(conn: Connection, collection_id: int, snapshots: set[int]
-            ) -> dict[tuple[int, int, str], float]:
+            ) -> dict[Key, float]:
     c = PublishedResult.__table__.c  # type: ignore[attr-defined]
-    rows = conn.execute(select(c.snapshot_id, c.system_id, c.measure, c.value)
+    rows = conn.execute(select(c.snapshot_id, c.system_id, c.measure, c.version, c.value)
                         .where(c.collection_id == collection_id)).all()
-    return {(int(s), int(system), m): float(v) for s, system, m, v in rows if s in snapshots}
+    return {(int(s), int(system), m, version): float(v)
+            for s, system, m, version, v in rows if s in snapshots}
+
+
+def _register(session: Session, coll: Collection, table: PublishedTable) -> list[str]:
+    """Register the table's snapshots the collection lacks, without documents, in the import's
+    transaction (an error later registers nothing); their labels, in the table's order."""
+    from tcdb.ingest.register import register_snapshot
+
+    have = set(session.connection().execute(
+        select(col(Snapshot.label)).where(col(Snapshot.collection_id) == coll.pk)).scalars())
+    missing = [s for s in dict.fromkeys(r.snapshot for r in table.rows) if s not in have]
+    for label in missing:
+        register_snapshot(session, coll, label)
+    return missing
+
+
+def _resubmitted(table: PublishedTable) -> int:
+    """Runs (team, run) the table gives in more than one version."""
+    versions: dict[tuple[str, str], set[str]] = {}
+    for row in table.rows:
+        versions.setdefault((row.team, row.run), set()).add(row.version)
+    return sum(len(v) > 1 for v in versions.values())
 
 
 def _conflict(path: Path, table: PublishedTable, snapshot_ids: dict[str, int],
-              systems: dict[tuple[str, str], int], changed: list[tuple[int, int, str]],
-              stored: dict[tuple[int, int, str], float],
-              wanted: dict[tuple[int, int, str], float]) -> str:
+              systems: dict[tuple[str, str], int], changed: list[Key],
+              stored: dict[Key, float], wanted: dict[Key, float]) -> str:
     """`file:line: … is stored with value X, the file says Y (n differ): pass --replace`."""
     first = changed[0]
     row = next(r for r in table.rows if snapshot_ids[r.snapshot] == first[0]
-               and systems[(r.team, r.run)] == first[1] and first[2] in r.values)
+               and systems[(r.team, r.run)] == first[1] and first[2] in r.values
+               and r.version == first[3])
     who = f"{row.team}/{row.run}" if row.team else row.run
     return (f"{path}:{row.line}: {first[2]} of {who!r} on {row.snapshot!r} is stored with "
             f"value {stored[first]:g}, the file says {wanted[first]:g} ({len(changed)} "

@@ -47,8 +47,9 @@ class TableSource(BaseModel):
 class PublishedMeans:
     """The published figures of some measures over some snapshots.
 
-    `values[measure][system][snapshot]` is the table's figure (missing: the table gives none);
-    `names[system]` is (team, run); `sources` the files they came from.
+    `values[measure][system][snapshot]` is the table's figure (missing: the table gives none)
+    of the system's latest version there, `versions[system][snapshot]` that version ("": the
+    table gives none); `names[system]` is (team, run); `sources` the files they came from.
     """
 
     collection: str
@@ -56,11 +57,14 @@ class PublishedMeans:
     values: dict[str, dict[str, dict[str, float]]]
     names: dict[str, tuple[str, str]]
     sources: list[TableSource] = field(default_factory=list)
+    versions: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def published_means(session: Session, collection: str, snapshots: Sequence[str] | None,
                     measures: Sequence[str] | None) -> PublishedMeans:
-    """Read the published figures (every snapshot with any, in order, when none are named).
+    """Read the published figures (every snapshot with any, in order, when none are named), of
+    each system's latest version on each snapshot (by the version's natural order: LongEval's
+    timestamps, v1 < v2 < v10).
 
     A named snapshot or measure without published figures is a FieldError saying which the
     collection has.
@@ -68,13 +72,14 @@ def published_means(session: Session, collection: str, snapshots: Sequence[str] 
     from tcdb.catalog.collections import get_collection
     from tcdb.runs.systems import system_labels
     from tcdb.scoring.measures import canonical_measure
+    from tcdb.sorting import version_key
 
     coll = get_collection(session, collection)
     c = PublishedResult.__table__.c  # type: ignore[attr-defined]
     rows = session.connection().execute(
         select(col(Snapshot.label), col(Snapshot.ordinal), col(System.id),
                col(System.group_name), col(System.name), c.measure, c.value, c.source,
-               c.checksum)
+               c.checksum, c.version)
         .join(Snapshot, col(Snapshot.id) == c.snapshot_id)
         .join(System, col(System.id) == c.system_id)
         .where(c.collection_id == coll.pk)).all()
@@ -104,16 +109,24 @@ def published_means(session: Session, collection: str, snapshots: Sequence[str] 
     values: dict[str, dict[str, dict[str, float]]] = {m: {} for m in (wanted or known_measures)}
     names: dict[str, tuple[str, str]] = {}
     sources: dict[tuple[str, str], int] = {}
-    for label, _, sid, group, name, measure, value, source, checksum in rows:
-        if label not in chosen or measure not in values:
+    latest: dict[tuple[int, str], str] = {}  # (system id, snapshot) → its latest version
+    for label, _, sid, *_, version in rows:
+        key = (stored_id(sid), label)
+        if key not in latest or version_key(version) > version_key(latest[key]):
+            latest[key] = version
+    versions: dict[str, dict[str, str]] = {}
+    for label, _, sid, group, name, measure, value, source, checksum, version in rows:
+        if label not in chosen or measure not in values or latest[(stored_id(sid), label)] \
+                != version:
             continue
         system = labels[stored_id(sid)]
         names[system] = (group, name)
+        versions.setdefault(system, {})[label] = version
         values[measure].setdefault(system, {})[label] = float(value)
         sources[(source, checksum)] = sources.get((source, checksum), 0) + 1
     return PublishedMeans(collection, chosen, values, names,
                           [TableSource(source=s, checksum=h, n_values=n)
-                           for (s, h), n in sorted(sources.items())])
+                           for (s, h), n in sorted(sources.items())], versions)
 
 
 class ResultsRequest(Request):
@@ -132,6 +145,7 @@ class PublishedFigure(BaseModel):
     run: str
     measure: str
     value: float
+    version: str = ""  # the run's version the figure is of: its latest ("": the table has none)
 
 
 class ResultsResult(Result):
@@ -144,11 +158,12 @@ class ResultsResult(Result):
     tables: list[TableSource]
 
     def to_frame(self) -> pd.DataFrame:
-        """`snapshot, system, team, run, measure, value`, one row per figure."""
+        """`snapshot, system, team, run, version, measure, value`, one row per figure."""
         import pandas as pd
 
         return pd.DataFrame([f.model_dump() for f in self.figures],
-                            columns=["snapshot", "system", "team", "run", "measure", "value"])
+                            columns=["snapshot", "system", "team", "run", "version", "measure",
+                                     "value"])
 
 
 @operation("results", command="results list")
@@ -163,7 +178,8 @@ def results(request: ResultsRequest, db: Database) -> ResultsResult:
         data = published_means(session, request.collection, request.snapshots,
                                request.measures)
     figures = [PublishedFigure(snapshot=s, system=system, team=data.names[system][0],
-                               run=data.names[system][1], measure=m, value=v)
+                               run=data.names[system][1], measure=m, value=v,
+                               version=data.versions[system][s])
                for m, by_system in data.values.items() for system, by_snapshot in
                by_system.items() for s, v in by_snapshot.items()]
     position = {s: i for i, s in enumerate(data.snapshots)}
