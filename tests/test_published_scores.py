@@ -168,7 +168,7 @@ def test_readme_block_runs_as_written_and_prints_its_table(db: str, tmp_path: Pa
     pairs = [line.split() for line in rankings.split("largest")[0].splitlines()
              if line[:4].isdigit()]
     assert pairs == readme_rankings()
-    for earlier, later, n_systems, n_topics, tau_b, p_b, tau_c, _tau_ap, _moved in pairs:
+    for earlier, later, n_systems, n_topics, tau_b, p_b, _r, _p_r, tau_c, _tau_ap, _moved in pairs:
         # τ against scipy on the generated scores: means over the topics both snapshots name
         common = sorted(set(_universe(earlier)) & set(_universe(later)))
         means = [[round(sum(_vector(label, system, "ndcg_cut_10")[t] for t in common)

@@ -182,3 +182,129 @@ def test_persistence_page_ranks_by_a_published_results_table(seeded, tmp_path: P
     first_last = next(p for p in report.measures["nDCG@10"].pairs
                       if (p.earlier, p.later) == (data.labels[0], data.labels[-1]))
     assert first_last.tau_b == pytest.approx(stats.kendalltau(x, y, variant="b").statistic)
+
+
+def _expected_pairs(labels: list[str], which: str) -> list[tuple[str, str]]:
+    if which == "first":
+        return [(labels[0], later) for later in labels[1:]]
+    return list(itertools.combinations(labels, 2))
+
+
+def _means_over_common(folder: Path, pair: tuple[str, str], systems: list[str],
+                       measure: str) -> tuple[list[float], list[float]]:
+    """Each system's mean in both snapshots of the pair over the topics both judge (0 for a
+    topic it did not answer), from ir_measures on the files, rounded to 12 decimals."""
+    common = sorted(_judged(folder, pair[0]) & _judged(folder, pair[1]), key=int)
+    out = []
+    for label in pair:
+        values = {s: _per_topic(folder, label, s, measure) for s in systems}
+        out.append([round(math.fsum(values[s].get(t, 0.0) for t in common) / len(common), 12)
+                    for s in systems])
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("which", ["all", "first"])
+def test_tau_b_and_pearson_r_equal_scipy_for_every_pair(seeded, cli, which: str) -> None:
+    """τ-b and Pearson's r with their p, as `--json` prints them, against scipy on means this
+    test computes with ir_measures; `--pairs first` keeps the pairs against the first."""
+    folder, data = seeded
+    args = ["report", "rankings", COLLECTION, "--snapshots", *data.labels, "-m", "AP",
+            "--no-compute", "--json"]
+    code, out, err = cli(*args, "--pairs", which)
+    assert code == 0, err
+    body = json.loads(out)
+    assert body["pairs"] == which
+    pairs = body["measures"]["AP"]["pairs"]
+    assert [(p["earlier"], p["later"]) for p in pairs] == _expected_pairs(data.labels, which)
+    for pair in pairs:
+        x, y = _means_over_common(folder, (pair["earlier"], pair["later"]), data.systems, "AP")
+        tau_b = stats.kendalltau(x, y, variant="b")
+        r = stats.pearsonr(x, y)
+        assert pair["tau_b"] == pytest.approx(tau_b.statistic, abs=1e-12)
+        assert pair["p_tau_b"] == pytest.approx(tau_b.pvalue, abs=1e-12)
+        assert pair["pearson_r"] == pytest.approx(r.statistic, abs=1e-12)
+        assert pair["p_pearson_r"] == pytest.approx(r.pvalue, abs=1e-12)
+    code, out, err = cli(*args[:-1], "--pairs", which)  # the table says every figure
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if line.startswith("earlier"))
+    assert header.split()[:9] == ["earlier", "later", "systems", "topics", "τ-b", "p", "τ-b",
+                                  "Pearson", "r"]
+    assert "Pearson r: scipy.stats.pearsonr" in out
+    rows = [line.split() for line in out.split("largest")[0].splitlines() if line[:4].isdigit()]
+    assert [(row[0], row[1]) for row in rows] == _expected_pairs(data.labels, which)
+    for row, pair in zip(rows, pairs, strict=True):
+        assert float(row[6]) == pytest.approx(pair["pearson_r"], abs=5e-5)
+
+
+def test_pearson_r_in_the_frame_and_the_paper_table(seeded) -> None:
+    folder, data = seeded
+    report = api.ranking_across_snapshots(COLLECTION, snapshots=data.labels, measures=["AP"],
+                                          compute=False, pairs="first")
+    frame = report.to_frame()
+    pairs = report.measures["AP"].pairs
+    assert frame["pearson_r"].tolist() == pytest.approx([p.pearson_r for p in pairs])
+    assert frame["p_pearson_r"].tolist() == pytest.approx([p.p_pearson_r for p in pairs])
+    paper = report.paper_table()
+    assert "Pearson's r" in paper.caption and f"each later snapshot and {data.labels[0]}" in \
+        paper.caption
+
+
+JUDGED_ONLY = "nDCG(judged_only=True)@10"
+
+
+def test_judged_only_measures_equal_ir_measures_in_evaluate_rankings_and_persistence(
+        seeded, cli) -> None:
+    """`nDCG(judged_only=True)@10` (LongEval's judged-only figure) is a measure like any
+    other: evaluate's means, the rankings' τ-b and r and persistence's ARP equal ir_measures
+    called directly on the same run and qrels files. Judged-only skips unjudged documents, so
+    a document below rank 10 can count: the runs are scored whole, not cut at 10."""
+    folder, data = seeded
+    plain_differs = False
+    for label in data.labels:
+        code, out, err = cli("evaluate", COLLECTION, label, "-m", JUDGED_ONLY, "--json")
+        assert code == 0, err
+        means = {m["run"]: m for m in json.loads(out)["means"] if m["measure"] == JUDGED_ONLY}
+        judged = _judged(folder, label)
+        assert set(means) == set(data.systems)
+        for system in data.systems:
+            values = _per_topic(folder, label, system, JUDGED_ONLY)
+            expected = math.fsum(values.get(t, 0.0) for t in judged) / len(judged)
+            assert means[system]["value"] == pytest.approx(expected, abs=1e-12)
+            plain = _per_topic(folder, label, system, "nDCG@10")
+            plain_differs |= any(abs(plain[t] - values[t]) > 1e-9 for t in values)
+    assert plain_differs  # the seeded runs retrieve unjudged documents: the measures differ
+
+    report = api.ranking_across_snapshots(COLLECTION, snapshots=data.labels,
+                                          measures=[JUDGED_ONLY])
+    pairs = report.measures[JUDGED_ONLY].pairs
+    assert [(p.earlier, p.later) for p in pairs] == _expected_pairs(data.labels, "all")
+    for pair in pairs:
+        x, y = _means_over_common(folder, (pair.earlier, pair.later), data.systems,
+                                  JUDGED_ONLY)
+        assert pair.tau_b == pytest.approx(stats.kendalltau(x, y, variant="b").statistic,
+                                           abs=1e-12)
+        assert pair.pearson_r == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-12)
+
+    code, out, err = cli("report", "persistence", COLLECTION, "-s", *data.labels, "--pivot",
+                         "bm25", "-m", JUDGED_ONLY, "--json")
+    assert code == 0, err
+    systems = {s["system"]: s for s in json.loads(out)["measures"][JUDGED_ONLY]["systems"]}
+    assert set(systems) == set(data.systems)
+    for label in data.labels:
+        judged = _judged(folder, label)
+        for system in data.systems:
+            values = _per_topic(folder, label, system, JUDGED_ONLY)
+            expected = math.fsum(values.get(t, 0.0) for t in judged) / len(judged)
+            assert systems[system]["arp"][label] == pytest.approx(expected, abs=1e-12)
+
+
+def test_pearson_r_is_none_when_a_snapshot_ranks_every_system_alike() -> None:
+    """r is undefined when one side is constant (scipy: nan and a warning): None, as τ-b; with
+    two systems scipy's r is ±1 with p 1."""
+    constant = compare_rankings(pd.Series({"a": 0.2, "b": 0.2, "c": 0.2}),
+                                pd.Series({"a": 0.1, "b": 0.3, "c": 0.2}))
+    assert constant["pearson_r"] is None and constant["p_pearson_r"] is None
+    two = compare_rankings(pd.Series({"a": 0.2, "b": 0.1}), pd.Series({"a": 0.1, "b": 0.3}))
+    expected = stats.pearsonr([0.2, 0.1], [0.1, 0.3])
+    assert (two["pearson_r"], two["p_pearson_r"]) == pytest.approx(
+        (expected.statistic, expected.pvalue))

@@ -53,14 +53,12 @@ topics_choice = widgets.select("Topics", ["all", "core"], "topics", default="all
                                help="core: only topics judged in every chosen snapshot")
 if not (pivot_choice and per_snapshot and measure_choice and topics_choice):
     st.stop()
-# chosen, as the page's parts below take them
-pivot, measure, topics = str(pivot_choice), str(measure_choice), str(topics_choice)
+pivot, measure, topics = str(pivot_choice), str(measure_choice), str(topics_choice)  # chosen
 qrels = tuple(per_snapshot[label] for label in chosen)
 qrels_said = (f"qrels {code(qrels[0])}" if len(set(qrels)) == 1 else "qrels "
               + ", ".join(f"{plain(label)}: {code(name)}" for label, name in per_snapshot.items()))
-# what the persistence report and its per-topic deltas both ask (on stored scores only)
 asked = {"collection": collection, "snapshots": chosen, "pivot": pivot, "measures": [measure],
-         "qrels": list(qrels), "topics": topics, "compute": False}
+         "qrels": list(qrels), "topics": topics, "compute": False}  # also the per-topic Δ's
 try:
     report = data.run_operation(url, "persistence", **asked)
 except TcdbError as exc:
@@ -273,7 +271,7 @@ def _rankings() -> None:
     ranked = rankings.measures[measure]
     pairs = pd.DataFrame([{"earlier": p.earlier, "later": p.later, "τ-b": p.tau_b, "τ-c": p.tau_c,
                            "τ_AP": p.tau_ap, "topics": p.n_topics, "systems": p.n_systems,
-                           "moved": p.n_changed} for p in ranked.pairs])
+                           "moved": p.n_changed, "Pearson r": p.pearson_r} for p in ranked.pairs])
     if pairs.empty or pairs["τ-b"].isna().all():
         st.caption("Fewer than two systems to rank in every chosen snapshot.")
     else:
@@ -292,8 +290,8 @@ def _rankings() -> None:
                             scale=alt.Scale(domain=[-1, 1], scheme="redblue"),
                             legend=alt.Legend(gradientLength=max(60, size - 110),
                                               values=[-1, 0, 1])),
-            tooltip=["earlier", "later", alt.Tooltip("τ-b:Q", format=".4f"),
-                     alt.Tooltip("τ-c:Q", format=".4f"), alt.Tooltip("τ_AP:Q", format=".4f"),
+            tooltip=["earlier", "later", *(alt.Tooltip(f"{k}:Q", format=".4f")
+                                           for k in ("τ-b", "Pearson r", "τ-c", "τ_AP")),
                      "topics:Q", "systems:Q", alt.Tooltip("moved:Q", title="systems moved")])
         labels_ = alt.Chart(pairs).mark_text(fontSize=14).encode(
             x=cell_x, y=cell_y, text="_label:N",
@@ -303,10 +301,10 @@ def _rankings() -> None:
                       pairs.drop(columns="_label"), f"rankings-{collection}-{measure}",
                       caption=f"How to read this: one cell per pair of snapshots, Kendall's τ-b "
                       f"between the systems ranked by {ranked_by} in the earlier and in the later "
-                      "snapshot (hover for τ-c, τ_AP with "
-                      "the earlier ranking as truth, and the counts). 1: the same order; 0: no "
-                      "relation; the top row compares each snapshot with "
-                      f"{_first}. Means are rounded first, so equal means tie.")
+                      "snapshot (hover for τ-c, τ_AP with the earlier ranking as truth, Pearson's "
+                      "r between the means, and the counts). 1: the same order; 0: no relation; "
+                      f"the top row compares each snapshot with {_first}. Means are rounded "
+                      "first, so equal means tie.")
         moves = pd.DataFrame([{"later": p.later, "system": m.system, "rank_first": m.rank_earlier,
                                "rank_later": m.rank_later, "change": m.rank_change}
                               for p in ranked.pairs if p.against_first

@@ -1,4 +1,5 @@
-"""`tcdb report rankings`: τ between the system rankings of every pair of snapshots. Registered
+"""`tcdb report rankings`: τ and Pearson's r between the system rankings of every pair of
+snapshots (or each against the first). Registered
 on `tcdb report` by `tcdb.cli.report`; derived from the operation, this module only prints."""
 
 from __future__ import annotations
@@ -16,15 +17,18 @@ if TYPE_CHECKING:
 
 def _show(result: RankingsResult) -> None:
     source = "published results" if result.source == "results" else "per-topic scores"
+    which = ("" if result.pairs == "all" else
+             f" · each later snapshot against {result.snapshots[0]}")
     for measure, figures in result.measures.items():
-        print_table(["earlier", "later", "systems", "topics", "τ-b", "p τ-b", "τ-c", "τ_AP",
-                     "moved"],
+        print_table(["earlier", "later", "systems", "topics", "τ-b", "p τ-b", "Pearson r",
+                     "p r", "τ-c", "τ_AP", "moved"],
                     [(p.earlier, p.later, p.n_systems,
                       "published" if p.n_topics is None else p.n_topics, p.tau_b,
-                      format_p(p.p_tau_b), p.tau_c, p.tau_ap, p.n_changed)
+                      format_p(p.p_tau_b), p.pearson_r, format_p(p.p_pearson_r), p.tau_c,
+                      p.tau_ap, p.n_changed)
                      for p in figures.pairs],
                     title=f"{result.collection} · {measure} ({figures.aggregate}) · system "
-                    f"rankings across snapshots, from {source}")
+                    f"rankings across snapshots{which}, from {source}")
         rows = [(p.earlier, p.later, c.system, c.rank_earlier, c.rank_later,
                  format_change(c.rank_change)) for p in figures.pairs if p.against_first
                 for c in p.largest_changes]
@@ -38,8 +42,9 @@ def _show(result: RankingsResult) -> None:
             if p.reason:
                 say(f"{p.earlier} → {p.later}: {p.reason}")
     say(f"means over {result.topics_said}; rounded before ranking (equal means tie); τ-b and "
-         f"τ-c: scipy.stats.kendalltau (p two-sided); τ_AP: Yilmaz et al. 2008, truth "
-         f"{result.tau_ap_truth}")
+        "τ-c: scipy.stats.kendalltau, Pearson r: scipy.stats.pearsonr on the rounded means "
+        f"(p two-sided); τ_AP: Yilmaz et al. 2008, truth {result.tau_ap_truth}; moved: systems "
+        "whose rank changed")
 
 
 rankings = derive.command("ranking_across_snapshots", show=_show, prepare=split_snapshots)

@@ -1,9 +1,11 @@
 """`tcdb report rankings`: do the snapshots of a collection rank the systems alike?
 
-LongEval's own question. For every pair of the chosen snapshots (each against the first among
-them), the systems followed across all of them are ranked by their mean in the earlier and in
-the later snapshot, and the rankings compared with Kendall's τ-b and τ-c (scipy) and τ_AP
-(the earlier ranking the truth), with the systems whose rank changed most
+LongEval's own question. For every pair of the chosen snapshots (`--pairs all`, the default),
+or for each later one against the first (`--pairs first`, LongEval's reference snapshot), the
+systems followed across all of them are ranked by their mean in the earlier and in the later
+snapshot, and the rankings compared with Kendall's τ-b and τ-c (scipy), Pearson's r between the
+means (scipy; as LongEval's `evaluate_system_ranking.py` publishes beside τ) and τ_AP (the
+earlier ranking the truth), with the systems whose rank changed most
 (`tcdb.analysis.snapshot_rankings`). The means come
 
 * from per-topic scores (`--from scores`, the default: runs evaluated or per-topic scores
@@ -13,8 +15,9 @@ the later snapshot, and the rankings compared with Kendall's τ-b and τ-c (scip
 * from an organiser's results table (`--from results`, `tcdb results import`): the published
   figures, over whatever topics the organiser averaged.
 
-Means are rounded before ranking (`tcdb.analysis.means`), so equal means tie. A system without
-a figure in every chosen snapshot is listed under `skipped`.
+Means are rounded before ranking (`tcdb.analysis.means`), so equal means tie; r is over the
+same rounded means. A system without a figure in every chosen snapshot is listed under
+`skipped`.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ if TYPE_CHECKING:
 LARGEST_CHANGES = 5
 TAU_AP_TRUTH = "the earlier snapshot's ranking"
 PAIR_COLUMNS = ["measure", "earlier", "later", "against_first", "n_systems", "n_topics",
-                "tau_b", "p_tau_b", "tau_c", "p_tau_c", "tau_ap", "n_changed"]
+                "tau_b", "p_tau_b", "pearson_r", "p_pearson_r", "tau_c", "p_tau_c", "tau_ap",
+                "n_changed"]
 
 
 class RankingsRequest(Request):
@@ -67,6 +71,9 @@ class RankingsRequest(Request):
         "per snapshot in order (--from scores).")
     topics: Name = topics_option()
     systems: Names | None = option(None, flag="--system", help="Only this system (repeat).")
+    pairs: Literal["all", "first"] = option(
+        "all", flag="--pairs", metavar="all|first", help="Which pairs of snapshots to compare: "
+        "every pair (all) or each later snapshot against the first (first).")
     largest: int = option(LARGEST_CHANGES, ge=1, le=1000,
                           help="Systems whose rank changed most, listed per pair.")
     compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
@@ -102,6 +109,8 @@ class SnapshotPair(BaseModel):
     topics: list[str] | None  # external ids in the earlier snapshot
     tau_b: float | None
     p_tau_b: float | None
+    pearson_r: float | None  # Pearson's r between the two snapshots' (rounded) means
+    p_pearson_r: float | None
     tau_c: float | None
     p_tau_c: float | None
     tau_ap: float | None  # the earlier ranking the truth
@@ -131,8 +140,9 @@ class RankingsMeasure(BaseModel):
 
 
 class RankingsResult(Result):
-    """Kendall's τ-b and τ-c and τ_AP (earlier ranking the truth) between the system rankings
-    of every pair of snapshots, with the systems whose rank changed most."""
+    """Kendall's τ-b and τ-c, Pearson's r and τ_AP (earlier ranking the truth) between the
+    system rankings of every pair of snapshots (or each against the first: `pairs`), with the
+    systems whose rank changed most."""
 
     collection: str
     source: str  # scores or results
@@ -140,6 +150,7 @@ class RankingsResult(Result):
     qrels: dict[str, str] | None  # per snapshot (scores)
     topics: str  # the selection (scores)
     topics_said: str  # which topics each pair's means are over, in words
+    pairs: Literal["all", "first"] = "all"  # every pair, or each against the first
     tau_ap_truth: str = TAU_AP_TRUTH
     measures: dict[str, RankingsMeasure]
     tables: list[TableSource] = []  # the results tables the means came from (results)
@@ -155,15 +166,17 @@ class RankingsResult(Result):
                       f"{t.source} (sha256 {t.checksum})" for t in self.tables))
         lineage = lineage_caption(self.lineage) if self.source == "scores" else \
             "measures " + ", ".join(self.measures)
-        caption = (f"Kendall's τ-b and τ-c (scipy, two-sided p) and τ_AP (truth: "
-                   f"{self.tau_ap_truth}) between the system rankings of each pair of snapshots "
-                   f"of {self.collection}; {source}; {lineage}.")
+        which = ("each pair of snapshots" if self.pairs == "all" else
+                 f"each later snapshot and {self.snapshots[0]}")
+        caption = (f"Kendall's τ-b and τ-c, Pearson's r between the means (scipy, two-sided p) "
+                   f"and τ_AP (truth: {self.tau_ap_truth}) between the system rankings of "
+                   f"{which} of {self.collection}; {source}; {lineage}.")
         return frame_table(self.to_frame(), caption=caption, lineage=self.lineage,
                            label="tab:rankings")
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per measure × pair of snapshots: τ-b and τ-c with scipy's p, τ_AP, and how
-        many systems and topics they are over."""
+        """One row per measure × pair of snapshots: τ-b, Pearson's r and τ-c with scipy's p,
+        τ_AP, and how many systems and topics they are over."""
         import pandas as pd
 
         rows = [{"measure": m, **p.model_dump(exclude={"topics", "largest_changes", "reason"})}
@@ -173,8 +186,9 @@ class RankingsResult(Result):
 
 @operation("ranking_across_snapshots", command="report rankings")
 def ranking_across_snapshots(request: RankingsRequest, db: Database) -> RankingsResult:
-    """Do the snapshots rank the systems alike? Kendall's τ-b, τ-c and τ_AP between the system
-    rankings of every pair of snapshots, with the systems that moved most.
+    """Do the snapshots rank the systems alike? Kendall's τ-b, τ-c, Pearson's r and τ_AP
+    between the system rankings of every pair of snapshots (or each against the first), with
+    the systems that moved most.
 
     Why: LongEval asks whether a system's place among the others persists as the collection
     changes, not only its score.
@@ -184,9 +198,10 @@ def ranking_across_snapshots(request: RankingsRequest, db: Database) -> Rankings
     return _from_scores(request, db)
 
 
-def _pair_list(labels: list[str]) -> list[tuple[str, str]]:
-    """Every pair (earlier, later) in the given order, those against the first first."""
-    return [(labels[i], labels[j]) for i in range(len(labels))
+def _pair_list(labels: list[str], which: str = "all") -> list[tuple[str, str]]:
+    """Every pair (earlier, later) in the given order, those against the first first; only
+    those when `which` is `first`."""
+    return [(labels[i], labels[j]) for i in range(1 if which == "first" else len(labels))
             for j in range(i + 1, len(labels))]
 
 
@@ -195,8 +210,8 @@ def _pair(earlier: str, later: str, first: str, figures: dict, n_topics: int | N
     return SnapshotPair(
         earlier=earlier, later=later, against_first=earlier == first,
         n_topics=n_topics, topics=topics,
-        **{k: figures[k] for k in ("n_systems", "tau_b", "p_tau_b", "tau_c", "p_tau_c",
-                                   "tau_ap", "n_changed")},
+        **{k: figures[k] for k in ("n_systems", "tau_b", "p_tau_b", "pearson_r", "p_pearson_r",
+                                   "tau_c", "p_tau_c", "tau_ap", "n_changed")},
         largest_changes=[RankMove(**c) for c in figures["largest_changes"]],
         reason=None if figures["n_systems"] >= 2 else "fewer than two systems to rank")
 
@@ -249,7 +264,7 @@ def _from_results(request: RankingsRequest, db: Database) -> RankingsResult:
             else:
                 means[system] = by_system[system]
         pairs = []
-        for earlier, later in _pair_list(labels):
+        for earlier, later in _pair_list(labels, request.pairs):
             figures = compare_rankings(pd.Series({s: v[earlier] for s, v in means.items()},
                                                  dtype=float),
                                        pd.Series({s: v[later] for s, v in means.items()},
@@ -260,8 +275,8 @@ def _from_results(request: RankingsRequest, db: Database) -> RankingsResult:
             skipped=skipped)
     return RankingsResult(
         collection=request.collection, source="results", snapshots=labels, qrels=None,
-        topics="published", topics_said="each run's published figure (over the organiser's "
-        "topics of that snapshot)", measures=measures, tables=data.sources,
+        topics="published", pairs=request.pairs, topics_said="each run's published figure "
+        "(over the organiser's topics of that snapshot)", measures=measures, tables=data.sources,
         lineage=lineage_of(db, request.collection, measures=list(data.values)))
 
 
@@ -281,7 +296,7 @@ def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
     first = labels[0]
     measures: dict[str, RankingsMeasure] = {}
     common = {(a, b): sorted(set(data.topics[a]) & set(data.topics[b]))
-              for a, b in _pair_list(labels)}
+              for a, b in _pair_list(labels, request.pairs)}
     for measure, frame in data.frames.items():
         values: dict[tuple[str, str], dict[int, float]] = {}
         for system, snapshot, topic, value in frame.itertuples(index=False):
@@ -297,7 +312,7 @@ def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
         own = {system: {s: mean(system, s, data.topics[s]) for s in labels}
                for system in followed}
         pairs = []
-        for earlier, later in _pair_list(labels):
+        for earlier, later in _pair_list(labels, request.pairs):
             topics = common[(earlier, later)]
             names = data.topic_names[earlier]
             said = sorted((names.get(t, (str(t), ""))[0] for t in topics), key=natural_key)
@@ -305,7 +320,8 @@ def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
                 pairs.append(SnapshotPair(
                     earlier=earlier, later=later, against_first=earlier == first,
                     n_systems=len(followed), n_topics=0, topics=[], tau_b=None, p_tau_b=None,
-                    tau_c=None, p_tau_c=None, tau_ap=None, n_changed=0, largest_changes=[],
+                    pearson_r=None, p_pearson_r=None, tau_c=None, p_tau_c=None, tau_ap=None,
+                    n_changed=0, largest_changes=[],
                     reason="no topic both snapshots have and judge"))
                 continue
             figures = compare_rankings(
@@ -324,7 +340,7 @@ def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
                    "judge")
     return RankingsResult(
         collection=request.collection, source="scores", snapshots=labels, qrels=data.qrels,
-        topics=selection, topics_said=topics_said, measures=measures,
+        topics=selection, topics_said=topics_said, pairs=request.pairs, measures=measures,
         lineage=lineage_of(db, request.collection, runs=[
             (label, tag) for by_system in data.runs.values() for tags in by_system.values()
             for label, tag in tags.items()], qrels=list(data.qrels.items()),

@@ -251,7 +251,9 @@ def ranking_depth(names: Iterable[str]) -> int | None:
     Why: nDCG@10 reads ten documents of a thousand; reading and scoring only those is ~100×
     less work. pytrec_eval ranks as trec_eval does (score descending, document id descending),
     which is the stored `eval_rank`, so the top `depth` by `eval_rank` is exactly what it would
-    take from the whole run. Other providers may break ties otherwise: no depth for them.
+    take from the whole run. Other providers may break ties otherwise: no depth for them. A
+    judged-only measure (`nDCG(judged_only=True)@10`, trec_eval -J) drops the unjudged
+    documents before it cuts, so a document below the cutoff can count: no depth either.
     """
     import ir_measures
 
@@ -259,7 +261,8 @@ def ranking_depth(names: Iterable[str]) -> int | None:
     for name in names:
         measure = ir_measures.parse_measure(name)
         cutoff = measure.params.get("cutoff")
-        if cutoff is None or provider_of(measure) != "pytrec_eval":
+        if (cutoff is None or measure.params.get("judged_only")
+                or provider_of(measure) != "pytrec_eval"):
             return None
         depth = max(depth, int(cutoff))
     return depth or None
