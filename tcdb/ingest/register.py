@@ -79,9 +79,7 @@ def snapshot_register(request: SnapshotRegisterRequest,
                        busy=f"snapshot {label!r} of {request.collection!r} is being ingested "
                        "by another process; try again when it has finished") as session:
         coll = get_collection(session, request.collection)
-        if coll.topic_identity == TopicIdentity.text and request.topics_file is None:
-            raise FieldError("topics_file", f"collection {coll.name!r} keys topics by their "
-                             "text: give a topics file with the texts")
+        check_topics_given(coll, request.topics_file is not None)
         snap = session.exec(select(Snapshot).where(Snapshot.collection_id == coll.pk,
                                                    Snapshot.label == label)).first()
         if snap is not None and (snap.with_documents or snap.status != SnapshotStatus.complete):
@@ -114,15 +112,20 @@ def snapshot_register(request: SnapshotRegisterRequest,
             n_ambiguous_topics=report.n_ambiguous_topics, warnings=report.warnings)
 
 
+def check_topics_given(coll: Collection, given: bool) -> None:
+    """A collection keying topics by their text cannot name a snapshot's topics by ids alone:
+    registering one needs a topics file with the texts."""
+    if coll.topic_identity == TopicIdentity.text and not given:
+        raise FieldError("topics_file", f"collection {coll.name!r} keys topics by their text: "
+                         "give a topics file with the texts")
+
+
 def register_snapshot(session: Session, coll: Collection, label: str, *,
                       date: dt.date | None = None, source: str = REGISTERED,
                       records: list[TopicRecord] | None = None) -> Snapshot:
     """A new snapshot without documents, complete: its topics those `records` will give (none:
     the ids its scores name). `snapshot register` and a results table's import
-    (`register_snapshots`) make them the same way."""
-    if coll.topic_identity == TopicIdentity.text and not records:
-        raise FieldError("topics_file", f"collection {coll.name!r} keys topics by their text: "
-                         f"register snapshot {label!r} with a topics file of the texts")
+    (`register_snapshots`) make them the same way, each having checked `check_topics_given`."""
     snap = Snapshot(collection_id=coll.pk, label=label, date=date, source=source,
                     source_fingerprint=_fingerprint(records or []),
                     status=SnapshotStatus.complete, with_documents=False,

@@ -232,11 +232,13 @@ def _stored(conn: Connection, collection_id: int, snapshots: set[int]
 def _register(session: Session, coll: Collection, table: PublishedTable) -> list[str]:
     """Register the table's snapshots the collection lacks, without documents, in the import's
     transaction (an error later registers nothing); their labels, in the table's order."""
-    from tcdb.ingest.register import register_snapshot
+    from tcdb.ingest.register import check_topics_given, register_snapshot
 
     have = set(session.connection().execute(
         select(col(Snapshot.label)).where(col(Snapshot.collection_id) == coll.pk)).scalars())
     missing = [s for s in dict.fromkeys(r.snapshot for r in table.rows) if s not in have]
+    if missing:
+        check_topics_given(coll, False)  # a results table gives no topic texts
     for label in missing:
         register_snapshot(session, coll, label)
     return missing

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-import ir_measures
 from sqlalchemy import Connection
 
 from tcdb.queries import qrels_records, read_runs
@@ -40,6 +39,8 @@ def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     ranks by score. Measures that all stop at a cutoff read only that deep into each ranking
     (`tcdb.scoring.measures.ranking_depth`).
     """
+    import ir_measures  # here, not at the top: `tcdb evaluate --help` needs none of it
+
     parsed = {name: ir_measures.parse_measure(name) for name in measures}
     name_of = {measure: name for name, measure in parsed.items()}
     try:
