@@ -121,3 +121,17 @@ def test_a_read_only_database_still_states_it(snap: Path, db: str) -> None:
         lineage = lineage_of(Database(), C, qrels=[("s1", "original")], session=session)
     assert lineage.qrels[0].checksum == sha256_of(QRELS)
     assert _stored("original") is None
+
+
+def test_evaluate_keeps_it_whether_or_not_it_wrote_scores(snap: Path) -> None:
+    """evaluate builds its lineage in its write transaction: the checksum is kept there, so
+    the database after it is the same whether the scores were computed now or found stored
+    (on SQLite a second connection could not write while that transaction held the lock)."""
+    from tcdb.api import evaluate
+
+    for _ in range(2):  # computed, then found stored
+        _set_stored("original", None)
+        result = evaluate(C, "s1", qrels="original", measures=["P@1"])
+        assert result.lineage is not None
+        assert result.lineage.qrels[0].checksum == sha256_of(QRELS)
+        assert _stored("original") == sha256_of(QRELS)

@@ -268,15 +268,29 @@ def qrels_checksum(session: Session, qrels_set_id: int, snapshot_id: int) -> tup
 def _remember(session: Session, qrels_set_id: int, checksum: str) -> None:
     """Store a checksum computed for a set that had none, if the database takes the write now.
 
-    On its own short connection, so the report's reading transaction stays a read: a
-    read-only database or role, or another process holding the write lock, only means the
-    next report hashes the set again (never that it waits or fails)."""
+    In a write transaction (`tcdb.storage.locks.locked_session`: evaluate builds its lineage
+    under the runs lock) the checksum is written in that transaction, so whether it is kept
+    never depends on whether the operation had other rows to write. Otherwise on its own short
+    connection, so a report's reading transaction stays a read: a read-only database or role,
+    or another process holding the write lock, only means the next report hashes the set again
+    (never that it waits or fails)."""
     from sqlalchemy import update
     from sqlalchemy.exc import SQLAlchemyError
     from sqlmodel import col
 
     from tcdb.schema import QrelsSet
+    from tcdb.storage.locks import WRITES
 
+    statement = (update(QrelsSet).where(col(QrelsSet.id) == qrels_set_id,
+                                        col(QrelsSet.judgments_checksum).is_(None))
+                 .values(judgments_checksum=checksum))
+    if session.info.get(WRITES):
+        try:
+            with session.begin_nested():  # SQLite may refuse to take its write lock now
+                session.connection().execute(statement)
+        except SQLAlchemyError:
+            pass
+        return
     bind = session.get_bind()
     engine = bind.engine  # an Engine's .engine is itself
     try:
@@ -287,9 +301,7 @@ def _remember(session: Session, qrels_set_id: int, checksum: str) -> None:
             else:
                 conn.exec_driver_sql("SET LOCAL lock_timeout = '200ms'")
             try:
-                conn.execute(update(QrelsSet).where(col(QrelsSet.id) == qrels_set_id,
-                                                    col(QrelsSet.judgments_checksum).is_(None))
-                             .values(judgments_checksum=checksum))
+                conn.execute(statement)
                 conn.commit()
             finally:
                 if sqlite:  # the pooled connection waits as configured again

@@ -49,6 +49,9 @@ def lock_key(name: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+WRITES = "tcdb.writes"  # session.info key: this session is a write transaction (`locked_session`)
+
+
 @contextmanager
 def locked_session(url: str, lock: str | None = None, *, busy: str | None = None,
                   waiting: str | None = None, immediate: bool = True) -> Iterator[Session]:
@@ -69,6 +72,7 @@ def locked_session(url: str, lock: str | None = None, *, busy: str | None = None
         if sqlite and lock is not None and busy is not None:
             stack.enter_context(file_lock(engine, lock, busy))
         session = stack.enter_context(session_scope(url))
+        session.info[WRITES] = True
         if sqlite:
             if immediate:
                 _begin_immediate(session)
