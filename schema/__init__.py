@@ -26,7 +26,18 @@ from tcdb.schema.literature import ReportedResult
 from tcdb.schema.pools import Pool, PoolEntry, PoolRun
 from tcdb.schema.published import PublishedResult
 from tcdb.schema.qrels import Judgment, QrelsSet, UnresolvedJudgment
-from tcdb.schema.runs import Evaluation, Measure, Run, RunEntry, Score, System, UnresolvedRunEntry
+from tcdb.schema.runs import (
+    Evaluation,
+    Measure,
+    Run,
+    RunEntry,
+    RunVersion,
+    RunVersionEntry,
+    RunVersionUnresolved,
+    Score,
+    System,
+    UnresolvedRunEntry,
+)
 from tcdb.schema.schema_upgrade import SchemaUpgrade
 from tcdb.schema.topic_sets import TopicSet, TopicSetMember
 
@@ -34,7 +45,8 @@ __all__ = [
     "Collection", "Content", "DocIdentity", "Document", "Evaluation", "Judgment", "Measure",
     "Pool", "PoolEntry", "PoolRun", "PoolStatus", "PublishedResult", "QrelsKind", "QrelsSet",
     "ReportedResult",
-    "ResultRole", "Run", "RunCategory", "RunEntry", "RunType", "Score", "Snapshot",
+    "ResultRole", "Run", "RunCategory", "RunEntry", "RunType", "RunVersion", "RunVersionEntry",
+    "RunVersionUnresolved", "Score", "Snapshot",
     "SnapshotChurn", "SnapshotDocument", "SnapshotStatus", "SnapshotTopic", "System", "Topic",
     "TopicIdentity", "TopicMatch",
     "TopicSet", "TopicSetMember", "UnresolvedJudgment", "UnresolvedRunEntry", "metadata",

@@ -12,6 +12,7 @@ import datetime as dt
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tcdb.limits import VERSION_LENGTH
 from tcdb.schema.base import Keyed, aware_datetime, utcnow
 
 
@@ -33,7 +34,8 @@ class PublishedResult(Keyed, SQLModel, table=True):
     snapshot_id: int = Field(foreign_key="snapshot.id", ondelete="CASCADE")
     system_id: int = Field(foreign_key="system.id", ondelete="CASCADE", index=True)
     measure: str = Field(max_length=100)  # as ir_measures names it (nDCG@10, AP, P@10)
-    version: str = Field(default="", max_length=100,  # the submission's version ("": none)
+    # the submission's version ("": none)
+    version: str = Field(default="", max_length=VERSION_LENGTH,
                          sa_column_kwargs={"server_default": ""})
     value: float
     source: str = Field(sa_column=Column(Text, nullable=False))  # the file's name

@@ -8,7 +8,13 @@ from typing import Any
 from sqlalchemy import JSON, Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from tcdb.limits import CHECKSUM_LENGTH, DOC_ID_LENGTH, MEASURE_LENGTH, NAME_LENGTH
+from tcdb.limits import (
+    CHECKSUM_LENGTH,
+    DOC_ID_LENGTH,
+    MEASURE_LENGTH,
+    NAME_LENGTH,
+    VERSION_LENGTH,
+)
 from tcdb.schema.base import Keyed, aware_datetime, enum_column, utcnow
 from tcdb.schema.enums import RunCategory, RunType
 
@@ -63,7 +69,64 @@ class Run(Keyed, SQLModel, table=True):
     n_unresolved: int = 0
     # lines of its file set aside under --on-bad-lines warn|skip (migration 0020)
     n_rejected: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # The version its entries are (migration 0022): the label its import gave (LongEval's
+    # resubmission timestamp) or the number tcdb counted ("1", "2", …). Earlier versions, kept
+    # when a changed file replaced them, are `RunVersion` rows.
+    version: str = Field(default="1", max_length=VERSION_LENGTH,
+                         sa_column_kwargs={"server_default": "1"})
     created_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+
+
+class RunVersion(Keyed, SQLModel, table=True):
+    """An earlier version of a run: what a resubmission superseded, kept with its entries.
+
+    `run import --replace` of a changed file makes the new file the run (its id, its place in
+    pools, its scores to come) and moves what it replaced here, so reports use the latest
+    version and an earlier one can still be scored (`evaluate --version`). The entries move
+    with it to `run_version_entry` and `run_version_unresolved`.
+    """
+
+    __tablename__ = "run_version"
+    __table_args__ = (UniqueConstraint("run_id", "version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", ondelete="CASCADE", index=True)
+    version: str = Field(max_length=VERSION_LENGTH)
+    checksum: str | None = Field(default=None, max_length=CHECKSUM_LENGTH)
+    source: str | None = Field(default=None, sa_column=Column(Text))
+    submitted: dt.date | None = None
+    meta: dict[str, Any] | None = Field(default=None, sa_column=Column("metadata", JSON))
+    n_entries: int = 0
+    n_unresolved: int = 0
+    n_rejected: int = 0
+    imported_at: dt.datetime = Field(sa_type=aware_datetime())  # when this version came in
+    superseded_at: dt.datetime = Field(default_factory=utcnow, sa_type=aware_datetime())
+
+
+class RunVersionEntry(SQLModel, table=True):
+    """A `RunEntry` of an earlier version, moved as it was (no FOREIGN KEY, like `RunEntry`)."""
+
+    __tablename__ = "run_version_entry"
+
+    version_id: int = Field(primary_key=True)
+    topic_id: int = Field(primary_key=True)
+    eval_rank: int = Field(primary_key=True)
+    document_id: int
+    rank: int
+    score: float
+
+
+class RunVersionUnresolved(SQLModel, table=True):
+    """An `UnresolvedRunEntry` of an earlier version, moved as it was."""
+
+    __tablename__ = "run_version_unresolved"
+
+    version_id: int = Field(foreign_key="run_version.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    external_doc_id: str = Field(primary_key=True, max_length=DOC_ID_LENGTH)
+    rank: int
+    eval_rank: int
+    score: float
 
 
 class RunEntry(SQLModel, table=True):

@@ -38,6 +38,7 @@ ITERATION_LENGTH = 32  # judgment.iteration: the qrels file's second column
 MEASURE_LENGTH = 100  # measure.name, reported_result.metric
 LABEL_LENGTH = 32  # short vocabulary words: a document's source label, a category, a method
 CHECKSUM_LENGTH = 128
+VERSION_LENGTH = 100  # run.version, run_version.version, published_result.version
 
 # --- integer ranges (inclusive), the schema's integer types ------------------------------------
 INT32 = (-(2**31), 2**31 - 1)  # INTEGER

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from tcdb.limits import NAME_LENGTH
+from tcdb.limits import NAME_LENGTH, VERSION_LENGTH
 
 # The columns that hold names are VARCHAR(NAME_LENGTH) (schema: collection.name, snapshot.label,
 # qrels_set.name, pool.name, topic_set.name, run.tag, system.name, system.group_name, …).
@@ -92,3 +92,14 @@ def made_name(name: str, field: str) -> str:
     except BadName as exc:
         raise FieldError(field, f"the name it makes ({name[:40]!r}{'…' if len(name) > 40 else ''})"
                          f" breaks the rule: {exc}") from None
+
+
+def check_version(value: str) -> str:
+    """A version label (a run's, a results table's: `2025-05-20-23-07-55`, `2`) by the rule
+    every name follows, and at most `VERSION_LENGTH` characters (both databases refuse the
+    same labels)."""
+    label = check_name(value)
+    if len(label) > VERSION_LENGTH:
+        raise BadName(f"a version label is at most {VERSION_LENGTH} characters (this one has "
+                      f"{len(label)})")
+    return label

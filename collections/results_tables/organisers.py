@@ -203,7 +203,7 @@ def _roles(path: Path, line: int, header: list[str], named: dict[str, str | None
 def _row(path: Path, line: int, header: list[str], roles: list[str | None], cells: list[str],
          table: PublishedTable) -> PublishedRow:
     from tcdb.analysis.means import sums_over_topics
-    from tcdb.names import BadName, check_name
+    from tcdb.names import BadName, check_name, check_version
 
     ids: dict[str, str] = {}
     values: dict[str, float] = {}
@@ -216,7 +216,7 @@ def _row(path: Path, line: int, header: list[str], roles: list[str | None], cell
             continue
         if role in IDENTITY:
             try:
-                ids[role] = check_name(cell)
+                ids[role] = (check_version if role == "version" else check_name)(cell)
             except BadName as exc:
                 raise InputError(path, line, f"{role} {cell!r}: {exc}") from None
             continue

@@ -25,8 +25,16 @@ def _show(result: EvaluateResult) -> None:
         return
     table = result.to_frame()
     residual = f" · residual of {result.residual_of}" if result.residual_of else ""
+    version = f" · run version {result.version}" if result.version else ""
     show_means(table, f"{result.collection} / {result.snapshot} · qrels {result.qrels}"
-               f"{residual}{subset_title(table, result.topics)}")
+               f"{residual}{version}{subset_title(table, result.topics)}")
+    resubmitted = [r for r in (result.lineage.runs if result.lineage else [])
+                   if r.version not in (None, "1")]
+    if resubmitted and result.version is None:
+        console.print("latest versions: " + ", ".join(f"{r.run} {r.version}"
+                                                      for r in resubmitted)
+                      + " (`tcdb run versions` lists the earlier ones)", highlight=False,
+                      markup=False, emoji=False)
     note = f"computed {report.n_computed} (run, measure) pair(s), reused {report.n_cached}"
     if report.skipped:
         note += f"; skipped runs without entries: {', '.join(report.skipped)}"

@@ -1,5 +1,5 @@
-"""`tcdb run import|update|delete|list|export`: TREC run files into a snapshot, fixed, listed,
-and out again.
+"""`tcdb run import|update|delete|list|versions|export`: TREC run files into a snapshot, fixed,
+listed (with their versions), and out again.
 
 Each command is derived from its operation (`tcdb.runs.operations`, `tcdb.runs.listing`,
 `tcdb.runs.exporting`); this module only prints results and asks before deleting.
@@ -7,6 +7,7 @@ Each command is derived from its operation (`tcdb.runs.operations`, `tcdb.runs.l
 
 from __future__ import annotations
 
+import datetime as dt
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from tcdb.errors import some
 
 if TYPE_CHECKING:
     from tcdb.runs.exporting import RunExportResult
-    from tcdb.runs.listing import RunsResult
+    from tcdb.runs.listing import RunsResult, RunVersionsResult
     from tcdb.runs.requests import RunChangeRow, RunChangesResult, RunImportResult
 
 app = typer.Typer(help=summary("run"), no_args_is_help=True)
@@ -47,9 +48,11 @@ def _prepare_metadata(fields: dict[str, Any], extras: dict[str, Any]) -> dict[st
 
 def _show_import(result: RunImportResult, **_: Any) -> None:
     first = result.runs[0] if result.runs else None
-    print_table(["run", "status", "system", "entries", "unresolved", "seconds"],
-                [(r.run, r.status, r.system, f"{r.n_entries:,}", f"{r.n_unresolved:,}",
-                  f"{r.seconds:.2f}") for r in result.runs],
+    print_table(["run", "status", "version", "system", "entries", "unresolved", "seconds"],
+                [(r.run, r.status + (f" (version {r.replaced_version} kept)"
+                                     if r.replaced_version else ""), r.version, r.system,
+                  f"{r.n_entries:,}", f"{r.n_unresolved:,}", f"{r.seconds:.2f}")
+                 for r in result.runs],
                 title=f"{first.collection} / {first.snapshot}" if first else None)
     unresolved = sum(r.n_unresolved for r in result.runs)
     if unresolved:
@@ -104,6 +107,18 @@ def _show_list(result: RunsResult) -> None:
          for r in result.runs])
 
 
+def _show_versions(result: RunVersionsResult) -> None:
+    print_table(["run", "version", "current", "entries", "sha256", "imported", "superseded"],
+                [(v.run, v.version, "yes" if v.current else "", f"{v.n_entries:,}",
+                  (v.checksum or "")[:12], _when(v.imported_at), _when(v.superseded_at))
+                 for v in result.versions],
+                title=f"{result.collection} / {result.snapshot}")
+
+
+def _when(moment: dt.datetime | None) -> str:
+    return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M")
+
+
 def _show_export(result: RunExportResult) -> None:
     console.print(f"run {result.run}: {result.n_entries:,} entries over {result.n_topics} "
                   f"topics → {result.out}", highlight=False, markup=False, emoji=False)
@@ -119,4 +134,5 @@ app.command("delete")(derive.command(
         f"{c.n_entries:,} entries, {c.n_scores:,} scores"
         + (f"; left pool(s) {', '.join(c.pools)} (their documents stay)" if c.pools else "")))))
 app.command("list")(derive.command("runs", show=_show_list))
+app.command("versions")(derive.command("run_versions", show=_show_versions))
 app.command("export")(derive.command("run_export", show=_show_export))

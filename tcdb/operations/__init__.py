@@ -17,11 +17,12 @@ from tcdb.operations.request import (
     Names,
     Request,
     TwoOrMoreSnapshots,
+    Version,
     argument,
     option,
 )
 from tcdb.operations.result import Result
 
 __all__ = ["Database", "Labels", "Name", "Names", "Operation", "Request", "Result",
-           "TwoOrMoreSnapshots", "all_operations", "argument", "get_operation", "operation",
-           "option"]
+           "TwoOrMoreSnapshots", "Version", "all_operations", "argument", "get_operation",
+           "operation", "option"]

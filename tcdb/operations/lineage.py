@@ -1,11 +1,12 @@
 """Lineage: what a report's figures were computed from, so a number in a paper can be traced.
 
 Every report result carries `lineage: Lineage | None`, filled by `lineage_of(...)`: the runs
-(tag and the sha256 of the file it was imported from), the qrels sets (name, kind, a checksum of
-their judgments, and the stored sha256 of the file they came from), the topic selection (and a
-checksum of a named topic set's members), the measures with the ir_measures provider that
-computes each and what is known to differ between trec_eval versions, the versions of tcdb,
-ir_measures and pytrec_eval, and the database's schema revision (Alembic).
+(tag, the version used and the sha256 of the file it was imported from), the qrels sets (name,
+kind, a checksum of their judgments, and the stored sha256 of the file they came from), the
+topic selection (and a checksum of a named topic set's members), the measures with the
+ir_measures provider that computes each and what is known to differ between trec_eval
+versions, the versions of tcdb, ir_measures and pytrec_eval, and the database's schema
+revision (Alembic).
 
 Checksums are plain sha256 hex digests so anyone can recompute them without tcdb:
 * a qrels set: of its judgments as `qrels export` writes them, one line `topic<TAB>doc<TAB>grade`
@@ -17,7 +18,7 @@ Checksums are plain sha256 hex digests so anyone can recompute them without tcdb
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ from tcdb.operations.database import Database
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-    from tcdb.schema import QrelsSet, Run
+    from tcdb.schema import QrelsSet, Run, RunVersion
 
 # trec_eval 10 rounds `iprec_at_recall` cutoffs differently; pytrec_eval embeds trec_eval 9.0.x.
 IPREC_NOTE = ("trec_eval 10 changed how iprec_at_recall cutoffs are rounded; these values follow "
@@ -41,6 +42,7 @@ class RunLineage(BaseModel):
     snapshot: str
     run: str
     checksum: str | None  # sha256 of the run file as imported (None: not imported from a file)
+    version: str | None = None  # the run's version used (`tcdb.runs.versions`)
 
 
 class QrelsLineage(BaseModel):
@@ -99,7 +101,8 @@ class Lineage(BaseModel):
         out += [f"qrels {q.snapshot}/{q.name} ({q.kind}, {q.n_judgments} judgments) sha256 "
                 f"{q.checksum}" + (f", file sha256 {q.file_checksum}" if q.file_checksum else "")
                 for q in self.qrels]
-        out += [f"run {r.snapshot}/{r.run} sha256 {r.checksum or 'unknown'}" for r in self.runs]
+        out += [f"run {r.snapshot}/{r.run}" + (f" version {r.version}" if r.version else "")
+                + f" sha256 {r.checksum or 'unknown'}" for r in self.runs]
         out += [f"measure {m.name} by {m.provider}" + (f": {m.note}" if m.note else "")
                 for m in self.measures]
         out += [f"publication {p}" for p in self.publications]
@@ -127,11 +130,22 @@ def lineage_of(db: Database, collection: str, *, runs: Iterable[tuple[str, str]]
 
 def lineage_from_rows(session: Session, collection: str, *, runs: Iterable[tuple[str, Run]],
                       qrels: Iterable[tuple[str, str, QrelsSet]], topics: str | None = None,
-                      measures: Iterable[str] = ()) -> Lineage:
+                      measures: Iterable[str] = (),
+                      earlier: Mapping[int, RunVersion | None] | None = None) -> Lineage:
     """`lineage_of` for an operation that resolved its names already: the runs as rows with
-    their snapshot's label, the qrels sets as (snapshot label, name asked for, row)."""
-    run_lineages = {(label, run.tag): RunLineage(snapshot=label, run=run.tag,
-                                                 checksum=run.checksum) for label, run in runs}
+    their snapshot's label, the qrels sets as (snapshot label, name asked for, row);
+    `earlier`: run id → the earlier version used instead of the run's current one."""
+    chosen = earlier or {}
+
+    def of(label: str, run: Run) -> RunLineage:
+        version = chosen.get(run.pk)
+        if version is not None:
+            return RunLineage(snapshot=label, run=run.tag, checksum=version.checksum,
+                              version=version.version)
+        return RunLineage(snapshot=label, run=run.tag, checksum=run.checksum,
+                          version=run.version)
+
+    run_lineages = {(label, run.tag): of(label, run) for label, run in runs}
     qrels_lineages = {(label, name): _qrels_lineage(session, label, name, qset)
                       for label, name, qset in qrels}
     return _lineage(session, collection, list(run_lineages.values()),
@@ -202,14 +216,15 @@ def _runs(session: Session, collection: str, pairs: list[tuple[str, str]]) -> li
 
     if not pairs:
         return []
-    query = (select(col(Snapshot.label), col(Run.tag), col(Run.checksum))
+    query = (select(col(Snapshot.label), col(Run.tag), col(Run.checksum), col(Run.version))
              .join(Snapshot, col(Snapshot.id) == col(Run.snapshot_id))
              .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
              .where(col(Collection.name) == collection,
                     col(Snapshot.label).in_({s for s, _ in pairs}),
                     col(Run.tag).in_({t for _, t in pairs})))
-    found = {(s, t): c for s, t, c in session.exec(query)}
-    return [RunLineage(snapshot=s, run=t, checksum=found.get((s, t))) for s, t in pairs]
+    found = {(s, t): (c, v) for s, t, c, v in session.exec(query)}
+    return [RunLineage(snapshot=s, run=t, checksum=found.get((s, t), (None, None))[0],
+                       version=found.get((s, t), (None, None))[1]) for s, t in pairs]
 
 
 def _qrels(session: Session, collection: str, snapshot: str, name: str) -> QrelsLineage:

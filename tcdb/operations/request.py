@@ -15,7 +15,7 @@ from typing import Annotated, Any, Self
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from tcdb.errors import FieldError
-from tcdb.names import check_name
+from tcdb.names import check_name, check_version
 
 
 def as_labels(value: Any) -> Any:
@@ -41,6 +41,8 @@ Labels = Annotated[list[str], BeforeValidator(as_labels)]
 # topic set, run tag, system, group, assessor): `tcdb.names.check_name`'s rule, kept in NFC,
 # so the error names the field and an NFD spelling finds the NFC row.
 Name = Annotated[str, AfterValidator(check_name)]
+# A version label (a resubmitted run's): a name of at most `VERSION_LENGTH` characters.
+Version = Annotated[str, AfterValidator(check_version)]
 # Several names: one or a list, each by the rule.
 Names = Annotated[list[Name], BeforeValidator(as_labels)]
 

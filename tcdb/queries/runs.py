@@ -36,7 +36,7 @@ RunDict = dict[str, dict[str, float]]
 RUN_COLUMNS = [
     "collection", "snapshot", "run", "system", "group", "run_type", "contributed", "category",
     "submitted", "first_stage", "n_entries", "n_unresolved", "checksum", "source",
-    "description", "platform", "ir_metadata", "created_at", "run_id", "snapshot_id",
+    "description", "platform", "ir_metadata", "created_at", "run_id", "snapshot_id", "version",
 ]
 
 
@@ -54,7 +54,7 @@ def run_rows(
                col(Run.submitted), col(Run.first_stage), col(Run.n_entries),
                col(Run.n_unresolved), col(Run.checksum), col(Run.source),
                col(Run.description), col(Run.platform), col(Run.meta), col(Run.created_at),
-               col(Run.id), col(Run.snapshot_id))
+               col(Run.id), col(Run.snapshot_id), col(Run.version))
         .join(Snapshot, col(Snapshot.id) == col(Run.snapshot_id))
         .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
         .join(System, col(System.id) == col(Run.system_id))

@@ -80,6 +80,10 @@ def update_runs(db: Database, request: RunUpdateRequest) -> list[RunChangeRow]:
     a run of the snapshot: a typo is an error, not a silent no-op.
     """
     table = read_run_metadata(request.metadata) if request.metadata is not None else {}
+    versioned = [tag for tag, row in table.items() if row.version is not None]
+    if versioned:  # a version is a file's: it comes with the file (`run import --replace`)
+        raise FieldError("metadata", f"the table gives a version ({versioned[0]!r}): a run's "
+                         "version is set when its file is imported (run import --version)")
     meta = request.given_metadata()
     chosen = list(dict.fromkeys([*request.tags, *table]))
     if not chosen:

@@ -2,8 +2,9 @@
 
 A run is identified by its tag within a snapshot and by the checksum of its file: the same file
 again is a no-op (also from two processes at once: `tcdb.storage.locks` makes the second wait), a
-different file under the same tag is refused unless `replace`, which keeps the run's id (and its
-place in pools) but drops its old entries and scores. Topics and documents
+different file under the same tag is refused unless `replace`: a resubmission, which keeps the
+run's id (and its place in pools), moves the version it replaces with its entries to
+`run_version` (`tcdb.runs.versions`) and drops the old scores. Topics and documents
 are resolved to ids with pandas indexes built once per call; entries are ranked and written by
 `tcdb.runs.entries`.
 """
@@ -14,6 +15,7 @@ import time
 import unicodedata
 from collections.abc import Mapping
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +42,9 @@ from tcdb.runs.id_index import IdIndex
 from tcdb.runs.metadata import RunMetadata
 from tcdb.runs.requests import ImportedRun, RunImportRequest
 from tcdb.runs.systems import get_system, system_name
+from tcdb.runs.versions import archive_version, next_version, version_labels
 from tcdb.schema import Run, RunCategory, RunType
+from tcdb.schema.base import utcnow
 from tcdb.storage.housekeeping import clear_run
 
 if TYPE_CHECKING:
@@ -84,7 +88,7 @@ def import_run_files(db: Database, request: RunImportRequest,
         if not file.exists():
             raise NotFoundError(f"run file not found: {file}")
         check_input(file, pipe=False)  # a directory, a pipe: one line each
-    options = request.given_metadata()
+    options = replace(request.given_metadata(), version=request.version)  # a table row wins
     described = dict(zip(files, _ir_metadata(files, request.ir_metadata), strict=True))
     reports: list[ImportedRun] = []
     # One import per collection at a time (its systems are shared by its snapshots): a second
@@ -142,6 +146,7 @@ def import_run_files(db: Database, request: RunImportRequest,
                         _ir_given(ir) if new_ir else RunMetadata())
                     changed = apply_metadata(session, same, snap.collection_id, given)
                     changed += _store_ir(same, ir) if new_ir else []
+                    changed += _relabel(session, same, given.version)
                     reports.append(_report(session, collection, snapshot, same, file,
                                            "updated" if changed else "unchanged", started))
                     bar.advance()
@@ -170,10 +175,15 @@ def import_run_files(db: Database, request: RunImportRequest,
                     n_rejected=len(prepared.rejected))
                 ir = _checked_tag(described[file], file, tag)
                 given = _given(table, tag, options).over(_ir_given(ir))
+                replaced = None
                 if old is not None:
+                    # a resubmission: the version it replaces is kept, entries and all
+                    label = next_version(session, old, given.version)
+                    replaced = archive_version(session, old).version
                     clear_run(session, old.pk)
                     for key, value in files_values.items():
                         setattr(old, key, value)
+                    old.version, old.created_at = label, utcnow()
                     apply_metadata(session, old, snap.collection_id, given)
                     _store_ir(old, ir)
                     run, status = old, "replaced"
@@ -181,6 +191,7 @@ def import_run_files(db: Database, request: RunImportRequest,
                     system_row = get_system(session, snap.collection_id, given.system or tag,
                                             given.group, explicit=given.system is not None)
                     run = Run(snapshot_id=snap.pk, tag=tag, system_id=system_row.pk,
+                              version=given.version or "1",
                               **files_values, **metadata_columns(given.over(NEW_RUN)))
                     _store_ir(run, ir)
                     status = "imported"
@@ -189,7 +200,7 @@ def import_run_files(db: Database, request: RunImportRequest,
                 write_entries(session, run.pk, prepared)
                 existing[run.tag] = run
                 reports.append(_report(session, collection, snapshot, run, file, status,
-                                       started))
+                                       started, replaced))
                 bar.advance()
         if rejected and rejects_path is not None:  # before the commit: all or nothing
             written = write_rejects(rejects_path, rejected)
@@ -277,10 +288,24 @@ def _given(table: Mapping[str, RunMetadata], tag: str, options: RunMetadata) -> 
     return options if row is None else row.over(options)
 
 
+def _relabel(session: Session, run: Run, label: str | None) -> list[str]:
+    """The same file given a new version label: the label changes (no new version: the
+    entries are the same); a label an earlier version has is refused."""
+    if label is None or label == run.version:
+        return []
+    if label in version_labels(session, run):
+        raise ConflictError(f"run {run.tag!r}: version {label!r} is an earlier version, from "
+                            "another file")
+    run.version = label
+    session.add(run)
+    return ["version"]
+
+
 def _report(session: Session, collection: str, snapshot: str, run: Run, file: Path,
-            status: str, started: float) -> ImportedRun:
+            status: str, started: float, replaced: str | None = None) -> ImportedRun:
     return ImportedRun(collection=collection, snapshot=snapshot, run=run.tag, path=str(file),
-                       status=status, run_id=run.pk,
+                       status=status, version=run.version, replaced_version=replaced,
+                       run_id=run.pk,
                        system=system_name(session, run.system_id), n_entries=run.n_entries,
                        n_unresolved=run.n_unresolved, n_rejected=run.n_rejected,
                        rejects_file=None, seconds=time.perf_counter() - started)

@@ -1,5 +1,6 @@
 """Finding runs: by tag in a snapshot (for the core), and listed with their metadata (the
-`runs` operation: `tcdb run list`, `tcdb.api.runs`).
+`runs` operation: `tcdb run list`, `tcdb.api.runs`) or with their versions (`run_versions`:
+`tcdb run versions`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from sqlmodel import Session, col, select
 
 from tcdb.catalog.collections import get_collection, get_snapshot
 from tcdb.errors import FieldError, NotFoundError, some
-from tcdb.operations import Database, Name, Request, Result, argument, operation
+from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.queries import RUN_COLUMNS, run_rows
+from tcdb.runs.versions import earlier_versions
 from tcdb.schema import Run, Snapshot
 
 if TYPE_CHECKING:
@@ -80,6 +82,7 @@ class RunRow(BaseModel):
     created_at: dt.datetime | None
     run_id: int
     snapshot_id: int
+    version: str  # the version its entries are (`run versions` lists the earlier ones)
 
 
 class RunsResult(Result):
@@ -104,3 +107,60 @@ def runs(request: RunsRequest, db: Database) -> RunsResult:
     """List runs with their system, metadata and sizes."""
     return RunsResult(runs=[RunRow(**row) for row in list_runs(db, request.collection,
                                                                request.snapshot)])
+
+
+class RunVersionsRequest(Request):
+    """Whose versions to list: a snapshot's runs (all, or these tags)."""
+
+    collection: Name = argument(help="Collection name.")
+    snapshot: Name = argument(help="Snapshot label.")
+    runs: Names | None = option(None, flag="--run", help="Run tag (repeat; default all).")
+
+
+class RunVersionRow(BaseModel):
+    """One version of a run: the current one (what reports use) or an earlier one."""
+
+    run: str
+    version: str
+    current: bool
+    checksum: str | None
+    source: str | None
+    n_entries: int
+    n_unresolved: int
+    imported_at: dt.datetime | None
+    superseded_at: dt.datetime | None  # None for the current version
+
+
+class RunVersionsResult(Result):
+    """Each run's versions, the earlier ones first, the current one last."""
+
+    collection: str
+    snapshot: str
+    versions: list[RunVersionRow]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per version."""
+        import pandas as pd
+
+        return pd.DataFrame([v.model_dump() for v in self.versions],
+                            columns=list(RunVersionRow.model_fields))
+
+
+@operation("run_versions", command="run versions")
+def run_versions(request: RunVersionsRequest, db: Database) -> RunVersionsResult:
+    """List the versions of runs: a resubmission (`run import --replace`) keeps the earlier."""
+    rows: list[RunVersionRow] = []
+    with db.session() as session:
+        snap = get_snapshot(session, request.collection, request.snapshot)
+        for run in get_runs(session, snap, request.runs or None):
+            rows += [RunVersionRow(run=run.tag, version=v.version, current=False,
+                                   checksum=v.checksum, source=v.source, n_entries=v.n_entries,
+                                   n_unresolved=v.n_unresolved, imported_at=v.imported_at,
+                                   superseded_at=v.superseded_at)
+                     for v in earlier_versions(session, run.pk)]
+            rows.append(RunVersionRow(run=run.tag, version=run.version, current=True,
+                                      checksum=run.checksum, source=run.source,
+                                      n_entries=run.n_entries, n_unresolved=run.n_unresolved,
+                                      imported_at=run.created_at, superseded_at=None))
+    return RunVersionsResult(collection=request.collection, snapshot=request.snapshot,
+                             versions=rows)

@@ -18,7 +18,7 @@ from typing import Any
 
 from tcdb.collections.sources.records import delimiter_of
 from tcdb.errors import FieldError, InputError
-from tcdb.names import BadName, check_name
+from tcdb.names import BadName, check_name, check_version
 from tcdb.vocabulary import RunCategory, RunType
 
 # The table's columns, with the spellings organisers' files use for them.
@@ -32,6 +32,7 @@ COLUMNS: dict[str, str] = {
     "submitted": "submitted", "date": "submitted",
     "description": "description",
     "first_stage": "first_stage", "firststage": "first_stage",
+    "version": "version", "run_version": "version",
 }
 TRUE = {"yes", "y", "true", "t", "1"}
 FALSE = {"no", "n", "false", "f", "0"}
@@ -51,6 +52,7 @@ class RunMetadata:
     submitted: dt.date | None = None
     description: str | None = None
     first_stage: str | None = None
+    version: str | None = None  # the run file's version label (import only: not a column)
 
     def given(self) -> dict[str, Any]:
         """The fields that were given."""
@@ -195,6 +197,11 @@ def _parse(key: str, value: Any, error: Any) -> Any:
             raise error(f"submitted {value!r} is not a date (YYYY-MM-DD)") from None
     if not isinstance(value, str | int | float):
         raise error(f"{key} {value!r} is not text")
+    if key == "version":
+        try:
+            return check_version(str(value).strip())
+        except BadName as exc:
+            raise error(f"version: {exc}") from None
     if key in NAMED:  # a name, by the rule every name follows (`tcdb.names`)
         try:
             return check_name(str(value).strip())

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from tcdb.operations import Name, Request, Result, argument, option
+from tcdb.operations import Name, Request, Result, Version, argument, option
 from tcdb.vocabulary import OnBadLines, RunCategory, RunType
 
 if TYPE_CHECKING:
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from tcdb.runs.metadata import RunMetadata
 
 METADATA_HELP = ("A table of the round's runs (CSV, TSV or JSON): columns tag, system, group, "
-                 "runtype, contributed, category, submitted, description, first_stage. A row "
-                 "wins over the options.")
+                 "runtype, contributed, category, submitted, description, first_stage, "
+                 "version. A row wins over the options.")
 
 
 class RunMetadataFields(Request):
@@ -71,8 +71,14 @@ class RunImportRequest(RunMetadataFields, _ImportTarget):
     ir_metadata: Path | None = option(
         None, metavar="FILE", help="The run's ir_metadata (PRIMAD YAML) when it is neither in "
         "the run file's header nor in a side file RUN.yaml beside it (one run file only).")
-    replace: bool = option(False, help="Replace a stored run of the same tag from another file "
-                           "(metadata not given again is kept).")
+    replace: bool = option(False, help="Replace a stored run of the same tag from another file: "
+                           "a resubmission, kept as the run's new version while the version it "
+                           "replaces stays listed (`run versions`) and can still be scored "
+                           "(`evaluate --version`); metadata not given again is kept.")
+    version: Version | None = option(
+        None, metavar="LABEL", help="The run files' version label (a resubmission's, e.g. the "
+        "organisers' timestamp; a `version` column of --metadata gives each run its own); "
+        "default: 1 for a new run, the next number for a replaced one.")
     allow_unknown_docs: bool = option(
         False, help="Keep entries for documents the snapshot lacks (as unresolved) instead of "
         "failing.")
@@ -93,6 +99,8 @@ class ImportedRun(BaseModel):
     run: str  # the tag
     path: str
     status: str  # imported | unchanged | updated (metadata) | replaced (file)
+    version: str  # the run's version now
+    replaced_version: str | None = None  # the version a replaced file superseded (kept)
     run_id: int
     system: str
     n_entries: int

@@ -4,7 +4,7 @@ evaluation does in this process or in its workers (`tcdb.scoring.parallel`), and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from sqlalchemy import Connection
 
@@ -39,6 +39,16 @@ def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
     ranks by score. Measures that all stop at a cutoff read only that deep into each ranking
     (`tcdb.scoring.measures.ranking_depth`).
     """
+    depth = None if removed else ranking_depth(measures)  # removing documents moves ranks up
+    yield from score_rankings(read_runs(conn, snapshot_id, run_ids, depth), measures, qrels,
+                              removed=removed)
+
+
+def score_rankings(rankings: Iterable[tuple[int, dict[str, dict[str, float]]]],
+                   measures: Sequence[str], qrels: dict[str, dict[str, int]], *,
+                   removed: dict[str, set[str]] | None = None,
+                   ) -> Iterator[tuple[int, RunValues]]:
+    """`score_runs` on rankings already read (a run's earlier version: `tcdb.runs.versions`)."""
     import ir_measures  # here, not at the top: `tcdb evaluate --help` needs none of it
 
     parsed = {name: ir_measures.parse_measure(name) for name in measures}
@@ -47,8 +57,7 @@ def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
         evaluator = ir_measures.evaluator(list(parsed.values()), qrels)
     except Exception as error:  # noqa: BLE001 - a provider's failure is one line, never a trace
         raise provider_failed(measures, error) from None
-    depth = None if removed else ranking_depth(measures)  # removing documents moves ranks up
-    for run_id, run in read_runs(conn, snapshot_id, run_ids, depth):
+    for run_id, run in rankings:
         if removed:
             run = {topic: {doc: score for doc, score in docs.items()
                            if doc not in removed.get(topic, ())}

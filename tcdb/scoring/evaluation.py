@@ -10,6 +10,7 @@ with `run_from` the runs of an older snapshot carried over by identity
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Self
 
 from pydantic import model_validator
@@ -21,6 +22,7 @@ from tcdb.operations import (
     Names,
     Request,
     Result,
+    Version,
     argument,
     operation,
     option,
@@ -59,6 +61,11 @@ class EvaluateRequest(Request):
         help="Score runs of this older snapshot on SNAPSHOT's qrels, documents and topics "
         "mapped by identity (what cannot be mapped is reported); stored apart from the "
         "runs' own scores.")
+    version: Version | None = option(
+        None, metavar="LABEL",
+        help="Score this version of each run (`tcdb run versions` lists them; default: the "
+        "latest, which every report uses). An earlier version is scored from its kept "
+        "entries and not stored.")
     # the means over a topic set's judged topics (every topic is still scored and stored)
     topics: TopicChoice = topic_set_option()
     workers: int | None = option(
@@ -69,6 +76,10 @@ class EvaluateRequest(Request):
 
     @model_validator(mode="after")
     def _one_way(self) -> Self:
+        if self.version is not None:
+            for other in ("run_from", "residual_of"):
+                if getattr(self, other) is not None:
+                    raise FieldError(f"version/{other}", "give one of them, not both")
         if self.run_from is not None:
             if topic_set_name(self.topics) is not None:
                 raise FieldError("run_from/topics", "give one of them, not both")
@@ -90,6 +101,7 @@ class EvaluateResult(Result):
     run_from: str | None
     residual_of: str | None
     topics: str | None
+    version: str | None = None  # the run version asked for (None: each run's latest)
     report: EvaluationReport
     means: list[MeanScore]
     unmapped: dict[str, UnmappedRun]  # run tag → what could not be carried over (run_from)
@@ -115,8 +127,10 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
     if request.run_from is not None:
         return _evaluate_from(db, request)
     from tcdb.queries import topic_set_topic_ids
+    from tcdb.runs.versions import versions_of
     from tcdb.scoring.evaluate import resolve_target, runs_lock, store_missing
     from tcdb.scoring.scores import scores_of
+    from tcdb.scoring.versions import score_versions
 
     # one session, under the runs lock: the names resolved once, the missing scores stored,
     # the means and the lineage read from the same rows (a run imported meanwhile waits)
@@ -126,11 +140,21 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
         chosen = topic_set_name(request.topics)
         if chosen is not None:  # an unknown set fails before anything is computed
             topic_set_topic_ids(session, request.collection, chosen)
-        report = store_missing(session, target, progress=sys.stderr.isatty(),
+        # an earlier version asked for: scored from its kept entries, not stored
+        earlier = {run_id: version for run_id, version in
+                   (versions_of(session, target.runs, request.version)
+                    if request.version is not None else {}).items() if version is not None}
+        latest = replace(target, runs=[r for r in target.runs if r.pk not in earlier])
+        report = store_missing(session, latest, progress=sys.stderr.isatty(),
                                workers=request.workers)
+        computed = score_versions(session, target.snapshot, target.qrels_set, target.measures,
+                                  earlier)
+        report.n_computed += len(computed)
+        report.runs = [r.tag for r in target.runs]
         table = scores_of(session, request.collection, target.snapshot, target.qrels_set,
                           target.measures, target.runs, per_topic=False, intersection=False,
-                          residual_of_id=target.residual_id, topic_set=request.topics)
+                          residual_of_id=target.residual_id, topic_set=request.topics,
+                          computed=computed)
         means = [MeanScore(**row) for row in records(table, MEAN_COLUMNS)]
         label = target.snapshot.label
         qrels = [(label, request.qrels, target.qrels_set)]
@@ -139,11 +163,11 @@ def evaluate(request: EvaluateRequest, db: Database) -> EvaluateResult:
         lineage = lineage_from_rows(session, request.collection,
                                     runs=[(label, run) for run in target.runs],
                                     qrels=qrels, topics=request.topics,
-                                    measures=[m.measure for m in means])
+                                    measures=[m.measure for m in means], earlier=earlier)
     return EvaluateResult(collection=request.collection, snapshot=request.snapshot,
                           qrels=request.qrels, run_from=None, residual_of=request.residual_of,
-                          topics=request.topics, report=report, means=means, unmapped={},
-                          lineage=lineage)
+                          topics=request.topics, version=request.version, report=report,
+                          means=means, unmapped={}, lineage=lineage)
 
 
 def _evaluate_from(db: Database, request: EvaluateRequest) -> EvaluateResult:

@@ -14,7 +14,7 @@ computed on demand).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session, select
@@ -84,8 +84,12 @@ def scores_of(
     intersection: bool,
     residual_of_id: int = 0,
     topic_set: str | None = None,
+    computed: Mapping[tuple[int, int], dict[int, float]] | None = None,
 ) -> pd.DataFrame:
-    """`score_table` on rows its caller resolved: the snapshot, qrels set and runs."""
+    """`score_table` on rows its caller resolved: the snapshot, qrels set and runs.
+
+    `computed` ((run id, measure id) → {topic id: value}) replaces a run's stored scores with
+    values scored now: an earlier version's (`tcdb.scoring.versions`)."""
     import pandas as pd
 
     from tcdb.queries import (
@@ -106,6 +110,8 @@ def scores_of(
     for run_id, mid, topic_id, value in score_rows(conn, qset.pk, run_ids, list(ids.values()),
                                                    residual_of_id):
         values.setdefault((run_id, mid), {})[topic_id] = value
+    for pair, got in (computed or {}).items():
+        values[pair], done[pair] = dict(got), "ir_measures"
     qtopics = qrels_topics(conn, qset.pk, snap.pk)
     from tcdb.reports.fields import topic_set_name
 

@@ -52,6 +52,8 @@ IMPLIED_REFERENCES: dict[str, list[tuple[str, str]]] = {
     "snapshot_document": [("snapshot_id", "snapshot"), ("document_id", "document"),
                           ("content_id", "content")],
     "run_entry": [("run_id", "run"), ("topic_id", "topic"), ("document_id", "document")],
+    "run_version_entry": [("version_id", "run_version"), ("topic_id", "topic"),
+                          ("document_id", "document")],
     "score": [("run_id", "run"), ("qrels_set_id", "qrels_set"), ("measure_id", "measure"),
               ("topic_id", "topic"), ("residual_of_id", "qrels_set")],
     "evaluation": [("residual_of_id", "qrels_set")],

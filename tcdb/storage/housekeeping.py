@@ -8,6 +8,8 @@ caller's transaction.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection, delete, select
 from sqlmodel import Session, col
 
@@ -18,6 +20,9 @@ from tcdb.schema import (
     QrelsSet,
     Run,
     RunEntry,
+    RunVersion,
+    RunVersionEntry,
+    RunVersionUnresolved,
     Score,
     Snapshot,
     SnapshotDocument,
@@ -45,10 +50,23 @@ def clear_run_scores(bind: Session | Connection, run_id: int) -> None:
 
 
 def delete_run(bind: Session | Connection, run_id: int) -> None:
-    """Delete a run and everything that refers to it."""
+    """Delete a run and everything that refers to it, its earlier versions too."""
     conn = connection_of(bind)
     clear_run(conn, run_id)
+    delete_run_versions(conn, [run_id])
     conn.execute(delete(Run).where(col(Run.id) == run_id))
+
+
+def delete_run_versions(bind: Session | Connection, run_ids: Any) -> None:
+    """Delete the earlier versions of these runs (ids, or a subquery of them) with their
+    entries (`run_version_entry` has no FOREIGN KEY to cascade)."""
+    conn = connection_of(bind)
+    versions = select(col(RunVersion.id)).where(col(RunVersion.run_id).in_(run_ids))
+    conn.execute(delete(RunVersionEntry).where(
+        col(RunVersionEntry.version_id).in_(versions.scalar_subquery())))
+    conn.execute(delete(RunVersionUnresolved).where(
+        col(RunVersionUnresolved.version_id).in_(versions.scalar_subquery())))
+    conn.execute(delete(RunVersion).where(col(RunVersion.run_id).in_(run_ids)))
 
 
 def delete_qrels_scores(bind: Session | Connection, qrels_set_id: int) -> None:
@@ -73,6 +91,7 @@ def delete_snapshot_dependents(
         col(QrelsSet.snapshot_id) == snapshot_id).scalar_subquery()
     conn.execute(delete(RunEntry).where(col(RunEntry.run_id).in_(run_ids)))
     conn.execute(delete(UnresolvedRunEntry).where(col(UnresolvedRunEntry.run_id).in_(run_ids)))
+    delete_run_versions(conn, run_ids)  # their entries name the old documents too
     conn.execute(delete(Score).where(col(Score.run_id).in_(run_ids)))
     conn.execute(delete(Score).where(col(Score.qrels_set_id).in_(qrels_ids)))
     conn.execute(delete(Evaluation).where(col(Evaluation.run_id).in_(run_ids)))
