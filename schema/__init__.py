@@ -13,6 +13,7 @@ from tcdb.schema.collection import (
 )
 from tcdb.schema.enums import (
     DocIdentity,
+    JudgeKind,
     PoolStatus,
     QrelsKind,
     ResultRole,
@@ -25,7 +26,13 @@ from tcdb.schema.enums import (
 from tcdb.schema.literature import ReportedResult
 from tcdb.schema.pools import Pool, PoolEntry, PoolRun
 from tcdb.schema.published import PublishedResult
-from tcdb.schema.qrels import Judgment, QrelsSet, UnresolvedJudgment
+from tcdb.schema.qrels import (
+    Judgment,
+    JudgmentAnswer,
+    QrelsProvenance,
+    QrelsSet,
+    UnresolvedJudgment,
+)
 from tcdb.schema.runs import (
     Evaluation,
     Measure,
@@ -50,5 +57,5 @@ __all__ = [
     "SnapshotChurn", "SnapshotDocument", "SnapshotStatus", "SnapshotTopic", "System", "Topic",
     "TopicIdentity", "TopicMatch",
     "TopicSet", "TopicSetMember", "UnresolvedJudgment", "UnresolvedRunEntry", "metadata",
-    "SchemaUpgrade",
+    "SchemaUpgrade", "JudgeKind", "JudgmentAnswer", "QrelsProvenance",
 ]

@@ -6,6 +6,7 @@ without loading the schema); this module names the ones the tables store.
 
 from tcdb.vocabulary import (
     DocIdentity,
+    JudgeKind,
     PoolStatus,
     QrelsKind,
     ResultRole,
@@ -18,6 +19,6 @@ from tcdb.vocabulary import (
 )
 
 __all__ = [
-    "DocIdentity", "PoolStatus", "QrelsKind", "ResultRole", "RunCategory", "RunType",
+    "DocIdentity", "JudgeKind", "PoolStatus", "QrelsKind", "ResultRole", "RunCategory", "RunType",
     "SnapshotStatus", "TieOrder", "TopicIdentity", "TopicMatch",
 ]

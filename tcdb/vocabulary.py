@@ -57,6 +57,19 @@ class QrelsKind(StrEnum):
     published = "published"
 
 
+class JudgeKind(StrEnum):
+    """Who judged a qrels set: people, an LLM, a click model (LongEval's pseudo-qrels from raw
+    clicks or from click-through rates), something else, or not recorded (sets stored before
+    tcdb kept it)."""
+
+    human = "human"
+    llm = "llm"
+    clicks = "clicks"
+    click_through_rate = "click_through_rate"
+    other = "other"
+    unknown = "unknown"
+
+
 class RunType(StrEnum):
     """How a run was produced, in TREC's words."""
 

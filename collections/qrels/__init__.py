@@ -1,1 +1,2 @@
-"""Relevance judgments: TREC qrels and BEIR TSV."""
+"""Relevance judgments: TREC qrels and BEIR TSV, and who judged them (provenance sidecars,
+answers, UMBRELA's outputs)."""

@@ -32,7 +32,7 @@ from tcdb.schema import (
 )
 from tcdb.sorting import natural_key
 from tcdb.storage.bulk import bulk_insert
-from tcdb.vocabulary import JudgmentFormat, Prefer
+from tcdb.vocabulary import JudgeKind, JudgmentFormat, Prefer
 
 if TYPE_CHECKING:
     from tcdb.judging.qrels import JudgmentRows
@@ -50,6 +50,9 @@ class PoolImportJudgmentsRequest(Request):
     format: JudgmentFormat = option(JudgmentFormat.trec, help="trec (qrels), csv or jsonl: "
                                     "the exported forms, with their grades filled in.")
     assessor: Name | None = option(None, help="Who judged.")
+    judge_kind: JudgeKind | None = option(
+        None, help="Who judged: human, llm, … (default: unknown). Batches by different "
+        "kinds make the pooled set's kind other.")
     expand: Name | None = option(None, help="Also write BASE_QRELS ∪ pooled as a new set.")
     expanded_name: Name | None = option(None, help="Name of the expanded qrels set.")
     prefer: Prefer = option(Prefer.base, help="Which grade wins when base and pooled "
@@ -146,7 +149,7 @@ def pool_import_judgments(request: PoolImportJudgmentsRequest, db: Database
                 continue
             new[key] = record.grade
         pooled = _add_batch(session, pool, snap, new, path, request.assessor,
-                            request.pooled_name or name)
+                            request.pooled_name or name, request.judge_kind)
         pool.pooled_qrels_id = pooled.id
         n_judged = count_judged(conn, pool)
         status = PoolStatus.judged if n_judged == pool.n_documents else pool.status
@@ -201,7 +204,8 @@ def _grade_scale(session: Session, pool: Pool, snap: Snapshot, expand: str | Non
 
 
 def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int, int], int],
-               path: Path, assessor: str | None, pooled_name: str) -> QrelsSet:
+               path: Path, assessor: str | None, pooled_name: str,
+               judge_kind: JudgeKind | None = None) -> QrelsSet:
     """Create the pooled set with the first batch, or append a later batch to it."""
     from tcdb.storage.housekeeping import delete_qrels_scores
 
@@ -215,7 +219,7 @@ def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int
                           parent_id=pool.base_qrels_id, assessor=assessor,
                           method=f"pool {pool.name}", source=str(path.resolve()),
                           description=f"judgments on pool {pool.name!r} (depth {pool.depth})",
-                          n_judgments=0)
+                          n_judgments=0, judge_kind=judge_kind or JudgeKind.unknown)
         session.add(pooled)
         session.flush()
     else:
@@ -228,6 +232,10 @@ def _add_batch(session: Session, pool: Pool, snap: Snapshot, new: dict[tuple[int
                 pooled.assessor = f"{pooled.assessor}, {assessor}"[:200]
             elif assessor and not pooled.assessor:
                 pooled.assessor = assessor
+            if judge_kind is not None and judge_kind != pooled.judge_kind:
+                # a batch by another kind of judge: the set is theirs together
+                pooled.judge_kind = (judge_kind if pooled.judge_kind == JudgeKind.unknown
+                                     and pooled.n_judgments == 0 else JudgeKind.other)
     # A budgeted pool's entries know their round: the judgment keeps it as its iteration.
     rounds = {(t, d): str(r) for t, d, r in session.execute(
         select(col(PoolEntry.topic_id), col(PoolEntry.document_id), col(PoolEntry.round))

@@ -22,8 +22,10 @@ from tcdb.operations.database import Database
 from tcdb.queries import document_ids_in_collection, topic_ids
 from tcdb.schema import (
     Collection,
+    JudgeKind,
     Judgment,
     QrelsKind,
+    QrelsProvenance,
     QrelsSet,
     Snapshot,
 )
@@ -47,6 +49,7 @@ def store_qrels(
     top_ids: dict[str, int] | None = None,
     allow_unknown_docs: bool = False,
     designate: bool = False,
+    judge_kind: JudgeKind | str | None = None,
 ) -> QrelsSet:
     """Validate and write a new qrels set inside the caller's transaction.
 
@@ -91,7 +94,7 @@ def store_qrels(
     qrels = create_qrels_set(session, snapshot, name, kind, rows, parent_id=parent_id,
                              second_parent_id=second_parent_id, assessor=assessor,
                              method=method, description=description, source=source,
-                             checksum=checksum)
+                             checksum=checksum, judge_kind=judge_kind)
     if qrels.kind == QrelsKind.original and (designate or snapshot.original_qrels is None):
         designate_original(session, snapshot, qrels)
     return qrels
@@ -104,8 +107,15 @@ JudgmentRows = dict[tuple[int, int | str], tuple[int, str | None]]
 def create_qrels_set(session: Session, snapshot: Snapshot, name: str, kind: QrelsKind | str,
                      rows: JudgmentRows, **provenance: Any) -> QrelsSet:
     """Write a qrels set of judgments already validated (`store_qrels` validates records;
-    derived and expanded sets copy stored judgments), in bulk."""
+    derived and expanded sets copy stored judgments), in bulk. Without a judge kind, a set
+    made from stored sets takes theirs (`tcdb.judging.provenance.inherited_kind`)."""
+    from tcdb.judging.provenance import inherited_kind
+
     _refuse_taken(session, snapshot, name)
+    if provenance.get("judge_kind") is None:
+        provenance["judge_kind"] = inherited_kind(session, provenance.get("parent_id"),
+                                                  provenance.get("second_parent_id"))
+    provenance["judge_kind"] = JudgeKind(provenance["judge_kind"])
     qrels = QrelsSet(snapshot_id=snapshot.pk, name=name, kind=QrelsKind(kind),
                      n_judgments=len(rows), **provenance)
     session.add(qrels)
@@ -191,6 +201,11 @@ def import_qrels(
     allow_unknown_docs: bool = False,
     designate: bool = False,
     split_by: str | None = None,
+    judge_kind: JudgeKind | str | None = None,
+    provenance: Path | None = None,
+    answers: Path | None = None,
+    umbrela: bool = False,
+    judge_input: Path | None = None,
 ) -> dict[str, Any]:
     """Import a qrels file of a snapshot as a named set; the same file again is a no-op.
 
@@ -198,11 +213,22 @@ def import_qrels(
     further set of kind `derived`. `split_by="iteration"` imports one set per value of the
     qrels' iteration column (TREC-COVID's judging rounds), named `NAME-it<iteration>`.
 
-    Returns `{name, kind, status, n_judgments, original, sets}`: the set imported (with
-    `split_by`: `status` and `n_judgments` over all of them), and `sets`, one entry per set.
+    Who judged (`tcdb.judging.provenance`): `judge_kind`, a `provenance` sidecar, UMBRELA's
+    file name (`umbrela`), and `answers`, whose pairs that no answer parsed for are left out of
+    the judgments and counted (`n_unparsed`), never graded 0.
+
+    Returns `{name, kind, status, n_judgments, original, sets, judge_kind, n_unparsed}`: the
+    set imported (with `split_by`: `status` and `n_judgments` over all of them), and `sets`,
+    one entry per set.
     """
     from tcdb.collections.qrels.formats import read_qrels
     from tcdb.collections.runs.trec import checksum_file
+    from tcdb.judging.provenance import (
+        read_judge,
+        store_provenance,
+        unparsed_pairs,
+        without_unparsed,
+    )
     from tcdb.names import made_name
 
     if kind is not None and QrelsKind(kind) not in (QrelsKind.original, QrelsKind.derived):
@@ -212,8 +238,14 @@ def import_qrels(
     path = Path(path)
     if not path.exists():
         raise NotFoundError(f"qrels file not found: {path}")
+    if split_by is not None and answers is not None:
+        raise FieldError("answers", "answers name the pairs of one set: not with split_by")
     checksum = checksum_file(path)
     records = read_qrels(path)
+    judge, judge_answers = read_judge(path, judge_kind, provenance, answers, umbrela,
+                                      judge_input)
+    unparsed = unparsed_pairs(judge_answers)
+    records = without_unparsed(records, unparsed)
     parts: dict[str, list[QrelRecord]] = {name: records}
     if split_by == "iteration":
         parts = {}
@@ -238,14 +270,20 @@ def import_qrels(
             qrels = store_qrels(session, snap, part, chosen, part_records, method="file",
                                 description=description, source=str(path.resolve()),
                                 checksum=checksum, allow_unknown_docs=allow_unknown_docs,
-                                designate=designate and split_by is None)
+                                designate=designate and split_by is None,
+                                judge_kind=judge.judge_kind if judge else JudgeKind.unknown)
+            if judge is not None:
+                store_provenance(session, qrels, judge, judge_answers,
+                                 topic_ids(session, snap.pk))
             results.append({"name": part, "kind": qrels.kind.value, "status": "imported",
                             "n_judgments": qrels.n_judgments,
                             "original": snap.original_qrels == part})
     imported = any(r["status"] == "imported" for r in results)
     return {"name": name, "kind": chosen.value, "status": "imported" if imported else "unchanged",
             "n_judgments": sum(r["n_judgments"] for r in results),
-            "original": any(r["original"] for r in results), "sets": results}
+            "original": any(r["original"] for r in results), "sets": results,
+            "judge_kind": judge.judge_kind if judge else JudgeKind.unknown.value,
+            "n_unparsed": len(unparsed)}
 
 
 def export_qrels(db: Database, collection: str, snapshot: str, name: str, out: Path | str,
@@ -297,9 +335,11 @@ def get_qrels_set(session: Session, snapshot: Snapshot, name: str) -> QrelsSet:
     return found
 
 
-def list_qrels(db: Database, collection: str | None = None,
-               snapshot: str | None = None) -> list[dict[str, Any]]:
-    """Every qrels set with its kind, parents, provenance and size."""
+def list_qrels(db: Database, collection: str | None = None, snapshot: str | None = None,
+               judge_kind: JudgeKind | str | None = None) -> list[dict[str, Any]]:
+    """Every qrels set with its kind, parents, provenance (who judged) and size."""
+    from tcdb.judging.provenance import provenance_of
+
     with db.session() as session:
         query = (select(QrelsSet, Snapshot.label, Collection.name)
                  .join(Snapshot, col(Snapshot.id) == col(QrelsSet.snapshot_id))
@@ -309,7 +349,10 @@ def list_qrels(db: Database, collection: str | None = None,
             query = query.where(col(Collection.id) == get_collection(session, collection).id)
         if snapshot is not None:
             query = query.where(col(Snapshot.label) == snapshot)
+        if judge_kind is not None:
+            query = query.where(col(QrelsSet.judge_kind) == JudgeKind(judge_kind))
         sets = session.exec(query).all()
+        judges = provenance_of(session, [q.pk for q, _, _ in sets])
         names = {q.id: q.name for q, _, _ in sets}
         topics: dict[int, int] = dict(session.exec(
             select(Judgment.qrels_set_id, func.count(func.distinct(col(Judgment.topic_id))))
@@ -320,5 +363,17 @@ def list_qrels(db: Database, collection: str | None = None,
             "parent": names.get(q.parent_id) if q.parent_id else None,
             "second_parent": names.get(q.second_parent_id) if q.second_parent_id else None,
             "assessor": q.assessor, "method": q.method, "description": q.description,
-            "created_at": q.created_at,
+            "created_at": q.created_at, "judge_kind": q.judge_kind.value,
+            **_judge(judges.get(q.pk)),
         } for q, label, coll in sets]
+
+
+def _judge(provenance: QrelsProvenance | None) -> dict[str, Any]:
+    """What a list shows of a set's judge: model (with revision), prompt hash, unparsed."""
+    if provenance is None:
+        return {"model": None, "prompt_sha256": None, "n_unparsed": 0}
+    model = provenance.model
+    if model and provenance.model_revision:
+        model = f"{model}@{provenance.model_revision}"
+    return {"model": model, "prompt_sha256": provenance.prompt_sha256,
+            "n_unparsed": provenance.n_unparsed}

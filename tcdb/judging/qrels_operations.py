@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from tcdb.operations import Database, Name, Request, Result, argument, operation, option
-from tcdb.vocabulary import QrelsKind
+from tcdb.vocabulary import JudgeKind, QrelsKind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,6 +39,23 @@ class QrelsImportRequest(Request):
         False, help="Keep judgments of documents no snapshot of the collection holds (they "
         "still count in recall and AP).")
     description: str | None = option(None, help="Free text.")
+    judge_kind: JudgeKind | None = option(
+        None, help="Who judged: human, llm, clicks, click_through_rate, other. Default: the "
+        "provenance sidecar's, llm with --umbrela, else unknown.")
+    provenance: Path | None = option(
+        None, metavar="SIDECAR", help="YAML sidecar of the set's provenance: judge kind, "
+        "model, prompt, decoding settings, samples, date (docs/qrels-provenance.md).")
+    answers: Path | None = option(
+        None, metavar="JSONL", help="The judge's answers, one JSON object a line (raw text, "
+        "parsed or not, grade, tokens, cost; or UMBRELA's judge output). "
+        "Pairs no answer parsed for are kept as unparsed, left out of the judgments and "
+        "counted, never graded 0.")
+    judge_input: Path | None = option(
+        None, metavar="JSONL", help="UMBRELA's judge input (query.qid, candidates' docid) "
+        "the answers answer in order: names each answer's topic and document.")
+    umbrela: bool = option(
+        False, help="The file is UMBRELA's output: model, judged grades, few-shot count and "
+        "samples read from its name (docs/qrels-provenance.md).")
 
 
 class ImportedQrelsSet(BaseModel):
@@ -61,6 +78,8 @@ class QrelsImportResult(Result):
     n_judgments: int
     original: bool
     sets: list[ImportedQrelsSet]
+    judge_kind: str = JudgeKind.unknown.value
+    n_unparsed: int = 0  # pairs no answer parsed for: stored as answers, not as judgments
 
     def to_frame(self) -> pd.DataFrame:
         """One row per set stored."""
@@ -81,7 +100,10 @@ def qrels_import(request: QrelsImportRequest, db: Database) -> QrelsImportResult
     report = import_qrels(db, request.collection, request.snapshot, request.qrels, request.file,
                           request.kind, request.description,
                           allow_unknown_docs=request.allow_unknown_docs,
-                          designate=request.designate, split_by=request.split_by)
+                          designate=request.designate, split_by=request.split_by,
+                          judge_kind=request.judge_kind, provenance=request.provenance,
+                          answers=request.answers, umbrela=request.umbrela,
+                          judge_input=request.judge_input)
     return QrelsImportResult(**report)
 
 
@@ -127,6 +149,8 @@ class QrelsSetsRequest(Request):
 
     collection: Name | None = argument(None, help="Only this collection.")
     snapshot: Name | None = argument(None, help="Only this snapshot.")
+    judge_kind: JudgeKind | None = option(None, help="Only sets judged so: human, llm, "
+                                          "clicks, click_through_rate, other, unknown.")
 
 
 class QrelsSetRow(BaseModel):
@@ -144,6 +168,10 @@ class QrelsSetRow(BaseModel):
     method: str | None
     description: str | None
     created_at: dt.datetime | None
+    judge_kind: str = JudgeKind.unknown.value
+    model: str | None = None  # an LLM judge's, with its revision when known
+    prompt_sha256: str | None = None
+    n_unparsed: int = 0  # pairs no answer parsed for (not judgments)
 
 
 class QrelsSetsResult(Result):
@@ -170,7 +198,8 @@ def qrels_sets(request: QrelsSetsRequest, db: Database) -> QrelsSetsResult:
     from tcdb.judging.qrels import list_qrels
 
     return QrelsSetsResult(sets=[QrelsSetRow(**row) for row in
-                                 list_qrels(db, request.collection, request.snapshot)])
+                                 list_qrels(db, request.collection, request.snapshot,
+                                            request.judge_kind)])
 
 
 class QrelsRequest(Request):
@@ -189,14 +218,37 @@ class Judgment(BaseModel):
     grade: int
 
 
+class QrelsProvenanceRow(BaseModel):
+    """Who judged a set beyond its kind: an LLM's model, prompt and settings."""
+
+    model: str | None = None
+    model_revision: str | None = None
+    provider: str | None = None
+    prompt_sha256: str | None = None
+    prompt_variant: str | None = None
+    few_shot_count: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    frequency_penalty: float | None = None
+    presence_penalty: float | None = None
+    seed: int | None = None
+    samples: int | None = None
+    aggregation: str | None = None
+    judged_grades: str | None = None
+    judged_at: dt.date | None = None
+    n_unparsed: int = 0
+
+
 class QrelsResult(Result):
     """A qrels set's judgments as evaluation reads them (documents the snapshot lacks
-    included)."""
+    included), and who judged them."""
 
     collection: str
     snapshot: str
     qrels: str
     judgments: list[Judgment]
+    judge_kind: str = JudgeKind.unknown.value
+    provenance: QrelsProvenanceRow | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """`collection, snapshot, qrels, topic, doc, grade`, one row per judgment."""
@@ -211,6 +263,7 @@ class QrelsResult(Result):
 def qrels(request: QrelsRequest, db: Database) -> QrelsResult:
     """A qrels set's judgments: topic, document and grade (external ids)."""
     from tcdb.catalog.collections import get_snapshot
+    from tcdb.judging.provenance import provenance_of
     from tcdb.judging.qrels import get_qrels_set
     from tcdb.queries import qrels_records
 
@@ -218,7 +271,10 @@ def qrels(request: QrelsRequest, db: Database) -> QrelsResult:
         snap = get_snapshot(session, request.collection, request.snapshot)
         qset = get_qrels_set(session, snap, request.qrels)
         records = qrels_records(session.connection(), qset.pk, snap.pk)
+        found = provenance_of(session, [qset.pk]).get(qset.pk)
+        provenance = None if found is None else QrelsProvenanceRow(**found.model_dump())
     return QrelsResult(collection=request.collection, snapshot=request.snapshot,
                        qrels=request.qrels,
                        judgments=[Judgment(topic=r.topic_id, doc=r.doc_id, grade=r.grade)
-                                  for r in records])
+                                  for r in records],
+                       judge_kind=qset.judge_kind.value, provenance=provenance)

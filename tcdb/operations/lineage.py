@@ -54,6 +54,9 @@ class QrelsLineage(BaseModel):
     n_judgments: int
     checksum: str  # sha256 of the sorted `topic\tdoc\tgrade` lines (module docstring)
     file_checksum: str | None  # sha256 of the file it was imported from, as stored
+    judge_kind: str = "unknown"  # who judged: human, llm, clicks, … (`qrels_set.judge_kind`)
+    model: str | None = None  # an LLM judge's model (@revision), from `qrels_provenance`
+    prompt_sha256: str | None = None  # and the sha256 of its prompt template
 
 
 class TopicsLineage(BaseModel):
@@ -258,10 +261,19 @@ def _qrels_lineage(session: Session, snapshot: str, name: str,
     if checksum is None:  # a set no report has read since it was written: hash it, keep it
         checksum, _ = qrels_checksum(session, qset.pk, qset.snapshot_id)
         _remember(session, qset.pk, checksum)
+    from tcdb.schema import QrelsProvenance
+
+    judge = session.get(QrelsProvenance, qset.pk)
+    model = judge.model if judge is not None else None
+    if model and judge is not None and judge.model_revision:
+        model = f"{model}@{judge.model_revision}"
     return QrelsLineage(snapshot=snapshot, name=name, kind=str(getattr(qset.kind, "value",
                                                                          qset.kind)),
                         n_judgments=qset.n_judgments, checksum=checksum,
-                        file_checksum=qset.checksum)
+                        file_checksum=qset.checksum,
+                        judge_kind=str(getattr(qset.judge_kind, "value", qset.judge_kind)),
+                        model=model,
+                        prompt_sha256=judge.prompt_sha256 if judge is not None else None)
 
 
 def qrels_checksum(session: Session, qrels_set_id: int, snapshot_id: int) -> tuple[str, int]:
