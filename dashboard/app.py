@@ -19,6 +19,7 @@ PAGES = [
     ("drift", "Drift", ":material/difference:"),
     ("persistence", "Persistence", ":material/timeline:"),
     ("reusability", "Reusability", ":material/recycling:"),
+    ("judges", "Judge agreement", ":material/gavel:"),
     ("pools", "Pools", ":material/inventory_2:"),
     ("compare", "Compare runs", ":material/compare_arrows:"),
     ("diff_runs", "Diff runs", ":material/splitscreen:"),

@@ -119,7 +119,8 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           "Δ": r"$\Delta$", "τ": r"$\tau$", "α": r"$\alpha$",
           "−": "$-$", "–": "--", "×": r"$\times$", "…": r"\ldots{}", "≥": r"$\geq$",
           "≤": r"$\leq$", "†": r"\dag{}", "‡": r"\ddag{}", "·": r"$\cdot$", "→": r"$\to$",
-          "σ": r"$\sigma$", "≠": r"$\neq$", "±": r"$\pm$", "γ": r"$\gamma$", "§": r"\S{}"}
+          "σ": r"$\sigma$", "≠": r"$\neq$", "±": r"$\pm$", "γ": r"$\gamma$", "§": r"\S{}",
+          "κ": r"$\kappa$"}
 _LATEX_RE = re.compile("|".join([r"-(?=-)", *(re.escape(k) for k in _LATEX)]))
 
 
@@ -127,7 +128,7 @@ def latex_text(text: str) -> str:
     """Data as LaTeX text: the ten special characters (`& % $ # _ { } ~ ^ \\`) escaped, and
     what would otherwise not print as typed — `< > |` (OT1 has no such glyphs), `[ ] *` (read
     as an argument of the `\\\\` before a row), `` ` `` and `--` (ligatures) — spelt so it does;
-    a few symbols (Δ, τ, α, †) as commands, control characters as visible escapes."""
+    a few symbols (Δ, τ, α, κ, †) as commands, control characters as visible escapes."""
     return _LATEX_RE.sub(lambda m: _LATEX.get(m.group(), "-{}"), visible_controls(text))
 
 

@@ -36,6 +36,8 @@ REPORTS: dict[tuple[str, ...], list[str]] = {
     ("report", "reusability"): ["dash", "2024-03", "--qrels", "original", "--vs", "expanded"],
     ("report", "leave-out"): ["dash", "2024-03", "--depth", "5"],
     ("report", "agreement"): [POOL, "--vs", "expanded"],
+    ("report", "judge-agreement"): ["dash", "2024-03", "--vs", "expanded", "--measure", "AP",
+                                    "--bootstrap", "20"],
     ("report", "source-bias"): ["cocktail", "s1"],
     ("report", "documents-by-source"): ["cocktail"],
     ("report", "persistence"): ["dash", *SNAPSHOTS, "--pivot", "bm25"],

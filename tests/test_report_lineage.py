@@ -56,6 +56,8 @@ def _requests(seed: Seeded) -> dict[str, dict[str, Any]]:
         "reusability": {"collection": COLLECTION, "snapshot": last, "vs": "expanded"},
         "leave_out": {"collection": COLLECTION, "snapshot": last, "depth": 5},
         "assessor_agreement": {"pool": seed.pool, "qrels": "original", "vs": "expanded"},
+        "judge_agreement": {"collection": COLLECTION, "snapshot": last, "vs": "expanded",
+                            "measure": "AP", "bootstrap": 10},
         "pool_simulation": {"collection": COLLECTION, "snapshot": last, "budgets": [20],
                             "strategies": ["depth"], "leave_out": False},
         "source_bias": {"collection": "cocktail", "snapshot": "s1"},
@@ -85,6 +87,7 @@ def _requests(seed: Seeded) -> dict[str, dict[str, Any]]:
 
 # what each report reads besides the collection
 READS_QRELS = {"source_bias", "reusability", "leave_out", "assessor_agreement", "pool_simulation",
+               "judge_agreement",
                "persistence", "per_topic_deltas", "topic_deltas", "snapshot_diff", "drift",
                "snapshot_stats", "compare", "leaderboard", "subset_ci", "literature_report",
                "ranking_across_snapshots", "diff_runs"}

@@ -16,7 +16,7 @@ import numpy as np
 
 WEIGHTS = ("none", "linear", "quadratic")
 
-__all__ = ["WEIGHTS", "cohen_kappa", "confusion_matrix", "grade_labels"]
+__all__ = ["WEIGHTS", "cohen_kappa", "confusion_matrix", "grade_labels", "kappa_of_confusion"]
 
 
 def grade_labels(a: Sequence[int], b: Sequence[int]) -> list[int]:
@@ -43,19 +43,30 @@ def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str = "none",
     if weights not in WEIGHTS:
         raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
     labels = list(labels) if labels is not None else grade_labels(a, b)
-    observed = confusion_matrix(a, b, labels).astype(float)
-    n = observed.sum()
-    if n == 0:
-        return float("nan")
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n
-    i, j = np.indices(observed.shape)
+    return float(kappa_of_confusion(confusion_matrix(a, b, labels), weights))
+
+
+def kappa_of_confusion(observed: np.ndarray, weights: str = "none") -> np.ndarray:
+    """κ of one confusion matrix (L × L) or of many stacked (… × L × L), NaN where undefined.
+
+    Why stacked: the bootstrap over topics sums each resample's per-topic matrices and needs
+    κ for ten thousand of them at once.
+    """
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
+    observed = np.asarray(observed, dtype=float)
+    size = observed.shape[-1]
+    i, j = np.indices((size, size))
     if weights == "none":
         w = (i != j).astype(float)
     elif weights == "linear":
         w = np.abs(i - j).astype(float)
     else:
         w = ((i - j) ** 2).astype(float)
-    disagreement = float((w * expected).sum())
-    if disagreement == 0:
-        return float("nan")
-    return 1.0 - float((w * observed).sum()) / disagreement
+    n = observed.sum(axis=(-2, -1))
+    rows, columns = observed.sum(axis=-1), observed.sum(axis=-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = rows[..., :, None] * columns[..., None, :] / n[..., None, None]
+        disagreement = (w * expected).sum(axis=(-2, -1))
+        kappa = 1.0 - (w * observed).sum(axis=(-2, -1)) / disagreement
+    return np.where((n > 0) & (disagreement > 0), kappa, np.nan)

@@ -310,6 +310,11 @@ from tcdb.cli.report_pools import agreement  # noqa: E402
 
 app.command("agreement")(agreement)
 
+# Two judges' qrels sets of a snapshot (an LLM beside NIST): κ, α, confusion, τ, RBO.
+from tcdb.cli.report_judges import judge_agreement  # noqa: E402
+
+app.command("judge-agreement")(judge_agreement)
+
 # A run's mean over a topic subset against its full mean's bootstrap interval.
 from tcdb.cli.report_subset import subset  # noqa: E402
 

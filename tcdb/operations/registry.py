@@ -48,6 +48,7 @@ MODULES: list[str] = [
     "tcdb.reports.reusability",
     "tcdb.reports.leave_out",
     "tcdb.reports.assessor_agreement",
+    "tcdb.reports.judge_agreement",
     "tcdb.pools.simulate",
     "tcdb.reports.source_bias",
     "tcdb.judging.by_source",
