@@ -65,7 +65,7 @@ def test_each_snapshot_has_its_own_qrels_set(seeded: Seeded) -> None:
     assert at.query_params[f"qrels_{last}"] == "expanded"
     shown = table(at)
     mixed = persistence(COLLECTION, snapshots=[first, last], pivot="bm25", measures=["nDCG@10"],
-                        qrels=["original", "expanded"], compute=False)
+                        qrels={first: "original", last: "expanded"}, compute=False)
     plain = persistence(COLLECTION, snapshots=[first, last], pivot="bm25", measures=["nDCG@10"],
                         compute=False)
     records = {r.system: r for r in mixed.measures["nDCG@10"].systems}

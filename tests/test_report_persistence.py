@@ -469,9 +469,9 @@ def test_unknown_snapshot_is_not_found(planted: Path) -> None:
 def test_qrels_names_must_match_the_snapshots(planted: Path) -> None:
     from tcdb.api import persistence
 
-    with pytest.raises(InputError, match="3 snapshots, 2 names"):
+    with pytest.raises(InputError, match=r"no qrels set named for snapshot\(s\) C"):
         persistence("planted", snapshots=["A", "B", "C"], pivot="p", measures=["AP"],
-                    qrels=["x", "y"])
+                    qrels={"A": "x", "B": "y"})
 
 
 def test_unknown_qrels_set_is_not_found(planted: Path) -> None:

@@ -3,19 +3,20 @@ it, the ER-vs-ΔRI scatter with the ideal point (1, 0), per-topic Δ against the
 system, one chart per snapshot.
 
 Each snapshot is judged by a qrels set of its own choosing (default: its designated original
-qrels), as `tcdb report persistence --qrels A --qrels B …` does: the original judgments of the
-first snapshot against the expanded ones of a later snapshot, say.
+qrels), as `tcdb report persistence --qrels S1=A --qrels S2=B …` does (original, then expanded,
+say); a tab sets several qrels sets side by side, as `--qrels A --qrels B` does.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from tcdb.dashboard import charts, data, longitudinal, widgets
+from tcdb.dashboard import charts, data, longitudinal, qrels_side_by_side, widgets
 from tcdb.dashboard import columns as c
 from tcdb.dashboard.widgets import code, plain
 from tcdb.errors import TcdbError
@@ -54,11 +55,12 @@ topics_choice = widgets.select("Topics", ["all", "core"], "topics", default="all
 if not (pivot_choice and per_snapshot and measure_choice and topics_choice):
     st.stop()
 pivot, measure, topics = str(pivot_choice), str(measure_choice), str(topics_choice)  # chosen
-qrels = tuple(per_snapshot[label] for label in chosen)
+qrels = tuple(per_snapshot[label] for label in chosen)  # one set, or one per snapshot:
+QRELS = [qrels[0]] if len(set(qrels)) == 1 else dict(zip(chosen, qrels, strict=True))
 qrels_said = (f"qrels {code(qrels[0])}" if len(set(qrels)) == 1 else "qrels "
               + ", ".join(f"{plain(label)}: {code(name)}" for label, name in per_snapshot.items()))
 asked = {"collection": collection, "snapshots": chosen, "pivot": pivot, "measures": [measure],
-         "qrels": list(qrels), "topics": topics, "compute": False}  # also the per-topic Δ's
+         "qrels": QRELS, "topics": topics, "compute": False}  # also the per-topic Δ's
 try:
     report = data.run_operation(url, "persistence", **asked)
 except TcdbError as exc:
@@ -143,8 +145,7 @@ def _figures_table() -> None:
         "ARP": c.score(named["arp"], f"Mean {_measure} in the later snapshot"),
         "RΔ": c.score(named["result_delta"], f"ARP {_first} − ARP later: positive when the system "
                       "scores lower later"),
-        "relative drop": c.decimal(named["relative_drop"], 4, f"RΔ / ARP {_first} (positive: a "
-                                   "drop)"),
+        "relative drop": c.decimal(named["relative_drop"], 4, f"RΔ / ARP {_first} (+: a drop)"),
         "ER": c.decimal(named["er"], 4, "Effect Ratio: the system's mean per-topic gain over the "
                         f"pivot later ÷ in {_first} (1: persisted)"),
         "ΔRI": c.decimal(named["delta_ri"], 4, f"RI in {_first} − RI later, RI = (ARP − pivot's "
@@ -162,8 +163,7 @@ def _figures_table() -> None:
                    f"{pivot_arp[first]:.4f} to {pivot_arp[row['to']]:.4f}, and shows ER "
                    f"{row['ER']:.4f}")
     else:
-        example = ("a system falling from 0.27 to 0.20 under a pivot steady at 0.31 shows "
-                   "ER 2.64")
+        example = "a system falling from 0.27 to 0.20 under a pivot steady at 0.31 shows ER 2.64"
     st.caption(
         "How to read this:\n"
         f"- **RΔ** = ARP in {_first} − ARP in the later snapshot: positive means the system scores "
@@ -235,8 +235,7 @@ def _er_against_dri() -> None:
                       caption=f"How to read this: one point per system and later snapshot{joined}. "
                       f"The cross is the ideal (1, 0): the same "
                       f"advantage over {_pivot} as in {_first}. Right of it the advantage grew, "
-                      "left "
-                      "of it it shrank (backwards for the orange systems, which start below "
+                      "left of it it shrank (backwards for the orange systems, which start below "
                       f"{_pivot}); above the dashed line the relative gain shrank, below it grew."
                       + (f" An ER outside {lo:g} to {hi:g} is drawn on the edge, its value in the "
                          "name." if clipped.any() else ""))
@@ -264,7 +263,7 @@ def _rankings() -> None:
         else:
             rankings = data.run_operation(url, "ranking_across_snapshots", collection=collection,
                                           snapshots=list(chosen), measures=[measure],
-                                          qrels=list(qrels), topics=topics, compute=False)
+                                          qrels=QRELS, topics=topics, compute=False)
     except TcdbError as exc:
         widgets.show_error(exc)
         return
@@ -357,8 +356,7 @@ def _per_topic() -> None:
                       caption=f"How to read this: one bar per topic, {_system}'s {_measure} minus "
                       f"{_pivot}'s in that snapshot, largest first; green: {_system} better, red: "
                       f"{_pivot} better. ER divides the mean of a later snapshot's bars by the "
-                      "mean "
-                      f"of {_first}'s; an advantage carried by a few tall bars is fragile.")
+                      f"mean of {_first}'s; an advantage carried by a few tall bars is fragile.")
         try:
             change = longitudinal.topic_change(url, collection, system, first, last, measure,
                                                (qrels[0], qrels[-1]), pivot)
@@ -383,15 +381,17 @@ def _per_topic() -> None:
                       change, f"topic-change-{collection}-{system}-{measure}",
                       caption=f"How to read this: one bar per topic in both snapshots, {_system}'s "
                       f"{_measure} in {_last} minus in {_first}, largest gain first; the dark "
-                      "tick is "
-                      f"{_pivot}'s own change on that topic. Bars that follow the ticks moved with "
-                      "the collection, not with the system.")
+                      f"tick is {_pivot}'s own change on that topic. Bars that follow the ticks "
+                      "moved with the collection, not with the system.")
 
 
 # The page's parts, one at a time: a projector shows a tab whole (the page was ~4,700 px
 # tall at 1000 px wide).
-PARTS = {"ARP over time": _arp_over_time, "RΔ · ER · ΔRI · p": _figures_table,
-         "ER vs ΔRI": _er_against_dri, "Rankings": _rankings, "Per-topic Δ": _per_topic}
+PARTS: dict[str, Callable[[], None]] = {
+    "ARP over time": _arp_over_time, "RΔ · ER · ΔRI · p": _figures_table,
+    "ER vs ΔRI": _er_against_dri, "Rankings": _rankings, "Per-topic Δ": _per_topic,
+    "Qrels sets": lambda: qrels_side_by_side.section(url, collection, chosen, pivot, measure,
+                                                     topics)}
 for _tab, _part in zip(st.tabs(list(PARTS)), PARTS.values(), strict=True):
     with _tab:
         _part()

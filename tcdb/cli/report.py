@@ -94,6 +94,11 @@ def _prepare_persistence(fields: dict[str, Any], extras: dict[str, Any]) -> dict
     if extras["per_topic"] is not None and fields.get("cross_snapshot"):
         raise OptionError("--per-topic/--cross-snapshot", "the per-topic deltas are of each "
                           "snapshot's own runs: give one of them")
+    qrels = fields.get("qrels") or []
+    if extras["per_topic"] is not None and (len(qrels) > 1 or "all" in qrels) and not any(
+            "=" in q for q in qrels):
+        raise OptionError("--per-topic/--qrels", "the per-topic deltas are on one qrels set: "
+                          "give one --qrels with --per-topic")
     return split_snapshots(fields, extras)
 
 
@@ -103,6 +108,24 @@ def _split(values: list[str]) -> list[str]:
 
 
 def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) -> None:
+    """One set: its tables; several: one block per set, its name in each table's title."""
+    from tcdb.reports.persistence_sets import left_out_said, set_said
+
+    if report.qrels_sets:
+        for name, one in report.qrels_sets.items():
+            said = set_said(name, report.qrels_judges or {})
+            console.print(heading(f"qrels set {said}"), highlight=False)
+            _show_one_set(one, per_topic, f" · qrels {said}", warn=False)
+        for warning in dict.fromkeys(w for r in report.qrels_sets.values() for w in r.warnings):
+            err_console.print(f"warning: {warning}", highlight=False, markup=False)
+    else:
+        _show_one_set(report, per_topic)
+    for line in left_out_said(report.qrels_left_out or {}):
+        console.print(line, highlight=False, markup=False)
+
+
+def _show_one_set(report: PersistenceResult, per_topic: Path | None = None, said: str = "",
+                  warn: bool = True) -> None:
     first, *later = report.snapshots
     topics = report.topics
     for measure, result in report.measures.items():
@@ -122,7 +145,7 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
                              format_p(record.p_value[label])]
                             + ([format_p((record.p_value_paired or {}).get(label)),
                                 (record.n_paired or {}).get(label)] if paired else []))
-        print_table(columns, rows, title=f"{report.collection} · {measure} · pivot "
+        print_table(columns, rows, title=f"{report.collection} · {measure}{said} · pivot "
                     f"{report.pivot} · each later snapshot against {first} · topics "
                     f"{topics.said()}")
         for key, test in report.tests.items():
@@ -134,7 +157,7 @@ def _show_persistence(report: PersistenceResult, per_topic: Path | None = None) 
         if report.bootstrap:
             _show_intervals([r.model_dump() for r in result.systems], later,
                             report.bootstrap.model_dump())
-    for warning in report.warnings:
+    for warning in report.warnings if warn else []:
         err_console.print(f"warning: {warning}", highlight=False, markup=False)
     if per_topic is not None:
         console.print(f"per-topic deltas written to {per_topic}", highlight=False)

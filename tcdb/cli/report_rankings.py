@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tcdb.cli import derive
-from tcdb.cli.output import format_p, print_table, say
+from tcdb.cli.output import console, format_p, heading, print_table, say
 from tcdb.cli.report_over_time import split_snapshots
 from tcdb.vocabulary import format_change
 
@@ -16,6 +16,21 @@ if TYPE_CHECKING:
 
 
 def _show(result: RankingsResult) -> None:
+    """One set: its tables; several: one block per set, its name in each table's title."""
+    from tcdb.reports.persistence_sets import left_out_said, set_said
+
+    if result.qrels_sets:
+        for name, one in result.qrels_sets.items():
+            said = set_said(name, result.qrels_judges or {})
+            console.print(heading(f"qrels set {said}"), highlight=False)
+            _show_one_set(one, f" · qrels {said}")
+    else:
+        _show_one_set(result)
+    for line in left_out_said(result.qrels_left_out or {}):
+        say(line)
+
+
+def _show_one_set(result: RankingsResult, said: str = "") -> None:
     source = "published results" if result.source == "results" else "per-topic scores"
     which = ("" if result.pairs == "all" else
              f" · each later snapshot against {result.snapshots[0]}")
@@ -27,15 +42,15 @@ def _show(result: RankingsResult) -> None:
                       format_p(p.p_tau_b), p.pearson_r, format_p(p.p_pearson_r), p.tau_c,
                       p.tau_ap, p.n_changed)
                      for p in figures.pairs],
-                    title=f"{result.collection} · {measure} ({figures.aggregate}) · system "
+                    title=f"{result.collection} · {measure} ({figures.aggregate}){said} · system "
                     f"rankings across snapshots{which}, from {source}")
         rows = [(p.earlier, p.later, c.system, c.rank_earlier, c.rank_later,
                  format_change(c.rank_change)) for p in figures.pairs if p.against_first
                 for c in p.largest_changes]
         if rows:
             print_table(["earlier", "later", "system", "rank earlier", "rank later", "change"],
-                        rows, title=f"largest rank changes against {result.snapshots[0]} "
-                        "(+: climbed)")
+                        rows, title=f"largest rank changes against {result.snapshots[0]}"
+                        f"{said} (+: climbed)")
         for s in figures.skipped:
             say(f"skipped {s.system}: {s.reason}")
         for p in figures.pairs:

@@ -8,9 +8,12 @@ it, and refused `--topics core`).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Annotated, Any
 
-from tcdb.operations.request import Name, option
+from pydantic import BeforeValidator
+
+from tcdb.operations.request import Name, Names, as_labels, option
 
 QRELS_DEFAULT = "original"
 QRELS_HELP = "Qrels set name (default: original)."
@@ -66,3 +69,57 @@ def topic_set_option(default: Any = "all") -> Any:
     """`topics` for requests whose field is a `TopicChoice`: the same default and help as
     `topics_option`."""
     return topics_option(default)
+
+
+ALL_QRELS = "all"  # every qrels set the compared snapshots share by name
+QRELS_SETS_HELP = ("Qrels set name; repeat for several sets reported side by side, or all "
+                   "(every set the snapshots share by name). SNAPSHOT=NAME, once per snapshot, "
+                   "scores each snapshot on its own set (the API also takes a mapping snapshot → "
+                   "name).")
+
+
+def _qrels_sets(value: Any) -> Any:
+    """`all`, one or more set names (de-duplicated, in order), or one set per snapshot
+    (`SNAPSHOT=NAME` entries, or a mapping): what a report over snapshots scores on.
+
+    Why one type: persistence and rankings both take it, and both once took a list whose
+    meaning hung on its length (one name, or one per snapshot in order); a repeated name now
+    always means another set side by side, and a per-snapshot choice says its snapshots.
+    """
+    if isinstance(value, Mapping):
+        return dict(value)
+    names = as_labels(value)
+    if not isinstance(names, list):
+        return names  # not text: the field's type refuses it, naming the field
+    if not names:
+        raise ValueError("give a qrels set name or all")
+    paired = [n for n in names if isinstance(n, str) and "=" in n]
+    if paired:
+        if len(paired) != len(names):
+            plain = next(n for n in names if n not in paired)
+            raise ValueError(f"{plain!r} beside SNAPSHOT=NAME entries: give one set per "
+                             "snapshot (SNAPSHOT=NAME each), or set names only")
+        chosen: dict[str, str] = {}
+        for entry in paired:
+            snapshot, name = (part.strip() for part in entry.split("=", 1))
+            if snapshot in chosen:
+                raise ValueError(f"snapshot {snapshot!r} given two qrels sets")
+            chosen[snapshot] = name
+        return chosen
+    names = list(dict.fromkeys(names))
+    if ALL_QRELS in names and len(names) > 1:
+        raise ValueError("all already names every shared qrels set: give all alone")
+    return names
+
+
+# A `qrels` field of a report over snapshots: `["all"]`, one or more set names (each scored on
+# every snapshot, reported side by side; one name gives the one-set report), or a mapping
+# snapshot → set name (one set per snapshot, reported as one). Resolved against the database
+# by `tcdb.reports.persistence_sets.qrels_choices`.
+QrelsSets = Annotated[Names | dict[Name, Name], BeforeValidator(_qrels_sets)]
+
+
+def qrels_sets_option(**kwargs: Any) -> Any:
+    """`qrels`: `original` unless named; repeat or `all` for several sets side by side."""
+    return option([QRELS_DEFAULT], flag="--qrels", metavar="NAME|all",
+                  help=QRELS_SETS_HELP, **kwargs)

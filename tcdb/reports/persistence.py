@@ -31,7 +31,7 @@ from tcdb.operations import (
 )
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.operations.paper import PaperTable
-from tcdb.reports.fields import topics_option
+from tcdb.reports.fields import QrelsSets, qrels_sets_option, topics_option
 from tcdb.reports.paper_tables import BETTER, WORSE
 from tcdb.reports.persistence_scores import check_pivot
 from tcdb.scoring.measures import MeasureNames
@@ -56,9 +56,7 @@ class PersistenceRequest(Request):
         flag="--snapshots", short="-s")
     pivot: Name = option(help="Pivot system (its own ER and ΔRI: –).")
     measures: MeasureNames = option(["nDCG@10"], help="Measure (repeat).", short="-m")
-    qrels: Names | dict[Name, Name] = option(
-        ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
-        "per snapshot in order (the API also takes a mapping snapshot → name).")
+    qrels: QrelsSets = qrels_sets_option()
     topics: Name = topics_option()
     bootstrap: int = option(0, ge=0, help=f"Bootstrap samples for CIs (e.g. "
                             f"{BOOTSTRAP_SAMPLES}; 0: none).")
@@ -164,9 +162,29 @@ class PersistenceResult(Result):
     measures: dict[str, PersistenceMeasure]
     warnings: list[str]  # e.g. a system whose runs name different groups
     lineage: Lineage | None = None  # what the figures were computed from
+    # several qrels sets (`--qrels` repeated or all): each set's report, keyed by its name; the
+    # fields above are then the first set's, and the lineage names every set
+    qrels_sets: dict[str, PersistenceResult] | None = None
+    qrels_left_out: dict[str, list[str]] | None = None  # all: set → the snapshots lacking it
+    qrels_judges: dict[str, str] | None = None  # several sets: set → who judged it (lineage)
+
+    @model_serializer(mode="wrap")
+    def _by_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """One set: `--json` as ever; several: each set's report under its name."""
+        from tcdb.reports.persistence_sets import by_set
+
+        return by_set(handler(self), "pivot")
 
     def paper_table(self) -> PaperTable:
-        """ARP per snapshot, RΔ/ER/ΔRI per later one; marks from the t-tests vs the first."""
+        """ARP per snapshot, RΔ/ER/ΔRI per later one; marks from the t-tests vs the first;
+        several qrels sets: each set's block under a `qrels` column."""
+        if self.qrels_sets:
+            from tcdb.reports.persistence_sets import several_said, side_by_side_paper
+
+            tables = {name: persistence_paper(r) for name, r in self.qrels_sets.items()}
+            caption = next(iter(tables.values())).caption.replace(
+                f"qrels {_qrels_said(self)}", several_said(self.qrels_judges or {}))
+            return side_by_side_paper(tables, caption, self.lineage)
         return persistence_paper(self)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -184,6 +202,9 @@ class PersistenceResult(Result):
         relative drop, ER, ΔRI and the t-test's p (paired ones when asked)."""
         import pandas as pd
 
+        if self.qrels_sets:  # each set's rows; its `qrels` column names the set
+            return pd.concat([r.to_frame() for r in self.qrels_sets.values()],
+                             ignore_index=True)
         first = self.snapshots[0]
         rows = []
         for measure, result in self.measures.items():
@@ -213,11 +234,28 @@ class PersistenceResult(Result):
 
 @operation("persistence", command="report persistence")
 def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
-    """Is each system's effectiveness persistent? Every later snapshot against the first.
+    """Is each system's effectiveness persistent? Every later snapshot against the first;
+    over several qrels sets, each set's report side by side.
 
     Why a pivot: persistence is judged against a pivot run evaluated in the same snapshots,
     which factors out how much the collection itself got easier or harder.
     """
+    from tcdb.reports.persistence_sets import judges_of, merged_lineage, qrels_choices
+
+    asked = qrels_choices(db, request.collection, request.snapshots, request.qrels)
+    reports = {str(c): _one_set(request, db, c) for c in asked.choices}
+    first = next(iter(reports.values()))
+    left_out = asked.left_out or None
+    if not asked.several:
+        return first.model_copy(update={"qrels_left_out": left_out})
+    return first.model_copy(update={
+        "qrels_sets": reports, "qrels_left_out": left_out, "qrels_judges": judges_of(reports),
+        "lineage": merged_lineage([r.lineage for r in reports.values()])})
+
+
+def _one_set(request: PersistenceRequest, db: Database,
+             qrels: str | dict[str, str]) -> PersistenceResult:
+    """The report on one qrels choice: a set on every snapshot, or one set per snapshot."""
     from tcdb.analysis.bootstrap import persistence_ci
     from tcdb.analysis.means import aggregate_word
     from tcdb.analysis.persistence import persistence_table
@@ -226,7 +264,7 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
 
     alpha = 0.05
     load = cross_snapshot_scores if request.cross_snapshot else load_persistence_scores
-    data = load(db, request.collection, request.snapshots, request.measures, request.qrels,
+    data = load(db, request.collection, request.snapshots, request.measures, qrels,
                 request.topics, compute=request.compute, systems=request.systems,
                 keep=request.pivot)
     check_pivot(data, request.pivot)
@@ -266,6 +304,10 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
             topics=request.topics, measures=list(data.frames)))
 
 
+def _qrels_said(result: PersistenceResult) -> str:
+    return ", ".join(f"{s}: {q}" for s, q in result.qrels.items())
+
+
 def _below(arp: float | None, pivot: float | None) -> bool:
     """Below the pivot in the first snapshot (an unknown ARP is not below)."""
     return arp is not None and pivot is not None and arp < pivot
@@ -300,7 +342,7 @@ def persistence_paper(result: PersistenceResult, alpha: float = 0.05) -> PaperTa
             marks.append(mark)
             groups.append(measure if multi else None)
     measures = ", ".join(result.measures)
-    qrels = ", ".join(f"{s}: {q}" for s, q in result.qrels.items())
+    qrels = _qrels_said(result)
     n = ", ".join(f"{s}: {k}" for s, k in result.topics.n_topics.items())
     legend = (f"{BETTER}: ARP differs significantly from {first} (p < {alpha:g}, "
               f"{SIGNIFICANCE_TESTS['unpaired_t']}, no correction)")

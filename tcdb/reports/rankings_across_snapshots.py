@@ -22,9 +22,9 @@ same rounded means. A system without a figure in every chosen snapshot is listed
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from tcdb.errors import FieldError
 from tcdb.operations import (
@@ -41,7 +41,7 @@ from tcdb.operations import (
 )
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.published.listing import TableSource
-from tcdb.reports.fields import topics_option
+from tcdb.reports.fields import ALL_QRELS, QrelsSets, qrels_sets_option, topics_option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,9 +66,7 @@ class RankingsRequest(Request):
     source: Literal["scores", "results"] = option(
         "scores", flag="--from", metavar="scores|results", help="Rank by means of per-topic "
         "scores (scores) or by an imported results table's figures (results).")
-    qrels: Names | dict[Name, Name] = option(
-        ["original"], flag="--qrels", help="Qrels set name, once for every snapshot or once "
-        "per snapshot in order (--from scores).")
+    qrels: QrelsSets = qrels_sets_option()
     topics: Name = topics_option()
     systems: Names | None = option(None, flag="--system", help="Only this system (repeat).")
     pairs: Literal["all", "first"] = option(
@@ -155,6 +153,18 @@ class RankingsResult(Result):
     measures: dict[str, RankingsMeasure]
     tables: list[TableSource] = []  # the results tables the means came from (results)
     lineage: Lineage | None = None
+    # several qrels sets (`--qrels` repeated or all): each set's rankings, keyed by its name;
+    # the fields above are then the first set's, and the lineage names every set
+    qrels_sets: dict[str, RankingsResult] | None = None
+    qrels_left_out: dict[str, list[str]] | None = None  # all: set → the snapshots lacking it
+    qrels_judges: dict[str, str] | None = None  # several sets: set → who judged it (lineage)
+
+    @model_serializer(mode="wrap")
+    def _by_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """One set: `--json` as ever; several: each set's rankings under its name."""
+        from tcdb.reports.persistence_sets import by_set
+
+        return by_set(handler(self), "source", "pairs")
 
     def paper_table(self) -> PaperTable:
         """The pairs' τ, captioned with where the means come from: the topics each pair's
@@ -166,6 +176,10 @@ class RankingsResult(Result):
                       f"{t.source} (sha256 {t.checksum})" for t in self.tables))
         lineage = lineage_caption(self.lineage) if self.source == "scores" else \
             "measures " + ", ".join(self.measures)
+        if self.qrels_sets:
+            from tcdb.reports.persistence_sets import several_said
+
+            source += "; " + several_said(self.qrels_judges or {})
         which = ("each pair of snapshots" if self.pairs == "all" else
                  f"each later snapshot and {self.snapshots[0]}")
         caption = (f"Kendall's τ-b and τ-c, Pearson's r between the means (scipy, two-sided p) "
@@ -179,6 +193,9 @@ class RankingsResult(Result):
         τ_AP, and how many systems and topics they are over."""
         import pandas as pd
 
+        if self.qrels_sets:  # each set's rows under a leading `qrels` column
+            return pd.concat([r.to_frame().assign(qrels=name)[["qrels", *PAIR_COLUMNS]]
+                              for name, r in self.qrels_sets.items()], ignore_index=True)
         rows = [{"measure": m, **p.model_dump(exclude={"topics", "largest_changes", "reason"})}
                 for m, figures in self.measures.items() for p in figures.pairs]
         return pd.DataFrame(rows, columns=PAIR_COLUMNS)
@@ -193,9 +210,24 @@ def ranking_across_snapshots(request: RankingsRequest, db: Database) -> Rankings
     Why: LongEval asks whether a system's place among the others persists as the collection
     changes, not only its score.
     """
+    from tcdb.reports.persistence_sets import judges_of, merged_lineage, qrels_choices
+
     if request.source == "results":
+        if isinstance(request.qrels, list) and (len(request.qrels) > 1 or ALL_QRELS in
+                                                request.qrels):
+            raise FieldError("qrels", "a results table's figures name no qrels set: rank from "
+                             "per-topic scores (--from scores) to compare qrels sets")
         return _from_results(request, db)
-    return _from_scores(request, db)
+    labels = request.snapshots or _complete_snapshots(request.collection, db)
+    asked = qrels_choices(db, request.collection, labels, request.qrels)
+    reports = {str(c): _from_scores(request, db, labels, c) for c in asked.choices}
+    first = next(iter(reports.values()))
+    left_out = asked.left_out or None
+    if not asked.several:
+        return first.model_copy(update={"qrels_left_out": left_out})
+    return first.model_copy(update={
+        "qrels_sets": reports, "qrels_left_out": left_out, "qrels_judges": judges_of(reports),
+        "lineage": merged_lineage([r.lineage for r in reports.values()])})
 
 
 def _pair_list(labels: list[str], which: str = "all") -> list[tuple[str, str]]:
@@ -280,7 +312,9 @@ def _from_results(request: RankingsRequest, db: Database) -> RankingsResult:
         lineage=lineage_of(db, request.collection, measures=list(data.values)))
 
 
-def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
+def _from_scores(request: RankingsRequest, db: Database, labels: list[str],
+                 qrels: str | dict[str, str]) -> RankingsResult:
+    """The rankings on one qrels choice: a set on every snapshot, or one per snapshot."""
     import pandas as pd
 
     from tcdb.analysis.means import aggregate, aggregate_word
@@ -288,9 +322,8 @@ def _from_scores(request: RankingsRequest, db: Database) -> RankingsResult:
     from tcdb.reports.persistence_scores import load_persistence_scores
     from tcdb.sorting import natural_key
 
-    labels = request.snapshots or _complete_snapshots(request.collection, db)
     data = load_persistence_scores(db, request.collection, labels, request.measures,
-                                   request.qrels, request.topics, compute=request.compute,
+                                   qrels, request.topics, compute=request.compute,
                                    systems=request.systems)
     labels = data.snapshots
     first = labels[0]
