@@ -155,12 +155,23 @@ scatter = charts.named_points(
              alt.Tooltip("score_b:Q", title=f"{measure} B", format=".4f"),
              alt.Tooltip("rank_b:Q", title="rank B"),
              alt.Tooltip("rank_change:Q", title="rank Δ", format="+d")])
-widgets.chart(diagonal + scatter, runs, f"ranking-{snapshot}-{qrels_a}-vs-{qrels_b}-{measure}",
+# runs that name the model family of an LLM judge of either set: ringed, and said below
+circular = result.lineage.circular if result.lineage is not None else []
+runs["circular"] = runs["run"].isin({flag.run for flag in circular})
+rings = alt.Chart(runs[runs["circular"]]).mark_point(
+    size=360, filled=False, color="#ef6c00", strokeWidth=2).encode(
+    x="score_a:Q", y="score_b:Q", tooltip=["run"])
+ringed = (" Orange rings: runs that name their judge's model family (circularity)."
+          if circular else "")
+widgets.chart(diagonal + scatter + rings, runs,
+              f"ranking-{snapshot}-{qrels_a}-vs-{qrels_b}-{measure}",
               caption=f"How to read this: one point per run; on the dashed diagonal a run "
               f"scores the same under both sets, above it {_b} credits it more. Blue: it "
-              f"climbs under {_b}, red: it falls; squares mark {_a}'s top {k}. "
+              f"climbs under {_b}, red: it falls; squares mark {_a}'s top {k}.{ringed} "
               f"τ-b {widgets.fmt(result.ranking.get('tau_b'))}, top-{k} τ-b "
               f"{widgets.fmt(result.ranking.get('top_k_tau_b'))}.")
+for flag in circular:
+    st.warning(plain(flag.line()), icon="⚠️")
 st.markdown(f"**Among the top {k}** of {_a}: "
             f"{int(result.ranking.get('top_k_overlap') or 0)} also in {_b}'s top {k} · "
             f"τ-b {widgets.fmt(result.ranking.get('top_k_tau_b'))} · τ_AP "

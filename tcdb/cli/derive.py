@@ -222,10 +222,22 @@ class DerivedCommand:
             from tcdb.cli.output import print_json
 
             print_json(result.to_data())
-        elif self._show is not None:
-            self._show(result, **extra_values)
         else:
-            show_frame(result)
+            if self._show is not None:
+                self._show(result, **extra_values)
+            else:
+                show_frame(result)
+            _say_circularity(result)
+
+
+def _say_circularity(result: Result) -> None:
+    """Below any report's table: the runs it ranks under qrels an LLM of their own model
+    family judged (`tcdb.operations.circularity`), one line each."""
+    from tcdb.cli.output import console, terminal_text
+
+    lineage = getattr(result, "lineage", None)
+    for flag in getattr(lineage, "circular", None) or []:
+        console.print(terminal_text(flag.line()), highlight=False, markup=False, emoji=False)
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from tcdb.operations.circularity import CircularRun, circular_runs
 from tcdb.operations.database import Database
 
 if TYPE_CHECKING:
@@ -86,6 +87,8 @@ class Lineage(BaseModel):
     versions: dict[str, str | None]  # tcdb, ir_measures, pytrec_eval, trec_eval semantics
     schema_revision: str | None  # the database's Alembic revision
     publications: list[str] = []  # literature figures: the reported results' publications
+    # runs ranked under qrels an LLM of their own model family judged (`.circularity`)
+    circular: list[CircularRun] = []
 
     def notes(self) -> list[str]:
         """The measure notes, one line each (`IPrec@0.1: …`), for captions and footnotes."""
@@ -109,6 +112,7 @@ class Lineage(BaseModel):
         out += [f"measure {m.name} by {m.provider}" + (f": {m.note}" if m.note else "")
                 for m in self.measures]
         out += [f"publication {p}" for p in self.publications]
+        out += [c.line() for c in self.circular]
         return out
 
 
@@ -162,7 +166,8 @@ def _lineage(session: Session, collection: str, runs: list[RunLineage],
         collection=collection, runs=runs, qrels=qrels, topics=_topics(session, collection, topics),
         measures=[measure_lineage(m) for m in dict.fromkeys(measures)],
         versions=versions(), schema_revision=schema_revision(session),
-        publications=list(dict.fromkeys(publications)))
+        publications=list(dict.fromkeys(publications)),
+        circular=circular_runs(session, collection, runs, qrels))
 
 
 def qrels_pair(snapshot: str, name: str) -> tuple[str, str]:
