@@ -46,7 +46,7 @@ def topic_change(url: str, collection: str, system: str, a: str, b: str, measure
     pivot's score in `b` minus `a` (`topic` as `b` names it, largest gain first)."""
     report: TopicDeltasResult = run_operation(
         url, "topic_deltas", collection=collection, system=system, snapshots=[a, b],
-        measure=measure, qrels=list(qrels), pivot=pivot, compute=False)
+        measure=measure, qrels={a: qrels[0], b: qrels[1]}, pivot=pivot, compute=False)
     rows = [{"topic": r.topic[b], "topic_key": r.topic_key, "delta": r.delta,
              "pivot_delta": r.pivot_delta, "score_a": r.score_a, "score_b": r.score_b}
             for r in report.topics]

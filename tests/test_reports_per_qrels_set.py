@@ -289,6 +289,24 @@ def test_one_set_per_snapshot_is_said_by_snapshot(world, cli) -> None:
     assert body["qrels"] == mapping and body["measures"] == by_api.to_data()["measures"]
 
 
+def test_the_delta_reports_spell_one_set_per_snapshot_alike(world, cli) -> None:
+    """topic-deltas and per-topic-deltas score each snapshot on one set: SNAPSHOT=NAME as in
+    persistence and rankings; a list of names never pairs with snapshots by position."""
+    a, b = LABELS[:2]
+    by_name = api.topic_deltas(COLLECTION, system="colbert", snapshots=[a, b], measure="AP",
+                               qrels=[f"{a}=human", f"{b}=llm"])
+    by_map = api.topic_deltas(COLLECTION, system="colbert", snapshots=[a, b], measure="AP",
+                              qrels={a: "human", b: "llm"})
+    assert by_name.qrels == by_map.qrels == {a: "human", b: "llm"}
+    assert by_name.to_data()["topics"] == by_map.to_data()["topics"]
+    for report in ("topic-deltas", "per-topic-deltas"):
+        who = ("--system", "colbert") if report == "topic-deltas" else ("--pivot", "bm25")
+        code, out, err = cli("report", report, COLLECTION, *who, "--snapshots", a, b,
+                             "--qrels", "human", "--qrels", "llm")
+        assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert "--qrels" in err and "SNAPSHOT=NAME" in err
+
+
 def test_missing_and_mixed_sets_are_refused_before_any_work(world, cli) -> None:
     with pytest.raises(NotFoundError, match=f"no qrels set '{PARTIAL}' in snapshot "
                        f"'{LABELS[2]}'"):

@@ -119,6 +119,26 @@ def _qrels_sets(value: Any) -> Any:
 QrelsSets = Annotated[Names | dict[Name, Name], BeforeValidator(_qrels_sets)]
 
 
+def _qrels_per_snapshot(value: Any) -> Any:
+    """`_qrels_sets` for a report that scores each snapshot on one set: a list names one set
+    (every snapshot's); several sets side by side are the reports that take `QrelsSets`."""
+    parsed = _qrels_sets(value)
+    if isinstance(parsed, list) and (len(parsed) > 1 or ALL_QRELS in parsed):
+        raise ValueError("one qrels set for every snapshot, or SNAPSHOT=NAME once per "
+                         "snapshot (several sets side by side: report persistence or report "
+                         "rankings)")
+    return parsed
+
+
+# A `qrels` field of a report that scores each snapshot on one set: one name for every
+# snapshot, or one per snapshot (SNAPSHOT=NAME, or a mapping) — the same spelling as
+# `QrelsSets`, so a list of names never means one thing here and another there.
+QrelsPerSnapshot = Annotated[Names | dict[Name, Name], BeforeValidator(_qrels_per_snapshot)]
+QRELS_PER_SNAPSHOT_HELP = ("Qrels set name, for every snapshot; SNAPSHOT=NAME, once per "
+                           "snapshot, scores each snapshot on its own set (the API also takes "
+                           "a mapping snapshot → name).")
+
+
 def qrels_sets_option(**kwargs: Any) -> Any:
     """`qrels`: `original` unless named; repeat or `all` for several sets side by side."""
     return option([QRELS_DEFAULT], flag="--qrels", metavar="NAME|all",

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import topics_option
+from tcdb.reports.fields import QRELS_PER_SNAPSHOT_HELP, QrelsPerSnapshot, topics_option
 from tcdb.reports.persistence_scores import check_pivot
 from tcdb.scoring.measures import MeasureNames
 
@@ -29,9 +29,8 @@ class PerTopicDeltasRequest(Request):
                                short="-s")
     pivot: Name = option(help="Pivot system.")
     measures: MeasureNames = option(["nDCG@10"], help="Measure (repeat).", short="-m")
-    qrels: Names | dict[Name, Name] = option(
-        ["original"], flag="--qrels",
-        help="Qrels set name, once for every snapshot or once per snapshot.")
+    qrels: QrelsPerSnapshot = option(["original"], flag="--qrels", metavar="NAME",
+                                     help=QRELS_PER_SNAPSHOT_HELP)
     topics: Name = topics_option()
     systems: Names | None = option(None, flag="--system",
                                     help="Only this system (repeat; the pivot is always in).")

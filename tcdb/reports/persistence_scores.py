@@ -59,7 +59,8 @@ class PersistenceScores:
 
 
 def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str]:
-    """One qrels set name per snapshot: one name for all, one per snapshot in order, or a map."""
+    """One qrels set name per snapshot: one name for all, or a map snapshot → name (a list
+    never pairs names with snapshots by position: `tcdb.reports.fields.QrelsPerSnapshot`)."""
     if isinstance(qrels, str):
         return dict.fromkeys(snapshots, qrels)
     if isinstance(qrels, Mapping):
@@ -71,10 +72,8 @@ def resolve_qrels(snapshots: Sequence[str], qrels: QrelsChoice) -> dict[str, str
     names = list(qrels)
     if len(names) == 1:
         return dict.fromkeys(snapshots, names[0])
-    if len(names) != len(snapshots):
-        raise FieldError("qrels", f"give one qrels set name, or one per snapshot "
-                          f"({len(snapshots)} snapshots, {len(names)} names)")
-    return dict(zip(snapshots, names, strict=True))
+    raise FieldError("qrels", "give one qrels set name for every snapshot, or one per "
+                      "snapshot as SNAPSHOT=NAME")
 
 
 def _check_snapshots(snapshots: Sequence[str]) -> list[str]:

@@ -20,7 +20,13 @@ from pydantic import BaseModel, field_validator
 from tcdb.errors import ConflictError, FieldError, NotFoundError, some
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
-from tcdb.reports.fields import TopicChoice, topic_set_name, topic_set_option
+from tcdb.reports.fields import (
+    QRELS_PER_SNAPSHOT_HELP,
+    QrelsPerSnapshot,
+    TopicChoice,
+    topic_set_name,
+    topic_set_option,
+)
 from tcdb.reports.persistence_scores import SEVERAL_RUNS, load_persistence_scores
 from tcdb.reports.ranking_agreement import two_snapshots
 from tcdb.scoring.measures import MeasureName
@@ -38,9 +44,8 @@ class TopicDeltasRequest(Request):
     snapshots: Names = option(help="Snapshots A and B (B − A is shown).", flag="--snapshots",
                                short="-s")
     measure: MeasureName = option("nDCG@10", help="Measure.", short="-m")
-    qrels: Names | dict[Name, Name] = option(
-        ["original"], flag="--qrels", help="Qrels set name, once for both snapshots or once "
-        "per snapshot in order (the API also takes a mapping snapshot → name).")
+    qrels: QrelsPerSnapshot = option(["original"], flag="--qrels", metavar="NAME",
+                                     help=QRELS_PER_SNAPSHOT_HELP)
     pivot: Name | None = option(None, help="Also show this system's change per topic.")
     topics: TopicChoice = topic_set_option()  # of the core topics
     compute: bool = option(True, help="Compute missing scores first (--no-compute: only read "
