@@ -60,8 +60,9 @@ def _arp_by_set(report: object, chosen: Sequence[str], pivot: str, measure: str)
         strokeDash=alt.condition(alt.datum.system == pivot, alt.value([6, 3]), alt.value([1, 0])),
         tooltip=["qrels", "judge", "system", "snapshot",
                  alt.Tooltip("arp:Q", title="ARP", format=".4f")],
-    ).properties(height=charts.HEIGHT, width=220).facet(
-        column=alt.Column("qrels:N", title="qrels set", sort=list(arp["qrels"].unique())))
+    ).properties(height=charts.HEIGHT, width=220).facet(  # two a row: 1024 px keep the legend
+        facet=alt.Facet("qrels:N", title="qrels set", sort=list(arp["qrels"].unique())),
+        columns=2)
     widgets.chart(figure, arp, f"arp-by-qrels-{measure}",
                   caption=f"How to read this: one panel per qrels set (named above it), each "
                   f"system's mean {plain(measure)} (ARP) in every snapshot on that set; the pivot "

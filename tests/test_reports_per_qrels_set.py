@@ -359,7 +359,7 @@ def test_persistence_page_sets_the_qrels_sets_side_by_side(world) -> None:
                     if f"{p.earlier} → {p.later}" == row.pair)
         assert row._2 == pytest.approx(pair.tau_b)  # the τ-b column
     specs = [spec for spec, frames in charts(at) if any("qrels" in f.columns for f in frames)]
-    assert any(s.get("facet", {}).get("column", {}).get("field") == "qrels" for s in specs)
+    assert any(s.get("facet", {}).get("field") == "qrels" for s in specs)  # a panel per set
     assert any(s.get("encoding", {}).get("color", {}).get("field") == "qrels" for s in specs)
     picker.set_value(["human"]).run()
     assert not at.exception
