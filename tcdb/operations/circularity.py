@@ -5,17 +5,13 @@ every report's lineage, so each figure that ranks such a run under such qrels sa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import select
 from sqlmodel import Session, col
 
 from tcdb.analysis.circularity import model_family, names_family, strings_in
-
-if TYPE_CHECKING:
-    from tcdb.operations.lineage import QrelsLineage, RunLineage
-
 
 # ir_metadata's top-level fields that name the run or the format, never its models
 NAMES_ONLY = frozenset({"tag", "run-version", "schema-version"})
@@ -38,27 +34,25 @@ class CircularRun(BaseModel):
                 f"{self.qrels}")
 
 
-def circular_runs(session: Session, collection: str, runs: Sequence[RunLineage],
-                  qrels: Sequence[QrelsLineage]) -> list[CircularRun]:
-    """Each (run, LLM-judged qrels set) of a lineage where the run names the judge's family."""
-    judges = [q for q in qrels if q.judge_kind == "llm" and q.model]
+def circular_runs(session: Session, collection: str, runs: Sequence[tuple[str, str]],
+                  judges: Sequence[tuple[str, str]]) -> list[CircularRun]:
+    """Each (run, LLM-judged qrels set) of a report where the run names the judge's family:
+    `runs` as (snapshot, tag), `judges` as (SNAPSHOT/NAME of the set, the LLM's model)."""
     if not judges or not runs:
         return []
     texts = _run_texts(session, collection, runs)
     found: list[CircularRun] = []
-    for judge in judges:
-        assert judge.model is not None
-        family = model_family(judge.model.split("@", 1)[0])
-        for run in runs:
-            named = names_family(texts.get((run.snapshot, run.run), []), family)
+    for qrels, model in judges:
+        family = model_family(model.split("@", 1)[0])  # `gpt-4o@2024-08-06`: its revision
+        for snapshot, tag in runs:
+            named = names_family(texts.get((snapshot, tag), []), family)
             if named is not None:
-                found.append(CircularRun(snapshot=run.snapshot, run=run.run,
-                                         qrels=f"{judge.snapshot}/{judge.name}",
-                                         model=judge.model, family=family, named_as=named))
+                found.append(CircularRun(snapshot=snapshot, run=tag, qrels=qrels, model=model,
+                                         family=family, named_as=named))
     return found
 
 
-def _run_texts(session: Session, collection: str, runs: Sequence[RunLineage]
+def _run_texts(session: Session, collection: str, runs: Sequence[tuple[str, str]]
                ) -> dict[tuple[str, str], list[str]]:
     """(snapshot, tag) → what the run says of itself: its ir_metadata's every string (but its
     tag and versions), its description and platform."""
@@ -69,8 +63,8 @@ def _run_texts(session: Session, collection: str, runs: Sequence[RunLineage]
              .join(Snapshot, col(Snapshot.id) == col(Run.snapshot_id))
              .join(Collection, col(Collection.id) == col(Snapshot.collection_id))
              .where(col(Collection.name) == collection,
-                    col(Snapshot.label).in_({r.snapshot for r in runs}),
-                    col(Run.tag).in_({r.run for r in runs})))
+                    col(Snapshot.label).in_({snapshot for snapshot, _ in runs}),
+                    col(Run.tag).in_({tag for _, tag in runs})))
     texts: dict[tuple[str, str], list[str]] = {}
     for label, tag, meta, description, platform in session.execute(query):
         ir: Any = (meta or {}).get("ir_metadata") or {}

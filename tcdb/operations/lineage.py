@@ -167,7 +167,9 @@ def _lineage(session: Session, collection: str, runs: list[RunLineage],
         measures=[measure_lineage(m) for m in dict.fromkeys(measures)],
         versions=versions(), schema_revision=schema_revision(session),
         publications=list(dict.fromkeys(publications)),
-        circular=circular_runs(session, collection, runs, qrels))
+        circular=circular_runs(session, collection, [(r.snapshot, r.run) for r in runs],
+                               [(f"{q.snapshot}/{q.name}", q.model) for q in qrels
+                                if q.judge_kind == "llm" and q.model]))
 
 
 def qrels_pair(snapshot: str, name: str) -> tuple[str, str]:
