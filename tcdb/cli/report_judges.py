@@ -8,7 +8,8 @@ from tcdb.cli import derive
 from tcdb.cli.output import console, heading, print_table, say, topics_said
 
 if TYPE_CHECKING:
-    from tcdb.reports.judge_agreement import Interval, JudgeAgreementResult
+    from tcdb.reports.common import Interval
+    from tcdb.reports.judge_agreement import JudgeAgreementResult
 
 
 def _f(value: float | None) -> str:

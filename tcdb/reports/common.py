@@ -1,12 +1,14 @@
 """What several reports assemble the same way: per-topic score frames for `tcdb.analysis`
-(`trec_eval -c`: every run × topic, 0 where nothing is stored). The topics they average over are
-`tcdb.queries.topic_selection`'s.
+(`trec_eval -c`: every run × topic, 0 where nothing is stored), and a figure's bootstrap
+interval. The topics they average over are `tcdb.queries.topic_selection`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from tcdb.queries import ScoreMap
 
@@ -33,3 +35,15 @@ def per_topic_frame(
         for topic_id, name in topics.items():
             rows.append((tag, name, got.get(topic_id, 0.0)))
     return pd.DataFrame(rows, columns=["run", "topic", "value"])
+
+
+class Interval(BaseModel):
+    """A figure's percentile bootstrap interval over topics (`tcdb.analysis.bootstrap`):
+    `n_nan` resamples left the figure undefined and are left out."""
+
+    estimate: float | None
+    low: float | None
+    high: float | None
+    alpha: float
+    n_samples: int
+    n_nan: int

@@ -28,6 +28,7 @@ from tcdb.errors import FieldError, InputError
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
 from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.operations.paper import PaperTable
+from tcdb.reports.common import Interval
 from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.scoring.measures import MeasureName
 from tcdb.vocabulary import BOOTSTRAP_SEED, PERCENTILE_BOOTSTRAP, bootstrap_said
@@ -71,15 +72,6 @@ class JudgeAgreementRequest(Request):
             raise FieldError("vs", f"compare two different qrels sets, not {self.qrels!r} "
                              "with itself")
         return self
-
-
-class Interval(BaseModel):
-    estimate: float | None
-    low: float | None
-    high: float | None
-    alpha: float
-    n_samples: int
-    n_nan: int
 
 
 class TopicAgreement(BaseModel):

@@ -240,17 +240,10 @@ def persistence(request: PersistenceRequest, db: Database) -> PersistenceResult:
     Why a pivot: persistence is judged against a pivot run evaluated in the same snapshots,
     which factors out how much the collection itself got easier or harder.
     """
-    from tcdb.reports.persistence_sets import judges_of, merged_lineage, qrels_choices
+    from tcdb.reports.persistence_sets import qrels_choices, side_by_side
 
     asked = qrels_choices(db, request.collection, request.snapshots, request.qrels)
-    reports = {str(c): _one_set(request, db, c) for c in asked.choices}
-    first = next(iter(reports.values()))
-    left_out = asked.left_out or None
-    if not asked.several:
-        return first.model_copy(update={"qrels_left_out": left_out})
-    return first.model_copy(update={
-        "qrels_sets": reports, "qrels_left_out": left_out, "qrels_judges": judges_of(reports),
-        "lineage": merged_lineage([r.lineage for r in reports.values()])})
+    return side_by_side({str(c): _one_set(request, db, c) for c in asked.choices}, asked)
 
 
 def _one_set(request: PersistenceRequest, db: Database,

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
 
 from tcdb.errors import FieldError
 from tcdb.reports.fields import ALL_QRELS
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from tcdb.operations.lineage import Lineage
     from tcdb.operations.paper import PaperTable
 
+R = TypeVar("R", bound=BaseModel)  # a report result with qrels_sets, qrels_judges, … fields
 
 @dataclass
 class QrelsChoices:
@@ -123,6 +126,20 @@ def side_by_side_paper(tables: Mapping[str, PaperTable], caption: str,
     return PaperTable(columns=["qrels", *first.columns], rows=rows, figures=first.figures,
                       marks=marks, groups=groups, p_columns=first.p_columns, caption=caption,
                       notes=notes, label=first.label, digits=first.digits, lineage=lineage)
+
+
+def side_by_side(reports: Mapping[str, R], asked: QrelsChoices) -> R:
+    """The report of every choice as one result: the first set's figures at the top, each
+    set's own report under `qrels_sets`, who judged each, what `all` left out, one lineage.
+    One choice is its report as it always was (only `qrels_left_out` added)."""
+    first = next(iter(reports.values()))
+    left_out = asked.left_out or None
+    if not asked.several:
+        return first.model_copy(update={"qrels_left_out": left_out})
+    return first.model_copy(update={
+        "qrels_sets": dict(reports), "qrels_left_out": left_out,
+        "qrels_judges": judges_of(reports),
+        "lineage": merged_lineage([getattr(r, "lineage", None) for r in reports.values()])})
 
 
 def judges_of(reports: Mapping[str, Any]) -> dict[str, str]:

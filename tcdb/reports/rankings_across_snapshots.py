@@ -210,7 +210,7 @@ def ranking_across_snapshots(request: RankingsRequest, db: Database) -> Rankings
     Why: LongEval asks whether a system's place among the others persists as the collection
     changes, not only its score.
     """
-    from tcdb.reports.persistence_sets import judges_of, merged_lineage, qrels_choices
+    from tcdb.reports.persistence_sets import qrels_choices, side_by_side
 
     if request.source == "results":
         if isinstance(request.qrels, list) and (len(request.qrels) > 1 or ALL_QRELS in
@@ -220,14 +220,8 @@ def ranking_across_snapshots(request: RankingsRequest, db: Database) -> Rankings
         return _from_results(request, db)
     labels = request.snapshots or _complete_snapshots(request.collection, db)
     asked = qrels_choices(db, request.collection, labels, request.qrels)
-    reports = {str(c): _from_scores(request, db, labels, c) for c in asked.choices}
-    first = next(iter(reports.values()))
-    left_out = asked.left_out or None
-    if not asked.several:
-        return first.model_copy(update={"qrels_left_out": left_out})
-    return first.model_copy(update={
-        "qrels_sets": reports, "qrels_left_out": left_out, "qrels_judges": judges_of(reports),
-        "lineage": merged_lineage([r.lineage for r in reports.values()])})
+    return side_by_side({str(c): _from_scores(request, db, labels, c) for c in asked.choices},
+                        asked)
 
 
 def _pair_list(labels: list[str], which: str = "all") -> list[tuple[str, str]]:

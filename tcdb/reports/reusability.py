@@ -39,7 +39,7 @@ from tcdb.operations.lineage import Lineage, lineage_of
 from tcdb.operations.paper import PaperTable
 from tcdb.queries import load_judgments, load_top_k, stored_scores
 from tcdb.queries.topic_selection import select_topics
-from tcdb.reports.common import per_topic_frame
+from tcdb.reports.common import Interval, per_topic_frame
 from tcdb.reports.fields import qrels_option, topics_option
 from tcdb.reports.paper_tables import counts_note, number
 from tcdb.scoring.measures import MeasureNames
@@ -128,15 +128,6 @@ class RankChange(BaseModel):
     new_relevant_top_k: int | None
 
 
-class TauInterval(BaseModel):
-    estimate: float | None
-    low: float | None
-    high: float | None
-    alpha: float
-    n_samples: int
-    n_nan: int
-
-
 class ReusabilityMeasure(BaseModel):
     """One measure's figures; with fewer than two comparable runs only `error` and `skipped`."""
 
@@ -151,7 +142,7 @@ class ReusabilityMeasure(BaseModel):
     tau_per_topic: list[TopicTau] = []
     runs: list[ReusabilityRun] = []
     largest_rank_changes: list[RankChange] = []
-    bootstrap: dict[str, TauInterval] | None = None  # kendall_tau, tau_b → interval
+    bootstrap: dict[str, Interval] | None = None  # kendall_tau, tau_b → interval
 
 
 class ReusabilityResult(Result):
@@ -279,7 +270,7 @@ def reusability(request: ReusabilityRequest, db: Database) -> ReusabilityResult:
         if request.bootstrap:
             from tcdb.analysis.bootstrap import tau_ci
 
-            intervals = {key: TauInterval(**tau_ci(per_a, per_b,
+            intervals = {key: Interval(**tau_ci(per_a, per_b,
                                                    topics=list(topic_names.values()),
                                                    method=method, n_samples=request.bootstrap,
                                                    seed=request.seed))
