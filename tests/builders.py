@@ -124,6 +124,7 @@ PAGES = {
     "drift": "Snapshot drift",
     "persistence": "Persistence over time",
     "reusability": "Reusability",
+    "judges": "Judge agreement",
     "pools": "Assessment pools",
     "compare": "Compare runs",
     "diff_runs": "Diff runs",

@@ -325,6 +325,8 @@ def test_every_page_works_as_the_read_only_role(seeded: Seeded, seeded_url: tupl
                         "measure": "AP", "leave_out": "1"},
         "compare": {"collection": COLLECTION, "snapshot": seeded.labels[0], "measure": "AP",
                     "runs": ",".join(seeded.systems[:3])},
+        "judges": {"collection": COLLECTION, "snapshot": seeded.labels[-1], "qrels": "original",
+                   "vs": "expanded", "measure": "AP"},
         "source_bias": {"collection": COLLECTION},
         "literature": {"collection": COLLECTION, "metric": "nDCG@10", "reference": "0.45"},
         "diff_runs": {"collection": COLLECTION, "snapshot": seeded.labels[0],

@@ -278,6 +278,27 @@ def test_terminal_and_errors(judged: dict[str, Path], cli: Any) -> None:
     assert code != 0 and "p" in err and "Traceback" not in err
 
 
+def test_two_sets_that_share_no_pair_say_so(judged: dict[str, Path], cli: Any,
+                                             tmp_path: Path) -> None:
+    """A pool's set judges only what the original left out: no pair both judged — every
+    figure undefined (a dash), no traceback, on the terminal, in JSON and on the page."""
+    from tests.dashboard_pages import clear_cache, open_page
+
+    pooled = write_qrels_file(tmp_path / "pool.txt", [("101", f"d{N_DOCS - 1}", 1)])
+    assert cli("qrels", "import", "rag", "s1", "pool", pooled)[0] == 0
+    code, out, err = cli("report", "judge-agreement", "rag", "s1", "--qrels", "nist", "--vs",
+                         "pool", "--no-compute")
+    assert code == 0, err
+    assert "0 pairs judged by both" in out
+    code, out, _ = cli("report", "judge-agreement", "rag", "s1", "--qrels", "nist", "--vs",
+                       "pool", "--no-compute", "--json")
+    body = json.loads(out)
+    assert body["n_pairs"] == 0 and set(body["agreement"].values()) == {None}
+    clear_cache()
+    at = open_page("judges", collection="rag", snapshot="s1", qrels="nist", vs="pool")
+    assert at.title[0].value == "Judge agreement"
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_random_grades_equal_the_packages(seed: int) -> None:
     """`tcdb.analysis.label_agreement` alone on random grades (negative ones, gaps in the

@@ -23,8 +23,10 @@ pairs = [s for s in per_snapshot.index if per_snapshot[s] >= 2]
 snapshot = widgets.pick_snapshot(collection, prefer=pairs)
 if snapshot is None:
     st.stop()
-names = sorted(all_sets.loc[all_sets["snapshot"] == snapshot, "name"],
-               key=lambda n: (n != "original", n))
+# original first; a pool's own set last: it judges what the others left out (no pair in common)
+here = all_sets[all_sets["snapshot"] == snapshot]
+kinds = dict(zip(here["name"], here["kind"], strict=True))
+names = sorted(kinds, key=lambda n: (n != "original", kinds[n] == "pooled", n))
 if len(names) < 2:
     st.info(f"Judge agreement compares two qrels sets of one snapshot; **{plain(snapshot)}** "
             f"has {len(names)}. Import a second judge's labels (an LLM's, say) with "
@@ -48,6 +50,11 @@ except TcdbError as exc:
     st.stop()
 
 _a, _b, _measure = plain(qrels_a), plain(qrels_b), plain(measure)
+if result.n_pairs == 0:
+    st.info(f"{_a} and {_b} judged no (topic, document) pair in common: there is nothing to "
+            "agree or disagree on. A pool's set judges what the others left out; compare two "
+            "judges of the same documents.")
+    st.stop()
 intervals = result.intervals or {}
 
 

@@ -76,7 +76,7 @@ def krippendorff_alpha(a: Sequence[int], b: Sequence[int], level: str = "ordinal
 
 def _binary(confusion: np.ndarray, labels: Sequence[int], relevant: int) -> np.ndarray:
     """Stacked confusion matrices folded to 2 × 2: not relevant (grade < relevant), relevant."""
-    rel = np.asarray([int(g >= relevant) for g in labels])
+    rel = np.asarray([int(g >= relevant) for g in labels], dtype=int)  # none: no pair
     fold = np.zeros((len(labels), 2))
     fold[np.arange(len(labels)), rel] = 1.0
     return fold.T @ np.asarray(confusion, dtype=float) @ fold
