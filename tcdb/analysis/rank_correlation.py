@@ -96,10 +96,11 @@ def tau_b(a: ScoreVector, b: ScoreVector) -> float:
     return float(stats.kendalltau(x, y, variant="b").statistic)
 
 
-def _descending_order(scores: np.ndarray, names: list[Any]) -> list[int]:
-    """Positions sorted by score descending, ties by name ascending (trectools' order)."""
+def descending_order(scores: Sequence[float] | np.ndarray, names: Sequence[Any]) -> list[int]:
+    """Positions sorted by score descending, ties by name ascending (trectools' order, and the
+    order τ_AP and RBO rank systems by)."""
     keys = [str(n) for n in names]
-    return sorted(range(len(scores)), key=lambda i: (-scores[i], keys[i]))
+    return sorted(range(len(scores)), key=lambda i: (-float(scores[i]), keys[i]))
 
 
 def tau_ap(truth: ScoreVector, estimate: ScoreVector) -> float:
@@ -117,8 +118,8 @@ def tau_ap(truth: ScoreVector, estimate: ScoreVector) -> float:
     if n < 2:
         return float("nan")
     truth_pos = np.empty(n, dtype=int)
-    truth_pos[_descending_order(x, names)] = np.arange(n)
-    order = _descending_order(y, names)
+    truth_pos[descending_order(x, names)] = np.arange(n)
+    order = descending_order(y, names)
     pos = truth_pos[order]  # truth position of each system, in estimate order
     above = pos[None, :] < pos[:, None]  # above[i, j]: j ranked above i in truth
     lower = np.tril(np.ones((n, n), dtype=bool), k=-1)  # j above i in the estimate

@@ -28,19 +28,13 @@ import pandas as pd
 from tcdb.analysis import json_float, mean_scores, wide_scores
 from tcdb.analysis.bootstrap import bootstrap_ci
 from tcdb.analysis.means import rounded
-from tcdb.analysis.rank_correlation import tau_ap, tau_b
+from tcdb.analysis.rank_correlation import descending_order, tau_ap, tau_b
 from tcdb.analysis.reusability import rank_changes
 from tcdb.vocabulary import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
-__all__ = ["RANKING_FIGURES", "ranking_fidelity", "ranking_order", "rbo_ext", "top_k_tau"]
+__all__ = ["RANKING_FIGURES", "ranking_fidelity", "rbo_ext", "top_k_tau"]
 
 RANKING_FIGURES = ("tau_b", "tau_ap", "top_k_tau_b", "top_k_tau_ap", "top_k_overlap", "rbo")
-
-
-def ranking_order(scores: Sequence[float], names: Sequence[Any]) -> list[int]:
-    """Positions by score descending, ties by name ascending: the order τ_AP ranks by."""
-    keys = [str(n) for n in names]
-    return sorted(range(len(scores)), key=lambda i: (-float(scores[i]), keys[i]))
 
 
 def rbo_ext(first: Sequence[Any], second: Sequence[Any], p: float, k: int) -> float:
@@ -71,8 +65,8 @@ def top_k_tau(scores_a: pd.Series, scores_b: pd.Series, k: int) -> dict[str, flo
     """τ-b and τ_AP among the first ranking's top k systems, and how many of its top k are the
     second ranking's top k too."""
     names = list(scores_a.index)
-    order_a = ranking_order(scores_a.to_numpy(), names)
-    order_b = ranking_order(scores_b.reindex(scores_a.index).to_numpy(), names)
+    order_a = descending_order(scores_a.to_numpy(), names)
+    order_b = descending_order(scores_b.reindex(scores_a.index).to_numpy(), names)
     top = [names[i] for i in order_a[:k]]
     overlap = len(set(top) & {names[i] for i in order_b[:k]})
     return {"top_k_tau_b": json_float(tau_b(scores_a[top], scores_b[top])),
@@ -85,8 +79,8 @@ def _figures(scores_a: pd.Series, scores_b: pd.Series, k: int, p: float
     """Every figure of `RANKING_FIGURES` for one pair of mean-score vectors."""
     names = list(scores_a.index)
     b = scores_b.reindex(scores_a.index)
-    first = [names[i] for i in ranking_order(scores_a.to_numpy(), names)]
-    second = [names[i] for i in ranking_order(b.to_numpy(), names)]
+    first = [names[i] for i in descending_order(scores_a.to_numpy(), names)]
+    second = [names[i] for i in descending_order(b.to_numpy(), names)]
     return {"tau_b": json_float(tau_b(scores_a, b)), "tau_ap": json_float(tau_ap(scores_a, b)),
             **top_k_tau(scores_a, b, k), "rbo": json_float(rbo_ext(first, second, p, k))}
 
@@ -122,7 +116,7 @@ def ranking_fidelity(
              "score_b": float(r.score_b), "rank_b": int(r.rank_b),
              "rank_change": int(r.rank_change)} for r in changes.itertuples(index=False)]
     names = list(mean_a.index)
-    top_k = [str(names[i]) for i in ranking_order(mean_a.to_numpy(), names)[:k]]
+    top_k = [str(names[i]) for i in descending_order(mean_a.to_numpy(), names)[:k]]
     intervals = None
     if n_samples and len(names) >= 2:
         xa = wide_scores(per_topic_a, topics=topic_list)[names].to_numpy()

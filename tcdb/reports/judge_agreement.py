@@ -26,7 +26,7 @@ from pydantic import BaseModel, model_validator
 
 from tcdb.errors import FieldError, InputError
 from tcdb.operations import Database, Name, Names, Request, Result, argument, operation, option
-from tcdb.operations.lineage import Lineage, lineage_of
+from tcdb.operations.lineage import Lineage, lineage_from_rows
 from tcdb.operations.paper import PaperTable
 from tcdb.reports.common import Interval
 from tcdb.reports.fields import qrels_option, topics_option
@@ -240,9 +240,12 @@ def judge_agreement(request: JudgeAgreementRequest, db: Database) -> JudgeAgreem
                     conn, set_a.pk, snap.pk), done_a, scores_a)
                 scores_b = with_unanswered(conn, set_b.pk, [name], ids, qrels_topics(
                     conn, set_b.pk, snap.pk), done_b, scores_b)
-        lineage = lineage_of(db, collection, runs=[(snapshot, tags[r]) for r in usable],
-                             qrels=[(snapshot, set_a.name), (snapshot, set_b.name)],
-                             topics=request.topics, measures=[name], session=session)
+        by_id = {r.pk: r for r in run_list}  # the lineage from the rows resolved above
+        lineage = lineage_from_rows(session, collection,
+                                    runs=[(snap.label, by_id[r]) for r in usable],
+                                    qrels=[(snap.label, set_a.name, set_a),
+                                           (snap.label, set_b.name, set_b)],
+                                    topics=request.topics, measures=[name])
         assessors = [set_a.assessor, set_b.assessor]
     if not topic_names:
         raise InputError(f"qrels {set_a.name} and {set_b.name}", None,

@@ -20,23 +20,19 @@ from sqlalchemy import insert, literal
 from sqlmodel import Session, col, select
 
 from tcdb.errors import ConflictError, NotFoundError
+from tcdb.queries import RunDict, snapshot_topics
 from tcdb.schema import (
     RunEntry,
     RunVersion,
     RunVersionEntry,
     RunVersionUnresolved,
     SnapshotDocument,
-    SnapshotTopic,
     UnresolvedRunEntry,
 )
 from tcdb.sorting import version_key
 
 if TYPE_CHECKING:
     from tcdb.schema import Run
-
-# A ranking as ir_measures reads it: {external topic id: {external document id: score}}
-RunDict = dict[str, dict[str, float]]
-
 
 def earlier_versions(session: Session, run_id: int) -> list[RunVersion]:
     """A run's earlier versions, oldest first."""
@@ -107,9 +103,7 @@ def version_ranking(session: Session, snapshot_id: int, version_id: int) -> RunD
     """An earlier version's entries as ir_measures' dict of dicts, with external ids (resolved
     and unresolved entries, as `tcdb.queries.read_runs` gives a current run)."""
     conn = session.connection()
-    topics = dict(conn.execute(
-        select(col(SnapshotTopic.topic_id), col(SnapshotTopic.external_id))
-        .where(col(SnapshotTopic.snapshot_id) == snapshot_id)).tuples().all())
+    topics = {topic: ext for topic, (ext, _) in snapshot_topics(conn, snapshot_id).items()}
     ranking: RunDict = {}
     rows = conn.execute(
         select(col(RunVersionEntry.topic_id), col(SnapshotDocument.external_id),

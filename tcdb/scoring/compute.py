@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from sqlalchemy import Connection
 
-from tcdb.queries import qrels_records, read_runs
+from tcdb.queries import RunDict, qrels_records, read_runs
 from tcdb.scoring.measures import provider_failed, ranking_depth
 
 # A run's per-topic values: measure → {external topic id: value}
@@ -44,7 +44,7 @@ def score_runs(conn: Connection, snapshot_id: int, run_ids: Sequence[int],
                               removed=removed)
 
 
-def score_rankings(rankings: Iterable[tuple[int, dict[str, dict[str, float]]]],
+def score_rankings(rankings: Iterable[tuple[int, RunDict]],
                    measures: Sequence[str], qrels: dict[str, dict[str, int]], *,
                    removed: dict[str, set[str]] | None = None,
                    ) -> Iterator[tuple[int, RunValues]]:
